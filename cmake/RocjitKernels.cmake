@@ -1,0 +1,172 @@
+# RocjitKernels.cmake - rocjit_add_kernels(): ship kernel sources inside a target.
+#
+#   rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...])
+#
+# Embeds every file under <dir> (recursively) whose name matches one of the patterns
+# (default: *.hip *.h *.hpp *.cuh) into <target> as text, and registers them with
+# rocjit_register_sources() before main() runs.  Each is registered under its path relative
+# to <dir> with '/' separators ("axpy.hip", "sub/x.h"), the name to pass to
+# rocjit_kernel_get_registered() and rocjit_registered_source(); headers are registered the
+# same way.
+#
+# How: a build-time step (add_custom_command running rocjit_embed.cmake) writes
+# ${CMAKE_CURRENT_BINARY_DIR}/rocjit_kernels_<target>.c, which is added to <target>.  It
+# depends on every embedded file, so editing a kernel re-embeds it on the next build; the C
+# file is rewritten only when its content changes, so touching a kernel without changing it
+# recompiles nothing.  The file list is globbed at configure time with CONFIGURE_DEPENDS:
+# adding or removing a kernel file re-runs CMake by itself.
+#
+# Call it from the directory that defines <target> (custom commands and source properties
+# are per directory).
+#
+# Also writes ${CMAKE_CURRENT_BINARY_DIR}/<target>.rocjit-manifest (one embedded name per
+# line) and sets these properties on <target>:
+#   ROCJIT_MANIFEST     the manifest's path
+#   ROCJIT_KERNELS_DIR  <dir>, absolute (useful as $ROCJIT_KERNEL_PATH while developing)
+#
+# Requirements and caveats
+#  - <target> must link rocjit (rocjit::rocjit): the generated file includes <rocjit.h> and
+#    calls rocjit_register_sources().
+#  - The generated file is C; in a project without the C language enabled it is compiled as
+#    C++ (it is valid as both).
+#  - Use an executable, shared/module library or object library.  In a STATIC library the
+#    generated object is referenced by nothing, so the linker may drop it and nothing gets
+#    registered: a warning says so.
+#  - One call per target (put every kernel under one <dir>).
+#  - Registration uses __attribute__((constructor)): GCC and Clang.
+
+include_guard(GLOBAL)
+
+# This file is used from the source tree and from an installed package: the script lies
+# next to it in both.  The variable is only visible in the including directory and below;
+# the global property serves calls from elsewhere (include_guard skips a second include).
+set(_ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+set_property(GLOBAL PROPERTY _ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+function(rocjit_add_kernels)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;DIR" "GLOB")
+  set(usage "usage: rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...])")
+
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "rocjit_add_kernels: unexpected arguments "
+      "'${arg_UNPARSED_ARGUMENTS}'; ${usage}")
+  endif()
+  if(NOT arg_TARGET)
+    message(FATAL_ERROR "rocjit_add_kernels: TARGET is missing; ${usage}")
+  endif()
+  set(target "${arg_TARGET}")
+  if(NOT TARGET "${target}")
+    message(FATAL_ERROR "rocjit_add_kernels: '${target}' is not a target: call "
+      "add_executable()/add_library() for it first, then rocjit_add_kernels()")
+  endif()
+  get_target_property(imported "${target}" IMPORTED)
+  get_target_property(alias "${target}" ALIASED_TARGET)
+  get_target_property(type "${target}" TYPE)
+  if(imported OR alias OR type STREQUAL "INTERFACE_LIBRARY" OR type STREQUAL "UTILITY")
+    message(FATAL_ERROR "rocjit_add_kernels: '${target}' (${type}) cannot hold "
+      "sources: give an executable, or a shared, module, static or object library "
+      "built by this project")
+  endif()
+  if(type STREQUAL "STATIC_LIBRARY")
+    message(WARNING "rocjit_add_kernels: '${target}' is a static library: nothing "
+      "references the generated registration code, so the linker may drop it and "
+      "the kernels would not be registered.  Embed them in the executable, or in a "
+      "shared or OBJECT library, instead.")
+  endif()
+  get_target_property(previous "${target}" ROCJIT_MANIFEST)
+  if(previous)
+    message(FATAL_ERROR "rocjit_add_kernels: called twice for '${target}' (manifest "
+      "${previous}): put all its kernels under one DIR, or select them with GLOB")
+  endif()
+
+  if(NOT arg_DIR)
+    message(FATAL_ERROR "rocjit_add_kernels: DIR is missing (the folder holding the "
+      "kernel sources); ${usage}")
+  endif()
+  get_filename_component(dir "${arg_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT IS_DIRECTORY "${dir}")
+    message(FATAL_ERROR "rocjit_add_kernels: DIR '${dir}' is not a directory: pass "
+      "the folder that holds the kernel sources (relative paths are relative to "
+      "${CMAKE_CURRENT_SOURCE_DIR})")
+  endif()
+
+  set(globs ${arg_GLOB})
+  if(NOT globs)
+    set(globs *.hip *.h *.hpp *.cuh)
+  endif()
+  set(patterns "")
+  foreach(glob IN LISTS globs)
+    list(APPEND patterns "${dir}/${glob}")
+  endforeach()
+  file(GLOB_RECURSE paths LIST_DIRECTORIES false CONFIGURE_DEPENDS ${patterns})
+  list(REMOVE_DUPLICATES paths)
+  list(SORT paths)
+  if(NOT paths)
+    message(FATAL_ERROR "rocjit_add_kernels: no file under '${dir}' matches "
+      "'${globs}': check DIR, or pass GLOB with the patterns your kernel files "
+      "match (e.g. GLOB *.hip *.inc)")
+  endif()
+
+  set(names "")
+  set(manifest_text "")
+  foreach(path IN LISTS paths)
+    # CMake splits names at ';' and reads '\' as '/'; '"' breaks its own
+    # CONFIGURE_DEPENDS check (3.25); a line break would break the manifest.
+    if(NOT IS_ABSOLUTE "${path}" OR NOT EXISTS "${path}" OR path MATCHES "[\"\n\r\\]")
+      message(FATAL_ERROR "rocjit_add_kernels: a file under '${dir}' has a name "
+        "CMake cannot pass on (near '${path}'): names must not hold ';', '\\', "
+        "'\"' or line breaks; rename it")
+    endif()
+    file(RELATIVE_PATH name "${dir}" "${path}")
+    list(APPEND names "${name}")
+    string(APPEND manifest_text "${name}\n")
+  endforeach()
+
+  # The manifest is (re)written only when its content changes.
+  set(manifest "${CMAKE_CURRENT_BINARY_DIR}/${target}.rocjit-manifest")
+  set(old "")
+  if(EXISTS "${manifest}")
+    file(READ "${manifest}" old)
+  endif()
+  if(NOT old STREQUAL manifest_text)
+    file(WRITE "${manifest}" "${manifest_text}")
+  endif()
+
+  # The rule's output is a stamp, the C file a byproduct: the script leaves the C file alone
+  # when its content is unchanged, and the stamp keeps Make from re-running the rule on
+  # every build after a kernel was touched but not changed (Ninja would cope either way).
+  # A stamp without its C file (deleted by hand) is dropped here, so re-running cmake
+  # regenerates it.
+  set(out "${CMAKE_CURRENT_BINARY_DIR}/rocjit_kernels_${target}.c")
+  set(stamp "${out}.stamp")
+  if(EXISTS "${stamp}" AND NOT EXISTS "${out}")
+    file(REMOVE "${stamp}")
+  endif()
+  set(script_dir "${_ROCJIT_KERNELS_DIR}")
+  if(NOT script_dir)
+    get_property(script_dir GLOBAL PROPERTY _ROCJIT_KERNELS_DIR)
+  endif()
+  set(script "${script_dir}/rocjit_embed.cmake")
+  # $<SEMICOLON> keeps the list one argument on the command line.
+  string(REPLACE ";" "$<SEMICOLON>" names_arg "${names}")
+  list(LENGTH names count)
+  add_custom_command(
+    OUTPUT "${stamp}"
+    BYPRODUCTS "${out}"
+    COMMAND "${CMAKE_COMMAND}" "-DOUT=${out}" "-DDIR=${dir}" "-DFILES=${names_arg}"
+      -P "${script}"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
+    DEPENDS ${paths} "${script}"
+    COMMENT "Embedding ${count} kernel source(s) from ${dir} into ${target}"
+    VERBATIM)
+  target_sources("${target}" PRIVATE "${out}" "${stamp}")
+
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "C" IN_LIST languages)
+    set_source_files_properties("${out}" PROPERTIES LANGUAGE CXX)
+  endif()
+
+  set_target_properties("${target}" PROPERTIES
+    ROCJIT_MANIFEST "${manifest}"
+    ROCJIT_KERNELS_DIR "${dir}")
+endfunction()

@@ -1,0 +1,354 @@
+/*
+ * rocjit.h - compile HIP kernel source at first use, cache the code object, reuse it.
+ *
+ * This header is the specification of the rocjit C API.
+ *
+ * An application ships its kernels as source text (see rocjit_register_sources and the
+ * CMake function rocjit_add_kernels).  At first use rocjit compiles a source for the GPU it
+ * finds (the full target id, e.g. "gfx90a:sramecc+:xnack-"), stores the code object in a
+ * content-hashed SQLite cache, and every later request - from this process or any other -
+ * is served from the cache.
+ *
+ * Lookup order for a kernel:  in-process table  ->  on-disk cache  ->  compile.
+ *
+ * Caveats
+ *  - The on-disk cache is best-effort: a cache that cannot be opened, read or written is a
+ *    miss (one warning on stderr), never a failed request.  Only the compiler and the device
+ *    can fail a request.
+ *  - Vendor libraries (hipRTC, the HIP runtime, comgr) are loaded at run time with dlopen.
+ *    A machine without them can still open a context; requests that need a compiler then
+ *    fail with ROCJIT_ENOCOMPILER, requests that need a device with ROCJIT_ENODEV.
+ *  - hipRTC 5.x is not thread-safe: rocjit serializes compiles inside a process.  Requests
+ *    that hit the cache never wait for a compile of another kernel.
+ *  - Strings are UTF-8 and NUL-terminated unless a length is given.
+ *
+ * Errors: every call that can fail returns an int, 0 on success or a negative ROCJIT_E*
+ * code.  rocjit_strerror() names the code; rocjit_last_error() gives the detail for the
+ * calling thread's most recent failure.
+ */
+#ifndef ROCJIT_H
+#define ROCJIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(ROCJIT_BUILDING) && defined(__GNUC__)
+#define ROCJIT_API __attribute__((visibility("default")))
+#else
+#define ROCJIT_API
+#endif
+
+/* ---- Version ----------------------------------------------------------------------------- */
+
+#define ROCJIT_VERSION_MAJOR 0
+#define ROCJIT_VERSION_MINOR 1
+#define ROCJIT_VERSION_PATCH 0
+#define ROCJIT_VERSION_STRING "0.1.0"
+/* MAJOR*10000 + MINOR*100 + PATCH, comparable with rocjit_version(). */
+#define ROCJIT_VERSION_NUMBER \
+	(ROCJIT_VERSION_MAJOR * 10000 + ROCJIT_VERSION_MINOR * 100 + ROCJIT_VERSION_PATCH)
+
+/* The run-time library's ROCJIT_VERSION_NUMBER (may differ from the header's). Any thread. */
+ROCJIT_API int rocjit_version(void);
+
+/* ---- Errors ------------------------------------------------------------------------------ */
+/* Values are pinned: they never change between releases. */
+
+#define ROCJIT_OK 0
+#define ROCJIT_EINVAL -1       /* misuse: NULL or malformed argument, bad option           */
+#define ROCJIT_ENOMEM -2       /* out of memory                                            */
+#define ROCJIT_ENOTFOUND -3    /* no such kernel name in the code object / registered name */
+#define ROCJIT_ECOMPILE -4     /* the source did not compile: see the log                  */
+#define ROCJIT_EUNSUPPORTED -5 /* the installed compiler cannot target this target id      */
+#define ROCJIT_ENODEV -6       /* no GPU (and, where one is needed, no target given)       */
+#define ROCJIT_ENOCOMPILER -7  /* the vendor compiler library could not be loaded          */
+#define ROCJIT_EDEVICE -8      /* the GPU runtime refused to load or launch                */
+#define ROCJIT_EIO -9          /* a file named by the caller could not be read             */
+#define ROCJIT_EFORMAT -10     /* malformed or foreign code object                         */
+#define ROCJIT_ENOTCACHED -11  /* compiling is forbidden (ROCJIT_NO_COMPILE) and it missed */
+
+/* A static English name for an error code ("compile error"). Never NULL. Any thread. */
+ROCJIT_API const char *rocjit_strerror(int code);
+
+/*
+ * The detail of the calling thread's most recent failure ("no GPU found and no target id
+ * given: set ROCJIT_ARCH=gfx90a or rocjit_options.target"), or "" if none.  The string is
+ * owned by rocjit and valid until the same thread's next rocjit call.  Per thread.
+ */
+ROCJIT_API const char *rocjit_last_error(void);
+
+/* ---- Platforms and targets ---------------------------------------------------------------- */
+
+#define ROCJIT_PLATFORM_AUTO 0 /* whichever GPU is present; AMD when none is           */
+#define ROCJIT_PLATFORM_AMD 1  /* hipRTC + the HIP module API                           */
+
+/* "amd" for ROCJIT_PLATFORM_AMD, "auto", or "unknown". Any thread. */
+ROCJIT_API const char *rocjit_platform_name(int platform);
+
+/*
+ * Normalizes a target id: lower-case processor, target features sorted the way the
+ * compiler prints them ("gfx90a:xnack-:sramecc+" -> "gfx90a:sramecc+:xnack-").  Pure
+ * syntax: it does not ask the compiler whether the target is supported.
+ *
+ * out:   receives the NUL-terminated normalized id; out_size its capacity (64 is enough).
+ * Returns 0, or ROCJIT_EINVAL for malformed input or a too-small buffer.  Any thread.
+ */
+ROCJIT_API int rocjit_target_normalize(char *out, size_t out_size, const char *target);
+
+/* ---- Context ----------------------------------------------------------------------------- */
+
+/*
+ * A context binds one device of one platform to one cache and holds the in-process table
+ * of compiled and loaded kernels.  Internally locked: every call taking a context may be
+ * made from many threads at once.  It must outlive the kernels it returned.
+ */
+typedef struct rocjit_ctx rocjit_ctx;
+
+/* rocjit_options.flags */
+#define ROCJIT_OPEN_NO_CACHE 0x1u   /* never open the on-disk cache (memory only)         */
+#define ROCJIT_OPEN_NO_COMPILE 0x2u /* a miss is ROCJIT_ENOTCACHED instead of a compile   */
+#define ROCJIT_OPEN_READONLY 0x4u   /* read the cache, never write it                     */
+
+#define ROCJIT_OPTIONS_VERSION 1
+
+typedef struct rocjit_options {
+	unsigned int version;  /* ROCJIT_OPTIONS_VERSION                                    */
+	const char *cache_dir; /* NULL: $ROCJIT_CACHE_DIR, else $XDG_CACHE_HOME/rocjit,
+	                          else $HOME/.cache/rocjit                                  */
+	const char *target;    /* NULL: $ROCJIT_ARCH, else read from the device             */
+	int platform;          /* ROCJIT_PLATFORM_*; AUTO reads $ROCJIT_PLATFORM            */
+	int device;            /* device ordinal, default 0                                 */
+	unsigned int flags;    /* ROCJIT_OPEN_*; $ROCJIT_DISABLE_CACHE=1 adds NO_CACHE,
+	                          $ROCJIT_NO_COMPILE=1 adds NO_COMPILE                      */
+} rocjit_options;
+
+#define ROCJIT_OPTIONS_INIT { ROCJIT_OPTIONS_VERSION, NULL, NULL, ROCJIT_PLATFORM_AUTO, 0, 0u }
+
+/*
+ * Opens a context.  Touches no device: the device is looked at on the first request that
+ * needs one, so a context opened on a GPU-less machine compiles for explicit targets.
+ *
+ * out:  receives the context; NULL on failure.
+ * opts: NULL for defaults.
+ * Returns 0, ROCJIT_EINVAL (bad options, unknown version), ROCJIT_ENOMEM.
+ * A cache that cannot be opened is not an error (memory only, one warning).
+ */
+ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts);
+
+/*
+ * Closes a context: unloads its modules and frees every kernel and code object it
+ * returned.  NULL is a no-op.  No other thread may be using the context.
+ */
+ROCJIT_API void rocjit_close(rocjit_ctx *ctx);
+
+/* ---- Programs ---------------------------------------------------------------------------- */
+
+/* An in-memory header, reachable from the source as #include "name" or <name>. */
+typedef struct rocjit_header {
+	const char *name;   /* as written in the #include                     */
+	const char *source; /* its text                                       */
+	size_t length;      /* bytes of source; 0: strlen(source)             */
+} rocjit_header;
+
+#define ROCJIT_PROGRAM_VERSION 1
+
+/*
+ * What to compile.  Everything here is part of the cache key, except name, log and
+ * log_size.  Nothing is retained after the call returns.
+ */
+typedef struct rocjit_program {
+	unsigned int version;          /* ROCJIT_PROGRAM_VERSION                            */
+	const char *source;            /* HIP source text                                   */
+	size_t length;                 /* bytes of source; 0: strlen(source)                */
+	const char *name;              /* file name for diagnostics ("axpy.hip"); NULL ok   */
+	const char *const *options;    /* compiler options ("-DN=4", "-O2"); NULL ok        */
+	size_t num_options;
+	const rocjit_header *headers;  /* in-memory headers; NULL ok                        */
+	size_t num_headers;
+	char *log;                     /* out, optional: the compiler log of a compile done
+	                                  by this call, NUL-terminated, truncated to fit;
+	                                  "" when nothing was compiled                      */
+	size_t log_size;               /* capacity of log                                   */
+} rocjit_program;
+
+#define ROCJIT_PROGRAM_INIT { ROCJIT_PROGRAM_VERSION, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0 }
+
+/*
+ * Options are normalized before they enter the key: "-D N" becomes "-DN", "-O" levels are
+ * made explicit (none given means "-O3", the compiler's default), the last -O wins.
+ * Target options (--offload-arch, -arch, --gpu-architecture, -mcpu) are refused with
+ * ROCJIT_EINVAL: the target is a context or call parameter, never an option.
+ */
+
+/* ---- Kernels ------------------------------------------------------------------------------ */
+
+/*
+ * A launchable kernel on the context's device.  Immutable and shareable between threads;
+ * owned by the context and valid until rocjit_close.  Holding it and launching again costs
+ * no lookup at all.
+ */
+typedef struct rocjit_kernel rocjit_kernel;
+
+/*
+ * Gets a launchable kernel: the function kernel_name of the program prog, compiled for the
+ * context's device target.  The kernel name is the symbol: declare kernels extern "C" or
+ * pass the mangled name.
+ *
+ * A second request for the same program from the same context is a hash and a table
+ * lookup.  Threads racing for the same missing program compile it once.
+ *
+ * Returns 0, ROCJIT_EINVAL, ROCJIT_ENODEV (no GPU), ROCJIT_EUNSUPPORTED, ROCJIT_ECOMPILE
+ * (log in prog->log), ROCJIT_ENOCOMPILER, ROCJIT_ENOTCACHED, ROCJIT_ENOTFOUND (no such
+ * kernel in the code object), ROCJIT_EDEVICE, ROCJIT_ENOMEM.  Any thread.
+ */
+ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
+				 const rocjit_program *prog, const char *kernel_name);
+
+/*
+ * As rocjit_kernel_get, for a source registered under source_name (see
+ * rocjit_register_sources).  With $ROCJIT_KERNEL_PATH=dir set, the text is read from
+ * dir/source_name instead when that file exists (once per context), so an edited kernel
+ * is recompiled on the next run without rebuilding the application.
+ *
+ * options/num_options as in rocjit_program.  Returns what rocjit_kernel_get returns, and
+ * ROCJIT_ENOTFOUND when no source is registered under source_name.  Any thread.
+ */
+ROCJIT_API int rocjit_kernel_get_registered(rocjit_kernel **out, rocjit_ctx *ctx,
+					    const char *source_name, const char *kernel_name,
+					    const char *const *options, size_t num_options);
+
+/* The kernel's symbol name, owned by the kernel. Any thread. */
+ROCJIT_API const char *rocjit_kernel_name(const rocjit_kernel *kernel);
+
+typedef struct rocjit_dim3 {
+	unsigned int x, y, z;
+} rocjit_dim3;
+
+/*
+ * Launches kernel on stream (a hipStream_t; NULL: the default stream) with grid x block
+ * threads and shared_bytes of dynamic shared memory.  args is an array of pointers to
+ * each argument, as hipModuleLaunchKernel takes them.  Asynchronous.
+ *
+ * Returns 0, ROCJIT_EINVAL (NULL kernel, zero dimension), ROCJIT_EDEVICE.  Any thread.
+ */
+ROCJIT_API int rocjit_kernel_launch(const rocjit_kernel *kernel, rocjit_dim3 grid,
+				    rocjit_dim3 block, unsigned int shared_bytes, void *stream,
+				    void **args);
+
+/* ---- Code objects without a device (prewarm) -------------------------------------------- */
+
+/* A compiled code object.  Immutable, owned by the context, valid until rocjit_close. */
+typedef struct rocjit_code {
+	const void *data;   /* the code object (an AMDGPU ELF)                              */
+	size_t size;        /* bytes of data                                                */
+	const char *target; /* normalized target id it was compiled for                     */
+	char key[33];       /* cache key, 32 lower-case hex digits                          */
+	int from_cache;     /* 1: served by the on-disk cache or the in-process table        */
+	double compile_ms;  /* compile time when it was compiled (now or when cached)       */
+} rocjit_code;
+
+/*
+ * Gets the code object of prog for target (NULL: the context's target, which needs
+ * ROCJIT_ARCH, rocjit_options.target or a device), from the cache or by compiling it and
+ * storing it in the cache.  Needs no device when a target is given.
+ *
+ * Returns what rocjit_kernel_get returns, less ROCJIT_ENOTFOUND and ROCJIT_EDEVICE. Any
+ * thread.
+ */
+ROCJIT_API int rocjit_compile(const rocjit_code **out, rocjit_ctx *ctx, const char *target,
+			      const rocjit_program *prog);
+
+/*
+ * As rocjit_compile, for a source registered under source_name; honours
+ * $ROCJIT_KERNEL_PATH like rocjit_kernel_get_registered.  The prewarm path for an
+ * application's embedded kernels.  Returns what rocjit_compile returns, and
+ * ROCJIT_ENOTFOUND when nothing is registered under source_name.  Any thread.
+ */
+ROCJIT_API int rocjit_compile_registered(const rocjit_code **out, rocjit_ctx *ctx,
+					 const char *target, const char *source_name,
+					 const char *const *options, size_t num_options);
+
+/* ---- Statistics ---------------------------------------------------------------------------- */
+
+#define ROCJIT_STATS_VERSION 1
+
+typedef struct rocjit_stats {
+	unsigned int version;      /* in: ROCJIT_STATS_VERSION                          */
+	/* this context, since rocjit_open */
+	uint64_t memory_hits;      /* served by the in-process table                    */
+	uint64_t disk_hits;        /* served by the on-disk cache                       */
+	uint64_t misses;           /* not in the cache (then compiled, or refused)      */
+	uint64_t compiles;         /* compiler runs that produced a code object          */
+	uint64_t compile_errors;   /* compiler runs that failed                         */
+	uint64_t cache_errors;     /* cache reads/writes that failed (and were ignored) */
+	double compile_ms;         /* total time spent compiling                        */
+	/* the on-disk cache, now (0 when it is not open) */
+	uint64_t entries;
+	uint64_t bytes;            /* code object bytes                                 */
+	int cache_open;            /* 1 if the on-disk cache is in use                  */
+	char cache_path[4096];     /* its database file, or ""                          */
+} rocjit_stats;
+
+/*
+ * Fills *out (whose version field the caller set).  Returns 0 or ROCJIT_EINVAL.  Any
+ * thread; the counters are read without stopping other threads.
+ */
+ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx);
+
+/* ---- Code-object inspection ------------------------------------------------------------ */
+
+#define ROCJIT_MAX_TARGET 64
+
+/* What a code object says about itself. Caller-owned; free with rocjit_codeobj_free. */
+typedef struct rocjit_codeobj_info {
+	int platform;                  /* ROCJIT_PLATFORM_AMD                           */
+	char target[ROCJIT_MAX_TARGET];/* "gfx90a:sramecc+:xnack-" from the metadata note,
+	                                  else built from e_flags                        */
+	char flags_target[ROCJIT_MAX_TARGET]; /* the target id e_flags alone give        */
+	size_t num_kernels;
+	char **kernels;                /* kernel symbol names (".kd" symbols, suffix cut) */
+} rocjit_codeobj_info;
+
+/*
+ * Reads an AMDGPU code object (ELF64, EM_AMDGPU).  Never reads outside [data, data+size).
+ * Returns 0, ROCJIT_EFORMAT (truncated, foreign or inconsistent data), ROCJIT_EINVAL,
+ * ROCJIT_ENOMEM.  Any thread.
+ */
+ROCJIT_API int rocjit_codeobj_inspect(rocjit_codeobj_info **out, const void *data,
+				      size_t size);
+
+/* Frees what rocjit_codeobj_inspect returned. NULL is a no-op. */
+ROCJIT_API void rocjit_codeobj_free(rocjit_codeobj_info *info);
+
+/* ---- Registered (embedded) sources ---------------------------------------------------------- */
+
+/* One embedded source file: what rocjit_add_kernels() generates. */
+typedef struct rocjit_source_file {
+	const char *name;   /* path relative to the embedded folder: "axpy.hip" */
+	const char *text;
+	size_t length;
+} rocjit_source_file;
+
+/*
+ * Registers sources under their names, process-wide.  The array and its strings must stay
+ * valid for the life of the process (they are static data in generated code).  A name
+ * registered twice keeps the first text.  Returns 0, ROCJIT_EINVAL, ROCJIT_ENOMEM.
+ * Any thread.
+ */
+ROCJIT_API int rocjit_register_sources(const rocjit_source_file *files, size_t count);
+
+/*
+ * Finds a registered source by name; *out points into the registered (static) data.
+ * Returns 0 or ROCJIT_ENOTFOUND.  Any thread.
+ */
+ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROCJIT_H */

@@ -1,0 +1,390 @@
+/*
+ * cache.c - the on-disk cache: one SQLite database per user (format: cache/FORMAT.md).
+ *
+ * Owns the database connection, its schema and its statements.  Knows nothing of
+ * compilers or devices: it stores and returns opaque code objects under 16-byte keys.
+ * Every failure is returned to the caller, who treats it as a miss (see cache.h).
+ *
+ * The hit path is one prepared SELECT and a checksum.  Hit counts and last-use times are
+ * gathered in memory and written in one transaction at close, so that readers never take
+ * SQLite's write lock.
+ */
+#include "cache.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "rocjit_schema.h" /* generated from cache/schema.sql: rj_schema_sql */
+
+#define RJ_CACHE_FORMAT 1
+#define RJ_CACHE_APP_ID 0x726a6974 /* "rjit" */
+#define RJ_CACHE_FILE "rocjit-cache.sqlite"
+#define BUSY_TIMEOUT_MS 5000
+
+struct rj_cache {
+	sqlite3 *db;
+	pthread_mutex_t lock;
+	sqlite3_stmt *get, *put, *totals;
+	int readonly;
+	rj_key *hits; /* keys hit since open, written at close */
+	size_t nhits, caphits;
+	char path[4096];
+};
+
+#define DB_FAIL(c, what)                                                               \
+	RJ_FAIL(ROCJIT_EIO, "cache %s: %s failed: %s", (c)->path, (what),             \
+		sqlite3_errmsg((c)->db))
+
+int rj_cache_dir(char *out, size_t size, const char *dir)
+{
+	const char *env = getenv("ROCJIT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+
+	if (dir && *dir)
+		n = snprintf(out, size, "%s", dir);
+	else if (env && *env)
+		n = snprintf(out, size, "%s", env);
+	else if (xdg && *xdg == '/')
+		n = snprintf(out, size, "%s/rocjit", xdg);
+	else if (home && *home == '/')
+		n = snprintf(out, size, "%s/.cache/rocjit", home);
+	else
+		RJ_FAIL(ROCJIT_EINVAL, "no cache folder: HOME is not set; set ROCJIT_CACHE_DIR");
+	RJ_CHECK(n < 0 || (size_t)n >= size, ROCJIT_EINVAL, "cache folder path is too long");
+	return 0;
+}
+
+/* mkdir -p with mode 0700 for every folder it creates. */
+static int make_dirs(const char *dir)
+{
+	char buf[4096];
+	struct stat st;
+	size_t len = strlen(dir);
+
+	RJ_CHECK(len >= sizeof buf, ROCJIT_EINVAL, "cache folder path is too long");
+	memcpy(buf, dir, len + 1);
+	for (char *p = buf + 1;; p++) {
+		if (*p == '/' || *p == 0) {
+			char save = *p;
+			*p = 0;
+			if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+				RJ_FAIL(ROCJIT_EIO, "cannot create cache folder %s: %s", buf,
+					strerror(errno));
+			*p = save;
+			if (!save)
+				break;
+		}
+	}
+	RJ_CHECK(stat(dir, &st) != 0 || !S_ISDIR(st.st_mode), ROCJIT_EIO,
+		 "cache folder %s is not a folder", dir);
+	return 0;
+}
+
+static int exec(rj_cache *c, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(c->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				      msg ? msg : sqlite3_errmsg(c->db));
+		sqlite3_free(msg);
+		return rc;
+	}
+	return 0;
+}
+
+static int pragma_int(rj_cache *c, const char *sql, int *value)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
+		DB_FAIL(c, sql);
+	rc = sqlite3_step(st);
+	*value = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		DB_FAIL(c, sql);
+	return 0;
+}
+
+/*
+ * Creates the schema in a new database, or checks an existing one's format.  Runs in an
+ * immediate transaction so that two processes creating the same new file do not both
+ * run it half-way.
+ */
+static int init_schema(rj_cache *c)
+{
+	int version, app;
+	char sql[128];
+
+	RJ_FORWARD(pragma_int(c, "PRAGMA user_version", &version));
+	if (version == RJ_CACHE_FORMAT)
+		goto check_app;
+	RJ_CHECK(version != 0, ROCJIT_EIO,
+		 "cache %s has format version %d, this rocjit reads version %d: use another "
+		 "ROCJIT_CACHE_DIR or remove the file", c->path, version, RJ_CACHE_FORMAT);
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is empty and opened read-only", c->path);
+	RJ_FORWARD(exec(c, "BEGIN IMMEDIATE"));
+	if (pragma_int(c, "PRAGMA user_version", &version) == 0 && version == 0) {
+		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+			 RJ_CACHE_APP_ID, RJ_CACHE_FORMAT);
+		if (exec(c, rj_schema_sql) != 0 || exec(c, sql) != 0) {
+			exec(c, "ROLLBACK");
+			return ROCJIT_EIO;
+		}
+	}
+	RJ_FORWARD(exec(c, "COMMIT"));
+check_app:
+	RJ_FORWARD(pragma_int(c, "PRAGMA application_id", &app));
+	RJ_CHECK(app != RJ_CACHE_APP_ID, ROCJIT_EIO,
+		 "%s is not a rocjit cache (application_id %d)", c->path, app);
+	return 0;
+}
+
+static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
+{
+	if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+		DB_FAIL(c, "prepare");
+	return 0;
+}
+
+static int open_db(rj_cache *c, const char *dir)
+{
+	int flags = c->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+	if (!c->readonly)
+		RJ_FORWARD(make_dirs(dir));
+	RJ_CHECK((size_t)snprintf(c->path, sizeof c->path, "%s/%s", dir, RJ_CACHE_FILE) >=
+			 sizeof c->path,
+		 ROCJIT_EINVAL, "cache folder path is too long");
+	/* NOMUTEX: c->lock serializes every use of the connection. */
+	if (sqlite3_open_v2(c->path, &c->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		RJ_FAIL(ROCJIT_EIO, "cannot open cache %s: %s", c->path,
+			c->db ? sqlite3_errmsg(c->db) : "out of memory");
+	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	if (!c->readonly) {
+		/* Files are private to the user whatever the umask says. */
+		chmod(c->path, 0600);
+		RJ_FORWARD(exec(c, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"));
+	}
+	RJ_FORWARD(init_schema(c));
+	RJ_FORWARD(prepare(c, &c->get,
+			   "SELECT code, size, checksum, compile_ms FROM entries WHERE key = ?1"));
+	RJ_FORWARD(prepare(c, &c->totals,
+			   "SELECT count(*), coalesce(sum(size), 0) FROM entries"));
+	if (!c->readonly)
+		RJ_FORWARD(prepare(c, &c->put,
+				   "INSERT OR REPLACE INTO entries (key, platform, target, "
+				   "compiler, options, source_name, headers, kernels, size, "
+				   "checksum, created, last_used, hits, compile_ms, code) VALUES "
+				   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, 0, ?12, ?13)"));
+	return 0;
+}
+
+int rj_cache_open(rj_cache **out, const char *dir, int readonly)
+{
+	rj_cache *c = calloc(1, sizeof *c);
+	int rc;
+
+	*out = NULL;
+	RJ_CHECK(!c, ROCJIT_ENOMEM, "out of memory opening the cache");
+	pthread_mutex_init(&c->lock, NULL);
+	c->readonly = readonly;
+	rc = open_db(c, dir);
+	if (rc < 0) {
+		/* Keep the message: closing must not overwrite it. */
+		char msg[1024];
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		rj_cache_close(c);
+		return rj_error_set(rc, __FILE__, __LINE__, "%s", msg);
+	}
+	*out = c;
+	return 0;
+}
+
+/* Writes the hit counts gathered since open; a failure loses only statistics. */
+static void flush_hits(rj_cache *c)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t now = (int64_t)time(NULL);
+
+	if (!c->nhits || c->readonly)
+		return;
+	if (exec(c, "BEGIN IMMEDIATE") != 0)
+		return;
+	if (sqlite3_prepare_v2(c->db,
+			       "UPDATE entries SET hits = hits + 1, last_used = max(last_used, ?2) "
+			       "WHERE key = ?1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		for (size_t i = 0; i < c->nhits; i++) {
+			sqlite3_bind_blob(st, 1, c->hits[i].b, 16, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 2, now);
+			sqlite3_step(st);
+			sqlite3_reset(st);
+		}
+	}
+	sqlite3_finalize(st);
+	if (exec(c, "COMMIT") != 0)
+		exec(c, "ROLLBACK");
+	c->nhits = 0;
+}
+
+void rj_cache_close(rj_cache *c)
+{
+	if (!c)
+		return;
+	if (c->db) {
+		flush_hits(c);
+		sqlite3_finalize(c->get);
+		sqlite3_finalize(c->put);
+		sqlite3_finalize(c->totals);
+		sqlite3_close(c->db);
+	}
+	free(c->hits);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+const char *rj_cache_path(const rj_cache *c)
+{
+	return c->path;
+}
+
+static void note_hit(rj_cache *c, const rj_key *key)
+{
+	if (c->nhits == c->caphits) {
+		size_t cap = c->caphits ? c->caphits * 2 : 16;
+		rj_key *nk = realloc(c->hits, cap * sizeof *nk);
+		if (!nk)
+			return;
+		c->hits = nk;
+		c->caphits = cap;
+	}
+	c->hits[c->nhits++] = *key;
+}
+
+/* Removes a row whose code failed its checksum.  Best-effort. */
+static void drop_locked(rj_cache *c, const rj_key *key)
+{
+	sqlite3_stmt *st;
+
+	if (c->readonly)
+		return;
+	if (sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
+		sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+}
+
+int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
+		 double *compile_ms)
+{
+	int rc, ret = 0;
+	char hex[33];
+
+	*code = NULL;
+	*size = 0;
+	pthread_mutex_lock(&c->lock);
+	sqlite3_bind_blob(c->get, 1, key->b, 16, SQLITE_STATIC);
+	rc = sqlite3_step(c->get);
+	if (rc == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(c->get, 0);
+		int blen = sqlite3_column_bytes(c->get, 0);
+		int64_t want_size = sqlite3_column_int64(c->get, 1);
+		uint64_t want_sum = (uint64_t)sqlite3_column_int64(c->get, 2);
+
+		if (!blob || blen <= 0 || blen != want_size ||
+		    rj_checksum(blob, (size_t)blen) != want_sum) {
+			rj_key_hex(key, hex);
+			rj_log(RJ_LOG_WARN,
+			       "cache %s: entry %s is corrupt (checksum or size mismatch); "
+			       "dropped, it will be compiled again", c->path, hex);
+			sqlite3_reset(c->get);
+			drop_locked(c, key);
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+		*code = malloc((size_t)blen);
+		if (*code) {
+			memcpy(*code, blob, (size_t)blen);
+			*size = (size_t)blen;
+			*compile_ms = sqlite3_column_double(c->get, 3);
+			note_hit(c, key);
+			ret = 1;
+		} else {
+			ret = rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__,
+					   "out of memory reading the cache");
+		}
+	} else if (rc != SQLITE_DONE) {
+		ret = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: read failed: %s",
+				   c->path, sqlite3_errmsg(c->db));
+	}
+	sqlite3_reset(c->get);
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
+		 const void *code, size_t size)
+{
+	sqlite3_stmt *st = c->put;
+	int rc;
+
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only", c->path);
+	pthread_mutex_lock(&c->lock);
+	sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->platform, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, m->target, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, m->compiler, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, m->options, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, m->source_name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, m->headers, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, m->kernels, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)size);
+	sqlite3_bind_int64(st, 10, (sqlite3_int64)rj_checksum(code, size));
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)time(NULL));
+	sqlite3_bind_double(st, 12, m->compile_ms);
+	sqlite3_bind_blob64(st, 13, code, size, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: write failed: %s",
+				  c->path, sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes)
+{
+	int rc;
+
+	pthread_mutex_lock(&c->lock);
+	rc = sqlite3_step(c->totals);
+	*entries = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(c->totals, 0) : 0;
+	*bytes = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(c->totals, 1) : 0;
+	sqlite3_reset(c->totals);
+	if (rc != SQLITE_ROW) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: count failed: %s",
+				  c->path, sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}

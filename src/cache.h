@@ -1,0 +1,66 @@
+/*
+ * cache.h - the on-disk SQLite cache of code objects.
+ *
+ * Best-effort by contract: every function here reports failure to its caller, which
+ * treats it as a miss and goes on; none of them can fail a kernel request.  Internally
+ * locked: one connection per rj_cache, shared by the context's threads.
+ */
+#ifndef ROCJIT_CACHE_H
+#define ROCJIT_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "key.h"
+
+typedef struct rj_cache rj_cache;
+
+/* The readable columns of an entry (see cache/schema.sql). */
+struct rj_cache_meta {
+	const char *platform;
+	const char *target;
+	const char *compiler;
+	const char *options;
+	const char *source_name;
+	const char *headers;
+	const char *kernels;
+	double compile_ms;
+};
+
+/*
+ * Resolves the cache folder: dir if given, else $ROCJIT_CACHE_DIR, else
+ * $XDG_CACHE_HOME/rocjit, else $HOME/.cache/rocjit.  Writes it to out[size].
+ * Returns 0, or ROCJIT_EINVAL when none can be found (no HOME) or it does not fit.
+ */
+int rj_cache_dir(char *out, size_t size, const char *dir);
+
+/*
+ * Opens (creating folder and database as needed) the cache in folder dir.  readonly:
+ * never write.  Returns 0 or a negative code with a message saying why the cache cannot be
+ * used; the caller then runs without one.
+ */
+int rj_cache_open(rj_cache **out, const char *dir, int readonly);
+
+/* Flushes pending hit counts and closes. NULL is a no-op. */
+void rj_cache_close(rj_cache *c);
+
+/* The database file's path. */
+const char *rj_cache_path(const rj_cache *c);
+
+/*
+ * Looks key up.  On a hit (returns 1) *code receives a malloc'ed copy the caller frees,
+ * *size its length, *compile_ms what it took to compile.  The checksum is checked: a
+ * mismatch drops the row and is a miss (returns 0, with a warning).  Returns 0 on a miss,
+ * negative on a database error.  The hit is counted in memory and written at close.
+ */
+int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
+		 double *compile_ms);
+
+/* Stores a code object under key (replacing any row with that key). 0 or negative. */
+int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *meta,
+		 const void *code, size_t size);
+
+/* Entries and code bytes in the database. 0 or negative. */
+int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes);
+
+#endif

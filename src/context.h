@@ -1,0 +1,86 @@
+/*
+ * context.h - the context and its in-process table (internal layout).
+ *
+ * A context owns: the platform it uses, its device's target, the on-disk cache handle,
+ * and the in-process table of entries (one per program and target) with their loaded
+ * modules and fetched kernels.  Shared by table.c and context.c only.
+ */
+#ifndef ROCJIT_CONTEXT_H
+#define ROCJIT_CONTEXT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "cache.h"
+#include "key.h"
+#include "platform.h"
+#include "target.h"
+
+enum rj_state { RJ_PENDING, RJ_READY, RJ_FAILED };
+
+struct rocjit_kernel {
+	const struct rj_platform *platform;
+	void *function;
+	struct rj_entry *entry;
+	struct rocjit_kernel *next; /* the entry's kernels */
+	char name[];
+};
+
+/* One program compiled for one target.  Immutable once READY, but for module/kernels. */
+struct rj_entry {
+	rj_key key;
+	enum rj_state state;       /* under ctx->rw */
+	int rc;                    /* FAILED: the error code and message */
+	char *error;
+	rocjit_code code;          /* READY: the public view; code.data is owned */
+	char target[RJ_TARGET_MAX];
+	void *module;              /* loaded on the context's device, or NULL */
+	struct rocjit_kernel *kernels;
+	struct rj_entry *next;     /* hash chain */
+};
+
+/* A registered source as this context resolved it (embedded text or ROCJIT_KERNEL_PATH). */
+struct rj_source {
+	char *name;                /* registered name */
+	char *display;             /* for diagnostics: the name or the file read */
+	const char *text;
+	size_t length;
+	char *owned;               /* text read from ROCJIT_KERNEL_PATH, else NULL */
+	rj_digest digest;
+	struct rj_source *next;
+};
+
+struct rocjit_ctx {
+	const struct rj_platform *platform;
+	int device;
+	unsigned int flags;
+	char target[RJ_TARGET_MAX]; /* override (ROCJIT_ARCH / options), or "" */
+	char *kernel_path;          /* $ROCJIT_KERNEL_PATH or NULL */
+	rj_cache *cache;            /* NULL: memory only */
+
+	pthread_rwlock_t rw;        /* table, entry states, module pointers, kernel lists,
+	                               sources */
+	pthread_mutex_t wait_mu;    /* with wait_cv: waiting for a PENDING entry */
+	pthread_cond_t wait_cv;
+	pthread_mutex_t load_mu;    /* serializes module loads and device detection */
+	struct rj_entry **buckets;
+	size_t nbuckets, nentries;
+	struct rj_source *sources;
+
+	int device_state;           /* 0 unknown, 1 known (device_target), <0 the error */
+	char device_target[RJ_TARGET_MAX];
+	char device_error[512];     /* why there is no device (device_state < 0) */
+
+	atomic_uint_fast64_t memory_hits, disk_hits, misses, compiles, compile_errors,
+		cache_errors;
+	atomic_uint_fast64_t compile_us; /* total compile time */
+};
+
+/* table.c: the in-process table.  Callers hold ctx->rw (read for find, write for add). */
+struct rj_entry *rj_table_find(const rocjit_ctx *ctx, const rj_key *key);
+/* Adds a PENDING entry for key. NULL on out of memory. */
+struct rj_entry *rj_table_add(rocjit_ctx *ctx, const rj_key *key);
+/* Frees every entry (unloading modules). No locking: only at close. */
+void rj_table_free(rocjit_ctx *ctx);
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * harness.c - the test runner behind harness.h: `test_x NAME` runs one test in a fresh
+ * temporary folder, `test_x` with no argument lists the names.
+ */
+#include "harness.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rocjit.h"
+
+struct rj_test *rj_tests;
+char rj_test_dir[4096];
+
+void rj_test_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s:%d: assertion failed: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n  (test folder kept: %s)\n", rj_test_dir);
+	exit(1);
+}
+
+char *rj_test_read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+	if (!f)
+		rj_test_fail(__FILE__, __LINE__, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		rj_test_fail(__FILE__, __LINE__, "cannot read %s", path);
+	buf[n] = 0;
+	fclose(f);
+	if (size)
+		*size = (size_t)n;
+	return buf;
+}
+
+void rj_test_write_file(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+		rj_test_fail(__FILE__, __LINE__, "cannot write %s", path);
+}
+
+int rj_test_run(char *const argv[], char *const env[], char **output)
+{
+	int pipefd[2];
+	pid_t pid;
+	int status;
+	size_t len = 0, cap = 4096;
+	char *out = malloc(cap);
+
+	if (pipe(pipefd) != 0 || !out)
+		rj_test_fail(__FILE__, __LINE__, "pipe");
+	pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		for (size_t i = 0; env && env[i]; i++)
+			putenv(env[i]);
+		execv(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	for (;;) {
+		ssize_t n;
+		if (len + 1024 > cap) {
+			cap *= 2;
+			out = realloc(out, cap);
+		}
+		n = read(pipefd[0], out + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	out[len] = 0;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	if (output)
+		*output = out;
+	else
+		free(out);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int main(int argc, char **argv)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct rj_test *t;
+
+	if (argc < 2) {
+		for (t = rj_tests; t; t = t->next)
+			printf("%s\n", t->name);
+		return 0;
+	}
+	for (t = rj_tests; t; t = t->next)
+		if (strcmp(t->name, argv[1]) == 0)
+			break;
+	if (!t) {
+		fprintf(stderr, "no test named %s\n", argv[1]);
+		return 2;
+	}
+	snprintf(rj_test_dir, sizeof rj_test_dir, "%s/rocjit-test-XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(rj_test_dir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	/* Never touch the user's real cache or config from a test. */
+	setenv("HOME", rj_test_dir, 1);
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("ROCJIT_CACHE_DIR");
+	unsetenv("ROCJIT_KERNEL_PATH");
+	unsetenv("ROCJIT_DISABLE_CACHE");
+	unsetenv("ROCJIT_NO_COMPILE");
+	unsetenv("ROCJIT_ARCH");
+	unsetenv("ROCJIT_PLATFORM");
+	t->fn();
+	nftw(rj_test_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	printf("PASS %s\n", t->name);
+	return 0;
+}

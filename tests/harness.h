@@ -1,0 +1,77 @@
+/*
+ * harness.h - the test harness: a test is `TEST(name) { ... }` in a tests/test_*.c file;
+ * CMake reads the names from the source and registers each as its own ctest test, run as
+ * `test_foo name`.  Each test runs in a fresh process with a fresh temporary folder
+ * (rj_test_dir) that is removed afterwards when the test passes.
+ *
+ * Asserts print file:line and the failing expression, then exit 1.
+ */
+#ifndef ROCJIT_TEST_HARNESS_H
+#define ROCJIT_TEST_HARNESS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rocjit.h"
+
+typedef void (*rj_test_fn)(void);
+struct rj_test {
+	const char *name;
+	rj_test_fn fn;
+	struct rj_test *next;
+};
+extern struct rj_test *rj_tests;
+/* A fresh private folder for this test (mkdtemp under $TMPDIR or /tmp). */
+extern char rj_test_dir[4096];
+
+#define TEST(name)                                                        \
+	static void test_##name(void);                                    \
+	static struct rj_test rj_t_##name = { #name, test_##name, NULL }; \
+	__attribute__((constructor)) static void rj_reg_##name(void)      \
+	{                                                                 \
+		rj_t_##name.next = rj_tests;                              \
+		rj_tests = &rj_t_##name;                                  \
+	}                                                                 \
+	static void test_##name(void)
+
+void rj_test_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
+
+#define ASSERT(cond)                                                  \
+	do {                                                          \
+		if (!(cond))                                          \
+			rj_test_fail(__FILE__, __LINE__, "%s", #cond); \
+	} while (0)
+#define ASSERT_INT(a, b)                                                                 \
+	do {                                                                             \
+		long long rj_a_ = (long long)(a), rj_b_ = (long long)(b);                \
+		if (rj_a_ != rj_b_)                                                      \
+			rj_test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld (%s)", #a, \
+				     #b, rj_a_, rj_b_, rocjit_last_error());             \
+	} while (0)
+#define ASSERT_STR(a, b)                                                                 \
+	do {                                                                             \
+		const char *rj_a_ = (a), *rj_b_ = (b);                                   \
+		if (!rj_a_ || !rj_b_ || strcmp(rj_a_, rj_b_) != 0)                       \
+			rj_test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b, \
+				     rj_a_ ? rj_a_ : "(null)", rj_b_ ? rj_b_ : "(null)"); \
+	} while (0)
+#define ASSERT_CONTAINS(hay, needle)                                                     \
+	do {                                                                             \
+		const char *rj_h_ = (hay), *rj_n_ = (needle);                            \
+		if (!rj_h_ || !strstr(rj_h_, rj_n_))                                     \
+			rj_test_fail(__FILE__, __LINE__, "\"%s\" does not contain \"%s\"", \
+				     rj_h_ ? rj_h_ : "(null)", rj_n_);                   \
+	} while (0)
+
+/* Helpers (tests/harness.c) */
+/* Reads a whole file into a malloc'ed NUL-terminated buffer; *size gets its length. */
+char *rj_test_read_file(const char *path, size_t *size);
+void rj_test_write_file(const char *path, const void *data, size_t size);
+/* Runs argv (argv[0] a path) with extra environment entries "K=V" (NULL-terminated list),
+ * captures stdout+stderr into a malloc'ed string (*output, may be NULL) and returns the
+ * exit status, or -1 when it did not exit normally. */
+int rj_test_run(char *const argv[], char *const env[], char **output);
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * probe.c - "another process" for the tests: compiles one source through the public API
+ * and prints what happened as key=value pairs on one line.
+ *
+ *   rocjit_probe [--cache DIR] [--target T] (--registered NAME | --file PATH)
+ *                [--option OPT]... [--repeat N]
+ *
+ * Exit 0 on success; else 1 and the error on stderr.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rocjit.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf)
+		buf[n] = 0;
+	*len = (size_t)n;
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	const char *options[32], *registered = NULL, *file = NULL, *target = NULL;
+	const rocjit_code *code = NULL;
+	size_t nopt = 0;
+	int repeat = 1, rc = 0;
+	char log[8192];
+	char *text = NULL;
+	rocjit_ctx *ctx;
+	double t0, ms;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cache") && i + 1 < argc)
+			o.cache_dir = argv[++i];
+		else if (!strcmp(argv[i], "--target") && i + 1 < argc)
+			target = argv[++i];
+		else if (!strcmp(argv[i], "--registered") && i + 1 < argc)
+			registered = argv[++i];
+		else if (!strcmp(argv[i], "--file") && i + 1 < argc)
+			file = argv[++i];
+		else if (!strcmp(argv[i], "--option") && i + 1 < argc && nopt < 32)
+			options[nopt++] = argv[++i];
+		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+			repeat = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: rocjit_probe [--cache DIR] [--target T] "
+					"(--registered NAME | --file PATH) [--option O]... "
+					"[--repeat N]\n");
+			return 2;
+		}
+	}
+	if (rocjit_open(&ctx, &o) != 0) {
+		fprintf(stderr, "rocjit_open: %s\n", rocjit_last_error());
+		return 1;
+	}
+	if (file) {
+		text = read_file(file, &p.length);
+		if (!text) {
+			fprintf(stderr, "cannot read %s\n", file);
+			return 1;
+		}
+		p.source = text;
+		p.name = file;
+		p.options = options;
+		p.num_options = nopt;
+		p.log = log;
+		p.log_size = sizeof log;
+	}
+	t0 = now_ms();
+	for (int i = 0; i < repeat && rc == 0; i++)
+		rc = registered ? rocjit_compile_registered(&code, ctx, target, registered, options,
+							    nopt)
+				: rocjit_compile(&code, ctx, target, &p);
+	ms = now_ms() - t0;
+	if (rc != 0) {
+		fprintf(stderr, "error %d (%s): %s\n", rc, rocjit_strerror(rc), rocjit_last_error());
+		if (file && log[0])
+			fprintf(stderr, "%s", log);
+		rocjit_close(ctx);
+		free(text);
+		return 1;
+	}
+	rocjit_stats_get(&st, ctx);
+	printf("compiles=%llu disk_hits=%llu memory_hits=%llu misses=%llu from_cache=%d "
+	       "key=%s target=%s size=%zu ms=%.3f cache=%s\n",
+	       (unsigned long long)st.compiles, (unsigned long long)st.disk_hits,
+	       (unsigned long long)st.memory_hits, (unsigned long long)st.misses,
+	       code->from_cache, code->key, code->target, code->size, ms,
+	       st.cache_open ? st.cache_path : "-");
+	rocjit_close(ctx);
+	free(text);
+	return 0;
+}

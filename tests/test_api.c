@@ -1,0 +1,136 @@
+/*
+ * test_api.c - the public API's contracts: misuse gives ROCJIT_EINVAL and a message, error
+ * names, per-thread last error, versions.
+ */
+#include <pthread.h>
+
+#include "harness.h"
+
+TEST(version_matches_header)
+{
+	ASSERT_INT(rocjit_version(), ROCJIT_VERSION_NUMBER);
+	ASSERT_INT(ROCJIT_VERSION_NUMBER, 100);
+}
+
+TEST(every_error_code_has_a_name)
+{
+	for (int c = 0; c >= ROCJIT_ENOTCACHED; c--)
+		ASSERT(strcmp(rocjit_strerror(c), "unknown error") != 0);
+	ASSERT_STR(rocjit_strerror(-99), "unknown error");
+	ASSERT_STR(rocjit_strerror(ROCJIT_ECOMPILE), "compile error");
+	/* Pinned values. */
+	ASSERT_INT(ROCJIT_EINVAL, -1);
+	ASSERT_INT(ROCJIT_ENOTFOUND, -3);
+	ASSERT_INT(ROCJIT_ECOMPILE, -4);
+	ASSERT_INT(ROCJIT_EUNSUPPORTED, -5);
+	ASSERT_INT(ROCJIT_ENODEV, -6);
+	ASSERT_INT(ROCJIT_ENOTCACHED, -11);
+}
+
+TEST(null_and_bad_arguments_are_einval)
+{
+	rocjit_ctx *ctx;
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	rocjit_stats st = { 0 };
+	const rocjit_code *code;
+	rocjit_kernel *k;
+	rocjit_header h = { NULL, "x", 0 };
+
+	ASSERT_INT(rocjit_open(NULL, NULL), ROCJIT_EINVAL);
+	o.version = 99;
+	ASSERT_INT(rocjit_open(&ctx, &o), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_OPTIONS_INIT");
+	o.version = ROCJIT_OPTIONS_VERSION;
+	o.flags = 0x100;
+	ASSERT_INT(rocjit_open(&ctx, &o), ROCJIT_EINVAL);
+	o.flags = ROCJIT_OPEN_NO_CACHE;
+	o.platform = 42;
+	ASSERT_INT(rocjit_open(&ctx, &o), ROCJIT_EINVAL);
+	o.platform = ROCJIT_PLATFORM_AUTO;
+	o.target = "gfx90a:";
+	ASSERT_INT(rocjit_open(&ctx, &o), ROCJIT_EINVAL);
+	o.target = NULL;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+
+	ASSERT_INT(rocjit_compile(NULL, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_compile(&code, NULL, "gfx90a", &p), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", NULL), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_EINVAL); /* no source */
+	ASSERT_CONTAINS(rocjit_last_error(), "source");
+	p.source = "";
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+	p.source = "x";
+	p.version = 0;
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+	p.version = ROCJIT_PROGRAM_VERSION;
+	p.num_headers = 1;
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+	p.headers = &h;
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+	p.num_headers = 0;
+	ASSERT_INT(rocjit_compile(&code, ctx, "not a target", &p), ROCJIT_EINVAL);
+	{
+		static const char *const bad[] = { "--offload-arch=gfx90a" };
+		p.options = bad;
+		p.num_options = 1;
+		ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+		ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_ARCH");
+		p.options = NULL;
+		p.num_options = 0;
+	}
+	ASSERT_INT(rocjit_kernel_get(&k, ctx, &p, NULL), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_kernel_get(&k, ctx, &p, ""), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_kernel_get_registered(&k, ctx, NULL, "k", NULL, 0), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_stats_get(&st, ctx), ROCJIT_EINVAL); /* version 0 */
+	ASSERT_INT(rocjit_stats_get(NULL, ctx), ROCJIT_EINVAL);
+	{
+		rocjit_dim3 one = { 1, 1, 1 };
+		ASSERT_INT(rocjit_kernel_launch(NULL, one, one, 0, NULL, NULL), ROCJIT_EINVAL);
+	}
+	ASSERT(rocjit_kernel_name(NULL) == NULL);
+	rocjit_close(ctx);
+	rocjit_close(NULL);
+	rocjit_codeobj_free(NULL);
+}
+
+static void *other_thread(void *arg)
+{
+	(void)arg;
+	/* A fresh thread sees no error of another thread. */
+	ASSERT_STR(rocjit_last_error(), "");
+	ASSERT_INT(rocjit_open(NULL, NULL), ROCJIT_EINVAL);
+	ASSERT(strlen(rocjit_last_error()) > 0);
+	return NULL;
+}
+
+TEST(last_error_is_per_thread_and_cleared_by_success)
+{
+	pthread_t t;
+	rocjit_ctx *ctx;
+	char before[1024];
+
+	ASSERT_INT(rocjit_open(NULL, NULL), ROCJIT_EINVAL);
+	snprintf(before, sizeof before, "%s", rocjit_last_error());
+	ASSERT(before[0]);
+	pthread_create(&t, NULL, other_thread, NULL);
+	pthread_join(t, NULL);
+	ASSERT_STR(rocjit_last_error(), before);
+	setenv("ROCJIT_DISABLE_CACHE", "1", 1);
+	ASSERT_INT(rocjit_open(&ctx, NULL), 0);
+	ASSERT_STR(rocjit_last_error(), "");
+	rocjit_close(ctx);
+}
+
+TEST(platform_names)
+{
+	ASSERT_STR(rocjit_platform_name(ROCJIT_PLATFORM_AMD), "amd");
+	ASSERT_STR(rocjit_platform_name(ROCJIT_PLATFORM_AUTO), "auto");
+	ASSERT_STR(rocjit_platform_name(77), "unknown");
+	setenv("ROCJIT_PLATFORM", "vulkan", 1);
+	{
+		rocjit_ctx *ctx;
+		ASSERT_INT(rocjit_open(&ctx, NULL), ROCJIT_EINVAL);
+		ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_PLATFORM=vulkan");
+	}
+}

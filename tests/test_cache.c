@@ -1,0 +1,407 @@
+/*
+ * test_cache.c - the on-disk cache and the in-process table: hits across contexts and
+ * processes with zero compiles, corruption detected and healed, locations and modes,
+ * threads racing for one kernel.
+ */
+#include <pthread.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+
+static const char axpy[] =
+	"#include <hip/hip_runtime.h>\n"
+	"extern \"C\" __global__ void axpy(int n, float a, const float *x, float *y)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tif (i < n)\n"
+	"\t\ty[i] = a * x[i] + y[i];\n"
+	"}\n";
+
+static char cache_dir[4200];
+
+static rocjit_ctx *open_ctx(void)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx;
+	snprintf(cache_dir, sizeof cache_dir, "%s/cache", rj_test_dir);
+	o.cache_dir = cache_dir;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	return ctx;
+}
+
+static rocjit_stats stats(rocjit_ctx *ctx)
+{
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	return st;
+}
+
+static const rocjit_code *compile_axpy(rocjit_ctx *ctx, const char *target)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *code = NULL;
+	p.source = axpy;
+	p.name = "axpy.hip";
+	ASSERT_INT(rocjit_compile(&code, ctx, target, &p), 0);
+	return code;
+}
+
+TEST(second_request_is_a_memory_hit)
+{
+	rocjit_ctx *ctx = open_ctx();
+	const rocjit_code *a = compile_axpy(ctx, "gfx90a"), *b = compile_axpy(ctx, "gfx90a");
+	rocjit_stats st = stats(ctx);
+	ASSERT(a == b);
+	ASSERT_INT(st.compiles, 1);
+	ASSERT_INT(st.memory_hits, 1);
+	ASSERT_INT(st.entries, 1);
+	rocjit_close(ctx);
+}
+
+TEST(second_context_hits_disk_with_zero_compiles)
+{
+	rocjit_ctx *ctx = open_ctx();
+	const rocjit_code *c = compile_axpy(ctx, "gfx90a:sramecc+:xnack-");
+	char key[33];
+	size_t size = c->size;
+	void *bytes = malloc(size);
+	rocjit_stats st;
+
+	memcpy(bytes, c->data, size);
+	memcpy(key, c->key, sizeof key);
+	ASSERT_INT(stats(ctx).compiles, 1);
+	rocjit_close(ctx);
+
+	ctx = open_ctx();
+	c = compile_axpy(ctx, "gfx90a:xnack-:sramecc+");
+	st = stats(ctx);
+	ASSERT_INT(st.compiles, 0);
+	ASSERT_INT(st.disk_hits, 1);
+	ASSERT_INT(c->from_cache, 1);
+	ASSERT_STR(c->key, key);
+	ASSERT_INT(c->size, size);
+	ASSERT(memcmp(c->data, bytes, size) == 0);
+	ASSERT(c->compile_ms > 0);
+	free(bytes);
+	rocjit_close(ctx);
+}
+
+static char *run_probe(const char *target, int *status)
+{
+	char *out;
+	char *argv[] = { ROCJIT_TEST_PROBE, "--cache", cache_dir, "--target", (char *)target,
+			 "--registered", "axpy.hip", NULL };
+	*status = rj_test_run(argv, NULL, &out);
+	return out;
+}
+
+TEST(second_process_hits_disk_with_zero_compiles)
+{
+	int status;
+	char *out;
+
+	snprintf(cache_dir, sizeof cache_dir, "%s/cache", rj_test_dir);
+	out = run_probe("gfx1030", &status);
+	ASSERT_INT(status, 0);
+	ASSERT_CONTAINS(out, "compiles=1 ");
+	ASSERT_CONTAINS(out, "from_cache=0");
+	free(out);
+	out = run_probe("gfx1030", &status);
+	ASSERT_INT(status, 0);
+	ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 ");
+	ASSERT_CONTAINS(out, "from_cache=1");
+	free(out);
+	/* Another target is another entry. */
+	out = run_probe("gfx90a", &status);
+	ASSERT_CONTAINS(out, "compiles=1 ");
+	free(out);
+}
+
+TEST(corrupt_blob_is_detected_dropped_and_recompiled)
+{
+	rocjit_ctx *ctx = open_ctx();
+	char path[4300], key[33];
+	unsigned char *db;
+	size_t size, flipped = 0;
+
+	memcpy(key, compile_axpy(ctx, "gfx90a")->key, sizeof key);
+	rocjit_close(ctx); /* the last connection checkpoints the WAL into the file */
+
+	/* Flip one byte inside the stored code object, in the database file itself. */
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	db = (unsigned char *)rj_test_read_file(path, &size);
+	for (size_t i = 0; i + 4 < size; i++)
+		if (!memcmp(db + i, "\x7f" "ELF", 4)) {
+			db[i + 300] ^= 0x40;
+			flipped = 1;
+			break;
+		}
+	ASSERT(flipped);
+	rj_test_write_file(path, db, size);
+	free(db);
+
+	ctx = open_ctx();
+	{
+		const rocjit_code *c = compile_axpy(ctx, "gfx90a");
+		rocjit_stats st = stats(ctx);
+		ASSERT_INT(c->from_cache, 0);
+		ASSERT_INT(st.disk_hits, 0);
+		ASSERT_INT(st.compiles, 1);
+		ASSERT_STR(c->key, key);
+	}
+	rocjit_close(ctx);
+	/* The fresh compile replaced the bad row. */
+	ctx = open_ctx();
+	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 1);
+	ASSERT_INT(stats(ctx).entries, 1);
+	rocjit_close(ctx);
+}
+
+TEST(entry_stores_readable_key_fields)
+{
+	rocjit_ctx *ctx = open_ctx();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	static const char *const opts[] = { "-D", "N=4" };
+	rocjit_header h = { "extra.h", "#define X 1\n", 0 };
+	const rocjit_code *code;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char path[4300];
+
+	p.source = axpy;
+	p.name = "axpy.hip";
+	p.options = opts;
+	p.num_options = 2;
+	p.headers = &h;
+	p.num_headers = 1;
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a:xnack+", &p), 0);
+	rocjit_close(ctx);
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_prepare_v2(db, "SELECT platform, target, compiler, options, "
+				      "source_name, headers, kernels, size, hits, compile_ms, "
+				      "created, last_used FROM entries", -1, &st, NULL), SQLITE_OK);
+	ASSERT_INT(sqlite3_step(st), SQLITE_ROW);
+	ASSERT_STR((const char *)sqlite3_column_text(st, 0), "amd");
+	ASSERT_STR((const char *)sqlite3_column_text(st, 1), "gfx90a:xnack+");
+	ASSERT_CONTAINS((const char *)sqlite3_column_text(st, 2), "hiprtc ");
+	ASSERT_CONTAINS((const char *)sqlite3_column_text(st, 2), "comgr ");
+	ASSERT_STR((const char *)sqlite3_column_text(st, 3), "-DN=4 -O3");
+	ASSERT_STR((const char *)sqlite3_column_text(st, 4), "axpy.hip");
+	ASSERT_STR((const char *)sqlite3_column_text(st, 5), "extra.h");
+	ASSERT_STR((const char *)sqlite3_column_text(st, 6), "axpy");
+	ASSERT(sqlite3_column_int64(st, 7) > 1000);
+	ASSERT_INT(sqlite3_column_int(st, 8), 0);
+	ASSERT(sqlite3_column_double(st, 9) > 0);
+	ASSERT(sqlite3_column_int64(st, 10) > 1700000000);
+	ASSERT_INT(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+TEST(disk_hits_are_counted_when_the_context_closes)
+{
+	rocjit_ctx *ctx = open_ctx();
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char path[4300];
+
+	compile_axpy(ctx, "gfx90a");
+	rocjit_close(ctx);
+	for (int i = 0; i < 3; i++) {
+		ctx = open_ctx();
+		compile_axpy(ctx, "gfx90a");
+		rocjit_close(ctx);
+	}
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_prepare_v2(db, "SELECT hits FROM entries", -1, &st, NULL), SQLITE_OK);
+	ASSERT_INT(sqlite3_step(st), SQLITE_ROW);
+	ASSERT_INT(sqlite3_column_int(st, 0), 3);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+TEST(cache_location_follows_environment)
+{
+	rocjit_ctx *ctx;
+	rocjit_stats st;
+	char want[4300];
+
+	/* HOME is the test folder (harness.c). */
+	ASSERT_INT(rocjit_open(&ctx, NULL), 0);
+	st = stats(ctx);
+	snprintf(want, sizeof want, "%s/.cache/rocjit/rocjit-cache.sqlite", rj_test_dir);
+	ASSERT_STR(st.cache_path, want);
+	rocjit_close(ctx);
+
+	snprintf(want, sizeof want, "%s/xdg", rj_test_dir);
+	setenv("XDG_CACHE_HOME", want, 1);
+	ASSERT_INT(rocjit_open(&ctx, NULL), 0);
+	snprintf(want, sizeof want, "%s/xdg/rocjit/rocjit-cache.sqlite", rj_test_dir);
+	ASSERT_STR(stats(ctx).cache_path, want);
+	rocjit_close(ctx);
+
+	snprintf(want, sizeof want, "%s/env/deeper", rj_test_dir);
+	setenv("ROCJIT_CACHE_DIR", want, 1);
+	ASSERT_INT(rocjit_open(&ctx, NULL), 0);
+	snprintf(want, sizeof want, "%s/env/deeper/rocjit-cache.sqlite", rj_test_dir);
+	ASSERT_STR(stats(ctx).cache_path, want);
+	rocjit_close(ctx);
+
+	setenv("ROCJIT_DISABLE_CACHE", "1", 1);
+	ASSERT_INT(rocjit_open(&ctx, NULL), 0);
+	st = stats(ctx);
+	ASSERT_INT(st.cache_open, 0);
+	ASSERT_STR(st.cache_path, "");
+	compile_axpy(ctx, "gfx90a");
+	ASSERT_INT(stats(ctx).compiles, 1);
+	rocjit_close(ctx);
+}
+
+TEST(cache_folder_and_file_are_private)
+{
+	rocjit_ctx *ctx;
+	struct stat sb;
+	char path[4300];
+
+	umask(0);
+	ctx = open_ctx();
+	compile_axpy(ctx, "gfx90a");
+	ASSERT_INT(stat(cache_dir, &sb), 0);
+	ASSERT_INT(sb.st_mode & 0777, 0700);
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	ASSERT_INT(stat(path, &sb), 0);
+	ASSERT_INT(sb.st_mode & 0777, 0600);
+	rocjit_close(ctx);
+}
+
+TEST(unusable_cache_folder_still_serves_kernels)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx;
+	char file[4300];
+
+	/* The cache "folder" is a file: warn once, run from memory. */
+	snprintf(file, sizeof file, "%s/not-a-folder", rj_test_dir);
+	rj_test_write_file(file, "x", 1);
+	o.cache_dir = file;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	ASSERT_INT(stats(ctx).cache_open, 0);
+	compile_axpy(ctx, "gfx90a");
+	ASSERT_INT(stats(ctx).compiles, 1);
+	rocjit_close(ctx);
+}
+
+TEST(foreign_sqlite_file_is_not_used)
+{
+	char path[4300];
+	sqlite3 *db;
+	rocjit_ctx *ctx;
+
+	snprintf(cache_dir, sizeof cache_dir, "%s/cache", rj_test_dir);
+	mkdir(cache_dir, 0700);
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_exec(db, "PRAGMA user_version = 7; CREATE TABLE t(x)", NULL, NULL,
+				NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ctx = open_ctx();
+	ASSERT_INT(stats(ctx).cache_open, 0);
+	compile_axpy(ctx, "gfx90a");
+	rocjit_close(ctx);
+}
+
+TEST(no_compile_turns_a_miss_into_an_error)
+{
+	rocjit_ctx *ctx;
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *code;
+
+	setenv("ROCJIT_NO_COMPILE", "1", 1);
+	ctx = open_ctx();
+	p.source = axpy;
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_ENOTCACHED);
+	ASSERT_CONTAINS(rocjit_last_error(), "prewarm");
+	rocjit_close(ctx);
+	unsetenv("ROCJIT_NO_COMPILE");
+	ctx = open_ctx();
+	compile_axpy(ctx, "gfx90a");
+	rocjit_close(ctx);
+	setenv("ROCJIT_NO_COMPILE", "1", 1);
+	ctx = open_ctx();
+	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 1);
+	rocjit_close(ctx);
+}
+
+#define NTHREADS 8
+static rocjit_ctx *race_ctx;
+static pthread_barrier_t race_barrier;
+static const rocjit_code *race_out[NTHREADS];
+
+static void *race(void *arg)
+{
+	size_t i = (size_t)arg;
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	p.source = axpy;
+	pthread_barrier_wait(&race_barrier);
+	ASSERT_INT(rocjit_compile(&race_out[i], race_ctx, "gfx90a", &p), 0);
+	return NULL;
+}
+
+TEST(threads_racing_for_one_kernel_compile_it_once)
+{
+	pthread_t t[NTHREADS];
+	rocjit_stats st;
+
+	race_ctx = open_ctx();
+	pthread_barrier_init(&race_barrier, NULL, NTHREADS);
+	for (size_t i = 0; i < NTHREADS; i++)
+		pthread_create(&t[i], NULL, race, (void *)i);
+	for (size_t i = 0; i < NTHREADS; i++)
+		pthread_join(t[i], NULL);
+	st = stats(race_ctx);
+	ASSERT_INT(st.compiles, 1);
+	ASSERT_INT(st.misses, 1);
+	ASSERT_INT(st.memory_hits, NTHREADS - 1);
+	for (size_t i = 1; i < NTHREADS; i++)
+		ASSERT(race_out[i] == race_out[0]);
+	rocjit_close(race_ctx);
+}
+
+static void *race_distinct(void *arg)
+{
+	size_t i = (size_t)arg;
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	char def[32];
+	const char *opts[1] = { def };
+	snprintf(def, sizeof def, "-DVARIANT=%zu", i % 4);
+	p.source = axpy;
+	p.options = opts;
+	p.num_options = 1;
+	pthread_barrier_wait(&race_barrier);
+	for (int r = 0; r < 50; r++)
+		ASSERT_INT(rocjit_compile(&race_out[i], race_ctx, "gfx1030", &p), 0);
+	return NULL;
+}
+
+TEST(threads_compiling_different_kernels_get_the_right_ones)
+{
+	pthread_t t[NTHREADS];
+	rocjit_stats st;
+
+	race_ctx = open_ctx();
+	pthread_barrier_init(&race_barrier, NULL, NTHREADS);
+	for (size_t i = 0; i < NTHREADS; i++)
+		pthread_create(&t[i], NULL, race_distinct, (void *)i);
+	for (size_t i = 0; i < NTHREADS; i++)
+		pthread_join(t[i], NULL);
+	st = stats(race_ctx);
+	ASSERT_INT(st.compiles, 4);
+	ASSERT_INT(st.memory_hits, NTHREADS * 50 - 4);
+	for (size_t i = 0; i < NTHREADS; i++)
+		ASSERT(race_out[i] == race_out[i % 4]);
+	ASSERT_INT(st.entries, 4);
+	rocjit_close(race_ctx);
+}

