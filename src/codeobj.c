@@ -32,7 +32,6 @@
 #define NT_AMDGPU_METADATA 32
 #define TARGET_PREFIX "amdgcn-amd-amdhsa--"
 #define MP_MAX_DEPTH 32
-#define MAX_FEATURES 8
 
 typedef unsigned long long ull;
 
@@ -54,7 +53,6 @@ static const char *const mach_names[] = {
 
 struct elf {
 	const unsigned char *p;
-	size_t size;
 	uint32_t flags;
 	unsigned abi; /* EI_ABIVERSION: 1 = code object v3, 2 = v4, 3 = v5 */
 	uint64_t shoff;
@@ -66,36 +64,25 @@ struct shdr {
 	uint64_t off, size, align, entsize;
 };
 
-/* A target id split into processor and features; the pointers point into the parsed text. */
+/* A target id: the processor, and each feature's setting ('+', '-', or 0 when unset). */
 struct tid {
-	const char *proc;
-	size_t plen;
-	int nfeat;
-	const char *feat[MAX_FEATURES];
-	size_t flen[MAX_FEATURES];
-	char sign[MAX_FEATURES];
+	char proc[ROCJIT_MAX_TARGET];
+	char sramecc, xnack;
 };
 
-/* Little-endian load of n bytes; the caller has checked the range.  Byte-wise, so any
- * alignment and host byte order work. */
-static uint64_t le(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
-
-static uint64_t be(const unsigned char *p, int n)
+/* Loads an n-byte integer, little- or big-endian; the caller has checked the range.
+ * Byte-wise, so neither alignment nor the host's byte order matter. */
+static uint64_t ld(const unsigned char *p, int n, int big)
 {
 	uint64_t v = 0;
 	int i;
 
 	for (i = 0; i < n; i++)
-		v = v << 8 | p[i];
+		v = v << 8 | p[big ? i : n - 1 - i];
 	return v;
 }
+
+#define le(p, n) ld((p), (n), 0)
 
 /* Whether [off, off+len) lies inside a buffer of size bytes, without overflowing. */
 static int in_range(size_t size, uint64_t off, uint64_t len)
@@ -142,7 +129,6 @@ static int elf_open(struct elf *e, const unsigned char *p, size_t size)
 	RJ_CHECK(type != 1 && type != 3, ROCJIT_EFORMAT,
 		 "code object has ELF type %u, neither relocatable (1) nor shared object (3)", type);
 	e->p = p;
-	e->size = size;
 	e->abi = p[8];
 	e->flags = (uint32_t)le(p + 48, 4);
 	phoff = le(p + 32, 8);
@@ -249,50 +235,42 @@ enum { MP_SCALAR, MP_STR, MP_ARRAY, MP_MAP };
  */
 static int mp_head(struct mp *m, uint64_t *len)
 {
-	static const unsigned char width[] = { 4, 8, 1, 2, 4, 8, 1, 2, 4, 8 }; /* 0xca..0xd3 */
 	unsigned b;
-	int kind = MP_SCALAR, n, extra = 0;
+	int kind = MP_SCALAR, n = 0;
 
 	if (m->pos >= m->size)
 		return -1;
 	b = m->p[m->pos++];
-	*len = 0;
-	if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
-		return MP_SCALAR;
-	if (b <= 0x9f) {
+	*len = 0; /* fixint, nil, bool */
+	if (b >= 0x80 && b <= 0x9f) {
 		*len = b & 0xf;
 		return b <= 0x8f ? MP_MAP : MP_ARRAY;
-	}
-	if (b <= 0xbf) {
+	} else if (b >= 0xa0 && b <= 0xbf) {
 		*len = b & 0x1f;
 		kind = MP_STR;
-	} else if (b >= 0xca && b <= 0xd3) {
-		*len = width[b - 0xca];
-	} else if (b >= 0xd4 && b <= 0xd8) {
-		*len = 1 + (1u << (b - 0xd4)); /* fixext: type byte and 1..16 bytes */
-	} else {
-		if (b >= 0xc4 && b <= 0xc6) {
-			n = 1 << (b - 0xc4); /* bin */
-		} else if (b >= 0xc7 && b <= 0xc9) {
-			n = 1 << (b - 0xc7); /* ext, then a type byte */
-			extra = 1;
-		} else if (b >= 0xd9 && b <= 0xdb) {
-			n = 1 << (b - 0xd9);
-			kind = MP_STR;
-		} else if (b >= 0xdc && b <= 0xdf) {
-			n = b & 1 ? 4 : 2;
-			kind = b <= 0xdd ? MP_ARRAY : MP_MAP;
-		} else {
-			return -1;
-		}
+	} else if (b == 0xc1) {
+		return -1;
+	} else if (b >= 0xc4 && b <= 0xc9) { /* bin 8/16/32, ext 8/16/32 (+ a type byte) */
+		n = 1 << ((b - 0xc4) % 3);
+		*len = b >= 0xc7;
+	} else if (b >= 0xca && b <= 0xd3) { /* float 32/64, uint 8..64, int 8..64 */
+		*len = 1u << ((b - 0xca + 2) % 4);
+	} else if (b >= 0xd4 && b <= 0xd8) { /* fixext 1..16, after a type byte */
+		*len = 1 + (1u << (b - 0xd4));
+	} else if (b >= 0xd9 && b <= 0xdb) {
+		n = 1 << (b - 0xd9);
+		kind = MP_STR;
+	} else if (b >= 0xdc && b <= 0xdf) {
+		n = b & 1 ? 4 : 2;
+		kind = b <= 0xdd ? MP_ARRAY : MP_MAP;
+	}
+	if (n) {
 		if (m->size - m->pos < (size_t)n)
 			return -1;
-		*len = be(m->p + m->pos, n) + (uint64_t)extra;
+		*len += ld(m->p + m->pos, n, 1);
 		m->pos += (size_t)n;
-		if (kind != MP_SCALAR && kind != MP_STR)
-			return kind;
 	}
-	return *len <= m->size - m->pos ? kind : -1;
+	return kind == MP_ARRAY || kind == MP_MAP || *len <= m->size - m->pos ? kind : -1;
 }
 
 /* Skips one value, nested at most MP_MAX_DEPTH deep.  Returns 0, or -1 when malformed. */
@@ -318,61 +296,41 @@ static int mp_skip(struct mp *m, int depth)
 }
 
 /*
- * Splits a target id "proc[:feature+|-]..." into t (pointing into s).  Returns 0, or -1
- * when s is not of that form, repeats a feature or is too long.
+ * Parses "proc[:sramecc+|-][:xnack+|-]", features in any order, each at most once: the
+ * only target features AMDGPU defines.  Returns 0, or -1 for anything else.
  */
 static int tid_parse(const char *s, struct tid *t)
 {
-	const char *c, *f = s;
-	size_t n, k;
-	int i;
+	size_t n = strcspn(s, ":");
+	const char *c;
+	char *f;
 
-	if (strlen(s) >= ROCJIT_MAX_TARGET)
+	memset(t, 0, sizeof *t);
+	if (n == 0 || n >= sizeof t->proc)
 		return -1;
-	for (c = s; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' ||
-		      *c == '_' || *c == ':' || *c == '+'))
+	memcpy(t->proc, s, n);
+	for (c = t->proc; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-'))
 			return -1;
-	c = strchr(s, ':');
-	t->proc = s;
-	t->plen = c ? (size_t)(c - s) : strlen(s);
-	t->nfeat = 0;
-	if (t->plen == 0 || memchr(s, '+', t->plen))
-		return -1;
-	while (c) {
-		f = c + 1;
-		c = strchr(f, ':');
-		n = c ? (size_t)(c - f) : strlen(f);
-		if (n < 2 || (f[n - 1] != '+' && f[n - 1] != '-') || t->nfeat == MAX_FEATURES)
+	for (s += n; *s; s += n) {
+		n = strcspn(++s, ":");
+		if (n == 8 && strncmp(s, "sramecc", 7) == 0)
+			f = &t->sramecc;
+		else if (n == 6 && strncmp(s, "xnack", 5) == 0)
+			f = &t->xnack;
+		else
 			return -1;
-		for (k = 0; k < n - 1; k++)
-			if (f[k] == '+' || f[k] == '-')
-				return -1;
-		for (i = 0; i < t->nfeat; i++)
-			if (t->flen[i] == n - 1 && memcmp(t->feat[i], f, n - 1) == 0)
-				return -1;
-		t->feat[t->nfeat] = f;
-		t->flen[t->nfeat] = n - 1;
-		t->sign[t->nfeat++] = f[n - 1];
+		if (*f || (s[n - 1] != '+' && s[n - 1] != '-'))
+			return -1;
+		*f = s[n - 1];
 	}
 	return 0;
 }
 
-/* Whether a and b name the same processor with the same feature settings (any order). */
+/* Whether a and b name the same processor with the same feature settings. */
 static int tid_equal(const struct tid *a, const struct tid *b)
 {
-	int i, j;
-
-	if (a->plen != b->plen || memcmp(a->proc, b->proc, a->plen) != 0 || a->nfeat != b->nfeat)
-		return 0;
-	for (i = 0; i < a->nfeat; i++) {
-		for (j = 0; j < b->nfeat; j++)
-			if (a->flen[i] == b->flen[j] && !memcmp(a->feat[i], b->feat[j], a->flen[i]))
-				break;
-		if (j == b->nfeat || a->sign[i] != b->sign[j])
-			return 0;
-	}
-	return 1;
+	return strcmp(a->proc, b->proc) == 0 && a->sramecc == b->sramecc && a->xnack == b->xnack;
 }
 
 /*
@@ -467,7 +425,7 @@ static int read_kernels(const struct elf *e, uint32_t type, rocjit_codeobj_info 
 		RJ_CHECK(sh.entsize != SYM_SIZE || sh.size % SYM_SIZE, ROCJIT_EFORMAT,
 			 "code object's symbol table (section %u) has %llu bytes in entries of "
 			 "%llu, not of 24", i, (ull)sh.size, (ull)sh.entsize);
-		RJ_CHECK(sh.link == 0 || sh.link >= e->shnum, ROCJIT_EFORMAT,
+		RJ_CHECK(sh.link >= e->shnum, ROCJIT_EFORMAT,
 			 "code object's symbol table (section %u) links to section %u, which does "
 			 "not exist", i, (unsigned)sh.link);
 		shdr_get(e, sh.link, &str);

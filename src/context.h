@@ -83,4 +83,28 @@ struct rj_entry *rj_table_add(rocjit_ctx *ctx, const rj_key *key);
 /* Frees every entry (unloading modules). No locking: only at close. */
 void rj_table_free(rocjit_ctx *ctx);
 
+/* A validated request: what enters the key, plus where diagnostics go. */
+struct rj_request {
+	const char *source;
+	size_t length;
+	const char *name;
+	const rocjit_header *headers;
+	size_t num_headers;
+	struct rj_opts opts;
+	rj_digest digest;
+	char *log;
+	size_t log_size;
+};
+
+/*
+ * entry.c: the READY entry for request r compiled for target (normalized), from the
+ * table, the disk cache or the compiler, produced once however many threads ask.
+ */
+int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
+		 const char *target);
+
+/* sources.c: resolves a registered name for this context (once); see sources.c. */
+int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name);
+void rj_sources_free(rocjit_ctx *ctx);
+
 #endif

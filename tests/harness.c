@@ -14,6 +14,25 @@
 
 struct rj_test *rj_tests;
 char rj_test_dir[4096];
+char rj_test_cache_dir[4200];
+
+const char rj_test_axpy[] =
+	"#include <hip/hip_runtime.h>\n"
+	"extern \"C\" __global__ void axpy(int n, float a, const float *x, float *y)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tif (i < n)\n"
+	"\t\ty[i] = a * x[i] + y[i];\n"
+	"}\n";
+
+rocjit_ctx *rj_test_open(void)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx;
+	o.cache_dir = rj_test_cache_dir;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	return ctx;
+}
 
 void rj_test_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -127,6 +146,7 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 2;
 	}
+	snprintf(rj_test_cache_dir, sizeof rj_test_cache_dir, "%s/cache", rj_test_dir);
 	/* Never touch the user's real cache or config from a test. */
 	setenv("HOME", rj_test_dir, 1);
 	unsetenv("XDG_CACHE_HOME");

@@ -66,6 +66,12 @@ void rj_test_fail(const char *file, int line, const char *fmt, ...)
 	} while (0)
 
 /* Helpers (tests/harness.c) */
+/* The test's cache folder: rj_test_dir/cache. */
+extern char rj_test_cache_dir[4200];
+/* Opens a context on rj_test_cache_dir (asserting success). */
+rocjit_ctx *rj_test_open(void);
+/* A small real kernel file: extern "C" axpy(int n, float a, const float *x, float *y). */
+extern const char rj_test_axpy[];
 /* Reads a whole file into a malloc'ed NUL-terminated buffer; *size gets its length. */
 char *rj_test_read_file(const char *path, size_t *size);
 void rj_test_write_file(const char *path, const void *data, size_t size);

@@ -9,26 +9,6 @@
 
 #include "harness.h"
 
-static const char axpy[] =
-	"#include <hip/hip_runtime.h>\n"
-	"extern \"C\" __global__ void axpy(int n, float a, const float *x, float *y)\n"
-	"{\n"
-	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"\tif (i < n)\n"
-	"\t\ty[i] = a * x[i] + y[i];\n"
-	"}\n";
-
-static char cache_dir[4200];
-
-static rocjit_ctx *open_ctx(void)
-{
-	rocjit_options o = ROCJIT_OPTIONS_INIT;
-	rocjit_ctx *ctx;
-	snprintf(cache_dir, sizeof cache_dir, "%s/cache", rj_test_dir);
-	o.cache_dir = cache_dir;
-	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	return ctx;
-}
 
 static rocjit_stats stats(rocjit_ctx *ctx)
 {
@@ -41,7 +21,7 @@ static const rocjit_code *compile_axpy(rocjit_ctx *ctx, const char *target)
 {
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	const rocjit_code *code = NULL;
-	p.source = axpy;
+	p.source = rj_test_axpy;
 	p.name = "axpy.hip";
 	ASSERT_INT(rocjit_compile(&code, ctx, target, &p), 0);
 	return code;
@@ -49,7 +29,7 @@ static const rocjit_code *compile_axpy(rocjit_ctx *ctx, const char *target)
 
 TEST(second_request_is_a_memory_hit)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	const rocjit_code *a = compile_axpy(ctx, "gfx90a"), *b = compile_axpy(ctx, "gfx90a");
 	rocjit_stats st = stats(ctx);
 	ASSERT(a == b);
@@ -61,7 +41,7 @@ TEST(second_request_is_a_memory_hit)
 
 TEST(second_context_hits_disk_with_zero_compiles)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	const rocjit_code *c = compile_axpy(ctx, "gfx90a:sramecc+:xnack-");
 	char key[33];
 	size_t size = c->size;
@@ -73,7 +53,7 @@ TEST(second_context_hits_disk_with_zero_compiles)
 	ASSERT_INT(stats(ctx).compiles, 1);
 	rocjit_close(ctx);
 
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	c = compile_axpy(ctx, "gfx90a:xnack-:sramecc+");
 	st = stats(ctx);
 	ASSERT_INT(st.compiles, 0);
@@ -90,7 +70,7 @@ TEST(second_context_hits_disk_with_zero_compiles)
 static char *run_probe(const char *target, int *status)
 {
 	char *out;
-	char *argv[] = { ROCJIT_TEST_PROBE, "--cache", cache_dir, "--target", (char *)target,
+	char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target", (char *)target,
 			 "--registered", "axpy.hip", NULL };
 	*status = rj_test_run(argv, NULL, &out);
 	return out;
@@ -101,7 +81,6 @@ TEST(second_process_hits_disk_with_zero_compiles)
 	int status;
 	char *out;
 
-	snprintf(cache_dir, sizeof cache_dir, "%s/cache", rj_test_dir);
 	out = run_probe("gfx1030", &status);
 	ASSERT_INT(status, 0);
 	ASSERT_CONTAINS(out, "compiles=1 ");
@@ -120,7 +99,7 @@ TEST(second_process_hits_disk_with_zero_compiles)
 
 TEST(corrupt_blob_is_detected_dropped_and_recompiled)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	char path[4300], key[33];
 	unsigned char *db;
 	size_t size, flipped = 0;
@@ -129,7 +108,7 @@ TEST(corrupt_blob_is_detected_dropped_and_recompiled)
 	rocjit_close(ctx); /* the last connection checkpoints the WAL into the file */
 
 	/* Flip one byte inside the stored code object, in the database file itself. */
-	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
 	db = (unsigned char *)rj_test_read_file(path, &size);
 	for (size_t i = 0; i + 4 < size; i++)
 		if (!memcmp(db + i, "\x7f" "ELF", 4)) {
@@ -141,7 +120,7 @@ TEST(corrupt_blob_is_detected_dropped_and_recompiled)
 	rj_test_write_file(path, db, size);
 	free(db);
 
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	{
 		const rocjit_code *c = compile_axpy(ctx, "gfx90a");
 		rocjit_stats st = stats(ctx);
@@ -152,7 +131,7 @@ TEST(corrupt_blob_is_detected_dropped_and_recompiled)
 	}
 	rocjit_close(ctx);
 	/* The fresh compile replaced the bad row. */
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 1);
 	ASSERT_INT(stats(ctx).entries, 1);
 	rocjit_close(ctx);
@@ -160,7 +139,7 @@ TEST(corrupt_blob_is_detected_dropped_and_recompiled)
 
 TEST(entry_stores_readable_key_fields)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	static const char *const opts[] = { "-D", "N=4" };
 	rocjit_header h = { "extra.h", "#define X 1\n", 0 };
@@ -169,7 +148,7 @@ TEST(entry_stores_readable_key_fields)
 	sqlite3_stmt *st;
 	char path[4300];
 
-	p.source = axpy;
+	p.source = rj_test_axpy;
 	p.name = "axpy.hip";
 	p.options = opts;
 	p.num_options = 2;
@@ -177,7 +156,7 @@ TEST(entry_stores_readable_key_fields)
 	p.num_headers = 1;
 	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a:xnack+", &p), 0);
 	rocjit_close(ctx);
-	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
 	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
 	ASSERT_INT(sqlite3_prepare_v2(db, "SELECT platform, target, compiler, options, "
 				      "source_name, headers, kernels, size, hits, compile_ms, "
@@ -202,7 +181,7 @@ TEST(entry_stores_readable_key_fields)
 
 TEST(disk_hits_are_counted_when_the_context_closes)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	char path[4300];
@@ -210,11 +189,11 @@ TEST(disk_hits_are_counted_when_the_context_closes)
 	compile_axpy(ctx, "gfx90a");
 	rocjit_close(ctx);
 	for (int i = 0; i < 3; i++) {
-		ctx = open_ctx();
+		ctx = rj_test_open();
 		compile_axpy(ctx, "gfx90a");
 		rocjit_close(ctx);
 	}
-	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
 	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
 	ASSERT_INT(sqlite3_prepare_v2(db, "SELECT hits FROM entries", -1, &st, NULL), SQLITE_OK);
 	ASSERT_INT(sqlite3_step(st), SQLITE_ROW);
@@ -267,11 +246,11 @@ TEST(cache_folder_and_file_are_private)
 	char path[4300];
 
 	umask(0);
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	compile_axpy(ctx, "gfx90a");
-	ASSERT_INT(stat(cache_dir, &sb), 0);
+	ASSERT_INT(stat(rj_test_cache_dir, &sb), 0);
 	ASSERT_INT(sb.st_mode & 0777, 0700);
-	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
 	ASSERT_INT(stat(path, &sb), 0);
 	ASSERT_INT(sb.st_mode & 0777, 0600);
 	rocjit_close(ctx);
@@ -300,14 +279,13 @@ TEST(foreign_sqlite_file_is_not_used)
 	sqlite3 *db;
 	rocjit_ctx *ctx;
 
-	snprintf(cache_dir, sizeof cache_dir, "%s/cache", rj_test_dir);
-	mkdir(cache_dir, 0700);
-	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", cache_dir);
+	mkdir(rj_test_cache_dir, 0700);
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
 	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
 	ASSERT_INT(sqlite3_exec(db, "PRAGMA user_version = 7; CREATE TABLE t(x)", NULL, NULL,
 				NULL), SQLITE_OK);
 	sqlite3_close(db);
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	ASSERT_INT(stats(ctx).cache_open, 0);
 	compile_axpy(ctx, "gfx90a");
 	rocjit_close(ctx);
@@ -320,17 +298,17 @@ TEST(no_compile_turns_a_miss_into_an_error)
 	const rocjit_code *code;
 
 	setenv("ROCJIT_NO_COMPILE", "1", 1);
-	ctx = open_ctx();
-	p.source = axpy;
+	ctx = rj_test_open();
+	p.source = rj_test_axpy;
 	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_ENOTCACHED);
 	ASSERT_CONTAINS(rocjit_last_error(), "prewarm");
 	rocjit_close(ctx);
 	unsetenv("ROCJIT_NO_COMPILE");
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	compile_axpy(ctx, "gfx90a");
 	rocjit_close(ctx);
 	setenv("ROCJIT_NO_COMPILE", "1", 1);
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 1);
 	rocjit_close(ctx);
 }
@@ -344,7 +322,7 @@ static void *race(void *arg)
 {
 	size_t i = (size_t)arg;
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
-	p.source = axpy;
+	p.source = rj_test_axpy;
 	pthread_barrier_wait(&race_barrier);
 	ASSERT_INT(rocjit_compile(&race_out[i], race_ctx, "gfx90a", &p), 0);
 	return NULL;
@@ -355,7 +333,7 @@ TEST(threads_racing_for_one_kernel_compile_it_once)
 	pthread_t t[NTHREADS];
 	rocjit_stats st;
 
-	race_ctx = open_ctx();
+	race_ctx = rj_test_open();
 	pthread_barrier_init(&race_barrier, NULL, NTHREADS);
 	for (size_t i = 0; i < NTHREADS; i++)
 		pthread_create(&t[i], NULL, race, (void *)i);
@@ -377,7 +355,7 @@ static void *race_distinct(void *arg)
 	char def[32];
 	const char *opts[1] = { def };
 	snprintf(def, sizeof def, "-DVARIANT=%zu", i % 4);
-	p.source = axpy;
+	p.source = rj_test_axpy;
 	p.options = opts;
 	p.num_options = 1;
 	pthread_barrier_wait(&race_barrier);
@@ -391,7 +369,7 @@ TEST(threads_compiling_different_kernels_get_the_right_ones)
 	pthread_t t[NTHREADS];
 	rocjit_stats st;
 
-	race_ctx = open_ctx();
+	race_ctx = rj_test_open();
 	pthread_barrier_init(&race_barrier, NULL, NTHREADS);
 	for (size_t i = 0; i < NTHREADS; i++)
 		pthread_create(&t[i], NULL, race_distinct, (void *)i);

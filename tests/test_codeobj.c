@@ -32,6 +32,7 @@ static void put(struct buf *b, const void *p, size_t n)
 
 static void put_le(struct buf *b, uint64_t v, int n)
 {
+	ASSERT(b->n + (size_t)n <= sizeof b->d);
 	for (int i = 0; i < n; i++)
 		b->d[b->n + i] = (unsigned char)(v >> (8 * i));
 	b->n += (size_t)n;
@@ -39,6 +40,7 @@ static void put_le(struct buf *b, uint64_t v, int n)
 
 static void put_be(struct buf *b, uint64_t v, int n)
 {
+	ASSERT(b->n + (size_t)n <= sizeof b->d);
 	for (int i = 0; i < n; i++)
 		b->d[b->n + i] = (unsigned char)(v >> (8 * (n - 1 - i)));
 	b->n += (size_t)n;

@@ -7,6 +7,7 @@
 
 #include "harness.h"
 
+/* Two kernels in one file. */
 static const char axpy[] =
 	"#include <hip/hip_runtime.h>\n"
 	"extern \"C\" __global__ void axpy(int n, float a, const float *x, float *y)\n"
@@ -22,20 +23,10 @@ static const char axpy[] =
 	"\t\ty[i] *= a;\n"
 	"}\n";
 
-static rocjit_ctx *open_ctx(void)
-{
-	rocjit_options o = ROCJIT_OPTIONS_INIT;
-	rocjit_ctx *ctx;
-	char dir[4200];
-	snprintf(dir, sizeof dir, "%s/cache", rj_test_dir);
-	o.cache_dir = dir;
-	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	return ctx;
-}
 
 static void check_target(const char *target, const char *want)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	const rocjit_code *code;
 	rocjit_codeobj_info *info;
@@ -74,7 +65,7 @@ TEST(compile_gfx906_and_gfx908_read_back_target)
 
 TEST(compile_error_returns_log_with_file_line_and_stores_nothing)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
 	const rocjit_code *code = (const rocjit_code *)&p;
@@ -102,7 +93,7 @@ TEST(compile_error_returns_log_with_file_line_and_stores_nothing)
 
 TEST(compile_error_in_header_names_the_header)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	rocjit_header h = { "util.h", "#define TWO 2\nint bad = ;\n", 0 };
 	const rocjit_code *code;
@@ -123,7 +114,7 @@ TEST(compile_error_in_header_names_the_header)
 
 TEST(in_memory_headers_compile)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	rocjit_header h[2] = { { "util.h", "#include <inner.h>\n#define TWO (ONE + ONE)\n", 0 },
 			       { "inner.h", "#define ONE 1", 13 } };
@@ -141,7 +132,7 @@ TEST(unsupported_targets_are_refused_without_aborting)
 	/* comgr 5.2 aborts the process on these if asked to compile for them. */
 	static const char *const bad[] = { "gfx940", "gfx942", "gfx1100", "gfx1200",
 					   "gfx1030:xnack-", "gfx900:sramecc-", "gfx9999" };
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	const rocjit_code *code;
 
@@ -159,7 +150,7 @@ TEST(unsupported_targets_are_refused_without_aborting)
 
 TEST(no_device_and_no_target_says_how_to_set_one)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	const rocjit_code *code;
 	rocjit_kernel *k;
@@ -180,7 +171,7 @@ TEST(rocjit_arch_sets_the_default_target)
 
 	setenv("ROCJIT_ARCH", "gfx1030", 1);
 	setenv("ROCJIT_DISABLE_CACHE", "1", 1);
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	p.source = axpy;
 	ASSERT_INT(rocjit_compile(&code, ctx, NULL, &p), 0);
 	ASSERT_STR(code->target, "gfx1030");
@@ -196,7 +187,7 @@ TEST(rocjit_arch_sets_the_default_target)
 
 TEST(warnings_alone_compile_and_fill_the_log)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	const rocjit_code *code;
 	char log[4096];
@@ -216,7 +207,7 @@ TEST(warnings_alone_compile_and_fill_the_log)
 
 TEST(source_with_nul_byte_is_refused)
 {
-	rocjit_ctx *ctx = open_ctx();
+	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	const rocjit_code *code;
 	static const char src[] = "extern \"C\" __global__ void k() {}\0junk";

@@ -13,18 +13,6 @@ static const rocjit_source_file files[] = { { "k.hip", SRC_V1, sizeof SRC_V1 - 1
 					     { "sub/other.hip", OTHER, sizeof OTHER - 1 } };
 static const rocjit_source_file dup[] = { { "k.hip", SRC_V2, sizeof SRC_V2 - 1 } };
 
-static char cache_dir[4200];
-
-static rocjit_ctx *open_ctx(void)
-{
-	rocjit_options o = ROCJIT_OPTIONS_INIT;
-	rocjit_ctx *ctx;
-	snprintf(cache_dir, sizeof cache_dir, "%s/cache", rj_test_dir);
-	o.cache_dir = cache_dir;
-	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	return ctx;
-}
-
 static const rocjit_code *get(rocjit_ctx *ctx, const char *name)
 {
 	const rocjit_code *c = NULL;
@@ -52,7 +40,7 @@ TEST(registered_source_compiles_and_hits)
 	rocjit_kernel *k;
 
 	ASSERT_INT(rocjit_register_sources(files, 2), 0);
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	c = get(ctx, "k.hip");
 	ASSERT_INT(c->from_cache, 0);
 	ASSERT(get(ctx, "k.hip") == c);
@@ -61,7 +49,7 @@ TEST(registered_source_compiles_and_hits)
 	ASSERT_INT(rocjit_kernel_get_registered(&k, ctx, "nope.hip", "k", NULL, 0),
 		   ROCJIT_ENOTFOUND);
 	rocjit_close(ctx);
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	ASSERT_INT(get(ctx, "k.hip")->from_cache, 1);
 	rocjit_close(ctx);
 }
@@ -73,7 +61,7 @@ TEST(registered_and_inline_source_share_the_key)
 	const rocjit_code *a, *b;
 
 	ASSERT_INT(rocjit_register_sources(files, 2), 0);
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	a = get(ctx, "k.hip");
 	p.source = SRC_V1;
 	p.name = "some/other/name.hip"; /* the name labels diagnostics only */
@@ -100,7 +88,7 @@ TEST(kernel_path_edit_recompiles_and_unchanged_files_hit)
 	setenv("ROCJIT_KERNEL_PATH", dir, 1);
 
 	/* Run 1: both compiled (from the files, same text as embedded). */
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	memcpy(key_v1, get(ctx, "k.hip")->key, 33);
 	memcpy(key_other, get(ctx, "sub/other.hip")->key, 33);
 	rocjit_close(ctx);
@@ -110,7 +98,7 @@ TEST(kernel_path_edit_recompiles_and_unchanged_files_hit)
 	rj_test_write_file(path, SRC_V2, strlen(SRC_V2));
 
 	/* Run 2: k.hip is recompiled, other.hip hits. */
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	{
 		const rocjit_code *k = get(ctx, "k.hip"), *o = get(ctx, "sub/other.hip");
 		rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
@@ -126,7 +114,7 @@ TEST(kernel_path_edit_recompiles_and_unchanged_files_hit)
 
 	/* A file missing from the folder falls back to the embedded text. */
 	remove(path);
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	ASSERT_STR(get(ctx, "k.hip")->key, key_v1);
 	ASSERT_INT(get(ctx, "k.hip")->from_cache, 1);
 	rocjit_close(ctx);
@@ -144,7 +132,7 @@ TEST(kernel_path_compile_errors_name_the_file_on_disk)
 	snprintf(path, sizeof path, "%s/k.hip", dir);
 	rj_test_write_file(path, "extern \"C\" __global__ void k() { oops; }\n", 41);
 	setenv("ROCJIT_KERNEL_PATH", dir, 1);
-	ctx = open_ctx();
+	ctx = rj_test_open();
 	ASSERT_INT(rocjit_compile_registered(&c, ctx, "gfx90a", "k.hip", NULL, 0),
 		   ROCJIT_ECOMPILE);
 	ASSERT_CONTAINS(rocjit_last_error(), path);

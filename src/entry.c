@@ -1,0 +1,286 @@
+/*
+ * entry.c - producing an entry of the in-process table: on-disk cache, else compile.
+ *
+ * Owns the once-per-key protocol: the first thread to miss a key becomes the entry's
+ * owner and produces it without holding any table lock; threads asking for the same key
+ * meanwhile wait for its result instead of compiling it again.  Talks to the vendor only
+ * through the platform interface and to SQLite only through cache.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codeobj.h"
+#include "context.h"
+#include "error.h"
+
+#define MSG_MAX 1024
+
+static void copy_log(const struct rj_request *r, const char *log)
+{
+	if (r->log && r->log_size && log)
+		snprintf(r->log, r->log_size, "%s", log);
+}
+
+/* The first line of the log that says "error", for the one-line error message. */
+static void first_error(char *out, size_t size, const char *log)
+{
+	const char *p = log ? strstr(log, "error") : NULL;
+	const char *start = p, *end;
+
+	out[0] = 0;
+	if (!p)
+		return;
+	while (start > log && start[-1] != '\n')
+		start--;
+	end = strchr(p, '\n');
+	snprintf(out, size, ": %.*s", (int)(end ? end - start : (ptrdiff_t)strlen(start)),
+		 start);
+}
+
+static char *join_header_names(const struct rj_request *r)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; i < r->num_headers; i++)
+		len += strlen(r->headers[i].name) + 1;
+	s = calloc(1, len);
+	for (size_t i = 0; s && i < r->num_headers; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, r->headers[i].name);
+	}
+	return s;
+}
+
+/* Stores a fresh code object; failures only cost the next process a compile. */
+static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+		  const char *compiler, const char *kernels)
+{
+	struct rj_cache_meta m;
+	char *options = rj_opts_join(&r->opts), *headers = join_header_names(r);
+
+	if (!options || !headers) {
+		atomic_fetch_add(&ctx->cache_errors, 1);
+		goto out;
+	}
+	m.platform = ctx->platform->name;
+	m.target = e->target;
+	m.compiler = compiler;
+	m.options = options;
+	m.source_name = r->name;
+	m.headers = headers;
+	m.kernels = kernels;
+	m.compile_ms = e->code.compile_ms;
+	if (rj_cache_put(ctx->cache, &e->key, &m, e->code.data, e->code.size) != 0) {
+		atomic_fetch_add(&ctx->cache_errors, 1);
+		rj_warn_once("cache-put", "%s; the kernel is still used", rocjit_last_error());
+	}
+out:
+	free(options);
+	free(headers);
+}
+
+static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+		   const char *compiler)
+{
+	struct rj_compile_req req;
+	struct rj_compile_out out;
+	char *source, *kernels = NULL, hex[33], first[512];
+	double t0;
+	int rc;
+
+	rj_key_hex(&e->key, hex);
+	RJ_CHECK(ctx->flags & ROCJIT_OPEN_NO_COMPILE, ROCJIT_ENOTCACHED,
+		 "%s for %s is not in the cache (key %s) and compiling is forbidden "
+		 "(ROCJIT_NO_COMPILE or ROCJIT_OPEN_NO_COMPILE): prewarm the cache for this "
+		 "target, or allow compiling", r->name, e->target, hex);
+	RJ_CHECK(memchr(r->source, 0, r->length) != NULL, ROCJIT_EINVAL,
+		 "%s contains a NUL byte: kernel source must be text", r->name);
+	RJ_FORWARD(ctx->platform->target_check(e->target));
+	source = malloc(r->length + 1);
+	RJ_CHECK(!source, ROCJIT_ENOMEM, "out of memory compiling %s", r->name);
+	memcpy(source, r->source, r->length);
+	source[r->length] = 0;
+	req.source = source;
+	req.name = r->name;
+	req.options = &r->opts;
+	req.headers = r->headers;
+	req.num_headers = r->num_headers;
+	t0 = rj_now_ms();
+	rc = ctx->platform->compile(e->target, &req, &out);
+	free(source);
+	e->code.compile_ms = rj_now_ms() - t0;
+	copy_log(r, out.log);
+	if (rc != 0) {
+		char msg[MSG_MAX];
+		atomic_fetch_add(&ctx->compile_errors, 1);
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		first_error(first, sizeof first, out.log);
+		free(out.log);
+		RJ_LOG(RJ_LOG_INFO, "compile failed key=%s target=%s source=%s %.1f ms", hex,
+		       e->target, r->name, e->code.compile_ms);
+		if (rc == ROCJIT_ECOMPILE)
+			RJ_FAIL(rc, "%s did not compile for %s%s", r->name, e->target,
+				first[0] ? first : " (no diagnostics; see the log)");
+		RJ_FAIL(rc, "%s", msg);
+	}
+	if (out.log && *out.log)
+		RJ_LOG(RJ_LOG_INFO, "compiler said for %s:\n%s", r->name, out.log);
+	free(out.log);
+	atomic_fetch_add(&ctx->compiles, 1);
+	atomic_fetch_add(&ctx->compile_us, (uint64_t)(e->code.compile_ms * 1e3));
+	rc = rj_codeobj_check(out.code, out.size, e->target, &kernels);
+	if (rc != 0) {
+		char msg[MSG_MAX];
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		free(out.code);
+		RJ_FAIL(rc, "the compiler returned an unusable code object for %s: %s", r->name,
+			msg);
+	}
+	e->code.data = out.code;
+	e->code.size = out.size;
+	e->code.from_cache = 0;
+	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
+	       hex, e->target, r->name, kernels, out.size, e->code.compile_ms);
+	if (ctx->cache)
+		store(ctx, r, e, compiler, kernels);
+	free(kernels);
+	return 0;
+}
+
+static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+		   const char *compiler)
+{
+	char hex[33];
+
+	if (ctx->cache) {
+		void *code;
+		size_t size;
+		double t0 = rj_now_ms(), ms = 0;
+		int rc = rj_cache_get(ctx->cache, &e->key, &code, &size, &ms);
+
+		if (rc == 1) {
+			e->code.data = code;
+			e->code.size = size;
+			e->code.compile_ms = ms;
+			e->code.from_cache = 1;
+			atomic_fetch_add(&ctx->disk_hits, 1);
+			if (rj_log_level() >= RJ_LOG_INFO) {
+				rj_key_hex(&e->key, hex);
+				rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in "
+				       "%.3f ms (compiling took %.1f ms)", hex, e->target, r->name,
+				       size, rj_now_ms() - t0, ms);
+			}
+			return 0;
+		}
+		if (rc < 0) {
+			atomic_fetch_add(&ctx->cache_errors, 1);
+			rj_warn_once("cache-get", "%s; compiling instead", rocjit_last_error());
+		}
+	}
+	atomic_fetch_add(&ctx->misses, 1);
+	if (rj_log_level() >= RJ_LOG_INFO) {
+		rj_key_hex(&e->key, hex);
+		rj_log(RJ_LOG_INFO, "miss key=%s target=%s source=%s", hex, e->target, r->name);
+	}
+	return compile(ctx, r, e, compiler);
+}
+
+/* Wakes the threads waiting for e after its owner changed its state. */
+static void publish(rocjit_ctx *ctx, struct rj_entry *e, int rc)
+{
+	pthread_rwlock_wrlock(&ctx->rw);
+	if (rc == 0) {
+		e->state = RJ_READY;
+	} else {
+		free(e->error);
+		e->error = strdup(rocjit_last_error());
+		e->rc = rc;
+		e->state = RJ_FAILED;
+	}
+	pthread_rwlock_unlock(&ctx->rw);
+	pthread_mutex_lock(&ctx->wait_mu);
+	pthread_cond_broadcast(&ctx->wait_cv);
+	pthread_mutex_unlock(&ctx->wait_mu);
+}
+
+/*
+ * Returns the READY entry for the request and target, producing it if this thread is
+ * the first to ask.  A FAILED entry is retried by the next request that finds it (its
+ * error may have been passing: a full disk, a missing library installed since); the
+ * threads that waited for the failed attempt get its error.
+ */
+int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
+		 const char *target)
+{
+	const char *compiler = ctx->platform->compiler_id();
+	struct rj_key_input in;
+	struct rj_entry *e;
+	rj_key key;
+	int rc, owner = 0;
+
+	RJ_CHECK(!compiler, ROCJIT_ENOCOMPILER, "%s", rocjit_last_error());
+	in.platform = ctx->platform->id;
+	in.target = target;
+	in.compiler = compiler;
+	in.options = &r->opts;
+	in.headers = r->headers;
+	in.num_headers = r->num_headers;
+	in.source = r->digest;
+	key = rj_key_compute(&in);
+
+	pthread_rwlock_rdlock(&ctx->rw);
+	e = rj_table_find(ctx, &key);
+	if (e && e->state == RJ_READY) {
+		pthread_rwlock_unlock(&ctx->rw);
+		atomic_fetch_add(&ctx->memory_hits, 1);
+		*out = e;
+		return 0;
+	}
+	pthread_rwlock_unlock(&ctx->rw);
+
+	pthread_rwlock_wrlock(&ctx->rw);
+	e = rj_table_find(ctx, &key);
+	if (!e) {
+		e = rj_table_add(ctx, &key);
+		if (e) {
+			snprintf(e->target, sizeof e->target, "%s", target);
+			e->code.target = e->target;
+			rj_key_hex(&key, e->code.key);
+			owner = 1;
+		}
+	} else if (e->state == RJ_FAILED) {
+		e->state = RJ_PENDING;
+		owner = 1;
+	}
+	pthread_rwlock_unlock(&ctx->rw);
+	RJ_CHECK(!e, ROCJIT_ENOMEM, "out of memory in the kernel table");
+
+	if (owner) {
+		rc = produce(ctx, r, e, compiler);
+		publish(ctx, e, rc);
+		*out = e;
+		return rc;
+	}
+	/* Another thread owns it: wait for its result instead of compiling it again. */
+	rc = 0;
+	pthread_mutex_lock(&ctx->wait_mu);
+	for (;;) {
+		enum rj_state st;
+		pthread_rwlock_rdlock(&ctx->rw);
+		st = e->state;
+		if (st == RJ_FAILED)
+			rc = rj_error_set(e->rc, __FILE__, __LINE__, "%s", e->error ? e->error : "");
+		pthread_rwlock_unlock(&ctx->rw);
+		if (st != RJ_PENDING)
+			break;
+		pthread_cond_wait(&ctx->wait_cv, &ctx->wait_mu);
+	}
+	pthread_mutex_unlock(&ctx->wait_mu);
+	*out = e;
+	if (rc == 0)
+		atomic_fetch_add(&ctx->memory_hits, 1);
+	return rc;
+}

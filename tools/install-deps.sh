@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs what building and testing rocjit needs on Debian 12 (root or sudo).
+# Idempotent: a no-op when everything is there.
+set -eu
+pkgs="cmake make gcc g++ pkg-config libamdhip64-dev libsqlite3-dev libxxhash-dev"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
