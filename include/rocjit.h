@@ -214,6 +214,10 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
  * dir/source_name instead when that file exists (once per context), so an edited kernel
  * is recompiled on the next run without rebuilding the application.
  *
+ * Every registered file named *.h, *.hpp, *.cuh or *.inc is an in-memory header of every
+ * registered source, under its registered name (#include "common.h"), and is part of its
+ * key: editing any registered header recompiles the registered kernels.
+ *
  * options/num_options as in rocjit_program.  Returns what rocjit_kernel_get returns, and
  * ROCJIT_ENOTFOUND when no source is registered under source_name.  Any thread.
  */

@@ -345,6 +345,7 @@ static int request_from_registered(struct rj_request *r, rocjit_ctx *ctx, const 
 	r->length = s->length;
 	r->name = s->display;
 	r->digest = s->digest;
+	RJ_FORWARD(rj_source_headers(ctx, &r->headers, &r->header_digests, &r->num_headers));
 	return rj_opts_normalize(&r->opts, options, num_options);
 }
 

@@ -66,6 +66,12 @@ struct rocjit_ctx {
 	struct rj_entry **buckets;
 	size_t nbuckets, nentries;
 	struct rj_source *sources;
+	/* Every registered header (.h .hpp .cuh .inc), given to registered sources as
+	   in-memory headers; resolved once (sources.c), under load_mu. */
+	int headers_resolved;
+	size_t num_headers;
+	rocjit_header *headers;
+	rj_digest *header_digests;
 
 	int device_state;           /* 0 unknown, 1 known (device_target), <0 the error */
 	char device_target[RJ_TARGET_MAX];
@@ -90,6 +96,7 @@ struct rj_request {
 	const char *name;
 	const rocjit_header *headers;
 	size_t num_headers;
+	const rj_digest *header_digests; /* precomputed, or NULL */
 	struct rj_opts opts;
 	rj_digest digest;
 	char *log;
@@ -106,5 +113,8 @@ int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request
 /* sources.c: resolves a registered name for this context (once); see sources.c. */
 int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name);
 void rj_sources_free(rocjit_ctx *ctx);
+/* The registered headers for this context (resolved once): sets *headers, *digests, *n. */
+int rj_source_headers(rocjit_ctx *ctx, const rocjit_header **headers,
+		      const rj_digest **digests, size_t *n);
 
 #endif

@@ -228,6 +228,7 @@ int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request
 	in.options = &r->opts;
 	in.headers = r->headers;
 	in.num_headers = r->num_headers;
+	in.header_digests = r->header_digests;
 	in.source = r->digest;
 	key = rj_key_compute(&in);
 

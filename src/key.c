@@ -59,8 +59,8 @@ rj_key rj_key_compute(const struct rj_key_input *in)
 	put_field(&st, num, 8);
 	for (size_t i = 0; i < in->num_headers; i++) {
 		const rocjit_header *h = &in->headers[i];
-		size_t len = h->length ? h->length : strlen(h->source);
-		rj_digest d = rj_digest_of(h->source, len);
+		rj_digest d = in->header_digests ? in->header_digests[i] :
+			rj_digest_of(h->source, h->length ? h->length : strlen(h->source));
 
 		put_str(&st, h->name);
 		put_field(&st, d.b, sizeof d.b);

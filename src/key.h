@@ -35,6 +35,7 @@ struct rj_key_input {
 	const struct rj_opts *options;
 	const rocjit_header *headers;
 	size_t num_headers;
+	const rj_digest *header_digests; /* of each header's text, or NULL: computed here */
 	rj_digest source;        /* rj_digest_of(source) */
 };
 

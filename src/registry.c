@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "registry.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const rocjit_source_file **files;
@@ -67,5 +68,17 @@ ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const ch
 		 "or check the name (a path relative to the embedded folder, e.g. \"axpy.hip\")",
 		 name);
 	rj_error_clear();
+	return 0;
+}
+
+int rj_registry_snapshot(const rocjit_source_file ***out, size_t *n)
+{
+	pthread_mutex_lock(&lock);
+	*n = count;
+	*out = malloc((count ? count : 1) * sizeof **out);
+	if (*out && count)
+		memcpy(*out, files, count * sizeof *files);
+	pthread_mutex_unlock(&lock);
+	RJ_CHECK(!*out, ROCJIT_ENOMEM, "out of memory");
 	return 0;
 }

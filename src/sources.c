@@ -2,9 +2,15 @@
  * sources.c - a context's view of registered sources: the embedded text, or the file in
  * $ROCJIT_KERNEL_PATH that replaces it while a kernel developer edits it.
  *
- * Owns the context's list of resolved sources (ctx->sources, under ctx->rw).  Each name
- * is resolved once per context, so a registered request hashes no source text at all:
- * its digest is computed here, once.
+ * Owns the context's list of resolved sources (ctx->sources, under ctx->rw) and its set
+ * of registered headers.  Each name is resolved once per context, so a registered request
+ * hashes no source text at all: its digest is computed here, once.
+ *
+ * Registered headers: every registered file named *.h, *.hpp, *.cuh or *.inc is given to
+ * every registered source as an in-memory header under its registered name, so kernels
+ * can share code (#include "common.h").  All of them enter every registered source's key:
+ * editing any header recompiles the registered kernels of the next run - never a stale
+ * hit, at the price of some needless compiles.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +19,7 @@
 
 #include "context.h"
 #include "error.h"
+#include "registry.h"
 
 /* Reads dir/name into a malloc'ed buffer. 1 read, 0 no such file, <0 error. */
 static int read_kernel_file(char **text, size_t *len, char **display, const char *dir,
@@ -121,4 +128,74 @@ void rj_sources_free(rocjit_ctx *ctx)
 		free(s);
 	}
 	ctx->sources = NULL;
+	free(ctx->headers);
+	free(ctx->header_digests);
+	ctx->headers = NULL;
+	ctx->header_digests = NULL;
+}
+
+static int is_header_name(const char *name)
+{
+	static const char *const ext[] = { ".h", ".hpp", ".cuh", ".inc" };
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+		size_t n = strlen(ext[i]);
+		if (len > n && strcmp(name + len - n, ext[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Collects the registered headers, each resolved like a source (ROCJIT_KERNEL_PATH). */
+static int resolve_headers(rocjit_ctx *ctx)
+{
+	const rocjit_source_file **files;
+	size_t n, k = 0;
+
+	RJ_FORWARD(rj_registry_snapshot(&files, &n));
+	ctx->headers = calloc(n ? n : 1, sizeof *ctx->headers);
+	ctx->header_digests = calloc(n ? n : 1, sizeof *ctx->header_digests);
+	if (!ctx->headers || !ctx->header_digests) {
+		free(files);
+		RJ_FAIL(ROCJIT_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct rj_source *s;
+		if (!is_header_name(files[i]->name))
+			continue;
+		if (rj_source_resolve(&s, ctx, files[i]->name) != 0) {
+			int rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "%s",
+					      rocjit_last_error());
+			free(files);
+			return rc;
+		}
+		ctx->headers[k].name = s->name;
+		ctx->headers[k].source = s->text;
+		/* An empty header has length 0, which would mean strlen: its text is "". */
+		ctx->headers[k].length = s->length;
+		ctx->header_digests[k] = s->digest;
+		k++;
+	}
+	free(files);
+	ctx->num_headers = k;
+	return 0;
+}
+
+int rj_source_headers(rocjit_ctx *ctx, const rocjit_header **headers,
+		      const rj_digest **digests, size_t *n)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&ctx->load_mu);
+	if (!ctx->headers_resolved) {
+		rc = resolve_headers(ctx);
+		ctx->headers_resolved = rc == 0;
+	}
+	pthread_mutex_unlock(&ctx->load_mu);
+	RJ_FORWARD(rc);
+	*headers = ctx->num_headers ? ctx->headers : NULL;
+	*digests = ctx->num_headers ? ctx->header_digests : NULL;
+	*n = ctx->num_headers;
+	return 0;
 }

@@ -139,3 +139,44 @@ TEST(kernel_path_compile_errors_name_the_file_on_disk)
 	ASSERT_CONTAINS(rocjit_last_error(), ":1:34: error:");
 	rocjit_close(ctx);
 }
+
+#define COMMON_H "#define SCALE 3\n"
+#define USES_COMMON \
+	"#include \"common.h\"\nextern \"C\" __global__ void k(int *x) { x[0] = SCALE; }\n"
+static const rocjit_source_file with_header[] = {
+	{ "uses_common.hip", USES_COMMON, sizeof USES_COMMON - 1 },
+	{ "common.h", COMMON_H, sizeof COMMON_H - 1 },
+};
+
+TEST(registered_headers_are_includable_and_in_the_key)
+{
+	char dir[4300], path[4400], key1[33];
+	rocjit_ctx *ctx;
+	const rocjit_code *c;
+
+	ASSERT_INT(rocjit_register_sources(with_header, 2), 0);
+	ctx = rj_test_open();
+	c = get(ctx, "uses_common.hip");
+	memcpy(key1, c->key, 33);
+	rocjit_close(ctx);
+
+	/* Editing only the header (through ROCJIT_KERNEL_PATH) gives a new key. */
+	snprintf(dir, sizeof dir, "%s/kernels", rj_test_dir);
+	mkdir(dir, 0700);
+	snprintf(path, sizeof path, "%s/common.h", dir);
+	rj_test_write_file(path, "#define SCALE 4\n", 16);
+	setenv("ROCJIT_KERNEL_PATH", dir, 1);
+	ctx = rj_test_open();
+	c = get(ctx, "uses_common.hip");
+	ASSERT(strcmp(c->key, key1) != 0);
+	ASSERT_INT(c->from_cache, 0);
+	rocjit_close(ctx);
+
+	/* A broken header is reported under its registered name. */
+	rj_test_write_file(path, "#define SCALE = ;\n", 18);
+	ctx = rj_test_open();
+	ASSERT_INT(rocjit_compile_registered(&c, ctx, "gfx90a", "uses_common.hip", NULL, 0),
+		   ROCJIT_ECOMPILE);
+	ASSERT_CONTAINS(rocjit_last_error(), "uses_common.hip:2:");
+	rocjit_close(ctx);
+}
