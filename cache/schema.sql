@@ -23,3 +23,10 @@ CREATE TABLE IF NOT EXISTS entries (
 
 CREATE INDEX IF NOT EXISTS entries_last_used ON entries (last_used);
 CREATE INDEX IF NOT EXISTS entries_target ON entries (target);
+
+-- What each platform's compiler identity was, with a fingerprint of the files it came
+-- from (src/compiler_id.c): lets a cache hit skip loading the compiler.
+CREATE TABLE IF NOT EXISTS compilers (
+	platform    TEXT    PRIMARY KEY,        -- "amd", "nvidia"
+	memo        TEXT    NOT NULL            -- identity + file and environment fingerprint
+);

@@ -83,10 +83,17 @@ ROCJIT_API const char *rocjit_last_error(void);
 
 /* ---- Platforms and targets ---------------------------------------------------------------- */
 
-#define ROCJIT_PLATFORM_AUTO 0 /* whichever GPU is present; AMD when none is           */
-#define ROCJIT_PLATFORM_AMD 1  /* hipRTC + the HIP module API                           */
+#define ROCJIT_PLATFORM_AUTO 0   /* whichever GPU is present (NVIDIA first), else AMD */
+#define ROCJIT_PLATFORM_AMD 1    /* hipRTC + the HIP module API                        */
+#define ROCJIT_PLATFORM_NVIDIA 2 /* NVRTC + the CUDA driver API                        */
 
-/* "amd" for ROCJIT_PLATFORM_AMD, "auto", or "unknown". Any thread. */
+/*
+ * Targets name their platform: "gfx..." ids are AMD's, "sm_XY" ids NVIDIA's.  A call that
+ * takes an explicit target (rocjit_compile) compiles with that target's platform whatever
+ * the context's device is, so one context can prewarm for both.
+ */
+
+/* "amd", "nvidia", "auto", or "unknown". Any thread. */
 ROCJIT_API const char *rocjit_platform_name(int platform);
 
 /*
@@ -309,16 +316,23 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx);
 
 /* What a code object says about itself. Caller-owned; free with rocjit_codeobj_free. */
 typedef struct rocjit_codeobj_info {
-	int platform;                  /* ROCJIT_PLATFORM_AMD                           */
-	char target[ROCJIT_MAX_TARGET];/* "gfx90a:sramecc+:xnack-" from the metadata note,
-	                                  else built from e_flags                        */
-	char flags_target[ROCJIT_MAX_TARGET]; /* the target id e_flags alone give        */
+	int platform;                  /* ROCJIT_PLATFORM_AMD or ROCJIT_PLATFORM_NVIDIA  */
+	char target[ROCJIT_MAX_TARGET];/* AMD: "gfx90a:sramecc+:xnack-" from the metadata
+	                                  note, else built from e_flags.  NVIDIA: "sm_90",
+	                                  "sm_90a" from e_flags and the .nv.compat section
+	                                  (an "sm_100f" object reads as "sm_100")        */
+	char flags_target[ROCJIT_MAX_TARGET]; /* AMD: the target id e_flags alone give;
+	                                  NVIDIA: the same as target                     */
 	size_t num_kernels;
-	char **kernels;                /* kernel symbol names (".kd" symbols, suffix cut) */
+	char **kernels;                /* kernel symbol names in symbol-table order, each
+	                                  once.  AMD: the ".kd" symbols, suffix cut.
+	                                  NVIDIA: the __global__ entry functions
+	                                  (STO_CUDA_ENTRY); never __device__ functions    */
 } rocjit_codeobj_info;
 
 /*
- * Reads an AMDGPU code object (ELF64, EM_AMDGPU).  Never reads outside [data, data+size).
+ * Reads an AMDGPU code object (ELF64, EM_AMDGPU) or an NVIDIA CUBIN (ELF64, EM_CUDA, as
+ * NVRTC returns it; CUDA 13's and older layouts).  Never reads outside [data, data+size).
  * Returns 0, ROCJIT_EFORMAT (truncated, foreign or inconsistent data), ROCJIT_EINVAL,
  * ROCJIT_ENOMEM.  Any thread.
  */

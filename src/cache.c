@@ -388,3 +388,47 @@ int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes)
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
+
+int rj_cache_memo_get(rj_cache *c, const char *platform, char **memo)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	*memo = NULL;
+	pthread_mutex_lock(&c->lock);
+	if (sqlite3_prepare_v2(c->db, "SELECT memo FROM compilers WHERE platform = ?1", -1, &st,
+			       NULL) != SQLITE_OK) {
+		pthread_mutex_unlock(&c->lock);
+		DB_FAIL(c, "memo read");
+	}
+	sqlite3_bind_text(st, 1, platform, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		*memo = strdup((const char *)sqlite3_column_text(st, 0));
+		rc = *memo ? 1 : ROCJIT_ENOMEM;
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (c->readonly)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	rc = sqlite3_prepare_v2(c->db, "INSERT OR REPLACE INTO compilers (platform, memo) "
+			       "VALUES (?1, ?2)", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, platform, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, memo, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		sqlite3_finalize(st);
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (rc != SQLITE_OK)
+		DB_FAIL(c, "memo write");
+	return 0;
+}

@@ -60,6 +60,13 @@ int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *meta,
 		 const void *code, size_t size);
 
+/*
+ * The compiler memo of a platform (compiler_id.c): 1 and a malloc'ed *memo when there is
+ * one, 0 when not, negative on error.  Put replaces it.  Both are rare (once a process).
+ */
+int rj_cache_memo_get(rj_cache *c, const char *platform, char **memo);
+int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo);
+
 /* Entries and code bytes in the database. 0 or negative. */
 int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes);
 

@@ -5,6 +5,7 @@
  * input/CompileSource and include/<header>.  Editors and people need "axpy.hip:3:5".
  * Pure string work; no state.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,70 @@ char *rj_log_map_names(const char *log, const char *source_name)
 		}
 	}
 	put(&b, p, strlen(p));
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+/* Length of the line starting at p, without its newline. */
+static size_t line_len(const char *p)
+{
+	const char *nl = strchr(p, '\n');
+	return nl ? (size_t)(nl - p) : strlen(p);
+}
+
+/*
+ * NVRTC prints "name(LINE): error: msg", then the source line indented by two spaces, then
+ * a caret under the offending column.  Lines that do not have that shape pass unchanged.
+ */
+char *rj_log_map_nvrtc(const char *log)
+{
+	struct sbuf b = { NULL, 0, 0, 0 };
+	const char *p = log;
+
+	put(&b, "", 0);
+	while (*p) {
+		size_t len = line_len(p);
+		const char *open = memchr(p, '(', len), *close = NULL, *next = p + len;
+		char num[32];
+
+		if (*next == '\n')
+			next++;
+		if (open)
+			close = memchr(open, ')', len - (size_t)(open - p));
+		if (open && close && close > open + 1 && close - open < 12 &&
+		    strspn(open + 1, "0123456789") == (size_t)(close - open - 1) &&
+		    strncmp(close, "): ", 3) == 0) {
+			/* The caret line after the source line gives the column. */
+			const char *src = next, *caret = *src ? src + line_len(src) : src;
+			size_t col = 0;
+
+			if (*caret == '\n') {
+				const char *hat;
+				caret++;
+				hat = memchr(caret, '^', line_len(caret));
+				if (hat && hat - caret >= 2 &&
+				    strspn(caret, " \t") == (size_t)(hat - caret))
+					col = (size_t)(hat - caret) - 1;
+			}
+			put(&b, p, (size_t)(open - p));
+			put(&b, ":", 1);
+			put(&b, open + 1, (size_t)(close - open - 1));
+			if (col) {
+				snprintf(num, sizeof num, ":%zu", col);
+				put(&b, num, strlen(num));
+			}
+			put(&b, ":", 1);
+			put(&b, close + 2, (size_t)(p + len - (close + 2)));
+		} else {
+			put(&b, p, len);
+		}
+		if (p[len] == '\n')
+			put(&b, "\n", 1);
+		p = next;
+	}
 	if (b.oom) {
 		free(b.s);
 		return NULL;

@@ -18,9 +18,25 @@
 
 #define MSG_MAX 1024
 
-static const struct rj_platform *platform_by_id(int id)
+const struct rj_platform *rj_platform_by_id(int id)
 {
-	return id == ROCJIT_PLATFORM_AMD ? &rj_platform_amd : NULL;
+	switch (id) {
+	case ROCJIT_PLATFORM_AMD: return &rj_platform_amd;
+	case ROCJIT_PLATFORM_NVIDIA: return &rj_platform_nvidia;
+	default: return NULL;
+	}
+}
+
+const struct rj_platform *rj_platform_for_target(const char *target)
+{
+	if (strncmp(target, "gfx", 3) == 0)
+		return &rj_platform_amd;
+	if (strncmp(target, "sm_", 3) == 0)
+		return &rj_platform_nvidia;
+	rj_error_set(ROCJIT_EUNSUPPORTED, __FILE__, __LINE__,
+		     "target \"%s\" belongs to no platform: AMD targets are gfxNNN[:features], "
+		     "NVIDIA targets sm_XY", target);
+	return NULL;
 }
 
 ROCJIT_API const char *rocjit_platform_name(int platform)
@@ -28,6 +44,7 @@ ROCJIT_API const char *rocjit_platform_name(int platform)
 	switch (platform) {
 	case ROCJIT_PLATFORM_AUTO: return "auto";
 	case ROCJIT_PLATFORM_AMD: return "amd";
+	case ROCJIT_PLATFORM_NVIDIA: return "nvidia";
 	default: return "unknown";
 	}
 }
@@ -38,21 +55,25 @@ static int env_flag(const char *name)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-/* The platform from the options or $ROCJIT_PLATFORM; AUTO is AMD in this build. */
-static int choose_platform(int requested, const struct rj_platform **out)
+/* The platform from the options, else $ROCJIT_PLATFORM; AUTO is decided at the device. */
+static int choose_platform(rocjit_ctx *ctx, int requested)
 {
 	const char *env = getenv("ROCJIT_PLATFORM");
 
 	if (requested == ROCJIT_PLATFORM_AUTO && env && *env && strcmp(env, "auto") != 0) {
-		RJ_CHECK(strcmp(env, "amd") != 0, ROCJIT_EINVAL,
-			 "ROCJIT_PLATFORM=%s is not a platform of this build (amd, auto)", env);
-		requested = ROCJIT_PLATFORM_AMD;
+		if (strcmp(env, "amd") == 0)
+			requested = ROCJIT_PLATFORM_AMD;
+		else if (strcmp(env, "nvidia") == 0)
+			requested = ROCJIT_PLATFORM_NVIDIA;
+		else
+			RJ_FAIL(ROCJIT_EINVAL,
+				"ROCJIT_PLATFORM=%s is not a platform (amd, nvidia, auto)", env);
 	}
-	if (requested == ROCJIT_PLATFORM_AUTO)
-		requested = ROCJIT_PLATFORM_AMD;
-	*out = platform_by_id(requested);
-	RJ_CHECK(!*out, ROCJIT_EINVAL, "unknown platform %d (use ROCJIT_PLATFORM_AMD)",
+	RJ_CHECK(requested != ROCJIT_PLATFORM_AUTO && !rj_platform_by_id(requested),
+		 ROCJIT_EINVAL, "unknown platform %d (use ROCJIT_PLATFORM_AUTO, _AMD or _NVIDIA)",
 		 requested);
+	ctx->requested_platform = requested;
+	ctx->platform = rj_platform_by_id(requested);
 	return 0;
 }
 
@@ -105,7 +126,7 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	if (env_flag("ROCJIT_NO_COMPILE"))
 		ctx->flags |= ROCJIT_OPEN_NO_COMPILE;
 	target = opts->target ? opts->target : getenv("ROCJIT_ARCH");
-	if (choose_platform(opts->platform, &ctx->platform) != 0 ||
+	if (choose_platform(ctx, opts->platform) != 0 ||
 	    (target && *target && rj_target_normalize(ctx->target, target) != 0) ||
 	    (kpath && *kpath && !(ctx->kernel_path = strdup(kpath)))) {
 		char msg[MSG_MAX];
@@ -153,6 +174,7 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 		 "with ROCJIT_PROGRAM_INIT", p->version, ROCJIT_PROGRAM_VERSION);
 	RJ_CHECK(!p->source, ROCJIT_EINVAL, "program source is NULL");
 	RJ_FORWARD(check_headers(p->headers, p->num_headers));
+	memset(r, 0, sizeof *r);
 	r->source = p->source;
 	r->length = p->length ? p->length : strlen(p->source);
 	RJ_CHECK(r->length == 0, ROCJIT_EINVAL, "program source is empty");
@@ -176,15 +198,33 @@ static int device_target(rocjit_ctx *ctx, const char **out)
 
 	pthread_mutex_lock(&ctx->load_mu);
 	if (ctx->device_state == 0) {
-		char raw[256];
-		rc = ctx->platform->device_target(ctx->device, raw, sizeof raw);
+		char raw[256], first[512] = "";
+		if (ctx->platform) {
+			rc = ctx->platform->device_target(ctx->device, raw, sizeof raw);
+		} else {
+			/* AUTO: whichever GPU is present, NVIDIA's first. */
+			rc = rj_platform_nvidia.device_target(ctx->device, raw, sizeof raw);
+			if (rc == 0) {
+				ctx->platform = &rj_platform_nvidia;
+			} else {
+				snprintf(first, sizeof first, "%s", rocjit_last_error());
+				rc = rj_platform_amd.device_target(ctx->device, raw, sizeof raw);
+				if (rc == 0)
+					ctx->platform = &rj_platform_amd;
+				else
+					rj_error_set(rc, __FILE__, __LINE__, "%s; %s", first,
+						     rocjit_last_error());
+			}
+		}
 		if (rc == 0)
 			rc = rj_target_normalize(ctx->device_target, raw);
 		ctx->device_state = rc == 0 ? 1 : rc;
 		if (rc == 0)
 			RJ_LOG(RJ_LOG_DEBUG, "device %d is %s", ctx->device, ctx->device_target);
 		else
-			snprintf(ctx->device_error, sizeof ctx->device_error, "%s",
+			snprintf(ctx->device_error, sizeof ctx->device_error,
+				 "%s: to compile without a GPU, give a target id (ROCJIT_ARCH=gfx90a "
+				 "or sm_90, or rocjit_options.target) and use rocjit_compile",
 				 rocjit_last_error());
 	}
 	rc = ctx->device_state;
@@ -211,9 +251,7 @@ static int compile_target(rocjit_ctx *ctx, const char *target, char norm[RJ_TARG
 		return 0;
 	}
 	rc = device_target(ctx, out);
-	RJ_CHECK(rc, rc, "no GPU found and no target id given (%s): pass a target to "
-		 "rocjit_compile, or set ROCJIT_ARCH (e.g. ROCJIT_ARCH=gfx90a) or "
-		 "rocjit_options.target", ctx->device_error);
+	RJ_CHECK(rc, rc, "no target id given and %s", ctx->device_error);
 	return 0;
 }
 
@@ -285,6 +323,7 @@ static int load_kernel(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_entry *e,
 		goto out;
 	}
 	k->platform = ctx->platform;
+	k->device = ctx->device;
 	k->function = fn;
 	k->entry = e;
 	memcpy(k->name, name, strlen(name) + 1);
@@ -307,6 +346,10 @@ static int kernel_get(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_request *r
 	int rc;
 
 	rc = device_target(ctx, &target);
+	if (rc == 0 && rj_platform_for_target(target) != ctx->platform)
+		rc = rj_error_set(ROCJIT_EINVAL, __FILE__, __LINE__,
+				  "target %s cannot run on device %d, an %s GPU: fix ROCJIT_ARCH or "
+				  "rocjit_options.target", target, ctx->device, ctx->platform->name);
 	if (rc == 0)
 		rc = rj_entry_get(&e, ctx, r, target);
 	rj_opts_release(&r->opts);
@@ -390,7 +433,8 @@ ROCJIT_API int rocjit_kernel_launch(const rocjit_kernel *k, rocjit_dim3 grid,
 	RJ_CHECK(!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z,
 		 ROCJIT_EINVAL, "rocjit_kernel_launch: %s has a zero grid or block dimension",
 		 k->name);
-	return k->platform->launch(k->function, grid, block, shared_bytes, stream, args);
+	return k->platform->launch(k->function, k->device, grid, block, shared_bytes, stream,
+				  args);
 }
 
 /* ---- Statistics ---------------------------------------------------------------------------- */

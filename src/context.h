@@ -21,6 +21,7 @@ enum rj_state { RJ_PENDING, RJ_READY, RJ_FAILED };
 struct rocjit_kernel {
 	const struct rj_platform *platform;
 	void *function;
+	int device;
 	struct rj_entry *entry;
 	struct rocjit_kernel *next; /* the entry's kernels */
 	char name[];
@@ -29,6 +30,7 @@ struct rocjit_kernel {
 /* One program compiled for one target.  Immutable once READY, but for module/kernels. */
 struct rj_entry {
 	rj_key key;
+	const struct rj_platform *platform; /* the target's */
 	enum rj_state state;       /* under ctx->rw */
 	int rc;                    /* FAILED: the error code and message */
 	char *error;
@@ -51,7 +53,8 @@ struct rj_source {
 };
 
 struct rocjit_ctx {
-	const struct rj_platform *platform;
+	const struct rj_platform *platform; /* the device's; NULL until known (AUTO) */
+	int requested_platform;     /* ROCJIT_PLATFORM_* as asked (options, environment) */
 	int device;
 	unsigned int flags;
 	char target[RJ_TARGET_MAX]; /* override (ROCJIT_ARCH / options), or "" */
@@ -75,7 +78,7 @@ struct rocjit_ctx {
 
 	int device_state;           /* 0 unknown, 1 known (device_target), <0 the error */
 	char device_target[RJ_TARGET_MAX];
-	char device_error[512];     /* why there is no device (device_state < 0) */
+	char device_error[1024];    /* why there is no device (device_state < 0) */
 
 	atomic_uint_fast64_t memory_hits, disk_hits, misses, compiles, compile_errors,
 		cache_errors;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "codeobj.h"
+#include "compiler_id.h"
 #include "context.h"
 #include "error.h"
 
@@ -65,7 +66,7 @@ static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *
 		atomic_fetch_add(&ctx->cache_errors, 1);
 		goto out;
 	}
-	m.platform = ctx->platform->name;
+	m.platform = e->platform->name;
 	m.target = e->target;
 	m.compiler = compiler;
 	m.options = options;
@@ -98,7 +99,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 		 "target, or allow compiling", r->name, e->target, hex);
 	RJ_CHECK(memchr(r->source, 0, r->length) != NULL, ROCJIT_EINVAL,
 		 "%s contains a NUL byte: kernel source must be text", r->name);
-	RJ_FORWARD(ctx->platform->target_check(e->target));
+	RJ_FORWARD(e->platform->target_check(e->target));
 	source = malloc(r->length + 1);
 	RJ_CHECK(!source, ROCJIT_ENOMEM, "out of memory compiling %s", r->name);
 	memcpy(source, r->source, r->length);
@@ -109,7 +110,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 	req.headers = r->headers;
 	req.num_headers = r->num_headers;
 	t0 = rj_now_ms();
-	rc = ctx->platform->compile(e->target, &req, &out);
+	rc = e->platform->compile(e->target, &req, &out);
 	free(source);
 	e->code.compile_ms = rj_now_ms() - t0;
 	copy_log(r, out.log);
@@ -215,14 +216,17 @@ static void publish(rocjit_ctx *ctx, struct rj_entry *e, int rc)
 int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
 		 const char *target)
 {
-	const char *compiler = ctx->platform->compiler_id();
+	const struct rj_platform *platform = rj_platform_for_target(target);
+	const char *compiler;
 	struct rj_key_input in;
 	struct rj_entry *e;
 	rj_key key;
 	int rc, owner = 0;
 
+	RJ_CHECK(!platform, ROCJIT_EUNSUPPORTED, "%s", rocjit_last_error());
+	compiler = rj_compiler_id(platform, ctx->cache);
 	RJ_CHECK(!compiler, ROCJIT_ENOCOMPILER, "%s", rocjit_last_error());
-	in.platform = ctx->platform->id;
+	in.platform = platform->id;
 	in.target = target;
 	in.compiler = compiler;
 	in.options = &r->opts;
@@ -247,6 +251,7 @@ int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request
 	if (!e) {
 		e = rj_table_add(ctx, &key);
 		if (e) {
+			e->platform = platform;
 			snprintf(e->target, sizeof e->target, "%s", target);
 			e->code.target = e->target;
 			rj_key_hex(&key, e->code.key);

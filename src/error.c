@@ -56,11 +56,14 @@ void rj_error_clear(void)
  */
 int rj_error_set(int code, const char *file, int line, const char *fmt, ...)
 {
+	char msg[sizeof last_error];
 	va_list ap;
 
+	/* Through a copy: the arguments may be the last error itself. */
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof last_error, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	memcpy(last_error, msg, sizeof msg);
 	if (rj_log_level() >= RJ_LOG_DEBUG)
 		rj_log(RJ_LOG_DEBUG, "error %d (%s) at %s:%d: %s", code, rocjit_strerror(code),
 		       file, line, last_error);

@@ -42,6 +42,12 @@ struct rj_platform {
 	const char *(*compiler_id)(void);
 
 	/*
+	 * After compiler_id succeeded: the paths of the library files the compiler was
+	 * loaded from (at most max), for compiler_id.c's fingerprint.  Static strings.
+	 */
+	size_t (*compiler_files)(const char **paths, size_t max);
+
+	/*
 	 * Refuses a target id the installed compiler does not support, before anything can
 	 * abort the process.  The message lists the supported targets.  0,
 	 * ROCJIT_EUNSUPPORTED or ROCJIT_ENOCOMPILER.
@@ -64,12 +70,20 @@ struct rj_platform {
 	void (*module_unload)(void *module);
 	/* 0, ROCJIT_ENOTFOUND or ROCJIT_EDEVICE. */
 	int (*function_get)(void *module, const char *name, void **function);
-	/* 0 or ROCJIT_EDEVICE. */
-	int (*launch)(void *function, rocjit_dim3 grid, rocjit_dim3 block,
+	/* 0 or ROCJIT_EDEVICE.  device: the ordinal the function's module was loaded on. */
+	int (*launch)(void *function, int device, rocjit_dim3 grid, rocjit_dim3 block,
 		      unsigned int shared_bytes, void *stream, void **args);
 };
 
 extern const struct rj_platform rj_platform_amd;
+extern const struct rj_platform rj_platform_nvidia;
+
+/* The platform by ROCJIT_PLATFORM_* id (not AUTO), or NULL. */
+const struct rj_platform *rj_platform_by_id(int id);
+
+/* The platform a normalized target id belongs to: "sm_*" NVIDIA, "gfx*" AMD; else NULL
+ * with ROCJIT_EUNSUPPORTED recorded. */
+const struct rj_platform *rj_platform_for_target(const char *target);
 
 /*
  * Rewrites compiler diagnostics so they name the real files: comgr's temporary
@@ -77,5 +91,12 @@ extern const struct rj_platform rj_platform_amd;
  * ".../comgr-XXXXXX/include/x.h" becomes "x.h".  Returns a malloc'ed string or NULL.
  */
 char *rj_log_map_names(const char *log, const char *source_name);
+
+/*
+ * Rewrites NVRTC diagnostics into the compiler form editors read: "name(LINE): error: x"
+ * becomes "name:LINE:COL: error: x", the column taken from NVRTC's caret line.  Returns a
+ * malloc'ed string or NULL.
+ */
+char *rj_log_map_nvrtc(const char *log);
 
 #endif

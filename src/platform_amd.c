@@ -181,6 +181,32 @@ static const char *amd_compiler_id(void)
 	return compiler_ready() == 0 ? amd.id : NULL;
 }
 
+static size_t add_file(const char **paths, size_t n, size_t max, void *symbol)
+{
+	Dl_info info;
+
+	if (n >= max || !symbol || !dladdr(symbol, &info) || !info.dli_fname)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(paths[i], info.dli_fname) == 0)
+			return n;
+	paths[n] = info.dli_fname;
+	return n + 1;
+}
+
+/* hipRTC's library, the HIP runtime's (the same one before ROCm 5.3) and comgr's. */
+static size_t amd_compiler_files(const char **paths, size_t max)
+{
+	size_t n = 0;
+
+	if (compiler_ready() != 0)
+		return 0;
+	n = add_file(paths, n, max, *(void **)&amd.hiprtcCompileProgram);
+	n = add_file(paths, n, max, *(void **)&amd.hipRuntimeGetVersion);
+	n = add_file(paths, n, max, *(void **)&amd.amd_comgr_get_isa_metadata);
+	return n;
+}
+
 /* The processors this comgr knows, space-separated, into buf. */
 static void list_targets(char *buf, size_t size)
 {
@@ -345,8 +371,7 @@ static int amd_device_target(int device, char *out, size_t size)
 	RJ_FORWARD(runtime_ready());
 	e = amd.hipGetDeviceCount(&count);
 	RJ_CHECK(e != hipSuccess || count == 0, ROCJIT_ENODEV,
-		 "no AMD GPU found (hipGetDeviceCount: %s): to compile without a GPU give a "
-		 "target id, e.g. ROCJIT_ARCH=gfx90a or rocjit_options.target",
+		 "no AMD GPU found (hipGetDeviceCount: %s)",
 		 e != hipSuccess ? amd.hipGetErrorString(e) : "0 devices");
 	RJ_CHECK(device < 0 || device >= count, ROCJIT_ENODEV,
 		 "device %d does not exist: this machine has %d AMD GPU(s)", device, count);
@@ -392,9 +417,11 @@ static int amd_function_get(void *module, const char *name, void **function)
 	return 0;
 }
 
-static int amd_launch(void *function, rocjit_dim3 grid, rocjit_dim3 block,
+/* The stream (or, for NULL, the calling thread's current device) picks the device. */
+static int amd_launch(void *function, int device, rocjit_dim3 grid, rocjit_dim3 block,
 		      unsigned int shared_bytes, void *stream, void **args)
 {
+	(void)device;
 	hipError_t e = amd.hipModuleLaunchKernel((hipFunction_t)function, grid.x, grid.y, grid.z,
 						 block.x, block.y, block.z, shared_bytes,
 						 (hipStream_t)stream, args, NULL);
@@ -407,6 +434,7 @@ const struct rj_platform rj_platform_amd = {
 	.id = ROCJIT_PLATFORM_AMD,
 	.name = "amd",
 	.compiler_id = amd_compiler_id,
+	.compiler_files = amd_compiler_files,
 	.target_check = amd_target_check,
 	.compile = amd_compile,
 	.device_target = amd_device_target,

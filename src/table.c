@@ -85,7 +85,7 @@ void rj_table_free(rocjit_ctx *ctx)
 				free(k);
 			}
 			if (e->module)
-				ctx->platform->module_unload(e->module);
+				e->platform->module_unload(e->module);
 			free((void *)e->code.data);
 			free(e->error);
 			free(e);

@@ -383,3 +383,48 @@ TEST(threads_compiling_different_kernels_get_the_right_ones)
 	ASSERT_INT(st.entries, 4);
 	rocjit_close(race_ctx);
 }
+
+static char *probe_debug(const char *extra_env, int *status)
+{
+	char *out;
+	char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target", "gfx90a",
+			 "--registered", "axpy.hip", NULL };
+	char *env[] = { "ROCJIT_LOG=debug", (char *)extra_env, NULL };
+	*status = rj_test_run(argv, env, &out);
+	return out;
+}
+
+TEST(hit_in_new_process_loads_no_compiler_while_its_files_are_unchanged)
+{
+	char dir[4300], ld[4400];
+	int status;
+	char *out;
+
+	out = probe_debug(NULL, &status);
+	ASSERT_INT(status, 0);
+	ASSERT_CONTAINS(out, "compiles=1 ");
+	free(out);
+	/* Same files, same environment: the remembered identity, nothing loaded. */
+	out = probe_debug(NULL, &status);
+	ASSERT_CONTAINS(out, "(remembered; not loaded)");
+	ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 ");
+	free(out);
+	/* Another LD_LIBRARY_PATH could pick another compiler: load it and look. */
+	snprintf(dir, sizeof dir, "%s/libs", rj_test_dir);
+	mkdir(dir, 0700);
+	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", dir);
+	out = probe_debug(ld, &status);
+	ASSERT(strstr(out, "remembered") == NULL);
+	ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 "); /* same compiler, same key */
+	free(out);
+	out = probe_debug(ld, &status);
+	ASSERT_CONTAINS(out, "(remembered; not loaded)");
+	free(out);
+	/* A library appearing in an LD_LIBRARY_PATH folder changes its mtime: reload. */
+	snprintf(ld, sizeof ld, "%s/libamdhip64.so.5", dir);
+	rj_test_write_file(ld, "x", 1);
+	snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", dir);
+	out = probe_debug(ld, &status);
+	ASSERT(strstr(out, "remembered") == NULL);
+	free(out);
+}

@@ -1,10 +1,12 @@
 /*
- * test_codeobj.c - reading AMDGPU code objects (src/codeobj.c).
+ * test_codeobj.c - reading AMDGPU code objects and NVIDIA CUBINs (src/codeobj.c).
  *
- * Most inputs are synthesized here (build_co): a small ELF64 AMDGPU image with a note
- * holding hand-built MessagePack metadata and .symtab/.dynsym tables, so the tests are
- * deterministic and need nothing outside the build.  One test compiles real kernels with
- * hipRTC when libamdhip64.so.5 can be dlopen'ed, and passes with a message when it cannot.
+ * Most inputs are synthesized here, so the tests are deterministic and need nothing outside
+ * the build: build_co makes a small ELF64 AMDGPU image with a note holding hand-built
+ * MessagePack metadata and .symtab/.dynsym tables; build_cubin a small CUBIN laid out as
+ * CUDA 13's NVRTC writes one (e_flags, .nv.compat, entry and device-function symbols).
+ * Two tests compile real kernels, with hipRTC when libamdhip64.so.5 can be dlopen'ed and
+ * with NVRTC when libnvrtc can, and pass with a message when they cannot.
  */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* dlopen */
@@ -179,16 +181,94 @@ static void set_le(unsigned char *p, uint64_t v, int n)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Builds an ELF64 AMDGPU code object from spec; returns it malloc'ed, *size its length. */
-static unsigned char *build_co(const struct co_spec *s, size_t *size)
+/* The ELF header fields that differ between the images built here. */
+struct ehdr {
+	unsigned machine, osabi, abi, type;
+	uint32_t flags;
+	int shdrs_first; /* section headers right after the ELF header, else at the end */
+};
+
+/*
+ * Lays out an ELF64 LE image: the header, sections sec[1..n) (sec[0] is the null section),
+ * the section header table.  The section named ".shstrtab" gets the section names and is
+ * e_shstrndx.  Returns the image malloc'ed, *size its length.
+ */
+static unsigned char *build_elf(const struct ehdr *eh, struct sect *sec, unsigned n,
+				size_t *size)
 {
-	static struct buf meta, note, symtab, strtab, dynsym, dynstr, shstr, out;
-	struct sect sec[8] = { { "", 0, 0, 0, 0, 0, NULL, 0, 0 } };
-	unsigned n = 1, i;
+	static struct buf shstr, out;
+	unsigned i, shstrndx = 0;
 	uint64_t shoff;
 	unsigned char *copy, *h = out.d;
 
-	meta.n = note.n = symtab.n = strtab.n = dynsym.n = dynstr.n = shstr.n = 0;
+	shstr.n = 0;
+	put_u8(&shstr, 0);
+	for (i = 1; i < n; i++) {
+		sec[i].name_off = shstr.n;
+		put(&shstr, sec[i].name, strlen(sec[i].name) + 1);
+		if (strcmp(sec[i].name, ".shstrtab") == 0) {
+			sec[i].b = &shstr;
+			shstrndx = i;
+		}
+	}
+	memset(&out, 0, sizeof out);
+	out.n = 64;
+	shoff = 64;
+	if (eh->shdrs_first)
+		out.n += 64 * n;
+	for (i = 1; i < n; i++) {
+		pad(&out, sec[i].align);
+		sec[i].off = out.n;
+		put(&out, sec[i].b->d, sec[i].b->n);
+	}
+	if (!eh->shdrs_first) {
+		pad(&out, 8);
+		shoff = out.n;
+		out.n += 64 * n;
+	}
+	ASSERT(out.n <= sizeof out.d);
+	for (i = 0; i < n; i++) {
+		unsigned char *q = h + shoff + 64 * i;
+
+		set_le(q, sec[i].name_off, 4);
+		set_le(q + 4, sec[i].type, 4);
+		set_le(q + 8, sec[i].type == 7 || sec[i].type == 11 ? 2 : 0, 8); /* SHF_ALLOC */
+		set_le(q + 24, sec[i].off, 8);
+		set_le(q + 32, sec[i].b ? sec[i].b->n : 0, 8);
+		set_le(q + 40, sec[i].link, 4);
+		set_le(q + 44, sec[i].info, 4);
+		set_le(q + 48, sec[i].align, 8);
+		set_le(q + 56, sec[i].entsize, 8);
+	}
+	memcpy(h, "\177ELF\2\1\1", 7); /* ELF64, LE, version 1 */
+	h[7] = (unsigned char)eh->osabi;
+	h[8] = (unsigned char)eh->abi;
+	set_le(h + 16, eh->type, 2);
+	set_le(h + 18, eh->machine, 2);
+	set_le(h + 20, 1, 4);
+	set_le(h + 40, shoff, 8);
+	set_le(h + 48, eh->flags, 4);
+	set_le(h + 52, 64, 2);
+	set_le(h + 54, 56, 2);
+	set_le(h + 58, 64, 2);
+	set_le(h + 60, n, 2);
+	set_le(h + 62, shstrndx, 2);
+	copy = malloc(out.n);
+	ASSERT(copy);
+	memcpy(copy, out.d, out.n);
+	*size = out.n;
+	return copy;
+}
+
+/* Builds an ELF64 AMDGPU code object from spec; returns it malloc'ed, *size its length. */
+static unsigned char *build_co(const struct co_spec *s, size_t *size)
+{
+	static struct buf meta, note, symtab, strtab, dynsym, dynstr;
+	struct sect sec[8] = { { "", 0, 0, 0, 0, 0, NULL, 0, 0 } };
+	unsigned n = 1;
+	struct ehdr eh = { 0xe0, 64, s->abi ? s->abi : 2, 3, s->flags, s->shdrs_first };
+
+	meta.n = note.n = symtab.n = strtab.n = dynsym.n = dynstr.n = 0;
 	if (s->target) {
 		if (s->meta)
 			meta = *s->meta;
@@ -214,59 +294,9 @@ static unsigned char *build_co(const struct co_spec *s, size_t *size)
 		sec[++n] = (struct sect){ ".dynstr", 3, 0, 0, 1, 0, &dynstr, 0, 0 };
 		n++;
 	}
-	sec[n++] = (struct sect){ ".shstrtab", 3, 0, 0, 1, 0, &shstr, 0, 0 };
-	put_u8(&shstr, 0);
-	for (i = 1; i < n; i++) {
-		sec[i].name_off = shstr.n;
-		put(&shstr, sec[i].name, strlen(sec[i].name) + 1);
-	}
-
-	memset(&out, 0, sizeof out);
-	out.n = 64;
-	shoff = 64;
-	if (s->shdrs_first)
-		out.n += 64 * n;
-	for (i = 1; i < n; i++) {
-		pad(&out, sec[i].align);
-		sec[i].off = out.n;
-		put(&out, sec[i].b->d, sec[i].b->n);
-	}
-	if (!s->shdrs_first) {
-		pad(&out, 8);
-		shoff = out.n;
-		out.n += 64 * n;
-	}
-	ASSERT(out.n <= sizeof out.d);
-	for (i = 0; i < n; i++) {
-		unsigned char *q = h + shoff + 64 * i;
-
-		set_le(q, sec[i].name_off, 4);
-		set_le(q + 4, sec[i].type, 4);
-		set_le(q + 8, sec[i].type == 7 || sec[i].type == 11 ? 2 : 0, 8); /* SHF_ALLOC */
-		set_le(q + 24, sec[i].off, 8);
-		set_le(q + 32, sec[i].b ? sec[i].b->n : 0, 8);
-		set_le(q + 40, sec[i].link, 4);
-		set_le(q + 44, sec[i].info, 4);
-		set_le(q + 48, sec[i].align, 8);
-		set_le(q + 56, sec[i].entsize, 8);
-	}
-	memcpy(h, "\177ELF\2\1\1\100", 8); /* ELF64, LE, version 1, OSABI AMDGPU_HSA */
-	h[8] = (unsigned char)(s->abi ? s->abi : 2);
-	set_le(h + 16, 3, 2);   /* ET_DYN */
-	set_le(h + 18, 0xe0, 2); /* EM_AMDGPU */
-	set_le(h + 20, 1, 4);
-	set_le(h + 40, shoff, 8);
-	set_le(h + 48, s->flags, 4);
-	set_le(h + 52, 64, 2);
-	set_le(h + 54, 56, 2);
-	set_le(h + 58, 64, 2);
-	set_le(h + 60, n, 2);
-	set_le(h + 62, n - 1, 2); /* shstrndx */
-	copy = malloc(out.n);
-	ASSERT(copy);
-	memcpy(copy, out.d, out.n);
-	*size = out.n;
-	return copy;
+	/* ET_DYN, EM_AMDGPU, OSABI AMDGPU_HSA; the names table last, as LLVM puts it */
+	sec[n++] = (struct sect){ ".shstrtab", 3, 0, 0, 1, 0, NULL, 0, 0 };
+	return build_elf(&eh, sec, n, size);
 }
 
 /* The gfx90a:sramecc+:xnack- object most tests start from. */
@@ -699,6 +729,400 @@ TEST(codeobj_check_feature_rules)
 			ASSERT_CONTAINS(rocjit_last_error(), "expected");
 		free(co);
 	}
+}
+
+/* ---- NVIDIA CUBINs ---- */
+
+/*
+ * What build_cubin makes.  Symbols are "T:name", T one of
+ *   E  a kernel: global STT_FUNC, st_other STO_CUDA_ENTRY, its own section .text.name
+ *   W  the same, weak (a template instance)
+ *   D  a __device__ function as -rdc=true leaves it: global STT_FUNC, st_other 0, own .text
+ *   L  a __device__ function copied into a kernel: local STT_FUNC "$kernel$callee", st_other 0
+ *   O  a variable (STT_OBJECT), Q the same with the STO_CUDA_ENTRY bit set
+ *   U  an undefined function (vprintf), N the same with the STO_CUDA_ENTRY bit set
+ */
+struct cubin_spec {
+	unsigned sm;              /* 90 for sm_90                                        */
+	int accel;                /* .nv.compat attribute 0x09: 1 ("a") or 0; -1: no
+	                             .nv.compat section, as below sm_90                   */
+	unsigned abi;             /* 0 or 8: CUDA 13 layout; 7: CUDA 12 layout             */
+	uint32_t extra_flags;     /* or'ed into e_flags                                    */
+	const char *const *syms;  /* NULL-terminated; NULL: cubin_syms                     */
+	const struct buf *compat; /* raw .nv.compat instead of the generated one           */
+	int shdrs_first;
+};
+
+static const char *const cubin_syms[] = { "L:$axpy$_Z6helperff", "D:_Z6helperff", "O:gvar",
+					  "U:vprintf", "W:_Z2tkILi3EEvPf", "E:scale", "E:axpy",
+					  NULL };
+
+/* e_flags as CUDA writes them (see src/codeobj.c): CUDA 13 puts the SM in bits 8-15,
+ * CUDA 12 in the low byte with 64-bit addressing, texture mode and the virtual SM. */
+static uint32_t cubin_flags(const struct cubin_spec *s)
+{
+	if (s->abi == 7)
+		return s->sm | 0x500u | s->sm << 16 | s->extra_flags;
+	return 0x06000000u | s->sm << 8 | (s->sm < 100 ? 0x04u : 0x02u) | s->extra_flags;
+}
+
+/*
+ * Builds a CUBIN from spec, laid out as NVRTC 13 does: .shstrtab, .strtab, .symtab,
+ * .nv.compat, then one .text section per kernel or global device function.  Returns it
+ * malloc'ed, *size its length.
+ */
+static unsigned char *build_cubin(const struct cubin_spec *s, size_t *size)
+{
+	static struct buf symtab, strtab, compat, text[8];
+	static char names[8][80];
+	const char *const *syms = s->syms ? s->syms : cubin_syms;
+	struct sect sec[16] = { { "", 0, 0, 0, 0, 0, NULL, 0, 0 } };
+	struct ehdr eh = { 190, s->abi == 7 ? 51 : 65, s->abi ? s->abi : 8, 2, cubin_flags(s),
+			   s->shdrs_first };
+	unsigned n = 4, ntext = 0, last_text = 1;
+
+	symtab.n = strtab.n = compat.n = 0;
+	sec[1] = (struct sect){ ".shstrtab", 3, 0, 0, 1, 0, NULL, 0, 0 };
+	sec[2] = (struct sect){ ".strtab", 3, 0, 0, 1, 0, &strtab, 0, 0 };
+	sec[3] = (struct sect){ ".symtab", 2, 2, 0, 8, 24, &symtab, 0, 0 };
+	if (s->compat || s->accel >= 0) {
+		if (s->compat) {
+			compat = *s->compat;
+		} else { /* the records CUDA 13.0 writes for sm_90[a] */
+			put(&compat, "\2\11", 2);
+			put_le(&compat, (unsigned)s->accel, 2);
+			put(&compat, "\2\2\1\0\2\5\5\0\3\7\1\1\2\3\0\0\2\6\1\0\4\13\10\0", 24);
+			put_le(&compat, 0, 8);
+		}
+		sec[n++] = (struct sect){ ".nv.compat", 0x70000086, 0, 0, 4, 0, &compat, 0, 0 };
+	}
+	put_u8(&strtab, 0);
+	memset(symtab.d, 0, 24);
+	symtab.n = 24;
+	for (size_t i = 0; syms[i]; i++) {
+		char t = syms[i][0];
+		const char *name = syms[i] + 2;
+		unsigned shndx = 0;
+
+		if (t == 'E' || t == 'W' || t == 'D') {
+			ASSERT(ntext < 8 && n < 16);
+			snprintf(names[ntext], sizeof names[ntext], ".text.%s", name);
+			text[ntext].n = 0;
+			for (unsigned k = 0; k < 32; k++) /* stands for SASS */
+				put_u8(&text[ntext], (unsigned)(i * 7 + k));
+			sec[n] = (struct sect){ names[ntext], 1, 3, 0, 128, 0, &text[ntext], 0, 0 };
+			shndx = last_text = n++;
+			ntext++;
+		} else if (t == 'L') {
+			shndx = last_text;
+		} else if (t == 'O' || t == 'Q') {
+			shndx = 1;
+		}
+		put_le(&symtab, strtab.n, 4);
+		put_u8(&symtab, (t == 'L' ? 0x00 : t == 'W' ? 0x20 : 0x10) |
+				(t == 'O' || t == 'Q' ? 1 : 2)); /* bind << 4 | OBJECT/FUNC */
+		put_u8(&symtab, t == 'E' || t == 'W' || t == 'Q' || t == 'N' ? 0x10 : 0);
+		put_le(&symtab, shndx, 2);
+		put_le(&symtab, 0, 8);
+		put_le(&symtab, t == 'U' || t == 'N' ? 0 : 32, 8);
+		put(&strtab, name, strlen(name) + 1);
+	}
+	return build_elf(&eh, sec, n, size);
+}
+
+static unsigned char *build_sm(unsigned sm, int accel, size_t *size)
+{
+	struct cubin_spec s = { sm, accel, 8, 0, NULL, NULL, 0 };
+
+	return build_cubin(&s, size);
+}
+
+TEST(codeobj_cubin_target_from_flags_and_compat)
+{
+	static const struct {
+		unsigned sm;
+		int accel;
+		unsigned abi;
+		uint32_t extra;
+		const char *want;
+	} cases[] = {
+		{ 75, -1, 8, 0, "sm_75" },       { 80, -1, 8, 0, "sm_80" },
+		{ 86, -1, 8, 0, "sm_86" },       { 89, -1, 8, 0, "sm_89" },
+		{ 90, 0, 8, 0, "sm_90" },        { 90, 1, 8, 0, "sm_90a" },
+		{ 100, 0, 8, 0, "sm_100" },      { 100, 1, 8, 0, "sm_100a" },
+		{ 120, 0, 8, 0, "sm_120" },      { 120, 1, 8, 0, "sm_120a" },
+		{ 121, 1, 8, 0, "sm_121a" },     { 90, 0, 8, 0x8, "sm_90a" }, /* EF_CUDA_ACCELERATORS */
+		{ 90, -1, 7, 0, "sm_90" },       { 80, -1, 7, 0, "sm_80" },
+		{ 90, -1, 7, 0x800, "sm_90a" },  { 90, 1, 7, 0, "sm_90a" },
+		{ 90, 0, 7, 0x8, "sm_90" }, /* 0x8 means nothing in the CUDA 12 layout */
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		for (int first = 0; first < 2; first++) {
+			struct cubin_spec s = { cases[i].sm, cases[i].accel, cases[i].abi,
+						cases[i].extra, NULL, NULL, first };
+			rocjit_codeobj_info *info;
+			size_t size;
+			unsigned char *co = build_cubin(&s, &size);
+
+			ASSERT_INT(rocjit_codeobj_inspect(&info, co, size), 0);
+			ASSERT_INT(info->platform, ROCJIT_PLATFORM_NVIDIA);
+			ASSERT_STR(info->target, cases[i].want);
+			ASSERT_STR(info->flags_target, cases[i].want);
+			ASSERT_STR(rocjit_last_error(), "");
+			rocjit_codeobj_free(info);
+			free(co);
+		}
+	}
+}
+
+TEST(codeobj_cubin_headers_are_the_measured_ones)
+{
+	/* e_flags of NVRTC 13.0 output (-arch=sm_80, sm_90, sm_90a, sm_100a, sm_120): the
+	 * synthetic images must carry them, or the tests above prove nothing. */
+	static const struct {
+		unsigned sm;
+		int accel;
+		uint32_t flags;
+	} cases[] = { { 80, -1, 0x06005004 }, { 90, 0, 0x06005a04 }, { 90, 1, 0x06005a04 },
+		      { 100, 1, 0x06006402 },  { 120, 0, 0x06007802 } };
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t size;
+		unsigned char *co = build_sm(cases[i].sm, cases[i].accel, &size);
+
+		ASSERT(memcmp(co, "\177ELF\2\1\1\101\10", 9) == 0); /* OS/ABI 65, ABI 8 */
+		ASSERT_INT(co[16] | co[17] << 8, 2);                /* ET_EXEC        */
+		ASSERT_INT(co[18] | co[19] << 8, 190);              /* EM_CUDA        */
+		ASSERT_INT((uint32_t)co[48] | (uint32_t)co[49] << 8 | (uint32_t)co[50] << 16 |
+				   (uint32_t)co[51] << 24,
+			   cases[i].flags);
+		free(co);
+	}
+}
+
+TEST(codeobj_cubin_kernel_names_exclude_device_functions)
+{
+	/* Local and global device functions, variables, undefined functions and symbols that
+	 * carry the entry bit without being defined functions are not kernels; a kernel
+	 * listed twice is listed once. */
+	static const char *const syms[] = { "L:$k1$_Z3devf", "L:$scale$helper2", "O:gvar",
+					    "W:_Z2tkILi3EEvPf", "D:_Z3devf", "E:k1", "U:vprintf",
+					    "N:undef_entry", "Q:entry_var", "D:helper2",
+					    "E:scale", "E:k1", NULL };
+	static const char *const want[] = { "_Z2tkILi3EEvPf", "k1", "scale" };
+	struct cubin_spec s = { 90, 0, 8, 0, syms, NULL, 0 };
+	rocjit_codeobj_info *info;
+	size_t size;
+	unsigned char *co = build_cubin(&s, &size);
+	char *list = NULL;
+
+	ASSERT_INT(rocjit_codeobj_inspect(&info, co, size), 0);
+	ASSERT_INT(info->num_kernels, 3);
+	for (size_t i = 0; i < 3; i++)
+		ASSERT_STR(info->kernels[i], want[i]);
+	rocjit_codeobj_free(info);
+	ASSERT_INT(rj_codeobj_check(co, size, "sm_90", &list), 0);
+	ASSERT_STR(list, "_Z2tkILi3EEvPf,k1,scale");
+	free(list);
+	free(co);
+
+	s.syms = (const char *const[]){ "L:$k$dev", "D:dev", "U:vprintf", NULL };
+	co = build_cubin(&s, &size);
+	ASSERT_INT(rocjit_codeobj_inspect(&info, co, size), 0);
+	ASSERT_INT(info->num_kernels, 0);
+	rocjit_codeobj_free(info);
+	free(co);
+}
+
+TEST(codeobj_cubin_rejects_truncated_data_at_every_length)
+{
+	for (int first = 0; first < 2; first++) {
+		struct cubin_spec s = { 90, 1, 8, 0, NULL, NULL, first };
+		size_t size;
+		unsigned char *co = build_cubin(&s, &size);
+
+		ASSERT_INT(inspect_rc(co, size), 0);
+		for (size_t n = 1; n < size; n++) {
+			unsigned char *part = malloc(n); /* exact size: ASan sees overreads */
+
+			ASSERT(part);
+			memcpy(part, co, n);
+			ASSERT_INT(inspect_rc(part, n), ROCJIT_EFORMAT);
+			free(part);
+		}
+		free(co);
+	}
+}
+
+TEST(codeobj_cubin_survives_random_byte_flips)
+{
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+	int ok = 0;
+
+	for (int round = 0; round < 6000; round++) {
+		struct cubin_spec s = { round & 4 ? 120 : 90, 1, round & 8 ? 7 : 8, 0, NULL, NULL,
+					round & 1 };
+		size_t size;
+		unsigned char *co = build_cubin(&s, &size);
+		int flips = 1 + (int)(xorshift(&seed) % 4), rc;
+		char *list = NULL;
+
+		for (int f = 0; f < flips; f++) {
+			/* Half the flips land in the first 512 bytes: header, tables, .nv.compat. */
+			size_t at = (size_t)(xorshift(&seed) % (round & 2 || size < 512 ? size : 512));
+
+			co[at] ^= (unsigned char)(1 + xorshift(&seed) % 255);
+		}
+		rc = inspect_rc(co, size);
+		ASSERT(rc == 0 || rc == ROCJIT_EFORMAT);
+		ok += rc == 0;
+		rc = rj_codeobj_check(co, size, "sm_90a", &list);
+		ASSERT(rc == 0 ? list != NULL : list == NULL);
+		free(list);
+		free(co);
+	}
+	printf("%d of 6000 flipped CUBINs still parsed\n", ok);
+}
+
+TEST(codeobj_cubin_rejects_malformed_data)
+{
+	static const struct {
+		size_t at;
+		unsigned char value;
+		const char *msg;
+	} edits[] = {
+		{ 7, 0, "OS/ABI 0" },          { 8, 6, "ABI version 6" },
+		{ 8, 9, "ABI version 9" },     { 16, 3, "ELF type 3" },
+		{ 49, 0, "unknown NVIDIA" },   { 49, 19, "SM 19" },
+		{ 18, 191, "e_machine 191" },
+	};
+	static const struct {
+		const char *bytes;
+		size_t n;
+		const char *msg;
+	} compats[] = {
+		{ "\2\11\1", 3, "truncated at byte 0" },
+		{ "\2\11\1\0\2\2", 6, "truncated at byte 4" },
+		{ "\2\11\1\0\5\2\1\0", 8, "unknown format 5 at byte 4" },
+		{ "\0\0\0\0", 4, "unknown format 0" },
+		{ "\4\13\11\0\0\0\0\0\0\0\0\0", 12, "overflows" },
+	};
+	unsigned char junk[2048];
+	uint64_t seed = 7;
+
+	for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+		size_t size;
+		unsigned char *co = build_sm(90, 1, &size);
+
+		co[edits[i].at] = edits[i].value;
+		ASSERT_INT(inspect_rc(co, size), ROCJIT_EFORMAT);
+		ASSERT_CONTAINS(rocjit_last_error(), edits[i].msg);
+		free(co);
+	}
+	for (size_t i = 0; i < sizeof compats / sizeof compats[0]; i++) {
+		struct buf raw = { { 0 }, 0 };
+		struct cubin_spec s = { 90, 0, 8, 0, NULL, &raw, 0 };
+		size_t size;
+		unsigned char *co;
+
+		put(&raw, compats[i].bytes, compats[i].n);
+		co = build_cubin(&s, &size);
+		ASSERT_INT(inspect_rc(co, size), ROCJIT_EFORMAT);
+		ASSERT_CONTAINS(rocjit_last_error(), ".nv.compat");
+		ASSERT_CONTAINS(rocjit_last_error(), compats[i].msg);
+		free(co);
+	}
+	{ /* a kernel without a name */
+		struct cubin_spec s = { 90, 0, 8, 0, (const char *const[]){ "E:", NULL }, NULL, 0 };
+		size_t size;
+		unsigned char *co = build_cubin(&s, &size);
+
+		ASSERT_INT(inspect_rc(co, size), ROCJIT_EFORMAT);
+		ASSERT_CONTAINS(rocjit_last_error(), "empty name");
+		free(co);
+	}
+	for (int round = 0; round < 200; round++) { /* a plausible header over random tables */
+		for (size_t i = 0; i < sizeof junk; i++)
+			junk[i] = (unsigned char)xorshift(&seed);
+		memcpy(junk, "\177ELF\2\1\1\101\10\0\0\0\0\0\0\0\2\0\276\0\1\0\0\0", 24);
+		if (round & 1)
+			junk[7] = 51, junk[8] = 7;
+		ASSERT_INT(inspect_rc(junk, sizeof junk), ROCJIT_EFORMAT);
+	}
+}
+
+TEST(codeobj_check_cubin_targets)
+{
+	static const struct {
+		unsigned sm;
+		int accel;
+		const char *target;
+		int rc;
+	} cases[] = {
+		{ 90, 0, "sm_90", 0 },          { 90, 0, "sm_90a", ROCJIT_EFORMAT },
+		{ 90, 0, "sm_80", ROCJIT_EFORMAT }, { 90, 0, "sm_9", ROCJIT_EINVAL },
+		{ 90, 1, "sm_90a", 0 },         { 90, 1, "sm_90", ROCJIT_EFORMAT },
+		{ 90, 1, "sm_80", ROCJIT_EFORMAT }, { 80, -1, "sm_80", 0 },
+		{ 80, -1, "sm_90", ROCJIT_EFORMAT }, { 80, -1, "sm_90a", ROCJIT_EFORMAT },
+		{ 80, -1, "sm_800", ROCJIT_EFORMAT }, { 100, 0, "sm_100", 0 },
+		{ 100, 0, "sm_100a", ROCJIT_EFORMAT }, { 100, 0, "sm_100f", 0 },
+		{ 100, 1, "sm_100f", ROCJIT_EFORMAT }, { 100, 1, "sm_100a", 0 },
+		{ 100, 0, "sm_10", ROCJIT_EFORMAT }, { 120, 0, "sm_120f", 0 },
+	};
+	static const char *const bad[] = { "sm_", "sm_9", "sm_090", "sm_90b", "sm_90af",
+					   "sm_1000", "sm_90:xnack-", "sm_9a0", "sm_x0" };
+	size_t size;
+	unsigned char *co;
+	char *list = (char *)&list;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		co = build_sm(cases[i].sm, cases[i].accel, &size);
+		ASSERT_INT(rj_codeobj_check(co, size, cases[i].target, NULL), cases[i].rc);
+		if (cases[i].rc == ROCJIT_EFORMAT)
+			ASSERT_CONTAINS(rocjit_last_error(), "expected");
+		free(co);
+	}
+	co = build_sm(90, 0, &size);
+	ASSERT_INT(rj_codeobj_check(co, size, "sm_90a", &list), ROCJIT_EFORMAT);
+	ASSERT_STR(rocjit_last_error(), "code object is for sm_90, expected sm_90a");
+	ASSERT(list == NULL);
+	ASSERT_INT(rj_codeobj_check(co, size, "sm_90", &list), 0);
+	ASSERT_STR(list, "_Z2tkILi3EEvPf,scale,axpy");
+	free(list);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		list = (char *)&list;
+		ASSERT_INT(rj_codeobj_check(co, size, bad[i], &list), ROCJIT_EINVAL);
+		ASSERT(list == NULL);
+	}
+	free(co);
+	co = build_sm(90, 1, &size);
+	ASSERT_INT(rj_codeobj_check(co, size, "sm_90", NULL), ROCJIT_EFORMAT);
+	ASSERT_STR(rocjit_last_error(), "code object is for sm_90a, expected sm_90");
+	free(co);
+}
+
+TEST(codeobj_check_refuses_other_platform)
+{
+	size_t size;
+	unsigned char *co = build_sm(90, 0, &size);
+	char *list = (char *)&list;
+
+	ASSERT_INT(rj_codeobj_check(co, size, "gfx90a", &list), ROCJIT_EFORMAT);
+	ASSERT_STR(rocjit_last_error(),
+		   "code object is for sm_90 (NVIDIA), expected gfx90a (AMD): the platforms differ");
+	ASSERT(list == NULL);
+	ASSERT_INT(rj_codeobj_check(co, size, "gfx90a:sramecc+:xnack-", NULL), ROCJIT_EFORMAT);
+	ASSERT_CONTAINS(rocjit_last_error(), "platforms differ");
+	free(co);
+	co = build_default(&size, 0);
+	ASSERT_INT(rj_codeobj_check(co, size, "sm_90", &list), ROCJIT_EFORMAT);
+	ASSERT_STR(rocjit_last_error(), "code object is for gfx90a:sramecc+:xnack- (AMD), "
+					"expected sm_90 (NVIDIA): the platforms differ");
+	ASSERT(list == NULL);
+	ASSERT_INT(rj_codeobj_check(co, size, "sm_90a", NULL), ROCJIT_EFORMAT);
+	ASSERT_CONTAINS(rocjit_last_error(), "platforms differ");
+	free(co);
 }
 
 /* ---- Real code objects from hipRTC, when it is installed ---- */

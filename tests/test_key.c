@@ -37,6 +37,7 @@ static rj_key key_of(const struct fields *f)
 	rj_key k;
 
 	ASSERT_INT(rj_opts_normalize(&o, f->opts, f->nopts), 0);
+	memset(&in, 0, sizeof in);
 	in.platform = f->platform;
 	in.target = f->target;
 	in.compiler = f->compiler;

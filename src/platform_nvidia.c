@@ -1,0 +1,562 @@
+/*
+ * platform_nvidia.c - the NVIDIA platform: NVRTC for compiles, the CUDA driver API for
+ * devices.
+ *
+ * Owns every call into libnvrtc and libcuda, both loaded with dlopen so that one build
+ * runs on machines without them (NVRTC still compiles for an explicit sm_XY where there
+ * is no driver: the prewarm case).  The few driver and NVRTC entry points used are
+ * declared here with their C ABI (int results, opaque handles), so no CUDA header is
+ * needed to build rocjit.
+ *
+ * HIP source compiles unchanged through rocjit's own hip/hip_runtime.h (nvidia/
+ * hip_runtime.h, embedded at build time), served as an in-memory header and pre-included
+ * as hipRTC pre-includes its own.  It needs the CUDA headers (cuda_fp16.h), found at run
+ * time: $CUDA_PATH, $CUDA_HOME, beside the NVRTC library, /usr/local/cuda.
+ *
+ * Modules are loaded into each device's primary context, the one the CUDA runtime uses,
+ * so rocjit kernels run on the application's streams and buffers without copies.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "platform.h"
+#include "rocjit_nvrtc_preamble.h" /* generated from nvidia/hip_runtime.h */
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_INVALID_CONTEXT 201
+#define CUDA_ERROR_NOT_FOUND 500
+#define CU_ATTR_CC_MAJOR 75
+#define CU_ATTR_CC_MINOR 76
+#define NVRTC_SUCCESS 0
+#define NVRTC_ERROR_COMPILATION 6
+#define MAX_DEVICES 64
+
+static struct {
+	pthread_once_t compiler_once, driver_once;
+	int compiler_rc, driver_rc;
+	char compiler_error[512], driver_error[512];
+	char id[64];
+	char include_opt[4200];
+	char fp16_header[4300]; /* <include>/cuda_fp16.h: part of the compiler's files */
+	void *nvrtc, *cuda;
+
+	nvrtcResult (*nvrtcVersion)(int *, int *);
+	nvrtcResult (*nvrtcGetNumSupportedArchs)(int *);
+	nvrtcResult (*nvrtcGetSupportedArchs)(int *);
+	nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
+					  const char *const *, const char *const *);
+	nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
+	nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
+	nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char *);
+	nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram, size_t *);
+	nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
+	nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
+	const char *(*nvrtcGetErrorString)(nvrtcResult);
+
+	CUresult (*cuInit)(unsigned int);
+	CUresult (*cuDeviceGetCount)(int *);
+	CUresult (*cuDeviceGet)(CUdevice *, int);
+	CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+	CUresult (*cuCtxGetCurrent)(CUcontext *);
+	CUresult (*cuCtxSetCurrent)(CUcontext);
+	CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+	CUresult (*cuModuleUnload)(CUmodule);
+	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+	CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+				   unsigned, unsigned, unsigned, CUstream, void **, void **);
+	CUresult (*cuGetErrorString)(CUresult, const char **);
+
+	int device_count;
+	pthread_mutex_t ctx_lock;
+	CUcontext primary[MAX_DEVICES]; /* retained once, kept for the process's life */
+} nv = { .compiler_once = PTHREAD_ONCE_INIT, .driver_once = PTHREAD_ONCE_INIT,
+	 .ctx_lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define LOAD(handle, name) (*(void **)&nv.name = dlsym((handle), #name))
+
+static const char *cu_error(CUresult r)
+{
+	const char *s = NULL;
+
+	if (nv.cuGetErrorString && nv.cuGetErrorString(r, &s) == CUDA_SUCCESS && s)
+		return s;
+	return "unknown CUDA error";
+}
+
+/* dlopen's search first, then the usual toolkit folders. */
+static void *open_nvrtc(void)
+{
+	static const char *const names[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so" };
+	const char *env = getenv("ROCJIT_NVRTC_LIBRARY");
+	const char *dirs[] = { getenv("CUDA_PATH"), getenv("CUDA_HOME"), "/usr/local/cuda" };
+	char path[4200];
+	void *h;
+
+	if (env && *env)
+		return dlopen(env, RTLD_NOW | RTLD_LOCAL);
+	for (size_t i = 0; i < 3; i++)
+		if ((h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
+			return h;
+	for (size_t d = 0; d < 3; d++) {
+		if (!dirs[d] || !*dirs[d])
+			continue;
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(path, sizeof path, "%s/lib64/%s", dirs[d], names[i]);
+			if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+				return h;
+		}
+	}
+	return NULL;
+}
+
+static int has_cuda_headers(const char *dir)
+{
+	char path[4300];
+
+	snprintf(path, sizeof path, "%s/cuda_fp16.h", dir);
+	return access(path, R_OK) == 0;
+}
+
+/* The CUDA include folder: $CUDA_PATH, $CUDA_HOME, next to NVRTC, /usr/local/cuda. */
+static int find_include_dir(char *out, size_t size)
+{
+	const char *roots[] = { getenv("CUDA_PATH"), getenv("CUDA_HOME"), NULL,
+				"/usr/local/cuda" };
+	char libdir[4096] = "";
+	Dl_info info;
+
+	if (dladdr(*(void **)&nv.nvrtcVersion, &info) && info.dli_fname) {
+		snprintf(libdir, sizeof libdir, "%s", info.dli_fname);
+		if (strrchr(libdir, '/'))
+			*strrchr(libdir, '/') = 0;
+		roots[2] = libdir;
+	}
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const subs[] = { "include", "../include",
+						    "../targets/x86_64-linux/include",
+						    "../targets/sbsa-linux/include" };
+		if (!roots[i] || !*roots[i])
+			continue;
+		for (size_t k = 0; k < 4; k++) {
+			snprintf(out, size, "%s/%s", roots[i], subs[k]);
+			if (has_cuda_headers(out))
+				return 0;
+		}
+	}
+	return -1;
+}
+
+static void load_compiler(void)
+{
+	int major = 0, minor = 0;
+	char dir[4096];
+
+	nv.nvrtc = open_nvrtc();
+	if (!nv.nvrtc) {
+		nv.compiler_rc = ROCJIT_ENOCOMPILER;
+		snprintf(nv.compiler_error, sizeof nv.compiler_error,
+			 "NVRTC (libnvrtc.so) could not be loaded: install the CUDA toolkit, add "
+			 "its lib64 folder to LD_LIBRARY_PATH, or set CUDA_PATH or "
+			 "ROCJIT_NVRTC_LIBRARY");
+		return;
+	}
+	LOAD(nv.nvrtc, nvrtcVersion);
+	LOAD(nv.nvrtc, nvrtcGetNumSupportedArchs);
+	LOAD(nv.nvrtc, nvrtcGetSupportedArchs);
+	LOAD(nv.nvrtc, nvrtcCreateProgram);
+	LOAD(nv.nvrtc, nvrtcCompileProgram);
+	LOAD(nv.nvrtc, nvrtcGetProgramLogSize);
+	LOAD(nv.nvrtc, nvrtcGetProgramLog);
+	LOAD(nv.nvrtc, nvrtcGetCUBINSize);
+	LOAD(nv.nvrtc, nvrtcGetCUBIN);
+	LOAD(nv.nvrtc, nvrtcDestroyProgram);
+	LOAD(nv.nvrtc, nvrtcGetErrorString);
+	if (!nv.nvrtcVersion || !nv.nvrtcCreateProgram || !nv.nvrtcCompileProgram ||
+	    !nv.nvrtcGetProgramLogSize || !nv.nvrtcGetProgramLog || !nv.nvrtcGetCUBINSize ||
+	    !nv.nvrtcGetCUBIN || !nv.nvrtcDestroyProgram || !nv.nvrtcGetNumSupportedArchs ||
+	    !nv.nvrtcGetSupportedArchs) {
+		nv.compiler_rc = ROCJIT_ENOCOMPILER;
+		snprintf(nv.compiler_error, sizeof nv.compiler_error,
+			 "the NVRTC library lacks functions rocjit needs (CUDA 11.2 or newer)");
+		return;
+	}
+	nv.nvrtcVersion(&major, &minor);
+	snprintf(nv.id, sizeof nv.id, "nvrtc %d.%d", major, minor);
+	if (find_include_dir(dir, sizeof dir) != 0) {
+		nv.compiler_rc = ROCJIT_ENOCOMPILER;
+		snprintf(nv.compiler_error, sizeof nv.compiler_error,
+			 "the CUDA headers (cuda_fp16.h) were not found: set CUDA_PATH to the "
+			 "CUDA toolkit (e.g. CUDA_PATH=/usr/local/cuda)");
+		return;
+	}
+	snprintf(nv.include_opt, sizeof nv.include_opt, "-I%s", dir);
+	snprintf(nv.fp16_header, sizeof nv.fp16_header, "%s/cuda_fp16.h", dir);
+}
+
+static int compiler_ready(void)
+{
+	pthread_once(&nv.compiler_once, load_compiler);
+	RJ_CHECK(nv.compiler_rc, nv.compiler_rc, "%s", nv.compiler_error);
+	return 0;
+}
+
+static const char *nv_compiler_id(void)
+{
+	return compiler_ready() == 0 ? nv.id : NULL;
+}
+
+/* NVRTC's library and the CUDA headers it compiles against. */
+static size_t nv_compiler_files(const char **paths, size_t max)
+{
+	Dl_info info;
+	size_t n = 0;
+
+	if (compiler_ready() != 0 || max < 2)
+		return 0;
+	if (dladdr(*(void **)&nv.nvrtcCompileProgram, &info) && info.dli_fname)
+		paths[n++] = info.dli_fname;
+	paths[n++] = nv.fp16_header;
+	return n;
+}
+
+/* "sm_90" -> 90, "sm_90a" -> 90 with suffix 'a'; -1 when it is no sm target. */
+static int sm_number(const char *target, char *suffix)
+{
+	const char *p = target + 3;
+	int n = 0;
+
+	if (strncmp(target, "sm_", 3) != 0 || *p < '1' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9' && n < 10000)
+		n = n * 10 + (*p++ - '0');
+	*suffix = 0;
+	if (*p == 'a' || *p == 'f')
+		*suffix = *p++;
+	return *p ? -1 : n;
+}
+
+static int nv_target_check(const char *target)
+{
+	int archs[128], n = 0, sm;
+	char suffix, list[1024];
+	size_t len = 0;
+
+	RJ_FORWARD(compiler_ready());
+	sm = sm_number(target, &suffix);
+	RJ_CHECK(sm < 0, ROCJIT_EUNSUPPORTED,
+		 "target \"%s\" is not an NVIDIA target id (sm_XY, e.g. sm_90)", target);
+	if (nv.nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 128 ||
+	    nv.nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS)
+		n = 0;
+	list[0] = 0;
+	for (int i = 0; i < n; i++) {
+		if (archs[i] == sm)
+			return 0;
+		len += (size_t)snprintf(list + len, sizeof list - len, "%ssm_%d", i ? " " : "",
+					archs[i]);
+		if (len >= sizeof list)
+			break;
+	}
+	RJ_FAIL(ROCJIT_EUNSUPPORTED,
+		"the installed compiler (%s) cannot compile for \"%s\"; supported: %s", nv.id,
+		target, n ? list : "(NVRTC gave no list)");
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	return d;
+}
+
+/*
+ * NVRTC has no -O levels: -O3 (the normalized default) is its default and is dropped,
+ * other levels go to ptxas.  The key still holds the normalized -O level.
+ */
+static const char *translate_option(const char *opt, char *buf, size_t size)
+{
+	if (strcmp(opt, "-O3") == 0 || strcmp(opt, "-Os") == 0 || strcmp(opt, "-Oz") == 0)
+		return NULL;
+	if (strncmp(opt, "-O", 2) == 0 && strlen(opt) == 3) {
+		snprintf(buf, size, "--ptxas-options=%s", opt);
+		return buf;
+	}
+	return opt;
+}
+
+static char *program_log(nvrtcProgram prog)
+{
+	size_t n = 0;
+	char *log;
+
+	if (nv.nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS)
+		n = 0;
+	log = calloc(1, n + 1);
+	if (log && n && nv.nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
+		log[0] = 0;
+	return log;
+}
+
+static int nv_compile(const char *target, const struct rj_compile_req *req,
+		      struct rj_compile_out *out)
+{
+	const char **argv = NULL, **hsrc = NULL, **hname = NULL;
+	char arch[64], olevel[32];
+	size_t argc = 0, nh = req->num_headers + 1, i;
+	nvrtcProgram prog = NULL;
+	nvrtcResult r;
+	char *raw;
+	int rc = ROCJIT_ENOMEM;
+
+	memset(out, 0, sizeof *out);
+	RJ_FORWARD(compiler_ready());
+	argv = calloc(req->options->count + 4, sizeof *argv);
+	hsrc = calloc(nh, sizeof *hsrc);
+	hname = calloc(nh, sizeof *hname);
+	if (!argv || !hsrc || !hname)
+		goto out;
+	for (const char *o = rj_opts_next(req->options, NULL); o; o = rj_opts_next(req->options, o)) {
+		const char *t = translate_option(o, olevel, sizeof olevel);
+		if (t)
+			argv[argc++] = t;
+	}
+	snprintf(arch, sizeof arch, "-arch=%s", target);
+	argv[argc++] = arch;
+	argv[argc++] = nv.include_opt;
+	argv[argc++] = "--pre-include=hip/hip_runtime.h";
+	hsrc[0] = rj_nvrtc_preamble;
+	hname[0] = "hip/hip_runtime.h";
+	for (i = 0; i < req->num_headers; i++) {
+		const rocjit_header *h = &req->headers[i];
+		hsrc[i + 1] = dup_n(h->source, h->length ? h->length : strlen(h->source));
+		hname[i + 1] = h->name;
+		if (!hsrc[i + 1])
+			goto out;
+	}
+	r = nv.nvrtcCreateProgram(&prog, req->source, req->name, (int)nh, hsrc, hname);
+	if (r != NVRTC_SUCCESS) {
+		rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
+				  "nvrtcCreateProgram failed (%d)", r);
+		goto out;
+	}
+	/* NVRTC is thread-safe: compiles of different programs run in parallel. */
+	r = nv.nvrtcCompileProgram(prog, (int)argc, argv);
+	raw = program_log(prog);
+	out->log = raw ? rj_log_map_nvrtc(raw) : NULL;
+	free(raw);
+	if (r == NVRTC_SUCCESS) {
+		size_t n = 0;
+		if (nv.nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && n)
+			out->code = malloc(n);
+		if (out->code && nv.nvrtcGetCUBIN(prog, out->code) == NVRTC_SUCCESS) {
+			out->size = n;
+			rc = 0;
+		} else {
+			free(out->code);
+			out->code = NULL;
+			rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
+					  "NVRTC produced no CUBIN for %s", req->name);
+		}
+	} else {
+		rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
+				  "%s did not compile for %s (%s)", req->name, target,
+				  nv.nvrtcGetErrorString ? nv.nvrtcGetErrorString(r) : "NVRTC error");
+	}
+	nv.nvrtcDestroyProgram(&prog);
+out:
+	if (rc == ROCJIT_ENOMEM)
+		rj_error_set(rc, __FILE__, __LINE__, "out of memory compiling %s", req->name);
+	for (i = 1; hsrc && i < nh; i++)
+		free((void *)hsrc[i]);
+	free(hsrc);
+	free(hname);
+	free(argv);
+	return rc;
+}
+
+/* ---- Devices ------------------------------------------------------------------------------- */
+
+static void load_driver(void)
+{
+	CUresult r;
+
+	nv.cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!nv.cuda) {
+		nv.driver_rc = ROCJIT_ENODEV;
+		snprintf(nv.driver_error, sizeof nv.driver_error,
+			 "no NVIDIA driver (libcuda.so.1 could not be loaded)");
+		return;
+	}
+	LOAD(nv.cuda, cuInit);
+	LOAD(nv.cuda, cuDeviceGetCount);
+	LOAD(nv.cuda, cuDeviceGet);
+	LOAD(nv.cuda, cuDeviceGetAttribute);
+	LOAD(nv.cuda, cuDevicePrimaryCtxRetain);
+	LOAD(nv.cuda, cuCtxGetCurrent);
+	LOAD(nv.cuda, cuCtxSetCurrent);
+	LOAD(nv.cuda, cuModuleLoadData);
+	LOAD(nv.cuda, cuModuleUnload);
+	LOAD(nv.cuda, cuModuleGetFunction);
+	LOAD(nv.cuda, cuLaunchKernel);
+	LOAD(nv.cuda, cuGetErrorString);
+	if (!nv.cuInit || !nv.cuDeviceGetCount || !nv.cuDeviceGet || !nv.cuDeviceGetAttribute ||
+	    !nv.cuDevicePrimaryCtxRetain || !nv.cuCtxGetCurrent || !nv.cuCtxSetCurrent ||
+	    !nv.cuModuleLoadData || !nv.cuModuleUnload || !nv.cuModuleGetFunction ||
+	    !nv.cuLaunchKernel) {
+		nv.driver_rc = ROCJIT_ENODEV;
+		snprintf(nv.driver_error, sizeof nv.driver_error,
+			 "the NVIDIA driver (libcuda.so.1) lacks functions rocjit needs");
+		return;
+	}
+	r = nv.cuInit(0);
+	if (r == CUDA_SUCCESS)
+		r = nv.cuDeviceGetCount(&nv.device_count);
+	if (r != CUDA_SUCCESS || nv.device_count <= 0) {
+		nv.driver_rc = ROCJIT_ENODEV;
+		snprintf(nv.driver_error, sizeof nv.driver_error, "no NVIDIA GPU found (%s)",
+			 r != CUDA_SUCCESS ? cu_error(r) : "0 devices");
+	}
+}
+
+static int driver_ready(void)
+{
+	pthread_once(&nv.driver_once, load_driver);
+	RJ_CHECK(nv.driver_rc, nv.driver_rc, "%s", nv.driver_error);
+	return 0;
+}
+
+#define CU_FAIL(r, what) RJ_FAIL(ROCJIT_EDEVICE, "%s failed: %s (%d)", (what), cu_error(r), (r))
+
+static int nv_device_target(int device, char *out, size_t size)
+{
+	CUdevice dev;
+	int major = 0, minor = 0;
+	CUresult r;
+
+	RJ_FORWARD(driver_ready());
+	RJ_CHECK(device < 0 || device >= nv.device_count || device >= MAX_DEVICES, ROCJIT_ENODEV,
+		 "device %d does not exist: this machine has %d NVIDIA GPU(s)", device,
+		 nv.device_count);
+	if ((r = nv.cuDeviceGet(&dev, device)) != CUDA_SUCCESS)
+		CU_FAIL(r, "cuDeviceGet");
+	if ((r = nv.cuDeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev)) != CUDA_SUCCESS ||
+	    (r = nv.cuDeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev)) != CUDA_SUCCESS)
+		CU_FAIL(r, "cuDeviceGetAttribute");
+	snprintf(out, size, "sm_%d%d", major, minor);
+	return 0;
+}
+
+/* The device's primary context, retained on first use and kept. */
+static int primary_context(int device, CUcontext *out)
+{
+	CUresult r = CUDA_SUCCESS;
+	CUdevice dev;
+
+	pthread_mutex_lock(&nv.ctx_lock);
+	if (!nv.primary[device]) {
+		r = nv.cuDeviceGet(&dev, device);
+		if (r == CUDA_SUCCESS)
+			r = nv.cuDevicePrimaryCtxRetain(&nv.primary[device], dev);
+	}
+	*out = nv.primary[device];
+	pthread_mutex_unlock(&nv.ctx_lock);
+	if (r != CUDA_SUCCESS)
+		CU_FAIL(r, "cuDevicePrimaryCtxRetain");
+	return 0;
+}
+
+/* Makes device's primary context current on this thread unless it already is. */
+static int make_current(int device)
+{
+	CUcontext want, cur = NULL;
+	CUresult r;
+
+	RJ_FORWARD(primary_context(device, &want));
+	if (nv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == want)
+		return 0;
+	if ((r = nv.cuCtxSetCurrent(want)) != CUDA_SUCCESS)
+		CU_FAIL(r, "cuCtxSetCurrent");
+	return 0;
+}
+
+static int nv_module_load(int device, const void *code, size_t size, void **module)
+{
+	CUresult r;
+
+	(void)size; /* the CUBIN's ELF header gives its extent */
+	RJ_FORWARD(driver_ready());
+	RJ_FORWARD(make_current(device));
+	if ((r = nv.cuModuleLoadData((CUmodule *)module, code)) != CUDA_SUCCESS)
+		CU_FAIL(r, "cuModuleLoadData");
+	return 0;
+}
+
+static void nv_module_unload(void *module)
+{
+	if (module && nv.cuModuleUnload)
+		nv.cuModuleUnload((CUmodule)module);
+}
+
+static int nv_function_get(void *module, const char *name, void **function)
+{
+	CUresult r = nv.cuModuleGetFunction((CUfunction *)function, (CUmodule)module, name);
+
+	RJ_CHECK(r == CUDA_ERROR_NOT_FOUND, ROCJIT_ENOTFOUND,
+		 "no kernel named \"%s\" in the code object (declare it extern \"C\" or pass "
+		 "its mangled name)", name);
+	if (r != CUDA_SUCCESS)
+		CU_FAIL(r, "cuModuleGetFunction");
+	return 0;
+}
+
+/*
+ * One driver call on the hot path.  A thread that has no current context (a fresh thread
+ * that never touched the runtime) gets the device's primary context and one retry.
+ */
+static int nv_launch(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
+		     unsigned int shared_bytes, void *stream, void **args)
+{
+	CUresult r = nv.cuLaunchKernel((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
+				       shared_bytes, (CUstream)stream, args, NULL);
+
+	if (r == CUDA_ERROR_INVALID_CONTEXT) {
+		RJ_FORWARD(make_current(device));
+		r = nv.cuLaunchKernel((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
+				      shared_bytes, (CUstream)stream, args, NULL);
+	}
+	if (r != CUDA_SUCCESS)
+		CU_FAIL(r, "cuLaunchKernel");
+	return 0;
+}
+
+const struct rj_platform rj_platform_nvidia = {
+	.id = ROCJIT_PLATFORM_NVIDIA,
+	.name = "nvidia",
+	.compiler_id = nv_compiler_id,
+	.compiler_files = nv_compiler_files,
+	.target_check = nv_target_check,
+	.compile = nv_compile,
+	.device_target = nv_device_target,
+	.module_load = nv_module_load,
+	.module_unload = nv_module_unload,
+	.function_get = nv_function_get,
+	.launch = nv_launch,
+};
