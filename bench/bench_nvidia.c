@@ -15,11 +15,13 @@
  *             file's kernels (axpy: axpy_f32; templated: all its extern "C" entries).
  *             NVRTC's own time is the rocjit_code.compile_ms of the same program.
  *   disk hit  a warm cache, a new process: rocjit_open + the first rocjit_kernel_get(s)
- *             (this also loads NVRTC to learn its version for the key); then rocjit's
+ *             (this also settles the compiler identity for the key: the cache's memo
+ *             when the NVRTC files are unchanged, else loading NVRTC); then rocjit's
  *             own disk hit: the same for another cached program (the source with one
  *             more -D), which pays the key, the SQLite read, cuModuleLoadData and
  *             cuModuleGetFunction.  Beside it the raw floor, in the same child:
  *             cuModuleLoadData + cuModuleGetFunction of the same CUBIN already in memory.
+ *             Children alternate which of the two goes first.
  *   repeat    one process: rocjit_kernel_get of the same program and name, in a loop.
  *   launch    one process: a kernel that does nothing (axpy_f32 with n = 0) enqueued
  *             --launches times per round by rocjit_kernel_launch and by cuLaunchKernel
@@ -116,7 +118,7 @@ static void cu_check(CUresult r, const char *call)
 }
 
 /* CU(cu.cuInit(0)) reports "cuInit(0) failed: ...". */
-#define CU(call) cu_check((call), #call + 3)
+#define CU(call) cu_check((call), &(#call)[3])
 
 static void rj_check(int rc, const char *what, const rocjit_program *p)
 {
@@ -690,26 +692,61 @@ static double field(const char *line, const char *key)
 	return strtod(field_str(line, key, buf, sizeof buf), NULL);
 }
 
-/* A median of CuPy's from bench/cupy_baseline.py's JSON lines; -1 when absent. */
-static double cupy_median(const char *json, const char *kase, const char *file)
+/*
+ * bench/cupy_baseline.py's JSON lines (json.dumps' default spacing): the line of case
+ * kase (and file, unless NULL), or NULL; *len receives its length.
+ */
+static const char *cupy_line(const char *json, const char *kase, const char *file, size_t *len)
 {
 	char want_case[128], want_file[512];
 	const char *line = json;
 
-	if (!json)
-		return -1;
 	snprintf(want_case, sizeof want_case, "\"case\": \"%s\"", kase);
-	snprintf(want_file, sizeof want_file, "\"file\": \"%s\"", file);
+	snprintf(want_file, sizeof want_file, "\"file\": \"%s\"", file ? file : "");
 	while (line && *line) {
-		const char *end = strchr(line, '\n'), *m;
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		if (memmem(line, len, want_case, strlen(want_case)) &&
-		    memmem(line, len, want_file, strlen(want_file)) &&
-		    (m = memmem(line, len, "\"median_ms\": ", 13)) != NULL)
-			return strtod(m + 13, NULL);
+		const char *end = strchr(line, '\n');
+		*len = end ? (size_t)(end - line) : strlen(line);
+		if (memmem(line, *len, want_case, strlen(want_case)) &&
+		    (!file || memmem(line, *len, want_file, strlen(want_file))))
+			return line;
 		line = end ? end + 1 : NULL;
 	}
-	return -1;
+	return NULL;
+}
+
+/* A number of that line ("median_ms"); -1 when absent. */
+static double cupy_number(const char *json, const char *kase, const char *file, const char *key)
+{
+	char want[128];
+	size_t len = 0;
+	const char *line = json ? cupy_line(json, kase, file, &len) : NULL, *m;
+
+	snprintf(want, sizeof want, "\"%s\": ", key);
+	if (!line || !(m = memmem(line, len, want, strlen(want))))
+		return -1;
+	return strtod(m + strlen(want), NULL);
+}
+
+/* A string of that line, or "?". */
+static const char *cupy_string(char *out, size_t size, const char *json, const char *kase,
+			       const char *key)
+{
+	char want[128];
+	size_t len = 0;
+	const char *line = json ? cupy_line(json, kase, NULL, &len) : NULL, *m;
+
+	snprintf(want, sizeof want, "\"%s\": \"", key);
+	snprintf(out, size, "?");
+	if (line && (m = memmem(line, len, want, strlen(want)))) {
+		m += strlen(want);
+		snprintf(out, size, "%.*s", (int)strcspn(m, "\"\n"), m);
+	}
+	return out;
+}
+
+static double cupy_median(const char *json, const char *kase, const char *file)
+{
+	return cupy_number(json, kase, file, "median_ms");
 }
 
 struct file_case {
@@ -758,7 +795,8 @@ static void run_file(struct file_case *fc, const char *base, int index, int proc
 		v[6][p] = field(line, "raw");
 		if (p == 0) {
 			field_str(line, "target", fc->target, sizeof fc->target);
-			fc->bytes = (size_t)field(line, "bytes");
+			char b[32];
+			fc->bytes = (size_t)strtoull(field_str(line, "bytes", b, sizeof b), NULL, 10);
 		}
 	}
 	fc->cold = median(v[0], procs);
@@ -801,11 +839,11 @@ static void run_file(struct file_case *fc, const char *base, int index, int proc
 }
 
 /* The parent's scratch folder (caches, CUBIN files), removed at exit, failed runs too. */
-static char scratch[64];
+static char scratch[1024];
 
 static void remove_scratch(void)
 {
-	char cmd[128];
+	char cmd[1100];
 
 	if (scratch[0]) {
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
@@ -814,13 +852,27 @@ static void remove_scratch(void)
 	}
 }
 
-static const char *fmt_ratio(char *buf, size_t size, double a, double b, const char *f)
+/*
+ * One row of the summary: rocjit's and CuPy's medians in ms (CuPy's < 0: absent), shown
+ * in ms or, with in_us, in us; the ratio both ways; the target text.
+ */
+static void summary_row(const char *what, double rj_ms, double cupy_ms, int in_us,
+			const char *target)
 {
-	if (a <= 0 || b <= 0)
-		snprintf(buf, size, "n/a");
-	else
-		snprintf(buf, size, f, a / b);
-	return buf;
+	double k = in_us ? 1e3 : 1;
+	const char *unit = in_us ? "us" : "ms";
+	char c[32], r1[32], r2[32];
+
+	if (cupy_ms > 0) {
+		snprintf(c, sizeof c, "%9.3f %s", cupy_ms * k, unit);
+		snprintf(r1, sizeof r1, "%.4g", rj_ms / cupy_ms);
+		snprintf(r2, sizeof r2, "%.3gx", cupy_ms / rj_ms);
+	} else {
+		snprintf(c, sizeof c, "n/a");
+		snprintf(r1, sizeof r1, "n/a");
+		snprintf(r2, sizeof r2, "n/a");
+	}
+	printf("%-33s %9.4g %s %12s %11s %11s  %s\n", what, rj_ms * k, unit, c, r1, r2, target);
 }
 
 static const char *met(int ok)
@@ -833,7 +885,7 @@ int main(int argc, char **argv)
 	int procs = 20, iters = 1000000, rounds = 7, launches = 100000, batch = 250;
 	const char *cupy_file = NULL, *json_file = NULL;
 	struct file_case fc[2];
-	char base[] = "/tmp/rocjit-nvbench-XXXXXX", line[LINE_MAX_LEN], dev_name[256];
+	char base[900], line[LINE_MAX_LEN], dev_name[256];
 	char *cupy = NULL;
 	double launch_rj, launch_raw;
 	FILE *json = NULL;
@@ -845,7 +897,7 @@ int main(int argc, char **argv)
 	fc[0].path = "kernels-src/axpy.hip";
 	fc[1].path = "bench/kernels/templated.hip";
 	fc[1].all = 1;
-	for (int a = 1; a < argc; a++) {
+	for (int a = 1; a < argc; a += 2) {
 		const char *v = a + 1 < argc ? argv[a + 1] : NULL;
 		if (!strcmp(argv[a], "--procs") && v)
 			procs = atoi(v);
@@ -873,7 +925,6 @@ int main(int argc, char **argv)
 				"[--cupy FILE.json] [--json FILE]\n");
 			return 2;
 		}
-		a++;
 	}
 	if (procs < 1 || iters < 1 || rounds < 1 || launches < 1 || batch < 0)
 		die("--procs, --iters, --rounds and --launches must be positive");
@@ -904,6 +955,8 @@ int main(int argc, char **argv)
 	unsetenv("ROCJIT_ARCH");
 	unsetenv("ROCJIT_KERNEL_PATH");
 	setenv("ROCJIT_LOG", "warn", 1);
+	snprintf(base, sizeof base, "%s/rocjit-nvbench-XXXXXX",
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(base))
 		die("mkdtemp: %s", strerror(errno));
 	snprintf(scratch, sizeof scratch, "%s", base);
@@ -949,8 +1002,18 @@ int main(int argc, char **argv)
 		printf("Driver and context creation (before every timed section, not in any time "
 		       "below; %d processes):\n"
 		       "  dlopen libcuda.so.1                                   %9.2f ms\n"
-		       "  cuInit + cuDevicePrimaryCtxRetain + cuCtxSetCurrent   %9.2f ms\n\n",
+		       "  cuInit + cuDevicePrimaryCtxRetain + cuCtxSetCurrent   %9.2f ms\n",
 		       n, dl_m, ctx_m);
+		if (cupy) {
+			char v[64], nv[64];
+			printf("  CuPy %s (NVRTC %s): Device(0).use() + runtime.free(0) %9.2f ms "
+			       "(import cupy %.0f ms, untimed too)\n",
+			       cupy_string(v, sizeof v, cupy, "meta", "cupy"),
+			       cupy_string(nv, sizeof nv, cupy, "meta", "nvrtc"),
+			       cupy_median(cupy, "ctx", NULL),
+			       cupy_number(cupy, "ctx", NULL, "import_median_ms"));
+		}
+		printf("\n");
 	}
 	printf("Cold: empty cache, new process (ms)\n");
 	printf("%-15s %4s %7s %9s %9s %9s %8s %8s %8s %9s %9s\n", "file", "gets", "target",
@@ -983,53 +1046,44 @@ int main(int argc, char **argv)
 	/* ---- Against the targets and CuPy ---- */
 	printf("\nSummary: time from \"get kernel\" to a launchable function, rocjit vs CuPy "
 	       "RawModule%s\n", cupy ? "" : " (no --cupy file: CuPy columns n/a)");
-	printf("%-34s %12s %12s %11s %11s  %s\n", "case", "rocjit", "CuPy", "rocjit/CuPy",
+	printf("%-33s %12s %12s %11s %11s  %s\n", "case", "rocjit", "CuPy", "rocjit/CuPy",
 	       "CuPy/rocjit", "issue target for rocjit");
 	for (int i = 0; i < 2; i++) {
-		char r1[32], r2[32], what[64], tgt[128];
-		double c;
+		const struct file_case *f = &fc[i];
+		char what[64], tgt[160];
 
-		/* cold */
-		c = cupy_median(cupy, "cold", fc[i].label);
-		snprintf(what, sizeof what, "cold %s", fc[i].label);
-		snprintf(tgt, sizeof tgt, "<= NVRTC + 2%%: NVRTC + %.2f%% %s",
-			 100 * fc[i].own_cold / fc[i].nvrtc,
-			 met(fc[i].own_cold <= 0.02 * fc[i].nvrtc));
-		printf("%-34s %9.2f ms %9.2f ms %11s %11s  %s\n", what, fc[i].cold, c,
-		       fmt_ratio(r1, sizeof r1, fc[i].cold, c, "%.4f"),
-		       fmt_ratio(r2, sizeof r2, c, fc[i].cold, "%.2fx"), tgt);
-		/* disk hit, first request of a new process */
-		c = cupy_median(cupy, "disk_hit", fc[i].label);
-		snprintf(what, sizeof what, "disk hit, 1st req %s", fc[i].label);
-		snprintf(tgt, sizeof tgt, "<= 0.1 ms: %s", met(fc[i].hit_first <= 0.1));
-		printf("%-34s %9.3f ms %9.2f ms %11s %11s  %s\n", what, fc[i].hit_first, c,
-		       fmt_ratio(r1, sizeof r1, fc[i].hit_first, c, "%.4f"),
-		       fmt_ratio(r2, sizeof r2, c, fc[i].hit_first, "%.0fx"), tgt);
-		snprintf(what, sizeof what, "disk hit, own %s", fc[i].label);
+		snprintf(what, sizeof what, "cold %s", f->label);
+		snprintf(tgt, sizeof tgt, "<= NVRTC + 2%%: NVRTC + %.2f%%, %s",
+			 100 * f->own_cold / f->nvrtc, met(f->own_cold <= 0.02 * f->nvrtc));
+		summary_row(what, f->cold, cupy_median(cupy, "cold", f->label), 0, tgt);
+
+		snprintf(what, sizeof what, "disk hit, 1st req %s", f->label);
+		snprintf(tgt, sizeof tgt, "<= 0.1 ms: %s", met(f->hit_first <= 0.1));
+		summary_row(what, f->hit_first, cupy_median(cupy, "disk_hit", f->label), 0, tgt);
+		snprintf(what, sizeof what, "disk hit, own %s", f->label);
 		snprintf(tgt, sizeof tgt, "<= 0.1 ms: %s; raw floor %.4f ms, own/raw %.2f",
-			 met(fc[i].hit_own <= 0.1), fc[i].hit_raw, fc[i].hit_own / fc[i].hit_raw);
-		printf("%-34s %9.4f ms %9.2f ms %11s %11s  %s\n", what, fc[i].hit_own, c,
-		       fmt_ratio(r1, sizeof r1, fc[i].hit_own, c, "%.5f"),
-		       fmt_ratio(r2, sizeof r2, c, fc[i].hit_own, "%.0fx"), tgt);
-		/* repeat */
-		c = cupy_median(cupy, "repeat", fc[i].label);
-		snprintf(what, sizeof what, "repeat in process %s", fc[i].label);
-		snprintf(tgt, sizeof tgt, "<= 0.2 us: %s", met(fc[i].repeat_ns <= 200));
-		printf("%-34s %9.3f us %9.2f us %11s %11s  %s\n", what, fc[i].repeat_ns / 1e3,
-		       c > 0 ? c * 1e3 : -1,
-		       fmt_ratio(r1, sizeof r1, fc[i].repeat_ns / 1e6, c, "%.5f"),
-		       fmt_ratio(r2, sizeof r2, c, fc[i].repeat_ns / 1e6, "%.0fx"), tgt);
+			 met(f->hit_own <= 0.1), f->hit_raw, f->hit_own / f->hit_raw);
+		summary_row(what, f->hit_own, cupy_median(cupy, "disk_hit", f->label), 0, tgt);
+
+		snprintf(what, sizeof what, "repeat in process %s", f->label);
+		snprintf(tgt, sizeof tgt, "<= 0.2 us: %s", met(f->repeat_ns <= 200));
+		summary_row(what, f->repeat_ns / 1e6, cupy_median(cupy, "repeat", f->label), 1, tgt);
 	}
+	printf("%-33s %9.1f ns %12s %11s %11s  <= cuLaunchKernel + 3%%: %+.2f%%, %s\n",
+	       "launch enqueue (axpy_f32, n=0)", launch_rj, "", "", "",
+	       100 * (launch_rj / launch_raw - 1), met(launch_rj <= 1.03 * launch_raw));
 	printf("\ncold: rocjit_open + rocjit_kernel_get of every kernel listed (gets), empty "
 	       "cache; NVRTC: rocjit's\n  compile_ms (nvrtcCreateProgram .. nvrtcGetCUBIN "
 	       "alone); other = cold - NVRTC: loading NVRTC,\n  rocjit_open, key, SQLite "
 	       "store, cuModuleLoadData, cuModuleGetFunction; ld floor: those two driver\n"
 	       "  calls again for the same CUBIN in the same process, untimed in cold.\n"
-	       "disk hit 1st req: rocjit_open + the first request(s) of a new process (loads "
-	       "NVRTC for its version,\n  part of the key); own hit: a second cached program "
-	       "in that process (key, SQLite read,\n  checksum, cuModuleLoadData, "
-	       "cuModuleGetFunction); raw floor: cuModuleLoadData +\n  "
-	       "cuModuleGetFunction of the same CUBIN already in memory, same process.\n"
+	       "disk hit 1st req: rocjit_open + the first request(s) of a new process "
+	       "(compiler identity from the\n  cache's memo, key, SQLite read, checksum, "
+	       "the process's first cuModuleLoadData); own hit:\n  a second cached program "
+	       "in that process (key, SQLite read, checksum, cuModuleLoadData,\n  "
+	       "cuModuleGetFunction); raw floor: cuModuleLoadData + cuModuleGetFunction of "
+	       "the same CUBIN\n  already in memory, same process (own and raw alternate "
+	       "order across processes).\n"
 	       "CuPy: RawModule(code=...) + get_function of the same kernels, source without "
 	       "the #include line;\n  repeat: RawModule with the same code again + "
 	       "get_function (bench/cupy_baseline.py).\n");
@@ -1043,9 +1097,10 @@ int main(int argc, char **argv)
 			fprintf(json, "{\"impl\": \"rocjit\", \"case\": \"cold\", \"file\": \"%s\", "
 				"\"entries\": %d, \"median_ms\": %.6f, \"nvrtc_ms\": %.6f, "
 				"\"other_ms\": %.6f, \"open_ms\": %.6f, \"first_get_ms\": %.6f, "
-				"\"rest_gets_ms\": %.6f, \"load_floor_ms\": %.6f, \"n\": %d}\n",
+				"\"rest_gets_ms\": %.6f, \"load_floor_ms\": %.6f, \"cubin_bytes\": %zu, "
+				"\"target\": \"%s\", \"n\": %d}\n",
 				f->label, f->nm.n, f->cold, f->nvrtc, f->own_cold, f->open,
-				f->first, f->rest, f->raw_cold, procs);
+				f->first, f->rest, f->raw_cold, f->bytes, f->target, procs);
 			fprintf(json, "{\"impl\": \"rocjit\", \"case\": \"disk_hit\", \"file\": "
 				"\"%s\", \"entries\": %d, \"median_ms\": %.6f, \"open_ms\": %.6f, "
 				"\"own_ms\": %.6f, \"raw_floor_ms\": %.6f, \"n\": %d}\n", f->label,

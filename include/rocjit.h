@@ -254,7 +254,7 @@ ROCJIT_API int rocjit_kernel_launch(const rocjit_kernel *kernel, rocjit_dim3 gri
 
 /* A compiled code object.  Immutable, owned by the context, valid until rocjit_close. */
 typedef struct rocjit_code {
-	const void *data;   /* the code object (an AMDGPU ELF)                              */
+	const void *data;   /* the code object: an AMDGPU ELF or a CUBIN                    */
 	size_t size;        /* bytes of data                                                */
 	const char *target; /* normalized target id it was compiled for                     */
 	char key[33];       /* cache key, 32 lower-case hex digits                          */

@@ -1,14 +1,17 @@
 /*
  * codeobj.c - reading code objects: which target they are for, which kernels they hold.
  *
- * Owns the parsing of the two ELF64 flavours the compilers return: AMDGPU code objects
- * (hipRTC: e_flags, the AMDGPU metadata note in MessagePack, the ".kd" kernel descriptors)
- * and NVIDIA CUBINs (NVRTC: e_flags, the .nv.compat attributes, the STO_CUDA_ENTRY
- * symbols), and the target-id rules rj_codeobj_check applies to each.  Pure functions over
- * the caller's byte range: no I/O, no global state, no device, so any thread may call them.
+ * Owns the parsing of the two ELF64 flavours the compilers return: the ELF container both
+ * share (header identification, section and symbol tables, which symbols are kernels:
+ * ".kd" descriptors in AMDGPU objects, STO_CUDA_ENTRY functions in CUBINs), the AMDGPU
+ * target (e_flags, the metadata note in MessagePack), and the public calls.  Where a CUBIN
+ * writes its target, and NVIDIA target-id rules, are codeobj_cubin.c's.  Pure functions
+ * over the caller's byte range: no I/O, no global state, no device, so any thread may call
+ * them.
  * Every read is bounds-checked against [data, data+size) with overflow-safe arithmetic and
  * byte-wise loads (no alignment assumed); anything truncated, foreign or self-contradictory
- * is ROCJIT_EFORMAT with a message saying what was wrong.  Calls no module but error.c.
+ * is ROCJIT_EFORMAT with a message saying what was wrong.  Calls no module but error.c
+ * and codeobj_cubin.c.
  */
 #include "codeobj.h"
 
@@ -33,7 +36,6 @@
 #define SHT_NOTE 7
 #define SHT_NOBITS 8
 #define SHT_DYNSYM 11
-#define SHT_CUDA_COMPAT 0x70000086
 #define STT_OBJECT 1
 #define STT_FUNC 2
 #define STO_CUDA_ENTRY 0x10
@@ -138,12 +140,14 @@ static int elf_open(struct elf *e, const unsigned char *p, size_t size)
 		RJ_CHECK(p[7] != ELFOSABI_CUDA && p[7] != ELFOSABI_CUDA_V2, ROCJIT_EFORMAT,
 			 "CUBIN has OS/ABI %u, not CUDA (51 or 65)", p[7]);
 		RJ_CHECK(p[8] != 7 && p[8] != 8, ROCJIT_EFORMAT,
-			 "CUBIN has ABI version %u, not 7 (CUDA 12 and older) or 8 (CUDA 13)", p[8]);
+			 "CUBIN has ABI version %u, not 7 (CUDA 12 and older) or 8 (CUDA 13)",
+			 p[8]);
 	} else {
 		RJ_CHECK(p[7] != ELFOSABI_AMDGPU_HSA, ROCJIT_EFORMAT,
 			 "code object has OS/ABI %u, not AMDGPU_HSA (64)", p[7]);
 		RJ_CHECK(p[8] < 1 || p[8] > 3, ROCJIT_EFORMAT,
-			 "code object has ABI version %u, not code object v3, v4 or v5 (1..3)", p[8]);
+			 "code object has ABI version %u, not code object v3, v4 or v5 (1..3)",
+			 p[8]);
 	}
 	RJ_CHECK(p[6] != 1 || le(p + 20, 4) != 1, ROCJIT_EFORMAT,
 		 "code object has ELF version %u/%u, not 1", p[6], (unsigned)le(p + 20, 4));
@@ -406,103 +410,6 @@ static int metadata_target(const unsigned char *d, size_t n, char *target)
 	return 0;
 }
 
-/* ---- NVIDIA CUBINs ---- */
-
-/*
- * Where a CUBIN keeps its target, measured on CUDA 13.0 output (NVRTC, nvcc -cubin and
- * ptxas write the same header) for sm_75, 80, 86, 87, 89, 90, 90a, 100, 100a, 100f, 103,
- * 103a, 110, 120, 120a, 121, 121a:
- *  - OS/ABI 65, ABI version 8 for every SM.  e_flags = 0x06000000 | SM << 8 | 0x04 up to
- *    sm_90, 0x02 from sm_100 (sm_80 0x06005004, sm_90 0x06005a04, sm_100 0x06006402,
- *    sm_120 0x06007802): the SM is bits 8-15 (LLVM's EF_CUDA_SM_MASK), the rest unread.
- *  - ABI version 7 (OS/ABI 51, CUDA 12 and older; LLVM, not measured here): the SM is the
- *    low byte (EF_CUDA_SM); 0x400 is 64-bit addressing, bits 16-23 the virtual SM.
- *  - The "a" (sm_90a, sm_100a, sm_120a) is NOT in CUDA 13.0's e_flags: the headers of
- *    sm_90 and sm_90a objects are byte-identical.  It is attribute 0x09 ("accelerator
- *    target") set to 1 in the SHT_CUDA_COMPAT section .nv.compat (0 for sm_90, sm_100;
- *    no .nv.compat at all below sm_90).  LLVM also defines it as e_flags bit 0x8 (ABI 8,
- *    EF_CUDA_ACCELERATORS) and 0x800 (ABI 7, EF_CUDA_ACCELERATORS_V1): any source sets it.
- *  - "sm_100f" is not recorded: its object equals sm_100's but for the compile options
- *    in .note.nv.tkinfo, and reads as "sm_100" (rj_codeobj_check allows for it).
- */
-
-/*
- * Sets *accel when the .nv.compat section sh (number i) holds attribute 0x09 non-zero.
- * Records are as in .nv.info: a format byte, an attribute byte and a 16-bit field, the
- * value for formats 1..3 (none, byte, half-word), for format 4 the length of the bytes
- * that follow.
- */
-static int compat_accel(const struct elf *e, const struct shdr *sh, unsigned i, int *accel)
-{
-	const unsigned char *q = e->p + sh->off;
-	uint64_t pos = 0, val;
-
-	while (pos < sh->size) {
-		RJ_CHECK(sh->size - pos < 4, ROCJIT_EFORMAT,
-			 "CUBIN's .nv.compat (section %u) is truncated at byte %llu", i, (ull)pos);
-		val = le(q + pos + 2, 2);
-		RJ_CHECK(q[pos] < 1 || q[pos] > 4, ROCJIT_EFORMAT,
-			 "CUBIN's .nv.compat (section %u) has a record of unknown format %u at "
-			 "byte %llu", i, q[pos], (ull)pos);
-		if (q[pos] == 4) {
-			RJ_CHECK(val > sh->size - pos - 4, ROCJIT_EFORMAT,
-				 "CUBIN's .nv.compat record at byte %llu of section %u overflows "
-				 "the section", (ull)pos, i);
-			pos += val;
-		} else if (q[pos + 1] == 0x09 && val) {
-			*accel = 1;
-		}
-		pos += 4;
-	}
-	return 0;
-}
-
-/* Builds the CUBIN's target ("sm_90", "sm_90a") into out, as the comment above says. */
-static int cubin_target(const struct elf *e, char *out)
-{
-	unsigned sm = e->abi == 7 ? e->flags & 0xff : e->flags >> 8 & 0xff, i;
-	int accel = (e->flags & (e->abi == 7 ? 0x800u : 0x8u)) != 0;
-	struct shdr sh;
-
-	RJ_CHECK(sm < 20, ROCJIT_EFORMAT,
-		 "CUBIN is for an unknown NVIDIA architecture (SM %u from e_flags 0x%x, ABI "
-		 "version %u)", sm, (unsigned)e->flags, e->abi);
-	for (i = 1; i < e->shnum; i++) {
-		shdr_get(e, i, &sh);
-		if (sh.type == SHT_CUDA_COMPAT)
-			RJ_FORWARD(compat_accel(e, &sh, i, &accel));
-	}
-	snprintf(out, ROCJIT_MAX_TARGET, "sm_%u%s", sm, accel ? "a" : "");
-	return 0;
-}
-
-/* Whether s is an NVIDIA target: "sm_" and 2 or 3 digits (no leading 0), then "a", "f"
- * or nothing. */
-static int sm_valid(const char *s)
-{
-	size_t n;
-
-	if (strncmp(s, "sm_", 3) != 0)
-		return 0;
-	s += 3;
-	n = strspn(s, "0123456789");
-	return n >= 2 && n <= 3 && s[0] != '0' &&
-	       (!s[n] || ((s[n] == 'a' || s[n] == 'f') && !s[n + 1]));
-}
-
-/*
- * Whether an object for `have` serves `want`: the same target exactly ("sm_90" and "sm_90a"
- * differ), except that "sm_XYf" accepts the plain "sm_XY" object, since CUBINs do not
- * record the "f" (see above).
- */
-static int sm_match(const char *have, const char *want)
-{
-	size_t n = strlen(want);
-
-	return strcmp(have, want) == 0 ||
-	       (want[n - 1] == 'f' && strlen(have) == n - 1 && strncmp(have, want, n - 1) == 0);
-}
-
 /* ---- Kernels, inspection and the public calls ---- */
 
 /* Appends kernel name s[0..n) to info unless it is there already. */
@@ -580,7 +487,8 @@ static int read_kernels(const struct elf *e, uint32_t type, rocjit_codeobj_info 
 				 (ull)k, i);
 			n = (size_t)(end - s);
 			RJ_CHECK(cuda && n == 0, ROCJIT_EFORMAT,
-				 "CUBIN's kernel symbol %llu in section %u has an empty name", (ull)k, i);
+				 "CUBIN's kernel symbol %llu in section %u has an empty name",
+				 (ull)k, i);
 			if (cuda)
 				RJ_FORWARD(kernel_add(info, cap, s, n));
 			else if (n > 3 && memcmp(s + n - 3, ".kd", 3) == 0)
@@ -588,6 +496,29 @@ static int read_kernels(const struct elf *e, uint32_t type, rocjit_codeobj_info 
 		}
 	}
 	return 0;
+}
+
+/*
+ * Fills info from a CUBIN.  flags_target is target: CUDA 13 writes the "a" of sm_90a in
+ * .nv.compat, not in e_flags, so the two are read together (codeobj_cubin.c).  A CUBIN has
+ * no .dynsym.
+ */
+static int inspect_cubin(rocjit_codeobj_info *info, const struct elf *e)
+{
+	struct shdr sh;
+	unsigned i;
+	int accel = 0;
+	size_t cap = 0;
+
+	info->platform = ROCJIT_PLATFORM_NVIDIA;
+	for (i = 1; i < e->shnum; i++) {
+		shdr_get(e, i, &sh);
+		if (sh.type == RJ_SHT_CUDA_COMPAT)
+			RJ_FORWARD(rj_cubin_compat_accel(e->p + sh.off, sh.size, i, &accel));
+	}
+	RJ_FORWARD(rj_cubin_target(info->target, e->flags, e->abi, accel));
+	memcpy(info->flags_target, info->target, sizeof info->target);
+	return read_kernels(e, SHT_SYMTAB, info, &cap);
 }
 
 /* Fills info from the image: the rest of rocjit_codeobj_inspect, which owns the cleanup. */
@@ -599,13 +530,8 @@ static int inspect(rocjit_codeobj_info *info, const unsigned char *p, size_t siz
 	size_t desc_size = 0, cap = 0;
 
 	RJ_FORWARD(elf_open(&e, p, size));
-	if (e.machine == EM_CUDA) {
-		/* Target and flags_target alike: e_flags and .nv.compat are one source. */
-		info->platform = ROCJIT_PLATFORM_NVIDIA;
-		RJ_FORWARD(cubin_target(&e, info->target));
-		memcpy(info->flags_target, info->target, sizeof info->target);
-		return read_kernels(&e, SHT_SYMTAB, info, &cap);
-	}
+	if (e.machine == EM_CUDA)
+		return inspect_cubin(info, &e);
 	info->platform = ROCJIT_PLATFORM_AMD;
 	RJ_FORWARD(flags_target(&e, info->flags_target));
 	RJ_FORWARD(find_metadata(&e, &desc, &desc_size));
@@ -661,7 +587,7 @@ ROCJIT_API void rocjit_codeobj_free(rocjit_codeobj_info *info)
  * settings are the same: a feature `target` leaves unset must be unset in the object too
  * ("gfx90a" is xnack/sramecc "any", which hipRTC writes without features), so an "any"
  * object never serves a specific target nor the reverse; inspect already made the note and
- * e_flags agree.  A CUBIN matches as sm_match says.
+ * e_flags agree.  A CUBIN matches as rj_cubin_target_match says.
  */
 int rj_codeobj_check(const void *data, size_t size, const char *target, char **kernels_out)
 {
@@ -674,7 +600,8 @@ int rj_codeobj_check(const void *data, size_t size, const char *target, char **k
 
 	if (kernels_out)
 		*kernels_out = NULL;
-	RJ_CHECK(!target || (nvidia ? !sm_valid(target) : tid_parse(target, &want) < 0),
+	RJ_CHECK(!target ||
+		 (nvidia ? !rj_cubin_target_valid(target) : tid_parse(target, &want) < 0),
 		 ROCJIT_EINVAL, "\"%s\" is not a target id", target ? target : "(null)");
 	RJ_FORWARD(rocjit_codeobj_inspect(&info, data, size));
 	if (info->platform != (nvidia ? ROCJIT_PLATFORM_NVIDIA : ROCJIT_PLATFORM_AMD))
@@ -682,7 +609,7 @@ int rj_codeobj_check(const void *data, size_t size, const char *target, char **k
 				  "code object is for %s (%s), expected %s (%s): the platforms "
 				  "differ", info->target, names[info->platform], target,
 				  names[nvidia ? ROCJIT_PLATFORM_NVIDIA : ROCJIT_PLATFORM_AMD]);
-	else if (nvidia ? !sm_match(info->target, target)
+	else if (nvidia ? !rj_cubin_target_match(info->target, target)
 			: tid_parse(info->target, &have) < 0 || !tid_equal(&have, &want))
 		rc = rj_error_set(ROCJIT_EFORMAT, __FILE__, __LINE__,
 				  "code object is for %s, expected %s", info->target, target);

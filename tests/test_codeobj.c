@@ -779,7 +779,7 @@ static unsigned char *build_cubin(const struct cubin_spec *s, size_t *size)
 	struct sect sec[16] = { { "", 0, 0, 0, 0, 0, NULL, 0, 0 } };
 	struct ehdr eh = { 190, s->abi == 7 ? 51 : 65, s->abi ? s->abi : 8, 2, cubin_flags(s),
 			   s->shdrs_first };
-	unsigned n = 4, ntext = 0, last_text = 1;
+	unsigned n = 4, ntext = 0, last_text = 1, nlocal = 0;
 
 	symtab.n = strtab.n = compat.n = 0;
 	sec[1] = (struct sect){ ".shstrtab", 3, 0, 0, 1, 0, NULL, 0, 0 };
@@ -826,7 +826,9 @@ static unsigned char *build_cubin(const struct cubin_spec *s, size_t *size)
 		put_le(&symtab, 0, 8);
 		put_le(&symtab, t == 'U' || t == 'N' ? 0 : 32, 8);
 		put(&strtab, name, strlen(name) + 1);
+		nlocal += t == 'L' && nlocal == i;
 	}
+	sec[3].info = 1 + nlocal; /* the first global symbol */
 	return build_elf(&eh, sec, n, size);
 }
 
@@ -851,7 +853,8 @@ TEST(codeobj_cubin_target_from_flags_and_compat)
 		{ 90, 0, 8, 0, "sm_90" },        { 90, 1, 8, 0, "sm_90a" },
 		{ 100, 0, 8, 0, "sm_100" },      { 100, 1, 8, 0, "sm_100a" },
 		{ 120, 0, 8, 0, "sm_120" },      { 120, 1, 8, 0, "sm_120a" },
-		{ 121, 1, 8, 0, "sm_121a" },     { 90, 0, 8, 0x8, "sm_90a" }, /* EF_CUDA_ACCELERATORS */
+		{ 121, 1, 8, 0, "sm_121a" },
+		{ 90, 0, 8, 0x8, "sm_90a" }, /* LLVM's EF_CUDA_ACCELERATORS (CUDA 13.0 sets none) */
 		{ 90, -1, 7, 0, "sm_90" },       { 80, -1, 7, 0, "sm_80" },
 		{ 90, -1, 7, 0x800, "sm_90a" },  { 90, 1, 7, 0, "sm_90a" },
 		{ 90, 0, 7, 0x8, "sm_90" }, /* 0x8 means nothing in the CUDA 12 layout */
@@ -970,7 +973,8 @@ TEST(codeobj_cubin_survives_random_byte_flips)
 
 		for (int f = 0; f < flips; f++) {
 			/* Half the flips land in the first 512 bytes: header, tables, .nv.compat. */
-			size_t at = (size_t)(xorshift(&seed) % (round & 2 || size < 512 ? size : 512));
+			size_t at = (size_t)(xorshift(&seed) %
+					     (round & 2 || size < 512 ? size : 512));
 
 			co[at] ^= (unsigned char)(1 + xorshift(&seed) % 255);
 		}
@@ -1110,7 +1114,8 @@ TEST(codeobj_check_refuses_other_platform)
 
 	ASSERT_INT(rj_codeobj_check(co, size, "gfx90a", &list), ROCJIT_EFORMAT);
 	ASSERT_STR(rocjit_last_error(),
-		   "code object is for sm_90 (NVIDIA), expected gfx90a (AMD): the platforms differ");
+		   "code object is for sm_90 (NVIDIA), expected gfx90a (AMD): the platforms "
+		   "differ");
 	ASSERT(list == NULL);
 	ASSERT_INT(rj_codeobj_check(co, size, "gfx90a:sramecc+:xnack-", NULL), ROCJIT_EFORMAT);
 	ASSERT_CONTAINS(rocjit_last_error(), "platforms differ");
@@ -1201,4 +1206,101 @@ TEST(codeobj_reads_real_hiprtc_code_objects)
 		free(co);
 	}
 	dlclose(lib);
+}
+
+/* ---- Real CUBINs from NVRTC, when it is installed ---- */
+
+typedef int (*log_size_fn)(void *, size_t *);
+typedef int (*log_fn)(void *, char *);
+
+static const char nvrtc_src[] =
+	"__device__ __noinline__ float twice(float v) { return 2.0f * v; }\n"
+	"extern \"C\" __device__ __noinline__ float thrice(float v) { return 3.0f * v; }\n"
+	"extern \"C\" __global__ void axpy(float a, const float *x, float *y, int n)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"  if (i < n) y[i] = twice(a) * x[i] + y[i]; }\n"
+	"extern \"C\" __global__ void scale(float a, float *y, int n)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = thrice(y[i]) * a; }\n";
+
+TEST(codeobj_reads_real_nvrtc_cubins)
+{
+	static const char *const libs[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+					    "/usr/local/cuda/lib64/libnvrtc.so" };
+	static const struct {
+		const char *arch, *rdc, *target, *other;
+	} cases[] = {
+		{ "-arch=sm_90", NULL, "sm_90", "sm_90a" },
+		{ "-arch=sm_80", NULL, "sm_80", "sm_90" },
+		{ "-arch=sm_90a", NULL, "sm_90a", "sm_90" },
+		/* device functions become global STT_FUNC symbols with their own .text */
+		{ "-arch=sm_90", "-rdc=true", "sm_90", "gfx90a" },
+	};
+	void *lib = NULL;
+	create_fn create;
+	compile_fn compile;
+	size_fn code_size;
+	code_fn get_code;
+	destroy_fn destroy;
+	log_size_fn log_size;
+	log_fn get_log;
+
+	for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !lib; i++)
+		lib = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		printf("SKIP: NVRTC not found\n");
+		return;
+	}
+	sym(lib, "nvrtcCreateProgram", &create, sizeof create);
+	sym(lib, "nvrtcCompileProgram", &compile, sizeof compile);
+	sym(lib, "nvrtcGetCUBINSize", &code_size, sizeof code_size);
+	sym(lib, "nvrtcGetCUBIN", &get_code, sizeof get_code);
+	sym(lib, "nvrtcDestroyProgram", &destroy, sizeof destroy);
+	sym(lib, "nvrtcGetProgramLogSize", &log_size, sizeof log_size);
+	sym(lib, "nvrtcGetProgramLog", &get_log, sizeof get_log);
+	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+		const char *opts[2] = { cases[t].arch, cases[t].rdc };
+		void *prog = NULL;
+		size_t size = 0, n = 0;
+		char *co, *list = NULL;
+		rocjit_codeobj_info *info;
+		int rc;
+
+		ASSERT_INT(create(&prog, nvrtc_src, "real.cu", 0, NULL, NULL), 0);
+		rc = compile(prog, cases[t].rdc ? 2 : 1, opts);
+		if (rc != 0) {
+			char *log;
+
+			ASSERT_INT(log_size(prog, &n), 0);
+			log = malloc(n + 1);
+			ASSERT(log);
+			ASSERT_INT(get_log(prog, log), 0);
+			log[n] = 0;
+			rj_test_fail(__FILE__, __LINE__, "NVRTC %s: %d\n%s", cases[t].arch, rc,
+				     log);
+		}
+		ASSERT_INT(code_size(prog, &size), 0);
+		co = malloc(size);
+		ASSERT(co && size > 64);
+		ASSERT_INT(get_code(prog, co), 0);
+		destroy(&prog);
+
+		ASSERT_INT(rocjit_codeobj_inspect(&info, co, size), 0);
+		ASSERT_INT(info->platform, ROCJIT_PLATFORM_NVIDIA);
+		ASSERT_STR(info->target, cases[t].target);
+		ASSERT_STR(info->flags_target, cases[t].target);
+		/* NVRTC's symbol order is not the source order: any order, each once. */
+		ASSERT_INT(info->num_kernels, 2);
+		ASSERT((!strcmp(info->kernels[0], "axpy") && !strcmp(info->kernels[1], "scale")) ||
+		       (!strcmp(info->kernels[1], "axpy") && !strcmp(info->kernels[0], "scale")));
+		ASSERT_INT(rj_codeobj_check(co, size, cases[t].target, &list), 0);
+		ASSERT(strlen(list) == 10 && strstr(list, info->kernels[0]) == list);
+		free(list);
+		rocjit_codeobj_free(info);
+		ASSERT_INT(rj_codeobj_check(co, size, cases[t].other, NULL), ROCJIT_EFORMAT);
+		for (n = 1; n < size; n += 7)
+			ASSERT_INT(inspect_rc(co, n), ROCJIT_EFORMAT);
+		free(co);
+	}
+	/* Not dlclose'd: NVRTC's static C++ runtime keeps a pool that LeakSanitizer would
+	 * report once the library is unmapped. */
 }
