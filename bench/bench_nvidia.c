@@ -13,7 +13,9 @@
  *
  *   cold      an empty cache folder per child: rocjit_open + rocjit_kernel_get of the
  *             file's kernels (axpy: axpy_f32; templated: all its extern "C" entries).
- *             NVRTC's own time is the rocjit_code.compile_ms of the same program.
+ *             NVRTC's own time is the rocjit_code.compile_ms of the same program;
+ *             loading NVRTC (which the cold request also pays) is timed apart, in
+ *             --procs fresh processes that only load it as rocjit does.
  *   disk hit  a warm cache, a new process: rocjit_open + the first rocjit_kernel_get(s)
  *             (this also settles the compiler identity for the key: the cache's memo
  *             when the NVRTC files are unchanged, else loading NVRTC); then rocjit's
@@ -375,6 +377,45 @@ static int child_ctx(void)
 }
 
 /*
+ * --child nvrtc-load: what loading NVRTC costs a new process whose driver is up, found as
+ * rocjit's NVIDIA platform finds it ($ROCJIT_NVRTC_LIBRARY, the loader's search for
+ * libnvrtc.so.13/.12/.so, then $CUDA_PATH, $CUDA_HOME, /usr/local/cuda lib64) plus one
+ * nvrtcVersion call.  The cold request pays this once (the compiler identity); rocjit's
+ * compile_ms does not include it.
+ */
+static int child_nvrtc_load(void)
+{
+	static const char *const names[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so" };
+	const char *env = getenv("ROCJIT_NVRTC_LIBRARY");
+	const char *dirs[] = { getenv("CUDA_PATH"), getenv("CUDA_HOME"), "/usr/local/cuda" };
+	int (*version)(int *, int *) = NULL;
+	int major = 0, minor = 0;
+	char path[4200];
+	void *h = NULL;
+	double dl, cms, t0, ms;
+
+	cuda_up(&dl, &cms);
+	t0 = now_ms();
+	if (env && *env)
+		h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+	for (size_t i = 0; !h && i < 3; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	for (size_t d = 0; !h && d < 3; d++) {
+		for (size_t i = 0; !h && i < 3 && dirs[d] && *dirs[d]; i++) {
+			snprintf(path, sizeof path, "%s/lib64/%s", dirs[d], names[i]);
+			h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		}
+	}
+	if (h)
+		*(void **)&version = dlsym(h, "nvrtcVersion");
+	if (!version || version(&major, &minor) != 0)
+		die("cannot load NVRTC (libnvrtc.so) the way rocjit does");
+	ms = now_ms() - t0;
+	printf("load=%.6f version=%d.%d\n", ms, major, minor);
+	return 0;
+}
+
+/*
  * --child cold FILE NAMES DIR [CUBIN_OUT]: the cold request on an empty cache.  With
  * CUBIN_OUT (the warm-up run) it also caches variant 1 and writes variant 1's CUBIN there
  * for the disk-hit children's raw floor.
@@ -594,6 +635,8 @@ static int child_main(int argc, char **argv)
 
 	if (!strcmp(mode, "ctx") && argc == 3)
 		return child_ctx();
+	if (!strcmp(mode, "nvrtc-load") && argc == 3)
+		return child_nvrtc_load();
 	if (!strcmp(mode, "cold") && (argc == 6 || argc == 7))
 		return child_cold(argv[3], argv[4], argv[5], argc == 7 ? argv[6] : NULL);
 	if (!strcmp(mode, "hit") && argc == 8)
@@ -872,7 +915,7 @@ static void summary_row(const char *what, double rj_ms, double cupy_ms, int in_u
 		snprintf(r1, sizeof r1, "n/a");
 		snprintf(r2, sizeof r2, "n/a");
 	}
-	printf("%-33s %9.4g %s %12s %11s %11s  %s\n", what, rj_ms * k, unit, c, r1, r2, target);
+	printf("%-39s %9.4g %s %12s %11s %11s  %s\n", what, rj_ms * k, unit, c, r1, r2, target);
 }
 
 static const char *met(int ok)
@@ -887,7 +930,8 @@ int main(int argc, char **argv)
 	struct file_case fc[2];
 	char base[900], line[LINE_MAX_LEN], dev_name[256];
 	char *cupy = NULL;
-	double launch_rj, launch_raw;
+	double launch_rj, launch_raw, nvrtc_load;
+	char nvrtc_version[32];
 	FILE *json = NULL;
 
 	if (argc >= 3 && !strcmp(argv[1], "--child"))
@@ -977,6 +1021,17 @@ int main(int argc, char **argv)
 	       field(line, "ctx"));
 	fflush(stdout);
 
+	{
+		double *v = calloc((size_t)procs, sizeof *v);
+		fprintf(stderr, "bench_nvidia: NVRTC library load, %d processes\n", procs);
+		for (int p = 0; p < procs; p++) {
+			run_child(line, (const char *const[]){ "--child", "nvrtc-load", NULL });
+			v[p] = field(line, "load");
+		}
+		nvrtc_load = median(v, procs);
+		field_str(line, "version", nvrtc_version, sizeof nvrtc_version);
+		free(v);
+	}
 	for (int i = 0; i < 2; i++)
 		run_file(&fc[i], base, i, procs, iters, rounds);
 	{
@@ -1015,15 +1070,19 @@ int main(int argc, char **argv)
 		}
 		printf("\n");
 	}
-	printf("Cold: empty cache, new process (ms)\n");
-	printf("%-15s %4s %7s %9s %9s %9s %8s %8s %8s %9s %9s\n", "file", "gets", "target",
-	       "cold", "NVRTC", "cold/NVRTC", "other", "open", "1st get", "rest gets",
-	       "ld floor");
-	for (int i = 0; i < 2; i++)
-		printf("%-15s %4d %7s %9.2f %9.2f %9.4f %8.2f %8.3f %8.2f %9.3f %9.3f\n",
-		       fc[i].label, fc[i].nm.n, fc[i].target, fc[i].cold, fc[i].nvrtc,
-		       fc[i].cold / fc[i].nvrtc, fc[i].own_cold, fc[i].open, fc[i].first,
-		       fc[i].rest, fc[i].raw_cold);
+	printf("Cold: empty cache, new process (ms); NVRTC %s, loading it %.2f ms (median of %d "
+	       "processes)\n", nvrtc_version, nvrtc_load, procs);
+	printf("%-15s %4s %6s %8s %8s %10s %7s %7s %9s %7s %8s %9s %8s\n", "file", "gets",
+	       "target", "cold", "NVRTC", "cold/NVRTC", "other", "own", "own/NVRTC", "open",
+	       "1st get", "rest gets", "ld floor");
+	for (int i = 0; i < 2; i++) {
+		const struct file_case *f = &fc[i];
+		double own = f->own_cold - nvrtc_load;
+		printf("%-15s %4d %6s %8.2f %8.2f %10.4f %7.2f %7.2f %8.2f%% %7.3f %8.2f %9.3f "
+		       "%8.3f\n", f->label, f->nm.n, f->target, f->cold, f->nvrtc,
+		       f->cold / f->nvrtc, f->own_cold, own, 100 * own / f->nvrtc, f->open,
+		       f->first, f->rest, f->raw_cold);
+	}
 	printf("\nDisk hit: warm cache, new process (ms)\n");
 	printf("%-15s %4s %10s %8s %10s %10s %9s %10s\n", "file", "gets", "1st req", "open",
 	       "own hit", "raw floor", "own/raw", "own-raw");
@@ -1046,37 +1105,41 @@ int main(int argc, char **argv)
 	/* ---- Against the targets and CuPy ---- */
 	printf("\nSummary: time from \"get kernel\" to a launchable function, rocjit vs CuPy "
 	       "RawModule%s\n", cupy ? "" : " (no --cupy file: CuPy columns n/a)");
-	printf("%-33s %12s %12s %11s %11s  %s\n", "case", "rocjit", "CuPy", "rocjit/CuPy",
+	printf("%-39s %12s %12s %11s %11s  %s\n", "case", "rocjit", "CuPy", "rocjit/CuPy",
 	       "CuPy/rocjit", "issue target for rocjit");
 	for (int i = 0; i < 2; i++) {
 		const struct file_case *f = &fc[i];
 		char what[64], tgt[160];
 
 		snprintf(what, sizeof what, "cold %s", f->label);
-		snprintf(tgt, sizeof tgt, "<= NVRTC + 2%%: NVRTC + %.2f%%, %s",
-			 100 * f->own_cold / f->nvrtc, met(f->own_cold <= 0.02 * f->nvrtc));
+		snprintf(tgt, sizeof tgt, "<= NVRTC + 2%%: NVRTC + %.2f%%, %s; less loading "
+			 "NVRTC: + %.2f%%, %s", 100 * f->own_cold / f->nvrtc,
+			 met(f->own_cold <= 0.02 * f->nvrtc),
+			 100 * (f->own_cold - nvrtc_load) / f->nvrtc,
+			 met(f->own_cold - nvrtc_load <= 0.02 * f->nvrtc));
 		summary_row(what, f->cold, cupy_median(cupy, "cold", f->label), 0, tgt);
 
 		snprintf(what, sizeof what, "disk hit, 1st req %s", f->label);
 		snprintf(tgt, sizeof tgt, "<= 0.1 ms: %s", met(f->hit_first <= 0.1));
 		summary_row(what, f->hit_first, cupy_median(cupy, "disk_hit", f->label), 0, tgt);
-		snprintf(what, sizeof what, "disk hit, own %s", f->label);
+		snprintf(what, sizeof what, "disk hit, own (2nd prog) %s", f->label);
 		snprintf(tgt, sizeof tgt, "<= 0.1 ms: %s; raw floor %.4f ms, own/raw %.2f",
 			 met(f->hit_own <= 0.1), f->hit_raw, f->hit_own / f->hit_raw);
-		summary_row(what, f->hit_own, cupy_median(cupy, "disk_hit", f->label), 0, tgt);
+		summary_row(what, f->hit_own, cupy_median(cupy, "disk_hit_own", f->label), 0, tgt);
 
 		snprintf(what, sizeof what, "repeat in process %s", f->label);
 		snprintf(tgt, sizeof tgt, "<= 0.2 us: %s", met(f->repeat_ns <= 200));
 		summary_row(what, f->repeat_ns / 1e6, cupy_median(cupy, "repeat", f->label), 1, tgt);
 	}
-	printf("%-33s %9.1f ns %12s %11s %11s  <= cuLaunchKernel + 3%%: %+.2f%%, %s\n",
+	printf("%-39s %9.1f ns %12s %11s %11s  <= cuLaunchKernel + 3%%: %+.2f%%, %s\n",
 	       "launch enqueue (axpy_f32, n=0)", launch_rj, "", "", "",
 	       100 * (launch_rj / launch_raw - 1), met(launch_rj <= 1.03 * launch_raw));
 	printf("\ncold: rocjit_open + rocjit_kernel_get of every kernel listed (gets), empty "
 	       "cache; NVRTC: rocjit's\n  compile_ms (nvrtcCreateProgram .. nvrtcGetCUBIN "
 	       "alone); other = cold - NVRTC: loading NVRTC,\n  rocjit_open, key, SQLite "
-	       "store, cuModuleLoadData, cuModuleGetFunction; ld floor: those two driver\n"
-	       "  calls again for the same CUBIN in the same process, untimed in cold.\n"
+	       "store, cuModuleLoadData, cuModuleGetFunction; own = other - loading\n  NVRTC "
+	       "(measured apart, in fresh processes); ld floor: the two driver calls again "
+	       "for the\n  same CUBIN in the same process, untimed in cold.\n"
 	       "disk hit 1st req: rocjit_open + the first request(s) of a new process "
 	       "(compiler identity from the\n  cache's memo, key, SQLite read, checksum, "
 	       "the process's first cuModuleLoadData); own hit:\n  a second cached program "
@@ -1085,7 +1148,8 @@ int main(int argc, char **argv)
 	       "the same CUBIN\n  already in memory, same process (own and raw alternate "
 	       "order across processes).\n"
 	       "CuPy: RawModule(code=...) + get_function of the same kernels, source without "
-	       "the #include line;\n  repeat: RawModule with the same code again + "
+	       "the #include line;\n  disk hit own: a second cached program in the same "
+	       "process, as rocjit's; repeat: RawModule\n  with the same code again + "
 	       "get_function (bench/cupy_baseline.py).\n");
 
 	if (json_file) {
@@ -1098,9 +1162,10 @@ int main(int argc, char **argv)
 				"\"entries\": %d, \"median_ms\": %.6f, \"nvrtc_ms\": %.6f, "
 				"\"other_ms\": %.6f, \"open_ms\": %.6f, \"first_get_ms\": %.6f, "
 				"\"rest_gets_ms\": %.6f, \"load_floor_ms\": %.6f, \"cubin_bytes\": %zu, "
-				"\"target\": \"%s\", \"n\": %d}\n",
+				"\"target\": \"%s\", \"nvrtc_load_ms\": %.6f, \"n\": %d}\n",
 				f->label, f->nm.n, f->cold, f->nvrtc, f->own_cold, f->open,
-				f->first, f->rest, f->raw_cold, f->bytes, f->target, procs);
+				f->first, f->rest, f->raw_cold, f->bytes, f->target, nvrtc_load,
+				procs);
 			fprintf(json, "{\"impl\": \"rocjit\", \"case\": \"disk_hit\", \"file\": "
 				"\"%s\", \"entries\": %d, \"median_ms\": %.6f, \"open_ms\": %.6f, "
 				"\"own_ms\": %.6f, \"raw_floor_ms\": %.6f, \"n\": %d}\n", f->label,

@@ -240,9 +240,16 @@ typedef struct rocjit_dim3 {
 } rocjit_dim3;
 
 /*
- * Launches kernel on stream (a hipStream_t; NULL: the default stream) with grid x block
- * threads and shared_bytes of dynamic shared memory.  args is an array of pointers to
- * each argument, as hipModuleLaunchKernel takes them.  Asynchronous.
+ * Launches kernel on stream (a hipStream_t on AMD, a CUstream / cudaStream_t on NVIDIA;
+ * NULL: the default stream) with grid x block threads and shared_bytes of dynamic shared
+ * memory.  args is an array of pointers to each argument, as hipModuleLaunchKernel and
+ * cuLaunchKernel take them; nothing checks them against the kernel's parameters.
+ * Asynchronous: faults inside the kernel surface at the next synchronizing call.
+ *
+ * On NVIDIA the kernel lives in its device's primary context (the CUDA runtime's), so it
+ * mixes with runtime-API buffers and streams.  A thread whose current context is another
+ * device's may launch it: the launch enters the kernel's context and gives the thread's
+ * own back.
  *
  * Returns 0, ROCJIT_EINVAL (NULL kernel, zero dimension), ROCJIT_EDEVICE.  Any thread.
  */
@@ -258,7 +265,8 @@ typedef struct rocjit_code {
 	size_t size;        /* bytes of data                                                */
 	const char *target; /* normalized target id it was compiled for                     */
 	char key[33];       /* cache key, 32 lower-case hex digits                          */
-	int from_cache;     /* 1: served by the on-disk cache or the in-process table        */
+	int from_cache;     /* 1: read from the on-disk cache; 0: compiled by this context
+	                       (a repeat request returns this same object)              */
 	double compile_ms;  /* compile time when it was compiled (now or when cached)       */
 } rocjit_code;
 

@@ -16,6 +16,7 @@
  * vendor APIs (the platform lists its files) nor of SQL (cache.h stores the memo).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,10 @@
 #define MEMO_MAX 8192
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static char known[3][128]; /* per platform id: the identity this process settled on */
+/* Per platform id: the identity this process settled on, written once under lock and
+   then read without it (the hit path). */
+static char known[3][128];
+static _Atomic(const char *) settled[3];
 
 struct sbuf {
 	char *s;
@@ -158,12 +162,10 @@ const char *rj_compiler_id(const struct rj_platform *p, rj_cache *cache)
 	size_t nfiles, len;
 	int slot = p->id;
 
-	pthread_mutex_lock(&lock);
-	if (known[slot][0]) {
-		pthread_mutex_unlock(&lock);
-		return known[slot];
-	}
-	pthread_mutex_unlock(&lock);
+	const char *done = atomic_load_explicit(&settled[slot], memory_order_acquire);
+
+	if (done)
+		return done;
 
 	if (cache && rj_cache_memo_get(cache, p->name, &stored) == 1 &&
 	    memo_valid(stored, id, sizeof id) == 0) {
@@ -185,8 +187,10 @@ const char *rj_compiler_id(const struct rj_platform *p, rj_cache *cache)
 	}
 settle:
 	pthread_mutex_lock(&lock);
-	if (!known[slot][0])
+	if (!known[slot][0]) {
 		snprintf(known[slot], sizeof known[slot], "%s", id);
+		atomic_store_explicit(&settled[slot], known[slot], memory_order_release);
+	}
 	pthread_mutex_unlock(&lock);
 	return known[slot];
 }

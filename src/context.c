@@ -196,6 +196,10 @@ static int device_target(rocjit_ctx *ctx, const char **out)
 {
 	int rc;
 
+	if (atomic_load_explicit(&ctx->device_state, memory_order_acquire) == 1) {
+		*out = ctx->target[0] ? ctx->target : ctx->device_target;
+		return 0;
+	}
 	pthread_mutex_lock(&ctx->load_mu);
 	if (ctx->device_state == 0) {
 		char raw[256], first[512] = "";
@@ -218,7 +222,7 @@ static int device_target(rocjit_ctx *ctx, const char **out)
 		}
 		if (rc == 0)
 			rc = rj_target_normalize(ctx->device_target, raw);
-		ctx->device_state = rc == 0 ? 1 : rc;
+		atomic_store_explicit(&ctx->device_state, rc == 0 ? 1 : rc, memory_order_release);
 		if (rc == 0)
 			RJ_LOG(RJ_LOG_DEBUG, "device %d is %s", ctx->device, ctx->device_target);
 		else
@@ -227,7 +231,7 @@ static int device_target(rocjit_ctx *ctx, const char **out)
 				 "or sm_90, or rocjit_options.target) and use rocjit_compile",
 				 rocjit_last_error());
 	}
-	rc = ctx->device_state;
+	rc = atomic_load_explicit(&ctx->device_state, memory_order_relaxed);
 	pthread_mutex_unlock(&ctx->load_mu);
 	/* The cause does not change: repeat it for this thread. */
 	RJ_CHECK(rc < 0, rc, "%s", ctx->device_error);
@@ -258,8 +262,12 @@ static int compile_target(rocjit_ctx *ctx, const char *target, char norm[RJ_TARG
 static int compile_request(const rocjit_code **out, rocjit_ctx *ctx, const char *target,
 			   struct rj_request *r)
 {
+	struct rj_lookup lk;
 	struct rj_entry *e;
-	int rc = rj_entry_get(&e, ctx, r, target);
+	int rc = rj_lookup_init(&lk, ctx, r, target);
+
+	if (rc == 0)
+		rc = rj_entry_get(&e, ctx, r, &lk);
 
 	rj_opts_release(&r->opts);
 	RJ_FORWARD(rc);
@@ -337,11 +345,16 @@ out:
 	return rc;
 }
 
+/*
+ * The hit path: one read lock finds both the entry and its kernel.  The first request
+ * for a program or a kernel name takes the slow path once.
+ */
 static int kernel_get(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_request *r,
 		      const char *kernel_name)
 {
+	struct rj_lookup lk;
 	struct rj_entry *e;
-	struct rocjit_kernel *k;
+	struct rocjit_kernel *k = NULL;
 	const char *target;
 	int rc;
 
@@ -351,12 +364,20 @@ static int kernel_get(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_request *r
 				  "target %s cannot run on device %d, an %s GPU: fix ROCJIT_ARCH or "
 				  "rocjit_options.target", target, ctx->device, ctx->platform->name);
 	if (rc == 0)
-		rc = rj_entry_get(&e, ctx, r, target);
+		rc = rj_lookup_init(&lk, ctx, r, target);
+	if (rc == 0) {
+		pthread_rwlock_rdlock(&ctx->rw);
+		e = rj_table_find(ctx, &lk.key);
+		if (e && e->state == RJ_READY)
+			k = find_kernel(e, kernel_name);
+		pthread_rwlock_unlock(&ctx->rw);
+		if (k)
+			atomic_fetch_add_explicit(&ctx->memory_hits, 1, memory_order_relaxed);
+		else
+			rc = rj_entry_get(&e, ctx, r, &lk);
+	}
 	rj_opts_release(&r->opts);
 	RJ_FORWARD(rc);
-	pthread_rwlock_rdlock(&ctx->rw);
-	k = find_kernel(e, kernel_name);
-	pthread_rwlock_unlock(&ctx->rw);
 	if (!k)
 		RJ_FORWARD(load_kernel(&k, ctx, e, kernel_name));
 	*out = k;

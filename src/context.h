@@ -76,7 +76,8 @@ struct rocjit_ctx {
 	rocjit_header *headers;
 	rj_digest *header_digests;
 
-	int device_state;           /* 0 unknown, 1 known (device_target), <0 the error */
+	atomic_int device_state;    /* 0 unknown, 1 known (device_target), <0 the error;
+	                               set once under load_mu, read without it */
 	char device_target[RJ_TARGET_MAX];
 	char device_error[1024];    /* why there is no device (device_state < 0) */
 
@@ -106,12 +107,24 @@ struct rj_request {
 	size_t log_size;
 };
 
+/* What a request is looked up by: its key, and what the key was made of. */
+struct rj_lookup {
+	rj_key key;
+	const struct rj_platform *platform; /* the target's */
+	const char *compiler;               /* its identity (static) */
+	const char *target;                 /* normalized */
+};
+
+/* entry.c: computes r's lookup for target.  0, ROCJIT_EUNSUPPORTED, ROCJIT_ENOCOMPILER. */
+int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_request *r,
+		   const char *target);
+
 /*
- * entry.c: the READY entry for request r compiled for target (normalized), from the
- * table, the disk cache or the compiler, produced once however many threads ask.
+ * entry.c: the READY entry for r, from the table, the disk cache or the compiler,
+ * produced once however many threads ask.
  */
 int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
-		 const char *target);
+		 const struct rj_lookup *lk);
 
 /* sources.c: resolves a registered name for this context (once); see sources.c. */
 int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name);

@@ -213,28 +213,38 @@ static void publish(rocjit_ctx *ctx, struct rj_entry *e, int rc)
  * error may have been passing: a full disk, a missing library installed since); the
  * threads that waited for the failed attempt get its error.
  */
-int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
-		 const char *target)
+int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_request *r,
+		   const char *target)
 {
-	const struct rj_platform *platform = rj_platform_for_target(target);
-	const char *compiler;
 	struct rj_key_input in;
-	struct rj_entry *e;
-	rj_key key;
-	int rc, owner = 0;
 
-	RJ_CHECK(!platform, ROCJIT_EUNSUPPORTED, "%s", rocjit_last_error());
-	compiler = rj_compiler_id(platform, ctx->cache);
-	RJ_CHECK(!compiler, ROCJIT_ENOCOMPILER, "%s", rocjit_last_error());
-	in.platform = platform->id;
+	lk->platform = rj_platform_for_target(target);
+	if (!lk->platform)
+		return ROCJIT_EUNSUPPORTED; /* the message is recorded */
+	lk->compiler = rj_compiler_id(lk->platform, ctx->cache);
+	if (!lk->compiler)
+		return ROCJIT_ENOCOMPILER;
+	lk->target = target;
+	in.platform = lk->platform->id;
 	in.target = target;
-	in.compiler = compiler;
+	in.compiler = lk->compiler;
 	in.options = &r->opts;
 	in.headers = r->headers;
 	in.num_headers = r->num_headers;
 	in.header_digests = r->header_digests;
 	in.source = r->digest;
-	key = rj_key_compute(&in);
+	lk->key = rj_key_compute(&in);
+	return 0;
+}
+
+int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
+		 const struct rj_lookup *lk)
+{
+	const struct rj_platform *platform = lk->platform;
+	const char *compiler = lk->compiler, *target = lk->target;
+	const rj_key key = lk->key;
+	struct rj_entry *e;
+	int rc, owner = 0;
 
 	pthread_rwlock_rdlock(&ctx->rw);
 	e = rj_table_find(ctx, &key);

@@ -12,21 +12,52 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-static void put_field(XXH3_state_t *st, const void *data, size_t size)
+/*
+ * The key's bytes are gathered in a small buffer and hashed in one shot, which for the
+ * usual ~200 bytes costs a fraction of XXH3's streaming set-up; only when they outgrow
+ * the buffer does the streaming state take over.  Both give the same hash for the same
+ * bytes, so the key does not depend on the path taken.
+ */
+struct writer {
+	XXH3_state_t *st; /* NULL while everything fits in buf */
+	size_t len;
+	uint8_t buf[1024];
+};
+
+static void put(struct writer *w, const void *data, size_t size)
+{
+	if (!w->st && w->len + size <= sizeof w->buf) {
+		memcpy(w->buf + w->len, data, size);
+		w->len += size;
+		return;
+	}
+	if (!w->st) {
+		w->st = XXH3_createState();
+		/* Out of memory: hashing continues in the buffer's prefix only; such a key
+		   misses, it cannot collide with a real one except by chance. */
+		if (!w->st)
+			return;
+		XXH3_128bits_reset(w->st);
+		XXH3_128bits_update(w->st, w->buf, w->len);
+	}
+	XXH3_128bits_update(w->st, data, size);
+}
+
+static void put_field(struct writer *w, const void *data, size_t size)
 {
 	uint8_t len[8];
 	uint64_t n = size;
 
 	for (int i = 0; i < 8; i++)
 		len[i] = (uint8_t)(n >> (8 * i));
-	XXH3_128bits_update(st, len, sizeof len);
+	put(w, len, sizeof len);
 	if (size)
-		XXH3_128bits_update(st, data, size);
+		put(w, data, size);
 }
 
-static void put_str(XXH3_state_t *st, const char *s)
+static void put_str(struct writer *w, const char *s)
 {
-	put_field(st, s ? s : "", s ? strlen(s) : 0);
+	put_field(w, s ? s : "", s ? strlen(s) : 0);
 }
 
 rj_digest rj_digest_of(const void *data, size_t size)
@@ -41,32 +72,40 @@ rj_digest rj_digest_of(const void *data, size_t size)
 
 rj_key rj_key_compute(const struct rj_key_input *in)
 {
-	XXH3_state_t st;
+	struct writer w;
 	XXH128_canonical_t c;
+	XXH128_hash_t digest;
 	uint8_t num[8];
 	rj_key key;
 
-	XXH3_128bits_reset(&st);
+	w.st = NULL;
+	w.len = 0;
 	num[0] = RJ_KEY_FORMAT;
-	put_field(&st, num, 1);
+	put_field(&w, num, 1);
 	num[0] = (uint8_t)in->platform;
-	put_field(&st, num, 1);
-	put_str(&st, in->target);
-	put_str(&st, in->compiler);
-	put_field(&st, in->options->buf, in->options->len);
+	put_field(&w, num, 1);
+	put_str(&w, in->target);
+	put_str(&w, in->compiler);
+	put_field(&w, in->options->buf, in->options->len);
 	for (int i = 0; i < 8; i++)
 		num[i] = (uint8_t)((uint64_t)in->num_headers >> (8 * i));
-	put_field(&st, num, 8);
+	put_field(&w, num, 8);
 	for (size_t i = 0; i < in->num_headers; i++) {
 		const rocjit_header *h = &in->headers[i];
 		rj_digest d = in->header_digests ? in->header_digests[i] :
 			rj_digest_of(h->source, h->length ? h->length : strlen(h->source));
 
-		put_str(&st, h->name);
-		put_field(&st, d.b, sizeof d.b);
+		put_str(&w, h->name);
+		put_field(&w, d.b, sizeof d.b);
 	}
-	put_field(&st, in->source.b, sizeof in->source.b);
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
+	put_field(&w, in->source.b, sizeof in->source.b);
+	if (w.st) {
+		digest = XXH3_128bits_digest(w.st);
+		XXH3_freeState(w.st);
+	} else {
+		digest = XXH3_128bits(w.buf, w.len);
+	}
+	XXH128_canonicalFromHash(&c, digest);
 	memcpy(key.b, c.digest, sizeof key.b);
 	return key;
 }

@@ -38,6 +38,7 @@ typedef struct _nvrtcProgram *nvrtcProgram;
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_INVALID_CONTEXT 201
+#define CUDA_ERROR_INVALID_HANDLE 400
 #define CUDA_ERROR_NOT_FOUND 500
 #define CU_ATTR_CC_MAJOR 75
 #define CU_ATTR_CC_MINOR 76
@@ -483,28 +484,45 @@ static int primary_context(int device, CUcontext *out)
 	return 0;
 }
 
-/* Makes device's primary context current on this thread unless it already is. */
-static int make_current(int device)
+/*
+ * Makes device's primary context current on this thread; *prev receives the context that
+ * was current (to give back with restore), *switched whether it changed.
+ */
+static int make_current(int device, CUcontext *prev, int *switched)
 {
-	CUcontext want, cur = NULL;
+	CUcontext want;
 	CUresult r;
 
+	*prev = NULL;
+	*switched = 0;
 	RJ_FORWARD(primary_context(device, &want));
-	if (nv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == want)
+	if (nv.cuCtxGetCurrent(prev) == CUDA_SUCCESS && *prev == want)
 		return 0;
 	if ((r = nv.cuCtxSetCurrent(want)) != CUDA_SUCCESS)
 		CU_FAIL(r, "cuCtxSetCurrent");
+	*switched = 1;
 	return 0;
+}
+
+/* Gives the thread back the context it had; a thread that had none keeps the primary. */
+static void restore(CUcontext prev, int switched)
+{
+	if (switched && prev)
+		nv.cuCtxSetCurrent(prev);
 }
 
 static int nv_module_load(int device, const void *code, size_t size, void **module)
 {
+	CUcontext prev;
 	CUresult r;
+	int switched;
 
 	(void)size; /* the CUBIN's ELF header gives its extent */
 	RJ_FORWARD(driver_ready());
-	RJ_FORWARD(make_current(device));
-	if ((r = nv.cuModuleLoadData((CUmodule *)module, code)) != CUDA_SUCCESS)
+	RJ_FORWARD(make_current(device, &prev, &switched));
+	r = nv.cuModuleLoadData((CUmodule *)module, code);
+	restore(prev, switched);
+	if (r != CUDA_SUCCESS)
 		CU_FAIL(r, "cuModuleLoadData");
 	return 0;
 }
@@ -528,8 +546,9 @@ static int nv_function_get(void *module, const char *name, void **function)
 }
 
 /*
- * One driver call on the hot path.  A thread that has no current context (a fresh thread
- * that never touched the runtime) gets the device's primary context and one retry.
+ * One driver call on the hot path.  When the calling thread's current context is not
+ * the kernel's device's (a fresh thread, or one working on another GPU), the launch is
+ * retried once inside that device's primary context, and the thread's own is given back.
  */
 static int nv_launch(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
 		     unsigned int shared_bytes, void *stream, void **args)
@@ -537,10 +556,15 @@ static int nv_launch(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
 	CUresult r = nv.cuLaunchKernel((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
 				       shared_bytes, (CUstream)stream, args, NULL);
 
-	if (r == CUDA_ERROR_INVALID_CONTEXT) {
-		RJ_FORWARD(make_current(device));
-		r = nv.cuLaunchKernel((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
-				      shared_bytes, (CUstream)stream, args, NULL);
+	if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE) {
+		CUcontext prev;
+		int switched;
+
+		RJ_FORWARD(make_current(device, &prev, &switched));
+		if (switched)
+			r = nv.cuLaunchKernel((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
+					      shared_bytes, (CUstream)stream, args, NULL);
+		restore(prev, switched);
 	}
 	if (r != CUDA_SUCCESS)
 		CU_FAIL(r, "cuLaunchKernel");
