@@ -175,7 +175,7 @@ static int open_db(rj_cache *c, const char *dir)
 	if (!c->readonly) {
 		/* Files are private to the user whatever the umask says. */
 		chmod(c->path, 0600);
-		RJ_FORWARD(exec(c, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"));
+		RJ_FORWARD(exec(c, "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL"));
 	}
 	RJ_FORWARD(init_schema(c));
 	RJ_FORWARD(prepare(c, &c->get,

@@ -174,7 +174,7 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 		 "with ROCJIT_PROGRAM_INIT", p->version, ROCJIT_PROGRAM_VERSION);
 	RJ_CHECK(!p->source, ROCJIT_EINVAL, "program source is NULL");
 	RJ_FORWARD(check_headers(p->headers, p->num_headers));
-	memset(r, 0, sizeof *r);
+	r->header_digests = NULL;
 	r->source = p->source;
 	r->length = p->length ? p->length : strlen(p->source);
 	RJ_CHECK(r->length == 0, ROCJIT_EINVAL, "program source is empty");
@@ -404,7 +404,8 @@ static int request_from_registered(struct rj_request *r, rocjit_ctx *ctx, const 
 
 	RJ_CHECK(!source_name, ROCJIT_EINVAL, "source_name is NULL");
 	RJ_FORWARD(rj_source_resolve(&s, ctx, source_name));
-	memset(r, 0, sizeof *r);
+	r->log = NULL;
+	r->log_size = 0;
 	r->source = s->text;
 	r->length = s->length;
 	r->name = s->display;

@@ -7,10 +7,15 @@
  */
 #include "key.h"
 
+#include <endian.h>
 #include <string.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+/* libxxhash's run-time dispatch (AVX2/AVX-512 where the CPU has them), for long sources
+   and headers; short inputs and the key bytes are hashed inline (SSE2). */
+XXH128_hash_t XXH3_128bits_dispatch(const void *input, size_t len);
 
 /*
  * The key's bytes are gathered in a small buffer and hashed in one shot, which for the
@@ -24,9 +29,9 @@ struct writer {
 	uint8_t buf[1024];
 };
 
-static void put(struct writer *w, const void *data, size_t size)
+static inline void put(struct writer *w, const void *data, size_t size)
 {
-	if (!w->st && w->len + size <= sizeof w->buf) {
+	if (__builtin_expect(!w->st && w->len + size <= sizeof w->buf, 1)) {
 		memcpy(w->buf + w->len, data, size);
 		w->len += size;
 		return;
@@ -43,16 +48,18 @@ static void put(struct writer *w, const void *data, size_t size)
 	XXH3_128bits_update(w->st, data, size);
 }
 
-static void put_field(struct writer *w, const void *data, size_t size)
+static inline void put_field(struct writer *w, const void *data, size_t size)
 {
-	uint8_t len[8];
-	uint64_t n = size;
+	uint64_t len = htole64((uint64_t)size);
 
-	for (int i = 0; i < 8; i++)
-		len[i] = (uint8_t)(n >> (8 * i));
-	put(w, len, sizeof len);
-	if (size)
-		put(w, data, size);
+	if (__builtin_expect(!w->st && w->len + 8 + size <= sizeof w->buf, 1)) {
+		memcpy(w->buf + w->len, &len, 8);
+		memcpy(w->buf + w->len + 8, data, size);
+		w->len += 8 + size;
+		return;
+	}
+	put(w, &len, sizeof len);
+	put(w, data, size);
 }
 
 static void put_str(struct writer *w, const char *s)
@@ -65,7 +72,9 @@ rj_digest rj_digest_of(const void *data, size_t size)
 	XXH128_canonical_t c;
 	rj_digest d;
 
-	XXH128_canonicalFromHash(&c, XXH3_128bits(data, size));
+	/* The dispatched code pays ~250 ns to enter (measured); it wins on long inputs. */
+	XXH128_canonicalFromHash(&c, size < 4096 ? XXH3_128bits(data, size) :
+						   XXH3_128bits_dispatch(data, size));
 	memcpy(d.b, c.digest, sizeof d.b);
 	return d;
 }
@@ -75,7 +84,7 @@ rj_key rj_key_compute(const struct rj_key_input *in)
 	struct writer w;
 	XXH128_canonical_t c;
 	XXH128_hash_t digest;
-	uint8_t num[8];
+	uint8_t num[1];
 	rj_key key;
 
 	w.st = NULL;
@@ -87,9 +96,10 @@ rj_key rj_key_compute(const struct rj_key_input *in)
 	put_str(&w, in->target);
 	put_str(&w, in->compiler);
 	put_field(&w, in->options->buf, in->options->len);
-	for (int i = 0; i < 8; i++)
-		num[i] = (uint8_t)((uint64_t)in->num_headers >> (8 * i));
-	put_field(&w, num, 8);
+	{
+		uint64_t nh = htole64((uint64_t)in->num_headers);
+		put_field(&w, &nh, 8);
+	}
 	for (size_t i = 0; i < in->num_headers; i++) {
 		const rocjit_header *h = &in->headers[i];
 		rj_digest d = in->header_digests ? in->header_digests[i] :
