@@ -94,6 +94,8 @@ static void open_cache(rocjit_ctx *ctx, const char *dir)
 		RJ_LOG(RJ_LOG_DEBUG, "cache %s", rj_cache_path(ctx->cache));
 }
 
+static atomic_uint_fast64_t next_gen;
+
 ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 {
 	static const rocjit_options defaults = ROCJIT_OPTIONS_INIT;
@@ -115,6 +117,7 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 		 ROCJIT_EINVAL, "rocjit_open: unknown flags 0x%x", opts->flags);
 	ctx = calloc(1, sizeof *ctx);
 	RJ_CHECK(!ctx, ROCJIT_ENOMEM, "out of memory opening a context");
+	ctx->gen = atomic_fetch_add(&next_gen, 1) + 1;
 	pthread_rwlock_init(&ctx->rw, NULL);
 	pthread_mutex_init(&ctx->wait_mu, NULL);
 	pthread_cond_init(&ctx->wait_cv, NULL);
@@ -393,8 +396,24 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
 	RJ_CHECK(!out || !ctx || !kernel_name || !*kernel_name, ROCJIT_EINVAL,
 		 "rocjit_kernel_get: out, ctx and kernel_name must be given");
 	*out = NULL;
+	/* The same program asked for again by this thread: compared, not hashed. */
+	if (prog && prog->version >= 1 && prog->version <= ROCJIT_PROGRAM_VERSION &&
+	    prog->source) {
+		size_t length = prog->length ? prog->length : strlen(prog->source);
+		rocjit_kernel *k = rj_recent_find(ctx, prog, length, kernel_name);
+		if (k) {
+			if (prog->log && prog->log_size)
+				prog->log[0] = 0;
+			atomic_fetch_add_explicit(&ctx->memory_hits, 1, memory_order_relaxed);
+			*out = k;
+			rj_error_clear();
+			return 0;
+		}
+	}
 	RJ_FORWARD(request_from_program(&r, prog));
-	return kernel_get(out, ctx, &r, kernel_name);
+	RJ_FORWARD(kernel_get(out, ctx, &r, kernel_name));
+	rj_recent_add(ctx, prog, r.length, kernel_name, *out);
+	return 0;
 }
 
 static int request_from_registered(struct rj_request *r, rocjit_ctx *ctx, const char *source_name,

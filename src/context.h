@@ -53,6 +53,7 @@ struct rj_source {
 };
 
 struct rocjit_ctx {
+	uint64_t gen;               /* unique per context opened in this process (recent.c) */
 	const struct rj_platform *platform; /* the device's; NULL until known (AUTO) */
 	int requested_platform;     /* ROCJIT_PLATFORM_* as asked (options, environment) */
 	int device;
@@ -71,7 +72,7 @@ struct rocjit_ctx {
 	struct rj_source *sources;
 	/* Every registered header (.h .hpp .cuh .inc), given to registered sources as
 	   in-memory headers; resolved once (sources.c), under load_mu. */
-	int headers_resolved;
+	atomic_int headers_resolved; /* set once under load_mu, read without it */
 	size_t num_headers;
 	rocjit_header *headers;
 	rj_digest *header_digests;
@@ -125,6 +126,12 @@ int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_reques
  */
 int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
 		 const struct rj_lookup *lk);
+
+/* recent.c: the calling thread's memo of kernels it got (see recent.c). */
+rocjit_kernel *rj_recent_find(const rocjit_ctx *ctx, const rocjit_program *p, size_t length,
+			      const char *kernel_name);
+void rj_recent_add(const rocjit_ctx *ctx, const rocjit_program *p, size_t length,
+		   const char *kernel_name, rocjit_kernel *kernel);
 
 /* sources.c: resolves a registered name for this context (once); see sources.c. */
 int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name);

@@ -187,13 +187,16 @@ int rj_source_headers(rocjit_ctx *ctx, const rocjit_header **headers,
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&ctx->load_mu);
-	if (!ctx->headers_resolved) {
-		rc = resolve_headers(ctx);
-		ctx->headers_resolved = rc == 0;
+	if (!atomic_load_explicit(&ctx->headers_resolved, memory_order_acquire)) {
+		pthread_mutex_lock(&ctx->load_mu);
+		if (!atomic_load_explicit(&ctx->headers_resolved, memory_order_relaxed)) {
+			rc = resolve_headers(ctx);
+			atomic_store_explicit(&ctx->headers_resolved, rc == 0,
+					      memory_order_release);
+		}
+		pthread_mutex_unlock(&ctx->load_mu);
+		RJ_FORWARD(rc);
 	}
-	pthread_mutex_unlock(&ctx->load_mu);
-	RJ_FORWARD(rc);
 	*headers = ctx->num_headers ? ctx->headers : NULL;
 	*digests = ctx->num_headers ? ctx->header_digests : NULL;
 	*n = ctx->num_headers;

@@ -1011,6 +1011,52 @@ TEST(held_kernel_relaunched_1000_times_accumulates)
 	rocjit_close(ctx);
 }
 
+/*
+ * rocjit_kernel_get remembers, per thread, the programs it served and compares their
+ * bytes instead of hashing them again.  A source edited in place (same address, same
+ * length) must still get its own kernel.
+ */
+TEST(source_edited_at_the_same_address_gets_its_own_kernel)
+{
+	char src[] = "extern \"C\" __global__ void k(int *x) { x[0] = 1; }\n";
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	rocjit_kernel *k1, *k1again, *k2;
+	int *dx, got = 0;
+	void *args[1] = { &dx };
+	rocjit_ctx *ctx;
+
+	gpu_require();
+	ctx = gpu_open();
+	p.source = src;
+	p.name = "edit.hip";
+	ASSERT_INT(rocjit_kernel_get(&k1, ctx, &p, "k"), 0);
+	ASSERT_INT(rocjit_kernel_get(&k1again, ctx, &p, "k"), 0);
+	ASSERT(k1again == k1);
+	*strchr(src, '1') = '2';
+	ASSERT_INT(rocjit_kernel_get(&k2, ctx, &p, "k"), 0);
+	ASSERT(k2 != k1);
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	ASSERT_INT(st.compiles, 2);
+	ASSERT_INT(st.memory_hits, 1);
+	dx = dev_alloc(sizeof got);
+	launch(k2, 1, 1, NULL, args);
+	sync_stream(NULL);
+	from_dev(&got, dx, sizeof got);
+	ASSERT_INT(got, 2);
+	/* Another option, same bytes: another program. */
+	{
+		static const char *const opts[] = { "-DUNUSED=1" };
+		rocjit_kernel *k3;
+		p.options = opts;
+		p.num_options = 1;
+		ASSERT_INT(rocjit_kernel_get(&k3, ctx, &p, "k"), 0);
+		ASSERT(k3 != k2);
+	}
+	CUDA(rt.cudaFree(dx));
+	rocjit_close(ctx);
+}
+
 /* ---- Threads ----------------------------------------------------------------------------- */
 
 #define THREADS 4
