@@ -1,9 +1,9 @@
 /*
  * compile_log.c - making compiler diagnostics name the caller's files.
  *
- * comgr compiles from a temporary folder ($TMPDIR/comgr-XXXXXX) and its diagnostics name
- * input/CompileSource and include/<header>.  Editors and people need "axpy.hip:3:5".
- * Pure string work; no state.
+ * comgr compiles from a temporary folder ($TMPDIR/comgr-<random>) and its diagnostics name
+ * input/CompileSource and include/<header>; NVRTC writes "axpy.hip(3): error".  Editors
+ * and people need "axpy.hip:3:5: error".  Pure string work; no state.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +44,8 @@ static int path_char(char c)
 
 /*
  * Finds each "comgr-" folder name inside a path; the path starts after the last
- * delimiter before it.  "<path>/comgr-XXXXXX/input/CompileSource" becomes source_name,
- * "<path>/comgr-XXXXXX/include/" disappears (the header's own name stays).
+ * delimiter before it.  "<path>/comgr-<random>/input/CompileSource" becomes source_name,
+ * "<path>/comgr-<random>/include/" disappears (the header's own name stays).
  */
 char *rj_log_map_names(const char *log, const char *source_name)
 {

@@ -87,8 +87,8 @@ const struct rj_platform *rj_platform_for_target(const char *target);
 
 /*
  * Rewrites compiler diagnostics so they name the real files: comgr's temporary
- * ".../comgr-XXXXXX/input/CompileSource" becomes source_name and
- * ".../comgr-XXXXXX/include/x.h" becomes "x.h".  Returns a malloc'ed string or NULL.
+ * ".../comgr-<random>/input/CompileSource" becomes source_name and
+ * ".../comgr-<random>/include/x.h" becomes "x.h".  Returns a malloc'ed string or NULL.
  */
 char *rj_log_map_names(const char *log, const char *source_name);
 
