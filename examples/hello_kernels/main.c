@@ -14,9 +14,11 @@
  * second run is served from the on-disk cache.
  *
  * rocjit has no memory API (it compiles and launches; buffers are the application's), so
- * the GPU path takes hipMalloc/hipMemcpy/hipFree/hipDeviceSynchronize from the HIP runtime
- * with dlopen, to build without HIP headers.  That path has never run: no AMD GPU exists
- * on the machines this was written on.  It is kept thin on purpose.
+ * the GPU path takes malloc/memcpy/free/synchronize from the GPU's runtime with dlopen, to
+ * build without vendor headers: the HIP runtime on AMD, the CUDA runtime on NVIDIA (the
+ * two take the same arguments).  Which one follows from the target rocjit compiled for.
+ * The NVIDIA path runs on the H100; the AMD one has never run (no AMD GPU exists on the
+ * machines this was written on) and is kept thin on purpose.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <rocjit.h>
@@ -158,22 +160,32 @@ static int load_symbol(void *lib, const char *name, void *fn, size_t fn_size)
 	return 0;
 }
 
-static int hip_load(struct hip_api *hip)
+/* The GPU runtime of the platform whose target rocjit compiled for ("sm_*": NVIDIA). */
+static int hip_load(struct hip_api *hip, int nvidia)
 {
+	static const char *const amd[] = { "libamdhip64.so.6", "libamdhip64.so.5",
+					   "libamdhip64.so", NULL };
+	static const char *const cuda[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so",
+					    "/usr/local/cuda/lib64/libcudart.so", NULL };
+	const char *const *names = nvidia ? cuda : amd;
+	const char *prefix = nvidia ? "cuda" : "hip";
+	char name[64];
+
 	memset(hip, 0, sizeof *hip);
-	hip->lib = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_LOCAL);
-	if (!hip->lib)
-		hip->lib = dlopen("libamdhip64.so", RTLD_NOW | RTLD_LOCAL);
+	for (; *names && !hip->lib; names++)
+		hip->lib = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
 	if (!hip->lib) {
-		fprintf(stderr, "hello_kernels: cannot load the HIP runtime: %s\n", dlerror());
+		fprintf(stderr, "hello_kernels: cannot load the %s runtime: %s\n",
+			nvidia ? "CUDA" : "HIP", dlerror());
 		return -1;
 	}
-	if (load_symbol(hip->lib, "hipMalloc", &hip->malloc_, sizeof hip->malloc_) ||
-	    load_symbol(hip->lib, "hipFree", &hip->free_, sizeof hip->free_) ||
-	    load_symbol(hip->lib, "hipMemcpy", &hip->memcpy_, sizeof hip->memcpy_) ||
-	    load_symbol(hip->lib, "hipDeviceSynchronize", &hip->synchronize,
-			sizeof hip->synchronize))
+#define SYMBOL(field, suffix)                                                    \
+	(snprintf(name, sizeof name, "%s%s", prefix, suffix),                     \
+	 load_symbol(hip->lib, name, &hip->field, sizeof hip->field))
+	if (SYMBOL(malloc_, "Malloc") || SYMBOL(free_, "Free") || SYMBOL(memcpy_, "Memcpy") ||
+	    SYMBOL(synchronize, "DeviceSynchronize"))
 		return -1;
+#undef SYMBOL
 	return 0;
 }
 
@@ -334,8 +346,25 @@ static int run_all(rocjit_ctx *ctx, const rocjit_kernel *axpy)
 			return 1;
 		}
 	}
-	if (hip_load(&hip))
-		return 1;
+	{
+		/* The device's own target says whose runtime holds the buffers. */
+		const rocjit_code *code;
+		const rocjit_source_file *f;
+		rocjit_program p = ROCJIT_PROGRAM_INIT;
+
+		if (rocjit_registered_source(&f, "axpy.hip") != 0)
+			return 1;
+		p.source = f->text;
+		p.length = f->length;
+		rc = rocjit_compile(&code, ctx, NULL, &p);
+		if (rc) {
+			report_failure("axpy.hip", rc, NULL);
+			return 1;
+		}
+		printf("GPU: %s\n", code->target);
+		if (hip_load(&hip, strncmp(code->target, "sm_", 3) == 0))
+			return 1;
+	}
 	failed |= run_axpy(&hip, axpy);
 	failed |= run_binary_add(&hip, k[0]);
 	failed |= run_reduce_sum(&hip, k[1]);
