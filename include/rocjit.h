@@ -209,8 +209,11 @@ typedef struct rocjit_kernel rocjit_kernel;
  * lookup.  Threads racing for the same missing program compile it once.
  *
  * Returns 0, ROCJIT_EINVAL, ROCJIT_ENODEV (no GPU), ROCJIT_EUNSUPPORTED, ROCJIT_ECOMPILE
- * (log in prog->log), ROCJIT_ENOCOMPILER, ROCJIT_ENOTCACHED, ROCJIT_ENOTFOUND (no such
- * kernel in the code object), ROCJIT_EDEVICE, ROCJIT_ENOMEM.  Any thread.
+ * (log in prog->log of the call that ran the compiler; a call that waited for another
+ * thread's failed compile gets the error and an empty log), ROCJIT_ENOCOMPILER,
+ * ROCJIT_ENOTCACHED, ROCJIT_ENOTFOUND (no such kernel in the code object), ROCJIT_EFORMAT
+ * (the compiler returned an unusable code object), ROCJIT_EDEVICE, ROCJIT_ENOMEM.
+ * Any thread.
  */
 ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
 				 const rocjit_program *prog, const char *kernel_name);
@@ -225,8 +228,9 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
  * registered source, under its registered name (#include "common.h"), and is part of its
  * key: editing any registered header recompiles the registered kernels.
  *
- * options/num_options as in rocjit_program.  Returns what rocjit_kernel_get returns, and
- * ROCJIT_ENOTFOUND when no source is registered under source_name.  Any thread.
+ * options/num_options as in rocjit_program.  Returns what rocjit_kernel_get returns,
+ * ROCJIT_ENOTFOUND when no source is registered under source_name, and ROCJIT_EIO when a
+ * file in $ROCJIT_KERNEL_PATH cannot be read.  Any thread.
  */
 ROCJIT_API int rocjit_kernel_get_registered(rocjit_kernel **out, rocjit_ctx *ctx,
 					    const char *source_name, const char *kernel_name,

@@ -398,8 +398,10 @@ int rj_cache_memo_get(rj_cache *c, const char *platform, char **memo)
 	pthread_mutex_lock(&c->lock);
 	if (sqlite3_prepare_v2(c->db, "SELECT memo FROM compilers WHERE platform = ?1", -1, &st,
 			       NULL) != SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: memo read failed: %s",
+				  c->path, sqlite3_errmsg(c->db));
 		pthread_mutex_unlock(&c->lock);
-		DB_FAIL(c, "memo read");
+		return rc;
 	}
 	sqlite3_bind_text(st, 1, platform, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
@@ -427,8 +429,9 @@ int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo)
 		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
 		sqlite3_finalize(st);
 	}
-	pthread_mutex_unlock(&c->lock);
 	if (rc != SQLITE_OK)
-		DB_FAIL(c, "memo write");
-	return 0;
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: memo write failed: %s",
+				  c->path, sqlite3_errmsg(c->db));
+	pthread_mutex_unlock(&c->lock);
+	return rc;
 }

@@ -460,7 +460,7 @@ static int read_kernels(const struct elf *e, uint32_t type, rocjit_codeobj_info 
 		RJ_CHECK(sh.entsize != SYM_SIZE || sh.size % SYM_SIZE, ROCJIT_EFORMAT,
 			 "code object's symbol table (section %u) has %llu bytes in entries of "
 			 "%llu, not of 24", i, (ull)sh.size, (ull)sh.entsize);
-		RJ_CHECK(sh.link >= e->shnum, ROCJIT_EFORMAT,
+		RJ_CHECK(sh.link == 0 || sh.link >= e->shnum, ROCJIT_EFORMAT,
 			 "code object's symbol table (section %u) links to section %u, which does "
 			 "not exist", i, (unsigned)sh.link);
 		shdr_get(e, sh.link, &str);

@@ -118,7 +118,15 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	ctx = calloc(1, sizeof *ctx);
 	RJ_CHECK(!ctx, ROCJIT_ENOMEM, "out of memory opening a context");
 	ctx->gen = atomic_fetch_add(&next_gen, 1) + 1;
-	pthread_rwlock_init(&ctx->rw, NULL);
+	{
+		/* Writers first: a stream of hits must not starve the thread publishing a
+		   fresh entry (nothing takes the read lock recursively). */
+		pthread_rwlockattr_t attr;
+		pthread_rwlockattr_init(&attr);
+		pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		pthread_rwlock_init(&ctx->rw, &attr);
+		pthread_rwlockattr_destroy(&attr);
+	}
 	pthread_mutex_init(&ctx->wait_mu, NULL);
 	pthread_cond_init(&ctx->wait_cv, NULL);
 	pthread_mutex_init(&ctx->load_mu, NULL);
@@ -130,12 +138,15 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 		ctx->flags |= ROCJIT_OPEN_NO_COMPILE;
 	target = opts->target ? opts->target : getenv("ROCJIT_ARCH");
 	if (choose_platform(ctx, opts->platform) != 0 ||
-	    (target && *target && rj_target_normalize(ctx->target, target) != 0) ||
-	    (kpath && *kpath && !(ctx->kernel_path = strdup(kpath)))) {
+	    (target && *target && rj_target_normalize(ctx->target, target) != 0)) {
 		char msg[MSG_MAX];
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
 		rocjit_close(ctx);
 		RJ_FAIL(ROCJIT_EINVAL, "rocjit_open: %s", msg);
+	}
+	if (kpath && *kpath && !(ctx->kernel_path = strdup(kpath))) {
+		rocjit_close(ctx);
+		RJ_FAIL(ROCJIT_ENOMEM, "out of memory opening a context");
 	}
 	open_cache(ctx, opts->cache_dir);
 	*out = ctx;

@@ -145,7 +145,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 	e->code.from_cache = 0;
 	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
 	       hex, e->target, r->name, kernels, out.size, e->code.compile_ms);
-	if (ctx->cache)
+	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY))
 		store(ctx, r, e, compiler, kernels);
 	free(kernels);
 	return 0;

@@ -7,6 +7,7 @@
 #include "error.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ int rj_error_set(int code, const char *file, int line, const char *fmt, ...)
 	return code;
 }
 
-static int log_level = -1;
+static atomic_int log_level = -1;
 
 static void log_level_init(void)
 {
@@ -85,15 +86,19 @@ static void log_level_init(void)
 		else if (!strcasecmp(v, "debug") || !strcmp(v, "2"))
 			level = RJ_LOG_DEBUG;
 	}
-	log_level = level;
+	atomic_store_explicit(&log_level, level, memory_order_relaxed);
 }
 
 /* Benign race: every thread computes the same value from the same environment. */
 int rj_log_level(void)
 {
-	if (log_level < 0)
+	int level = atomic_load_explicit(&log_level, memory_order_relaxed);
+
+	if (level < 0) {
 		log_level_init();
-	return log_level;
+		level = atomic_load_explicit(&log_level, memory_order_relaxed);
+	}
+	return level;
 }
 
 static void vlog(const char *tag, const char *fmt, va_list ap)

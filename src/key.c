@@ -24,35 +24,33 @@ XXH128_hash_t XXH3_128bits_dispatch(const void *input, size_t len);
  * bytes, so the key does not depend on the path taken.
  */
 struct writer {
-	XXH3_state_t *st; /* NULL while everything fits in buf */
+	int streaming;    /* 0 while everything fits in buf */
+	XXH3_state_t st;  /* on the stack: no allocation, nothing that can fail */
 	size_t len;
 	uint8_t buf[1024];
 };
 
 static inline void put(struct writer *w, const void *data, size_t size)
 {
-	if (__builtin_expect(!w->st && w->len + size <= sizeof w->buf, 1)) {
+	if (__builtin_expect(!w->streaming && w->len + size <= sizeof w->buf, 1)) {
 		memcpy(w->buf + w->len, data, size);
 		w->len += size;
 		return;
 	}
-	if (!w->st) {
-		w->st = XXH3_createState();
-		/* Out of memory: hashing continues in the buffer's prefix only; such a key
-		   misses, it cannot collide with a real one except by chance. */
-		if (!w->st)
-			return;
-		XXH3_128bits_reset(w->st);
-		XXH3_128bits_update(w->st, w->buf, w->len);
+	if (!w->streaming) {
+		XXH3_INITSTATE(&w->st);
+		XXH3_128bits_reset(&w->st);
+		XXH3_128bits_update(&w->st, w->buf, w->len);
+		w->streaming = 1;
 	}
-	XXH3_128bits_update(w->st, data, size);
+	XXH3_128bits_update(&w->st, data, size);
 }
 
 static inline void put_field(struct writer *w, const void *data, size_t size)
 {
 	uint64_t len = htole64((uint64_t)size);
 
-	if (__builtin_expect(!w->st && w->len + 8 + size <= sizeof w->buf, 1)) {
+	if (__builtin_expect(!w->streaming && w->len + 8 + size <= sizeof w->buf, 1)) {
 		memcpy(w->buf + w->len, &len, 8);
 		memcpy(w->buf + w->len + 8, data, size);
 		w->len += 8 + size;
@@ -87,7 +85,7 @@ rj_key rj_key_compute(const struct rj_key_input *in)
 	uint8_t num[1];
 	rj_key key;
 
-	w.st = NULL;
+	w.streaming = 0;
 	w.len = 0;
 	num[0] = RJ_KEY_FORMAT;
 	put_field(&w, num, 1);
@@ -109,9 +107,8 @@ rj_key rj_key_compute(const struct rj_key_input *in)
 		put_field(&w, d.b, sizeof d.b);
 	}
 	put_field(&w, in->source.b, sizeof in->source.b);
-	if (w.st) {
-		digest = XXH3_128bits_digest(w.st);
-		XXH3_freeState(w.st);
+	if (w.streaming) {
+		digest = XXH3_128bits_digest(&w.st);
 	} else {
 		digest = XXH3_128bits(w.buf, w.len);
 	}

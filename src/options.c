@@ -128,6 +128,10 @@ int rj_opts_normalize(struct rj_opts *o, const char *const *opts, size_t n)
 					  "-O3, -Os or -Oz", opts[i]);
 			break;
 		}
+		if (has_prefix(s, len, "-I") || has_prefix(s, len, "-include"))
+			rj_warn_once("option-I", "%s: headers read from disk are not part of the "
+				     "cache key, so edits to them are not seen; pass them as "
+				     "in-memory headers (rocjit_program.headers) instead", opts[i]);
 		flag = joinable(s, len);
 		if (flag) {
 			/* "-D" "N=4": the value is the next argument. */

@@ -58,6 +58,7 @@ static struct {
 	SYM(hipGetDeviceCount);
 	SYM(hipGetDeviceProperties);
 	SYM(hipSetDevice);
+	SYM(hipGetDevice);
 	SYM(hipModuleLoadData);
 	SYM(hipModuleUnload);
 	SYM(hipModuleGetFunction);
@@ -90,6 +91,7 @@ static void load_runtime(void)
 	LOAD(amd.hip, hipGetDeviceCount);
 	LOAD(amd.hip, hipGetDeviceProperties);
 	LOAD(amd.hip, hipSetDevice);
+	LOAD(amd.hip, hipGetDevice);
 	LOAD(amd.hip, hipModuleLoadData);
 	LOAD(amd.hip, hipModuleUnload);
 	LOAD(amd.hip, hipModuleGetFunction);
@@ -97,7 +99,8 @@ static void load_runtime(void)
 	LOAD(amd.hip, hipGetErrorString);
 	if (!amd.hip || !amd.hipGetDeviceCount || !amd.hipGetDeviceProperties ||
 	    !amd.hipModuleLoadData || !amd.hipModuleGetFunction || !amd.hipModuleLaunchKernel ||
-	    !amd.hipSetDevice || !amd.hipModuleUnload || !amd.hipGetErrorString) {
+	    !amd.hipSetDevice || !amd.hipGetDevice || !amd.hipModuleUnload ||
+	    !amd.hipGetErrorString) {
 		amd.runtime_rc = ROCJIT_ENODEV;
 		snprintf(amd.runtime_error, sizeof amd.runtime_error,
 			 "the HIP runtime (libamdhip64.so) could not be loaded: %s; install it "
@@ -221,9 +224,11 @@ static void list_targets(char *buf, size_t size)
 			continue;
 		if (strncmp(name, ISA_PREFIX, sizeof ISA_PREFIX - 1) == 0)
 			name += sizeof ISA_PREFIX - 1;
-		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "", name);
-		if (len >= size)
+		if (len + strlen(name) + 5 >= size) {
+			snprintf(buf + len, size - len, " ...");
 			break;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "", name);
 	}
 }
 
@@ -388,13 +393,19 @@ static int amd_device_target(int device, char *out, size_t size)
 static int amd_module_load(int device, const void *code, size_t size, void **module)
 {
 	hipError_t e;
+	int prev;
 
 	(void)size; /* the code object's ELF header gives its extent */
 	RJ_FORWARD(runtime_ready());
+	/* Load on device, then give the thread its own device back (as the NVIDIA side). */
+	if (amd.hipGetDevice(&prev) != hipSuccess)
+		prev = -1;
 	e = amd.hipSetDevice(device);
 	if (e != hipSuccess)
 		HIP_FAIL(ROCJIT_EDEVICE, e, "hipSetDevice");
 	e = amd.hipModuleLoadData((hipModule_t *)module, code);
+	if (prev >= 0 && prev != device)
+		amd.hipSetDevice(prev);
 	if (e != hipSuccess)
 		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLoadData");
 	return 0;

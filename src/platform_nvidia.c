@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -50,7 +51,7 @@ static struct {
 	pthread_once_t compiler_once, driver_once;
 	int compiler_rc, driver_rc;
 	char compiler_error[512], driver_error[512];
-	char id[64];
+	char id[96];
 	char include_opt[4200];
 	char fp16_header[4300]; /* <include>/cuda_fp16.h: part of the compiler's files */
 	void *nvrtc, *cuda;
@@ -162,6 +163,17 @@ static int find_include_dir(char *out, size_t size)
 	return -1;
 }
 
+/* FNV-1a of the preamble: part of the compiler identity, so a changed preamble is a
+   changed compiler for the cache key. */
+static unsigned preamble_hash(void)
+{
+	unsigned h = 2166136261u;
+
+	for (const char *p = rj_nvrtc_preamble; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
 static void load_compiler(void)
 {
 	int major = 0, minor = 0;
@@ -197,7 +209,18 @@ static void load_compiler(void)
 		return;
 	}
 	nv.nvrtcVersion(&major, &minor);
-	snprintf(nv.id, sizeof nv.id, "nvrtc %d.%d", major, minor);
+	{
+		/* NVRTC reports major.minor only: the library's size tells its patch releases
+		   apart, and rocjit's own preamble is compiled into every program. */
+		Dl_info info;
+		struct stat st;
+		long long size = -1;
+		if (dladdr(*(void **)&nv.nvrtcVersion, &info) && info.dli_fname &&
+		    stat(info.dli_fname, &st) == 0)
+			size = (long long)st.st_size;
+		snprintf(nv.id, sizeof nv.id, "nvrtc %d.%d (%lld bytes); preamble %08x", major,
+			 minor, size, preamble_hash());
+	}
 	if (find_include_dir(dir, sizeof dir) != 0) {
 		nv.compiler_rc = ROCJIT_ENOCOMPILER;
 		snprintf(nv.compiler_error, sizeof nv.compiler_error,

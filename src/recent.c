@@ -58,13 +58,10 @@ static int options_match(const struct slot *s, const char *const *opts, size_t n
 	if (n != s->num_options || (n && !opts))
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t len;
-		if (!opts[i])
+		/* Both NUL-terminated: strcmp stops at the shorter. */
+		if (!opts[i] || strcmp(p, opts[i]) != 0)
 			return 0;
-		len = strlen(opts[i]);
-		if (memcmp(p, opts[i], len + 1) != 0)
-			return 0;
-		p += len + 1;
+		p += strlen(p) + 1;
 	}
 	return 1;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "context.h"
 #include "error.h"
@@ -26,6 +27,7 @@ static int read_kernel_file(char **text, size_t *len, char **display, const char
 			    const char *name)
 {
 	char path[4096];
+	struct stat st;
 	FILE *f;
 	long n;
 
@@ -35,8 +37,14 @@ static int read_kernel_file(char **text, size_t *len, char **display, const char
 	if (!f && errno == ENOENT)
 		return 0;
 	RJ_CHECK(!f, ROCJIT_EIO, "cannot read %s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-	    !(*text = malloc((size_t)n + 1)) || fread(*text, 1, (size_t)n, f) != (size_t)n) {
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		RJ_FAIL(ROCJIT_EIO, "%s (in ROCJIT_KERNEL_PATH) is not a regular file", path);
+	}
+	n = (long)st.st_size;
+	if (!(*text = malloc((size_t)n + 1)) || fread(*text, 1, (size_t)n, f) != (size_t)n) {
+		free(*text);
+		*text = NULL;
 		fclose(f);
 		RJ_FAIL(ROCJIT_EIO, "cannot read %s", path);
 	}
@@ -154,6 +162,9 @@ static int resolve_headers(rocjit_ctx *ctx)
 	size_t n, k = 0;
 
 	RJ_FORWARD(rj_registry_snapshot(&files, &n));
+	/* A failed earlier attempt may have left arrays behind. */
+	free(ctx->headers);
+	free(ctx->header_digests);
 	ctx->headers = calloc(n ? n : 1, sizeof *ctx->headers);
 	ctx->header_digests = calloc(n ? n : 1, sizeof *ctx->header_digests);
 	if (!ctx->headers || !ctx->header_digests) {
@@ -164,9 +175,8 @@ static int resolve_headers(rocjit_ctx *ctx)
 		const struct rj_source *s;
 		if (!is_header_name(files[i]->name))
 			continue;
-		if (rj_source_resolve(&s, ctx, files[i]->name) != 0) {
-			int rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "%s",
-					      rocjit_last_error());
+		int rc = rj_source_resolve(&s, ctx, files[i]->name);
+		if (rc != 0) {
 			free(files);
 			return rc;
 		}

@@ -428,3 +428,26 @@ TEST(hit_in_new_process_loads_no_compiler_while_its_files_are_unchanged)
 	ASSERT(strstr(out, "remembered") == NULL);
 	free(out);
 }
+
+TEST(read_only_cache_serves_hits_and_never_writes)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *code;
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_stats st;
+
+	compile_axpy(ctx, "gfx90a");
+	rocjit_close(ctx);
+	o.cache_dir = rj_test_cache_dir;
+	o.flags = ROCJIT_OPEN_READONLY;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 1);
+	/* A miss compiles and is used, but nothing is stored and nothing is an error. */
+	p.source = rj_test_axpy;
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx1030", &p), 0);
+	st = stats(ctx);
+	ASSERT_INT(st.cache_errors, 0);
+	ASSERT_INT(st.entries, 1);
+	rocjit_close(ctx);
+}

@@ -1304,3 +1304,47 @@ TEST(codeobj_reads_real_nvrtc_cubins)
 	/* Not dlclose'd: NVRTC's static C++ runtime keeps a pool that LeakSanitizer would
 	 * report once the library is unmapped. */
 }
+
+/* A symbol table linked to section 0 (the null section, whose extent elf_open never
+ * checks) is a format error, not a read at the null section's bogus offset. */
+TEST(codeobj_symbol_table_linked_to_section_zero_is_format_error)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *code;
+	rocjit_codeobj_info *info;
+	unsigned char *img;
+	uint64_t shoff;
+	uint16_t shentsize, shnum;
+	int patched = 0;
+
+	p.source = rj_test_axpy;
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), 0);
+	img = malloc(code->size);
+	memcpy(img, code->data, code->size);
+	memcpy(&shoff, img + 0x28, 8);
+	memcpy(&shentsize, img + 0x3a, 2);
+	memcpy(&shnum, img + 0x3c, 2);
+	for (uint16_t i = 1; i < shnum; i++) {
+		unsigned char *sh = img + shoff + (uint64_t)i * shentsize;
+		uint32_t type;
+		memcpy(&type, sh + 4, 4);
+		if (type == 2 || type == 11) { /* SHT_SYMTAB, SHT_DYNSYM */
+			memset(sh + 40, 0, 4); /* sh_link = 0 */
+			patched = 1;
+		}
+	}
+	{
+		/* Section 0: a string table far outside the image. */
+		unsigned char *sh0 = img + shoff;
+		uint32_t strtab = 3;
+		uint64_t far = 0x10000000, size = 64;
+		memcpy(sh0 + 4, &strtab, 4);
+		memcpy(sh0 + 24, &far, 8);
+		memcpy(sh0 + 32, &size, 8);
+	}
+	ASSERT(patched);
+	ASSERT_INT(rocjit_codeobj_inspect(&info, img, code->size), ROCJIT_EFORMAT);
+	free(img);
+	rocjit_close(ctx);
+}

@@ -228,3 +228,27 @@ TEST(target_rejects_malformed_ids)
 		ASSERT_INT(rj_target_normalize(out, longid), ROCJIT_EINVAL);
 	}
 }
+
+TEST(key_streaming_path_covers_every_byte)
+{
+	/* Past 1 KiB of key bytes the key is hashed in streaming mode: the last byte of a
+	   long option must still count, and the source digest after it too. */
+	static char a[3000], b[3000];
+	const char *oa[1] = { a }, *ob[1] = { b };
+	struct fields f = base(), g = base();
+
+	memset(a, 'x', sizeof a - 1);
+	memcpy(a, "-DLONG=", 7);
+	memcpy(b, a, sizeof a);
+	b[sizeof b - 2] = 'y';
+	f.opts = oa;
+	f.nopts = 1;
+	g.opts = ob;
+	g.nopts = 1;
+	ASSERT(!same(key_of(&f), key_of(&g)));
+	g.opts = oa;
+	g.source = "__global__ void other() {}";
+	ASSERT(!same(key_of(&f), key_of(&g)));
+	g.source = f.source;
+	ASSERT(same(key_of(&f), key_of(&g)));
+}

@@ -180,3 +180,25 @@ TEST(registered_headers_are_includable_and_in_the_key)
 	ASSERT_CONTAINS(rocjit_last_error(), "uses_common.hip:2:");
 	rocjit_close(ctx);
 }
+
+TEST(unreadable_kernel_path_entry_is_eio_every_time)
+{
+	char dir[4300], path[4400];
+	rocjit_ctx *ctx;
+	const rocjit_code *c;
+
+	ASSERT_INT(rocjit_register_sources(with_header, 2), 0);
+	snprintf(dir, sizeof dir, "%s/kernels", rj_test_dir);
+	mkdir(dir, 0700);
+	/* A folder where the header should be: not a file. */
+	snprintf(path, sizeof path, "%s/common.h", dir);
+	mkdir(path, 0700);
+	setenv("ROCJIT_KERNEL_PATH", dir, 1);
+	ctx = rj_test_open();
+	for (int i = 0; i < 2; i++) {
+		ASSERT_INT(rocjit_compile_registered(&c, ctx, "gfx90a", "uses_common.hip", NULL, 0),
+			   ROCJIT_EIO);
+		ASSERT_CONTAINS(rocjit_last_error(), "not a regular file");
+	}
+	rocjit_close(ctx);
+}
