@@ -30,3 +30,11 @@ CREATE TABLE IF NOT EXISTS compilers (
 	platform    TEXT    PRIMARY KEY,        -- "amd", "nvidia"
 	memo        TEXT    NOT NULL            -- identity + file and environment fingerprint
 );
+
+-- Counters across processes since the last `rocjit stats --zero` (src/cache.c adds each
+-- context's counts when it closes).  Rows: disk_hits, misses, compiles, compile_ms,
+-- saved_ms (compile time the disk hits did not spend again), since (unix seconds).
+CREATE TABLE IF NOT EXISTS counters (
+	name        TEXT    PRIMARY KEY,
+	value       REAL    NOT NULL
+);

@@ -19,7 +19,8 @@
 # Call it from the directory that defines <target> (custom commands and source properties
 # are per directory).
 #
-# Also writes ${CMAKE_CURRENT_BINARY_DIR}/<target>.rocjit-manifest (one embedded name per
+# Also writes ${CMAKE_CURRENT_BINARY_DIR}/<target>.rocjit-manifest ("# rocjit-manifest 1",
+# "dir=<dir>", then one embedded name per
 # line) and sets these properties on <target>:
 #   ROCJIT_MANIFEST     the manifest's path
 #   ROCJIT_KERNELS_DIR  <dir>, absolute (useful as $ROCJIT_KERNEL_PATH while developing)
@@ -108,7 +109,10 @@ function(rocjit_add_kernels)
   endif()
 
   set(names "")
-  set(manifest_text "")
+  # The manifest names the folder and every embedded file (sorted: the registration
+  # order, which registered headers' order in the cache key follows).  `rocjit prewarm
+  # --manifest` reads it to store exactly what the application will look up.
+  set(manifest_text "# rocjit-manifest 1\ndir=${dir}\n")
   foreach(path IN LISTS paths)
     # CMake splits names at ';' and reads '\' as '/'; '"' breaks its own
     # CONFIGURE_DEPENDS check (3.25); a line break would break the manifest.

@@ -322,6 +322,108 @@ typedef struct rocjit_stats {
  */
 ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx);
 
+/* ---- Cache administration (what the rocjit CLI is built on) ------------------------------- */
+/*
+ * These read and change the context's on-disk cache.  They return ROCJIT_EIO when the
+ * context has no cache (memory only) or the database fails.  Internally locked: any
+ * thread, but a long call (foreach, verify, compact) holds the cache for its duration.
+ */
+
+/* One cache entry as stored.  Strings are valid during the callback only. */
+typedef struct rocjit_entry {
+	char key[33];              /* 32 lower-case hex digits                              */
+	const char *platform;      /* "amd", "nvidia"                                       */
+	const char *target;        /* normalized target id                                  */
+	const char *compiler;      /* compiler identity                                     */
+	const char *options;       /* normalized options, space separated                   */
+	const char *source_name;   /* file name given when it was compiled                  */
+	const char *headers;       /* in-memory header names, space separated               */
+	const char *kernels;       /* kernel symbols, comma separated                       */
+	uint64_t size;             /* bytes of code                                         */
+	int64_t created;           /* unix seconds                                          */
+	int64_t last_used;         /* unix seconds (written when a context closes)          */
+	uint64_t hits;             /* disk hits                                             */
+	double compile_ms;         /* what compiling it took                                */
+} rocjit_entry;
+
+/* fn returns 0 to go on; anything else stops the walk and is returned. */
+typedef int (*rocjit_entry_fn)(const rocjit_entry *entry, void *user);
+
+/* Calls fn for every entry, in key order.  Returns 0, ROCJIT_EIO or fn's stop value. */
+ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *user);
+
+/*
+ * Finds the single entry whose key starts with key_prefix (at least 4 hex digits) and
+ * calls fn with it and its code object (checked against its checksum; NULL and 0 when the
+ * checksum fails).  Returns fn's value, ROCJIT_ENOTFOUND, ROCJIT_EINVAL (malformed or
+ * ambiguous prefix: the message lists the matches) or ROCJIT_EIO.
+ */
+ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *key_prefix,
+				 int (*fn)(const rocjit_entry *entry, const void *code,
+					   size_t size, void *user),
+				 void *user);
+
+/* Removes the entries with these keys (32 hex digits each) in one transaction; *removed
+ * (may be NULL) gets how many existed.  Returns 0, ROCJIT_EINVAL or ROCJIT_EIO. */
+ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, size_t n,
+				   size_t *removed);
+
+/* Gives free pages back to the file system (VACUUM): the file really shrinks. */
+ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx);
+
+/* Why rocjit_cache_verify found an entry bad. */
+#define ROCJIT_BAD_CHECKSUM 1 /* the code does not match its checksum or size       */
+#define ROCJIT_BAD_OBJECT 2   /* the code is not a code object for its target       */
+
+/*
+ * Checks every entry's checksum and that its code object is for the target it is stored
+ * under; calls bad (may be NULL) for each bad one with the reason and a message.  With
+ * fix, bad entries are removed.  *checked and *bad_count (may be NULL) get the counts.
+ * Returns 0 or ROCJIT_EIO.
+ */
+ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
+				   void (*bad)(const rocjit_entry *entry, int reason,
+					       const char *message, void *user),
+				   void *user, uint64_t *checked, uint64_t *bad_count);
+
+/* Counters kept in the cache across processes, since the last rocjit_cache_zero. */
+typedef struct rocjit_counters {
+	uint64_t disk_hits;
+	uint64_t misses;
+	uint64_t compiles;
+	double compile_ms;        /* time spent compiling                               */
+	double saved_ms;          /* compile time the disk hits did not spend again     */
+	int64_t since;            /* unix seconds of the last zeroing (or creation)     */
+} rocjit_counters;
+
+/* Reads them.  A context adds its own counts when it closes. */
+ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out);
+/* Sets them to zero, now. */
+ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);
+
+/* ---- Compilers and devices -------------------------------------------------------------- */
+
+/*
+ * The identity of a platform's compiler as it enters cache keys ("nvrtc 13.0 ...",
+ * "hiprtc 9.0; hip ...; comgr 2.4"), in a static string.  Loads the compiler unless this
+ * process already knows it.  Returns 0, ROCJIT_EINVAL, ROCJIT_ENOCOMPILER.  Any thread.
+ */
+ROCJIT_API int rocjit_compiler_identity(const char **out, int platform);
+
+/*
+ * The targets a platform's installed compiler supports, space separated, into
+ * buf[size] (" ..." ends a list cut short).  Returns 0, ROCJIT_EINVAL,
+ * ROCJIT_ENOCOMPILER.  Any thread.
+ */
+ROCJIT_API int rocjit_compiler_targets(int platform, char *buf, size_t size);
+
+/* How many GPUs of the platform this machine has (0 with no driver).  Any thread. */
+ROCJIT_API int rocjit_device_count(int platform, int *count);
+
+/* The full target id of a device ("gfx90a:sramecc+:xnack-", "sm_90").  Returns 0,
+ * ROCJIT_EINVAL, ROCJIT_ENODEV, ROCJIT_EDEVICE.  Any thread. */
+ROCJIT_API int rocjit_device_target(int platform, int device, char *buf, size_t size);
+
 /* ---- Code-object inspection ------------------------------------------------------------ */
 
 #define ROCJIT_MAX_TARGET 64

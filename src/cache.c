@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "cache_internal.h"
 #include "rocjit_schema.h" /* generated from cache/schema.sql: rj_schema_sql */
 
 #define RJ_CACHE_FORMAT 1
@@ -29,19 +30,6 @@
 #define RJ_CACHE_FILE "rocjit-cache.sqlite"
 #define BUSY_TIMEOUT_MS 5000
 
-struct rj_cache {
-	sqlite3 *db;
-	pthread_mutex_t lock;
-	sqlite3_stmt *get, *put, *totals;
-	int readonly;
-	rj_key *hits; /* keys hit since open, written at close */
-	size_t nhits, caphits;
-	char path[4096];
-};
-
-#define DB_FAIL(c, what)                                                               \
-	RJ_FAIL(ROCJIT_EIO, "cache %s: %s failed: %s", (c)->path, (what),             \
-		sqlite3_errmsg((c)->db))
 
 int rj_cache_dir(char *out, size_t size, const char *dir)
 {
@@ -89,7 +77,7 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-static int exec(rj_cache *c, const char *sql)
+int rj_cache_exec(rj_cache *c, const char *sql)
 {
 	char *msg = NULL;
 
@@ -125,7 +113,7 @@ static int pragma_int(rj_cache *c, const char *sql, int *value)
 static int init_schema(rj_cache *c)
 {
 	int version, app;
-	char sql[128];
+	char sql[256];
 
 	RJ_FORWARD(pragma_int(c, "PRAGMA user_version", &version));
 	if (version == RJ_CACHE_FORMAT)
@@ -134,16 +122,17 @@ static int init_schema(rj_cache *c)
 		 "cache %s has format version %d, this rocjit reads version %d: use another "
 		 "ROCJIT_CACHE_DIR or remove the file", c->path, version, RJ_CACHE_FORMAT);
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is empty and opened read-only", c->path);
-	RJ_FORWARD(exec(c, "BEGIN IMMEDIATE"));
+	RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
 	if (pragma_int(c, "PRAGMA user_version", &version) == 0 && version == 0) {
-		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
-			 RJ_CACHE_APP_ID, RJ_CACHE_FORMAT);
-		if (exec(c, rj_schema_sql) != 0 || exec(c, sql) != 0) {
-			exec(c, "ROLLBACK");
+		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d; "
+			 "INSERT OR IGNORE INTO counters (name, value) VALUES ('since', %lld)",
+			 RJ_CACHE_APP_ID, RJ_CACHE_FORMAT, (long long)time(NULL));
+		if (rj_cache_exec(c, rj_schema_sql) != 0 || rj_cache_exec(c, sql) != 0) {
+			rj_cache_exec(c, "ROLLBACK");
 			return ROCJIT_EIO;
 		}
 	}
-	RJ_FORWARD(exec(c, "COMMIT"));
+	RJ_FORWARD(rj_cache_exec(c, "COMMIT"));
 check_app:
 	RJ_FORWARD(pragma_int(c, "PRAGMA application_id", &app));
 	RJ_CHECK(app != RJ_CACHE_APP_ID, ROCJIT_EIO,
@@ -175,7 +164,7 @@ static int open_db(rj_cache *c, const char *dir)
 	if (!c->readonly) {
 		/* Files are private to the user whatever the umask says. */
 		chmod(c->path, 0600);
-		RJ_FORWARD(exec(c, "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL"));
+		RJ_FORWARD(rj_cache_exec(c, "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL"));
 	}
 	RJ_FORWARD(init_schema(c));
 	RJ_FORWARD(prepare(c, &c->get,
@@ -212,17 +201,32 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 	return 0;
 }
 
-/* Writes the hit counts gathered since open; a failure loses only statistics. */
+static void add_counter(rj_cache *c, sqlite3_stmt *st, const char *name, double value)
+{
+	(void)c;
+	if (value == 0)
+		return;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, value);
+	sqlite3_step(st);
+	sqlite3_reset(st);
+}
+
+/*
+ * Writes what this connection saw since open - each hit entry's count and last use, and
+ * the process-wide counters - in one transaction.  A failure loses only statistics.
+ */
 static void flush_hits(rj_cache *c)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t now = (int64_t)time(NULL);
 
-	if (!c->nhits || c->readonly)
+	if ((!c->nhits && !c->misses && !c->compiles) || c->readonly)
 		return;
-	if (exec(c, "BEGIN IMMEDIATE") != 0)
+	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
 		return;
-	if (sqlite3_prepare_v2(c->db,
+	if (c->nhits &&
+	    sqlite3_prepare_v2(c->db,
 			       "UPDATE entries SET hits = hits + 1, last_used = max(last_used, ?2) "
 			       "WHERE key = ?1",
 			       -1, &st, NULL) == SQLITE_OK) {
@@ -234,9 +238,31 @@ static void flush_hits(rj_cache *c)
 		}
 	}
 	sqlite3_finalize(st);
-	if (exec(c, "COMMIT") != 0)
-		exec(c, "ROLLBACK");
+	st = NULL;
+	if (sqlite3_prepare_v2(c->db,
+			       "INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT(name) "
+			       "DO UPDATE SET value = value + excluded.value",
+			       -1, &st, NULL) == SQLITE_OK) {
+		add_counter(c, st, "disk_hits", (double)c->nhits);
+		add_counter(c, st, "saved_ms", c->saved_ms);
+		add_counter(c, st, "misses", (double)c->misses);
+		add_counter(c, st, "compiles", (double)c->compiles);
+		add_counter(c, st, "compile_ms", c->compile_ms);
+	}
+	sqlite3_finalize(st);
+	if (rj_cache_exec(c, "COMMIT") != 0)
+		rj_cache_exec(c, "ROLLBACK");
 	c->nhits = 0;
+	c->saved_ms = 0;
+}
+
+void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms)
+{
+	pthread_mutex_lock(&c->lock);
+	c->misses += misses;
+	c->compiles += compiles;
+	c->compile_ms += compile_ms;
+	pthread_mutex_unlock(&c->lock);
 }
 
 void rj_cache_close(rj_cache *c)
@@ -321,6 +347,7 @@ int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 			memcpy(*code, blob, (size_t)blen);
 			*size = (size_t)blen;
 			*compile_ms = sqlite3_column_double(c->get, 3);
+			c->saved_ms += *compile_ms;
 			note_hit(c, key);
 			ret = 1;
 		} else {

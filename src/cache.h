@@ -41,7 +41,10 @@ int rj_cache_dir(char *out, size_t size, const char *dir);
  */
 int rj_cache_open(rj_cache **out, const char *dir, int readonly);
 
-/* Flushes pending hit counts and closes. NULL is a no-op. */
+/* Adds a context's misses, compiles and compile time to the counters written at close. */
+void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms);
+
+/* Flushes pending hit counts and counters, and closes. NULL is a no-op. */
 void rj_cache_close(rj_cache *c);
 
 /* The database file's path. */

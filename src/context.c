@@ -18,37 +18,6 @@
 
 #define MSG_MAX 1024
 
-const struct rj_platform *rj_platform_by_id(int id)
-{
-	switch (id) {
-	case ROCJIT_PLATFORM_AMD: return &rj_platform_amd;
-	case ROCJIT_PLATFORM_NVIDIA: return &rj_platform_nvidia;
-	default: return NULL;
-	}
-}
-
-const struct rj_platform *rj_platform_for_target(const char *target)
-{
-	if (strncmp(target, "gfx", 3) == 0)
-		return &rj_platform_amd;
-	if (strncmp(target, "sm_", 3) == 0)
-		return &rj_platform_nvidia;
-	rj_error_set(ROCJIT_EUNSUPPORTED, __FILE__, __LINE__,
-		     "target \"%s\" belongs to no platform: AMD targets are gfxNNN[:features], "
-		     "NVIDIA targets sm_XY", target);
-	return NULL;
-}
-
-ROCJIT_API const char *rocjit_platform_name(int platform)
-{
-	switch (platform) {
-	case ROCJIT_PLATFORM_AUTO: return "auto";
-	case ROCJIT_PLATFORM_AMD: return "amd";
-	case ROCJIT_PLATFORM_NVIDIA: return "nvidia";
-	default: return "unknown";
-	}
-}
-
 static int env_flag(const char *name)
 {
 	const char *v = getenv(name);
@@ -160,6 +129,10 @@ ROCJIT_API void rocjit_close(rocjit_ctx *ctx)
 		return;
 	rj_table_free(ctx);
 	rj_sources_free(ctx);
+	if (ctx->cache)
+		rj_cache_note_counts(ctx->cache, atomic_load(&ctx->misses),
+				     atomic_load(&ctx->compiles),
+				     (double)atomic_load(&ctx->compile_us) / 1e3);
 	rj_cache_close(ctx->cache);
 	free(ctx->kernel_path);
 	pthread_rwlock_destroy(&ctx->rw);

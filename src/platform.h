@@ -62,6 +62,13 @@ struct rj_platform {
 	int (*compile)(const char *target, const struct rj_compile_req *req,
 		       struct rj_compile_out *out);
 
+	/* The processors or architectures the compiler supports, space separated; a list
+	   cut short ends in " ...".  0 or ROCJIT_ENOCOMPILER. */
+	int (*targets)(char *buf, size_t size);
+
+	/* How many devices this machine has: 0 (and 0 returned) without a driver. */
+	int (*device_count)(int *count);
+
 	/* Writes device's full target id to out[size]. 0, ROCJIT_ENODEV, ROCJIT_EDEVICE. */
 	int (*device_target)(int device, char *out, size_t size);
 

@@ -257,6 +257,22 @@ static int amd_target_check(const char *target)
 		known);
 }
 
+static int amd_targets(char *buf, size_t size)
+{
+	RJ_FORWARD(compiler_ready());
+	list_targets(buf, size);
+	return 0;
+}
+
+static int amd_device_count(int *count)
+{
+	*count = 0;
+	if (runtime_ready() != 0 || amd.hipGetDeviceCount(count) != hipSuccess)
+		*count = 0;
+	rj_error_clear();
+	return 0;
+}
+
 static char *dup_n(const char *s, size_t n)
 {
 	char *d = malloc(n + 1);
@@ -447,6 +463,8 @@ const struct rj_platform rj_platform_amd = {
 	.compiler_id = amd_compiler_id,
 	.compiler_files = amd_compiler_files,
 	.target_check = amd_target_check,
+	.targets = amd_targets,
+	.device_count = amd_device_count,
 	.compile = amd_compile,
 	.device_target = amd_device_target,
 	.module_load = amd_module_load,

@@ -274,28 +274,49 @@ static int sm_number(const char *target, char *suffix)
 	return *p ? -1 : n;
 }
 
+/* NVRTC's supported architectures into archs[128]; the count, 0 when NVRTC gives none. */
+static int supported_archs(int archs[128])
+{
+	int n = 0;
+
+	if (nv.nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 128 ||
+	    nv.nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS)
+		n = 0;
+	return n;
+}
+
+static int nv_targets(char *buf, size_t size)
+{
+	int archs[128], n;
+	size_t len = 0;
+
+	RJ_FORWARD(compiler_ready());
+	n = supported_archs(archs);
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		if (len + 16 >= size) {
+			snprintf(buf + len, size - len, " ...");
+			break;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%ssm_%d", i ? " " : "", archs[i]);
+	}
+	return 0;
+}
+
 static int nv_target_check(const char *target)
 {
-	int archs[128], n = 0, sm;
+	int archs[128], n, sm;
 	char suffix, list[1024];
-	size_t len = 0;
 
 	RJ_FORWARD(compiler_ready());
 	sm = sm_number(target, &suffix);
 	RJ_CHECK(sm < 0, ROCJIT_EUNSUPPORTED,
 		 "target \"%s\" is not an NVIDIA target id (sm_XY, e.g. sm_90)", target);
-	if (nv.nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 128 ||
-	    nv.nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS)
-		n = 0;
-	list[0] = 0;
-	for (int i = 0; i < n; i++) {
+	n = supported_archs(archs);
+	for (int i = 0; i < n; i++)
 		if (archs[i] == sm)
 			return 0;
-		len += (size_t)snprintf(list + len, sizeof list - len, "%ssm_%d", i ? " " : "",
-					archs[i]);
-		if (len >= sizeof list)
-			break;
-	}
+	nv_targets(list, sizeof list);
 	RJ_FAIL(ROCJIT_EUNSUPPORTED,
 		"the installed compiler (%s) cannot compile for \"%s\"; supported: %s", nv.id,
 		target, n ? list : "(NVRTC gave no list)");
@@ -469,6 +490,13 @@ static int driver_ready(void)
 
 #define CU_FAIL(r, what) RJ_FAIL(ROCJIT_EDEVICE, "%s failed: %s (%d)", (what), cu_error(r), (r))
 
+static int nv_device_count(int *count)
+{
+	*count = driver_ready() == 0 ? nv.device_count : 0;
+	rj_error_clear();
+	return 0;
+}
+
 static int nv_device_target(int device, char *out, size_t size)
 {
 	CUdevice dev;
@@ -600,6 +628,8 @@ const struct rj_platform rj_platform_nvidia = {
 	.compiler_id = nv_compiler_id,
 	.compiler_files = nv_compiler_files,
 	.target_check = nv_target_check,
+	.targets = nv_targets,
+	.device_count = nv_device_count,
 	.compile = nv_compile,
 	.device_target = nv_device_target,
 	.module_load = nv_module_load,

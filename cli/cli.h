@@ -1,0 +1,214 @@
+/*
+ * cli.h - what the files of the rocjit command-line tool share.
+ *
+ * The tool is built on the public API only (include/rocjit.h): it is the library's first
+ * client, and nothing here may include a src/ header.
+ *
+ * Exit codes follow git and ccache: 0 success, 1 failure, 2 usage (bad arguments).  Every
+ * message that ends a command says what to do next.
+ */
+#ifndef ROCJIT_CLI_H
+#define ROCJIT_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rocjit.h"
+
+#define CLI_OK 0
+#define CLI_FAIL 1
+#define CLI_USAGE 2
+
+/* ---- Commands (rocjit.c) ------------------------------------------------------------------ */
+
+struct cli_command {
+	const char *name;
+	const char *alias;   /* another name ("ls"), or NULL                              */
+	const char *summary; /* one line for `rocjit --help`                               */
+	const char *usage;   /* the synopsis, without "usage: "                          */
+	const char *help;    /* the rest of `rocjit help CMD`                             */
+	int (*run)(int argc, char **argv); /* argv[0] is the command name                 */
+	int hidden;          /* not listed (the prewarm worker)                          */
+};
+
+const struct cli_command *cli_command_find(const char *name);
+
+/* Global options, set before a command runs. */
+struct cli_global {
+	const char *cache_dir; /* --cache DIR, or NULL: the library's default            */
+	const char *self;      /* path to this executable, for worker processes           */
+};
+extern struct cli_global cli_global;
+
+int cli_prewarm(int argc, char **argv);
+int cli_worker(int argc, char **argv);
+int cli_purge(int argc, char **argv);
+int cli_stats(int argc, char **argv);
+int cli_list(int argc, char **argv);
+int cli_show(int argc, char **argv);
+int cli_verify(int argc, char **argv);
+int cli_compile(int argc, char **argv);
+int cli_targets(int argc, char **argv);
+
+/* ---- Arguments (args.c) ------------------------------------------------------------------- */
+
+/* One option a command takes. */
+struct cli_opt {
+	const char *name; /* long name without the dashes ("older-than")                 */
+	char short_name;  /* 'j' for -j, or 0                                           */
+	int has_arg;      /* 1: takes a value (--name V, --name=V, -jV, -j V)           */
+	int id;           /* returned by cli_next; > 0                                   */
+};
+
+#define CLI_ARG_END 0         /* no more arguments                                      */
+#define CLI_ARG_POSITIONAL -1 /* *value is a positional argument                        */
+#define CLI_ARG_HELP -2       /* --help / -h: print the command's help, exit 0          */
+#define CLI_ARG_ERROR -3      /* a usage error was printed: exit CLI_USAGE              */
+
+struct cli_parser {
+	const struct cli_command *cmd;
+	const struct cli_opt *opts; /* ends with a zeroed entry                           */
+	int argc, i;
+	char **argv;
+	int rest;        /* index of the first argument after "--", or argc              */
+	int allow_rest;  /* "--" ends the options and starts compiler options            */
+};
+
+void cli_parser_init(struct cli_parser *p, const char *cmd, int argc, char **argv,
+		     const struct cli_opt *opts, int allow_rest);
+/* The next option's id (its value in *value), or a CLI_ARG_* code. */
+int cli_next(struct cli_parser *p, const char **value);
+
+/* Prints "rocjit CMD: <message>", the usage line and where help is; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Prints "rocjit: <message>" on stderr; returns CLI_FAIL. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "rocjit: warning: <message>" on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints a command's help (usage, text) on stdout; returns CLI_OK. */
+int cli_help(const char *cmd);
+
+/* "2G", "512M", "1.5GiB", "4096" -> bytes.  0 or -1 (malformed). */
+int cli_parse_size(uint64_t *out, const char *s);
+/* "30d", "12h", "90m", "45s", "2w"; a bare number is days -> seconds.  0 or -1. */
+int cli_parse_age(int64_t *out, const char *s);
+/* A positive integer up to max.  0 or -1. */
+int cli_parse_count(long *out, const char *s, long max);
+
+/* A list of normalized target ids, from repeated comma-separated --arch values. */
+struct cli_targets {
+	char (*ids)[ROCJIT_MAX_TARGET];
+	size_t n;
+};
+/* Adds "gfx90a,sm_90" to t, normalizing each; a malformed one is a usage error of cmd. */
+int cli_targets_add(struct cli_targets *t, const char *cmd, const char *list);
+void cli_targets_free(struct cli_targets *t);
+/* The platform a target id names (ROCJIT_PLATFORM_AMD for gfx*, _NVIDIA for sm_*), or 0. */
+int cli_target_platform(const char *target);
+/* --arch absent: $ROCJIT_ARCH, else the GPUs present.  CLI_OK or CLI_FAIL (none: says
+ * to pass --arch). */
+int cli_targets_default(struct cli_targets *t, const char *cmd);
+
+/* ---- Contexts and files (common.c) -------------------------------------------------------- */
+
+/*
+ * Opens a context on the chosen cache with flags (ROCJIT_OPEN_*).  need_cache: the command
+ * works on the on-disk cache, so a cache that cannot be opened (or is disabled) fails the
+ * command with what to do.  Returns CLI_OK or CLI_FAIL (message printed).
+ */
+int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache);
+/* The cache folder the library will use (for messages), into buf. */
+void cli_cache_dir(char *buf, size_t size);
+/* The database file's size on disk with its WAL, or 0. */
+uint64_t cli_cache_file_bytes(const char *db_path);
+/* Reads a file (NUL-terminated); NULL with errno set on failure. */
+char *cli_read_file(const char *path, size_t *len);
+/* Writes data to path ("-" is stdout).  0, or -1 with a message printed. */
+int cli_write_file(const char *path, const void *data, size_t size);
+/* Copies s into a new string, or exits with "out of memory". */
+char *cli_strdup(const char *s);
+void *cli_alloc(size_t size);
+void *cli_realloc(void *p, size_t size);
+/* Monotonic milliseconds and wall-clock unix seconds. */
+double cli_now_ms(void);
+int64_t cli_now_s(void);
+
+/* ---- Output (output.c) -------------------------------------------------------------------- */
+
+/* A streaming JSON writer with indentation.  key is NULL inside arrays and at the top. */
+struct cli_json {
+	FILE *f;
+	int depth;
+	int count[32]; /* members written at each depth */
+};
+void cli_json_init(struct cli_json *j, FILE *f);
+void cli_json_object(struct cli_json *j, const char *key);
+void cli_json_array(struct cli_json *j, const char *key);
+void cli_json_end_object(struct cli_json *j);
+void cli_json_end_array(struct cli_json *j);
+void cli_json_str(struct cli_json *j, const char *key, const char *value);
+void cli_json_strn(struct cli_json *j, const char *key, const char *value, size_t len);
+void cli_json_int(struct cli_json *j, const char *key, int64_t value);
+void cli_json_uint(struct cli_json *j, const char *key, uint64_t value);
+void cli_json_num(struct cli_json *j, const char *key, double value);
+void cli_json_bool(struct cli_json *j, const char *key, int value);
+void cli_json_null(struct cli_json *j, const char *key);
+/* Writes a comma-separated list ("a,b") as an array of strings. */
+void cli_json_list(struct cli_json *j, const char *key, const char *csv, char sep);
+/* Ends the document (a newline). */
+void cli_json_finish(struct cli_json *j);
+
+/* "512 B", "12.3 KiB", "4.0 MiB", "1.2 GiB". */
+const char *cli_fmt_size(char *buf, size_t size, uint64_t bytes);
+/* "0.31 s", "12.4 s", "3 min 20 s", "2 h 5 min". */
+const char *cli_fmt_ms(char *buf, size_t size, double ms);
+/* "just now", "5 min ago", "3 h ago", "2 d ago"; "never" for 0. */
+const char *cli_fmt_ago(char *buf, size_t size, int64_t t, int64_t now);
+/* "2026-11-21 18:12:05" local time; "-" for 0. */
+const char *cli_fmt_time(char *buf, size_t size, int64_t t);
+
+/* ---- Cache entries: filters, copies, sorting (entries.c) ---------------------------------- */
+
+/* A copy of a rocjit_entry that outlives the callback. */
+struct cli_row {
+	char key[33];
+	char *platform, *target, *compiler, *options, *source_name, *headers, *kernels;
+	uint64_t size, hits;
+	int64_t created, last_used;
+	double compile_ms;
+};
+
+/* What purge and list select by; all given criteria must hold. */
+struct cli_filter {
+	int64_t older_than;         /* seconds since last use; -1: any                     */
+	struct cli_targets arch;    /* empty: any                                          */
+	int stale_compiler;         /* only entries whose compiler is not the current one  */
+};
+
+#define CLI_FILTER_OPTS(base)                                                       \
+	{ "older-than", 0, 1, (base) + 0 }, { "arch", 'a', 1, (base) + 1 },           \
+		{ "compiler-version-other-than-current", 0, 0, (base) + 2 }
+#define CLI_FILTER_NOPTS 3
+
+void cli_filter_init(struct cli_filter *f);
+void cli_filter_free(struct cli_filter *f);
+/* Handles option id - base of CLI_FILTER_OPTS(base): CLI_OK or CLI_USAGE (printed). */
+int cli_filter_option(struct cli_filter *f, const char *cmd, int which, const char *value);
+int cli_filter_active(const struct cli_filter *f);
+
+/* Reads every entry into rows (key order); with f, only those it selects.  CLI_OK or
+ * CLI_FAIL (printed). */
+int cli_rows_load(rocjit_ctx *ctx, const struct cli_filter *f, struct cli_row **rows,
+		  size_t *n);
+void cli_rows_free(struct cli_row *rows, size_t n);
+/* Sorts rows by a field name ("key", "target", "size", "last-used", "created", "hits",
+ * "source"); 0, or -1 for an unknown field. */
+int cli_rows_sort(struct cli_row *rows, size_t n, const char *field, int reverse);
+extern const char cli_sort_fields[];
+/* The last use of an entry: last_used, else created. */
+int64_t cli_row_last_use(const struct cli_row *r);
+void cli_row_json(struct cli_json *j, const struct cli_row *r);
+
+#endif

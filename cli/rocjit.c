@@ -1,0 +1,5 @@
+/* rocjit - the command-line tool (being written). */
+int main(void)
+{
+	return 2;
+}

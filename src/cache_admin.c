@@ -1,0 +1,387 @@
+/*
+ * cache_admin.c - the cache administration calls (rocjit_cache_*): walking, finding,
+ * removing, verifying and compacting entries, and the counters across processes.
+ *
+ * Owns the administrative SQL.  The request path (cache.c) never calls into here; these
+ * calls serve the rocjit CLI and applications that manage their cache.  Every call holds
+ * the connection's lock for its duration, so callbacks must not call back into the same
+ * context's cache.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache_internal.h"
+#include "codeobj.h"
+#include "context.h"
+#include "error.h"
+
+#define ENTRY_COLUMNS \
+	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
+	"created, last_used, hits, compile_ms"
+
+static const char *text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	return t ? (const char *)t : "";
+}
+
+/* Fills e from a row selected with ENTRY_COLUMNS first. */
+static void row_entry(sqlite3_stmt *st, rocjit_entry *e)
+{
+	const void *key = sqlite3_column_blob(st, 0);
+	rj_key k;
+
+	memset(&k, 0, sizeof k);
+	if (key && sqlite3_column_bytes(st, 0) == 16)
+		memcpy(k.b, key, 16);
+	rj_key_hex(&k, e->key);
+	e->platform = text(st, 1);
+	e->target = text(st, 2);
+	e->compiler = text(st, 3);
+	e->options = text(st, 4);
+	e->source_name = text(st, 5);
+	e->headers = text(st, 6);
+	e->kernels = text(st, 7);
+	e->size = (uint64_t)sqlite3_column_int64(st, 8);
+	e->created = sqlite3_column_int64(st, 9);
+	e->last_used = sqlite3_column_int64(st, 10);
+	e->hits = (uint64_t)sqlite3_column_int64(st, 11);
+	e->compile_ms = sqlite3_column_double(st, 12);
+}
+
+static int cache_of(rj_cache **out, rocjit_ctx *ctx)
+{
+	RJ_CHECK(!ctx, ROCJIT_EINVAL, "ctx is NULL");
+	RJ_CHECK(!ctx->cache, ROCJIT_EIO,
+		 "this context has no on-disk cache (ROCJIT_DISABLE_CACHE, "
+		 "ROCJIT_OPEN_NO_CACHE, or it could not be opened: see the warning)");
+	*out = ctx->cache;
+	return 0;
+}
+
+static int hex_key(rj_key *key, const char *hex)
+{
+	if (!hex || strlen(hex) != 32)
+		return -1;
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
+		    sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		key->b[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *user)
+{
+	rj_cache *c = NULL;
+	sqlite3_stmt *st;
+	rocjit_entry e;
+	int rc = 0, step;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(!fn, ROCJIT_EINVAL, "rocjit_cache_foreach: fn is NULL");
+	pthread_mutex_lock(&c->lock);
+	if (sqlite3_prepare_v2(c->db, "SELECT " ENTRY_COLUMNS " FROM entries ORDER BY key", -1,
+			       &st, NULL) != SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && rc == 0) {
+		row_entry(st, &e);
+		rc = fn(&e, user);
+	}
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
+				 int (*fn)(const rocjit_entry *entry, const void *code,
+					   size_t size, void *user),
+				 void *user)
+{
+	char upper[33], matches[256] = "";
+	sqlite3_stmt *st;
+	rocjit_entry e;
+	rj_cache *c = NULL;
+	size_t n, found = 0;
+	int rc = 0;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(!fn || !prefix, ROCJIT_EINVAL, "rocjit_cache_find: prefix or fn is NULL");
+	n = strlen(prefix);
+	RJ_CHECK(n < 4 || n > 32 || strspn(prefix, "0123456789abcdefABCDEF") != n, ROCJIT_EINVAL,
+		 "\"%s\" is not a key prefix: give 4 to 32 hex digits of a key (rocjit list "
+		 "shows them)", prefix);
+	for (size_t i = 0; i <= n; i++)
+		upper[i] = (char)toupper((unsigned char)prefix[i]);
+	pthread_mutex_lock(&c->lock);
+	if (sqlite3_prepare_v2(c->db,
+			       "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
+			       "WHERE substr(hex(key), 1, ?2) = ?1 ORDER BY key LIMIT 6",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	sqlite3_bind_text(st, 1, upper, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, (int)n);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		row_entry(st, &e);
+		if (found < 5) {
+			size_t len = strlen(matches);
+			snprintf(matches + len, sizeof matches - len, "%s%.12s", found ? ", " : "",
+				 e.key);
+		}
+		found++;
+	}
+	if (found == 1) {
+		const void *code;
+		int size;
+		sqlite3_reset(st);
+		sqlite3_step(st);
+		row_entry(st, &e);
+		code = sqlite3_column_blob(st, 13);
+		size = sqlite3_column_bytes(st, 13);
+		if (!code || (uint64_t)size != e.size ||
+		    rj_checksum(code, (size_t)size) != (uint64_t)sqlite3_column_int64(st, 14)) {
+			code = NULL;
+			size = 0;
+		}
+		rc = fn(&e, code, (size_t)size, user);
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
+	RJ_CHECK(found == 0, ROCJIT_ENOTFOUND, "no cache entry's key starts with %s (rocjit list "
+		 "shows the keys)", prefix);
+	RJ_CHECK(found > 1, ROCJIT_EINVAL, "%s matches %s%zu entries (%s%s): give more digits",
+		 prefix, found > 5 ? "more than " : "", found > 5 ? (size_t)5 : found, matches,
+		 found > 5 ? ", ..." : "");
+	return rc;
+}
+
+/* Deletes keys in one transaction; the caller holds the lock. */
+static int remove_locked(rj_cache *c, const rj_key *keys, size_t n, size_t *removed)
+{
+	sqlite3_stmt *st;
+	size_t count = 0;
+
+	RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
+	if (sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		rj_cache_exec(c, "ROLLBACK");
+		DB_FAIL(c, "remove");
+	}
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_blob(st, 1, keys[i].b, 16, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_DONE)
+			count += (size_t)sqlite3_changes(c->db);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rj_cache_exec(c, "COMMIT") != 0) {
+		rj_cache_exec(c, "ROLLBACK");
+		return ROCJIT_EIO;
+	}
+	if (removed)
+		*removed = count;
+	return 0;
+}
+
+ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, size_t n,
+				   size_t *removed)
+{
+	rj_cache *c = NULL;
+	rj_key *k;
+	int rc;
+
+	if (removed)
+		*removed = 0;
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
+	RJ_CHECK(n && !keys, ROCJIT_EINVAL, "rocjit_cache_remove: keys is NULL");
+	k = calloc(n ? n : 1, sizeof *k);
+	RJ_CHECK(!k, ROCJIT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (hex_key(&k[i], keys[i]) != 0) {
+			free(k);
+			RJ_FAIL(ROCJIT_EINVAL, "\"%s\" is not a key (32 hex digits)",
+				keys[i] ? keys[i] : "(null)");
+		}
+	pthread_mutex_lock(&c->lock);
+	rc = remove_locked(c, k, n, removed);
+	pthread_mutex_unlock(&c->lock);
+	free(k);
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
+{
+	rj_cache *c = NULL;
+	int rc;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
+	pthread_mutex_lock(&c->lock);
+	/* VACUUM rewrites the database through the WAL; the checkpoints move it into the
+	   file and truncate the WAL, so the space really goes back. */
+	rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
+	if (rc == 0)
+		rc = rj_cache_exec(c, "VACUUM");
+	if (rc == 0)
+		rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
+	pthread_mutex_unlock(&c->lock);
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
+				   void (*bad)(const rocjit_entry *entry, int reason,
+					       const char *message, void *user),
+				   void *user, uint64_t *checked, uint64_t *bad_count)
+{
+	rj_key *drop = NULL;
+	size_t ndrop = 0, cap = 0;
+	uint64_t nchecked = 0, nbad = 0;
+	sqlite3_stmt *st;
+	rocjit_entry e;
+	rj_cache *c = NULL;
+	int rc = 0, step;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(fix && c->readonly, ROCJIT_EIO, "cache %s is opened read-only: cannot fix",
+		 c->path);
+	pthread_mutex_lock(&c->lock);
+	if (sqlite3_prepare_v2(c->db, "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
+			       "ORDER BY key", -1, &st, NULL) != SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *code = sqlite3_column_blob(st, 13);
+		int size = sqlite3_column_bytes(st, 13);
+		int reason = 0;
+		char msg[1100];
+
+		row_entry(st, &e);
+		nchecked++;
+		if (!code || size <= 0 || (uint64_t)size != e.size ||
+		    rj_checksum(code, (size_t)size) != (uint64_t)sqlite3_column_int64(st, 14)) {
+			reason = ROCJIT_BAD_CHECKSUM;
+			snprintf(msg, sizeof msg, "the code object does not match its checksum");
+		} else if (rj_codeobj_check(code, (size_t)size, e.target, NULL) != 0) {
+			reason = ROCJIT_BAD_OBJECT;
+			snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		}
+		if (!reason)
+			continue;
+		nbad++;
+		if (bad)
+			bad(&e, reason, msg, user);
+		if (fix && ndrop == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			rj_key *nk = realloc(drop, ncap * sizeof *nk);
+			if (!nk)
+				continue;
+			drop = nk;
+			cap = ncap;
+		}
+		if (fix)
+			hex_key(&drop[ndrop++], e.key);
+	}
+	if (step != SQLITE_DONE)
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+	sqlite3_finalize(st);
+	if (rc == 0 && ndrop)
+		rc = remove_locked(c, drop, ndrop, NULL);
+	pthread_mutex_unlock(&c->lock);
+	free(drop);
+	if (checked)
+		*checked = nchecked;
+	if (bad_count)
+		*bad_count = nbad;
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
+{
+	sqlite3_stmt *st;
+	rj_cache *c = NULL;
+	int rc = 0;
+
+	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
+	memset(out, 0, sizeof *out);
+	RJ_FORWARD(cache_of(&c, ctx));
+	pthread_mutex_lock(&c->lock);
+	if (sqlite3_prepare_v2(c->db, "SELECT name, value FROM counters", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = text(st, 0);
+		double v = sqlite3_column_double(st, 1);
+		if (!strcmp(name, "disk_hits"))
+			out->disk_hits = (uint64_t)v;
+		else if (!strcmp(name, "misses"))
+			out->misses = (uint64_t)v;
+		else if (!strcmp(name, "compiles"))
+			out->compiles = (uint64_t)v;
+		else if (!strcmp(name, "compile_ms"))
+			out->compile_ms = v;
+		else if (!strcmp(name, "saved_ms"))
+			out->saved_ms = v;
+		else if (!strcmp(name, "since"))
+			out->since = (int64_t)v;
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
+	rj_error_clear();
+	return 0;
+}
+
+ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)
+{
+	char sql[128];
+	rj_cache *c = NULL;
+	int rc;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
+	snprintf(sql, sizeof sql,
+		 "DELETE FROM counters; INSERT INTO counters (name, value) VALUES ('since', %lld)",
+		 (long long)time(NULL));
+	pthread_mutex_lock(&c->lock);
+	rc = rj_cache_exec(c, "BEGIN IMMEDIATE");
+	if (rc == 0 && (rc = rj_cache_exec(c, sql)) == 0)
+		rc = rj_cache_exec(c, "COMMIT");
+	if (rc != 0)
+		rj_cache_exec(c, "ROLLBACK");
+	pthread_mutex_unlock(&c->lock);
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}

@@ -1,0 +1,34 @@
+/*
+ * cache_internal.h - the cache connection's layout, shared by cache.c (open, get, put)
+ * and cache_admin.c (walk, remove, verify, compact, counters).  Nothing else includes it.
+ */
+#ifndef ROCJIT_CACHE_INTERNAL_H
+#define ROCJIT_CACHE_INTERNAL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+
+#include "cache.h"
+
+struct rj_cache {
+	sqlite3 *db;
+	pthread_mutex_t lock;
+	sqlite3_stmt *get, *put, *totals;
+	int readonly;
+	rj_key *hits; /* keys hit since open, written at close */
+	size_t nhits, caphits;
+	double saved_ms;                    /* compile time of those hits */
+	uint64_t misses, compiles;          /* reported by the context at close */
+	double compile_ms;
+	char path[4096];
+};
+
+
+#define DB_FAIL(c, what)                                                               \
+	RJ_FAIL(ROCJIT_EIO, "cache %s: %s failed: %s", (c)->path, (what),             \
+		sqlite3_errmsg((c)->db))
+
+/* Runs sql (no results); 0 or ROCJIT_EIO with the message recorded.  Caller holds lock. */
+int rj_cache_exec(rj_cache *c, const char *sql);
+
+#endif
