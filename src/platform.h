@@ -92,6 +92,18 @@ const struct rj_platform *rj_platform_by_id(int id);
  * with ROCJIT_EUNSUPPORTED recorded. */
 const struct rj_platform *rj_platform_for_target(const char *target);
 
+/* A request's headers as vendor compilers take them: slots [0, first) are the caller's,
+ * [first, n) hold NUL-terminated copies of req->headers (compile_req.c). */
+struct rj_header_arrays {
+	const char **src, **names;
+	size_t n, first;
+};
+
+/* 0 or ROCJIT_ENOMEM (then nothing is left allocated). */
+int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_req *req,
+			  size_t first);
+void rj_header_arrays_free(struct rj_header_arrays *a);
+
 /*
  * Rewrites compiler diagnostics so they name the real files: comgr's temporary
  * ".../comgr-<random>/input/CompileSource" becomes source_name and

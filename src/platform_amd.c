@@ -273,16 +273,6 @@ static int amd_device_count(int *count)
 	return 0;
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = 0;
-	}
-	return d;
-}
-
 /* The program's log, NUL-terminated (hipRTC's size has no NUL and 0 writes nothing). */
 static char *program_log(hiprtcProgram prog)
 {
@@ -335,42 +325,28 @@ static int compile_locked(const char *target, const struct rj_compile_req *req,
 static int amd_compile(const char *target, const struct rj_compile_req *req,
 		       struct rj_compile_out *out)
 {
-	const char **argv, **hsrc = NULL, **hname = NULL;
+	struct rj_header_arrays h;
+	const char **argv;
 	char arch[160];
-	size_t argc = 0, i;
-	int rc = ROCJIT_ENOMEM;
+	size_t argc = 0;
+	int rc;
 
 	memset(out, 0, sizeof *out);
 	RJ_FORWARD(compiler_ready());
 	argv = calloc(req->options->count + 1, sizeof *argv);
-	if (req->num_headers) {
-		hsrc = calloc(req->num_headers, sizeof *hsrc);
-		hname = calloc(req->num_headers, sizeof *hname);
+	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
+	if (rj_header_arrays_make(&h, req, 0) != 0) {
+		free(argv);
+		return ROCJIT_ENOMEM;
 	}
-	if (!argv || (req->num_headers && (!hsrc || !hname)))
-		goto out;
 	for (const char *o = rj_opts_next(req->options, NULL); o; o = rj_opts_next(req->options, o))
 		argv[argc++] = o;
 	snprintf(arch, sizeof arch, "--offload-arch=%s", target);
 	argv[argc++] = arch;
-	for (i = 0; i < req->num_headers; i++) {
-		const rocjit_header *h = &req->headers[i];
-		/* hipRTC wants NUL-terminated text; a caller's length need not end in one. */
-		hsrc[i] = dup_n(h->source, h->length ? h->length : strlen(h->source));
-		hname[i] = h->name;
-		if (!hsrc[i])
-			goto out;
-	}
 	pthread_mutex_lock(&compile_lock);
-	rc = compile_locked(target, req, out, argv, (int)argc, hsrc, hname);
+	rc = compile_locked(target, req, out, argv, (int)argc, h.src, h.names);
 	pthread_mutex_unlock(&compile_lock);
-out:
-	if (rc == ROCJIT_ENOMEM)
-		rj_error_set(rc, __FILE__, __LINE__, "out of memory compiling %s", req->name);
-	for (i = 0; hsrc && i < req->num_headers; i++)
-		free((void *)hsrc[i]);
-	free(hsrc);
-	free(hname);
+	rj_header_arrays_free(&h);
 	free(argv);
 	return rc;
 }

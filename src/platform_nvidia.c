@@ -322,16 +322,6 @@ static int nv_target_check(const char *target)
 		target, n ? list : "(NVRTC gave no list)");
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = 0;
-	}
-	return d;
-}
-
 /*
  * NVRTC has no -O levels: -O3 (the normalized default) is its default and is dropped,
  * other levels go to ptxas.  The key still holds the normalized -O level.
@@ -363,21 +353,26 @@ static char *program_log(nvrtcProgram prog)
 static int nv_compile(const char *target, const struct rj_compile_req *req,
 		      struct rj_compile_out *out)
 {
-	const char **argv = NULL, **hsrc = NULL, **hname = NULL;
+	struct rj_header_arrays h;
+	const char **argv;
 	char arch[64], olevel[32];
-	size_t argc = 0, nh = req->num_headers + 1, i;
+	size_t argc = 0;
 	nvrtcProgram prog = NULL;
 	nvrtcResult r;
 	char *raw;
-	int rc = ROCJIT_ENOMEM;
+	int rc;
 
 	memset(out, 0, sizeof *out);
 	RJ_FORWARD(compiler_ready());
 	argv = calloc(req->options->count + 4, sizeof *argv);
-	hsrc = calloc(nh, sizeof *hsrc);
-	hname = calloc(nh, sizeof *hname);
-	if (!argv || !hsrc || !hname)
-		goto out;
+	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
+	/* Slot 0: rocjit's hip/hip_runtime.h, pre-included like hipRTC's own. */
+	if (rj_header_arrays_make(&h, req, 1) != 0) {
+		free(argv);
+		return ROCJIT_ENOMEM;
+	}
+	h.src[0] = rj_nvrtc_preamble;
+	h.names[0] = "hip/hip_runtime.h";
 	for (const char *o = rj_opts_next(req->options, NULL); o; o = rj_opts_next(req->options, o)) {
 		const char *t = translate_option(o, olevel, sizeof olevel);
 		if (t)
@@ -387,16 +382,7 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	argv[argc++] = arch;
 	argv[argc++] = nv.include_opt;
 	argv[argc++] = "--pre-include=hip/hip_runtime.h";
-	hsrc[0] = rj_nvrtc_preamble;
-	hname[0] = "hip/hip_runtime.h";
-	for (i = 0; i < req->num_headers; i++) {
-		const rocjit_header *h = &req->headers[i];
-		hsrc[i + 1] = dup_n(h->source, h->length ? h->length : strlen(h->source));
-		hname[i + 1] = h->name;
-		if (!hsrc[i + 1])
-			goto out;
-	}
-	r = nv.nvrtcCreateProgram(&prog, req->source, req->name, (int)nh, hsrc, hname);
+	r = nv.nvrtcCreateProgram(&prog, req->source, req->name, (int)h.n, h.src, h.names);
 	if (r != NVRTC_SUCCESS) {
 		rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
 				  "nvrtcCreateProgram failed (%d)", r);
@@ -427,12 +413,7 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	}
 	nv.nvrtcDestroyProgram(&prog);
 out:
-	if (rc == ROCJIT_ENOMEM)
-		rj_error_set(rc, __FILE__, __LINE__, "out of memory compiling %s", req->name);
-	for (i = 1; hsrc && i < nh; i++)
-		free((void *)hsrc[i]);
-	free(hsrc);
-	free(hname);
+	rj_header_arrays_free(&h);
 	free(argv);
 	return rc;
 }
