@@ -135,6 +135,111 @@ void *cli_realloc(void *p, size_t size);
 double cli_now_ms(void);
 int64_t cli_now_s(void);
 
+/* ---- Kernel sets (kernelset.c) ----------------------------------------------------------- */
+
+/* One file of a set, with its text. */
+struct cli_source {
+	char *name;     /* as the application registers it ("sub/x.hip"), or the path given */
+	char *text;
+	size_t length;
+	int header;     /* *.h, *.hpp, *.cuh, *.inc: an in-memory header of every source    */
+};
+
+/*
+ * What one input names: a manifest's or a folder's files (each header is given to every
+ * source, in the set's order, exactly as the library does for registered sources), or one
+ * file alone (no headers).
+ */
+struct cli_set {
+	char *origin;              /* the path given                                    */
+	int kind;                  /* CLI_SET_FILE, _FOLDER or _MANIFEST                */
+	struct cli_source *files;  /* in registration order                             */
+	size_t n;
+	rocjit_header *headers;    /* the header files, in the same order               */
+	size_t nheaders;
+};
+
+#define CLI_SET_FILE 1
+#define CLI_SET_FOLDER 2
+#define CLI_SET_MANIFEST 3
+
+/* Reads path: a manifest (as_manifest, or its first line is the manifest's), a folder or
+ * a file.  CLI_OK or CLI_FAIL (printed). */
+int cli_set_load(struct cli_set *set, const char *path, int as_manifest);
+void cli_set_free(struct cli_set *set);
+/* Whether a registered name is one the library serves as a header. */
+int cli_is_header_name(const char *name);
+
+/* ---- Prewarm's worker processes (workers.c) ---------------------------------------------- */
+
+/* One compile, as a worker receives it.  Nothing is retained after submitting. */
+struct cli_job {
+	const char *target;
+	const char *name;
+	const char *source;
+	size_t length;
+	const char *const *options;
+	size_t noptions;
+	const rocjit_header *headers;
+	size_t nheaders;
+};
+
+/* A worker died during the job (the compiler crashed): not a ROCJIT_E* code. */
+#define CLI_JOB_CRASHED (-1000)
+
+struct cli_job_result {
+	int rc;           /* 0, a ROCJIT_E* code, or CLI_JOB_CRASHED                  */
+	int from_cache;   /* another process stored it meanwhile                       */
+	double compile_ms;
+	char key[33];
+	char *kernels;    /* comma separated                                           */
+	char *message;    /* rocjit_last_error() of a failure, or why the worker died   */
+	char *log;        /* the compiler log ("" when none)                           */
+};
+
+/*
+ * A pool of worker processes (this executable re-run as `rocjit __worker`), each with its
+ * own context: hipRTC serializes compiles inside a process, so parallel compiles need
+ * processes.  A worker takes jobs one at a time over a pipe and answers each; one that
+ * dies fails only its job, and a new one replaces it.
+ */
+struct cli_pool;
+/* A pool of up to max_workers; each worker loads the compilers of the platforms named in
+ * preload ("amd,nvidia", or NULL) as soon as it starts, before its first job. */
+struct cli_pool *cli_pool_new(int max_workers, const char *preload);
+/* Starts every worker now, so that they load while the caller prepares.  0 or -1. */
+int cli_pool_start(struct cli_pool *p);
+/* Whether a job can be submitted now (a worker is idle, or another may be started). */
+int cli_pool_can_submit(const struct cli_pool *p);
+/* Whether any job is running. */
+int cli_pool_busy(const struct cli_pool *p);
+/* Hands a job to an idle worker.  0, or -1 when no worker could be started (printed). */
+int cli_pool_submit(struct cli_pool *p, size_t id, const struct cli_job *job);
+/* Waits up to timeout_ms (-1: forever) for a result: 1 with *id and *res, 0 none yet. */
+int cli_pool_wait(struct cli_pool *p, int timeout_ms, size_t *id, struct cli_job_result *res);
+/* Stops the workers (they finish and close their contexts) and frees the pool. */
+void cli_pool_free(struct cli_pool *p);
+void cli_job_result_free(struct cli_job_result *r);
+
+/* ---- Progress on stderr (progress.c) ------------------------------------------------------ */
+
+/* A bar redrawn in place on a terminal, else one line per finished job; or nothing. */
+struct cli_progress {
+	int mode;            /* 0 off, 1 lines, 2 bar                                    */
+	size_t total, done;  /* jobs to run, jobs finished                               */
+	double t0, last_draw;
+	char current[256];   /* the job started last                                     */
+};
+void cli_progress_start(struct cli_progress *pr, int enabled, size_t total);
+void cli_progress_started(struct cli_progress *pr, const char *label);
+/* A job ended: what happened ("compiled", "FAILED", ...) and its time. */
+void cli_progress_finished(struct cli_progress *pr, const char *label, const char *what,
+			   double ms);
+/* Redraws the bar (elapsed and ETA move on); cheap when called often. */
+void cli_progress_tick(struct cli_progress *pr);
+/* Clears the bar. */
+void cli_progress_end(struct cli_progress *pr);
+
 /* ---- Output (output.c) -------------------------------------------------------------------- */
 
 /* A streaming JSON writer with indentation.  key is NULL inside arrays and at the top. */

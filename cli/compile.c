@@ -1,0 +1,204 @@
+/*
+ * compile.c - `rocjit compile FILE`: the kernel developer's loop.  Compiles one file for
+ * one or more targets, prints the compiler's diagnostics on stderr in the compiler form
+ * the library gives them (FILE:LINE:COL: error: ...), stores the result in the cache
+ * unless --no-cache, and prints the kernels the code object holds.
+ *
+ * The file is compiled alone, with no in-memory headers: its key is the one an
+ * application gets from rocjit_compile with this text and these options.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { OPT_ARCH = 1, OPT_OUTPUT, OPT_NO_CACHE, OPT_JSON };
+
+static const struct cli_opt compile_opts[] = {
+	{ "arch", 'a', 1, OPT_ARCH },	      { "output", 'o', 1, OPT_OUTPUT },
+	{ "no-cache", 0, 0, OPT_NO_CACHE },   { "json", 0, 0, OPT_JSON },
+	{ NULL, 0, 0, 0 }
+};
+
+#define LOG_SIZE (256 * 1024)
+
+struct compile {
+	const char *file, *output;
+	struct cli_targets targets;
+	const char *const *options;
+	size_t noptions;
+	int no_cache, json;
+};
+
+static int parse(struct compile *c, int argc, char **argv)
+{
+	struct cli_parser p;
+	const char *v;
+	int id, rc = CLI_OK;
+
+	cli_parser_init(&p, "compile", argc, argv, compile_opts, 1);
+	while (rc == CLI_OK && (id = cli_next(&p, &v)) != CLI_ARG_END) {
+		switch (id) {
+		case CLI_ARG_HELP: return -1;
+		case CLI_ARG_ERROR: return CLI_USAGE;
+		case CLI_ARG_POSITIONAL:
+			if (c->file)
+				rc = cli_usage_error("compile", "one FILE at a time ('%s' and "
+						     "'%s'); `rocjit prewarm` takes many", c->file, v);
+			c->file = v;
+			break;
+		case OPT_ARCH: rc = cli_targets_add(&c->targets, "compile", v); break;
+		case OPT_OUTPUT: c->output = v; break;
+		case OPT_NO_CACHE: c->no_cache = 1; break;
+		case OPT_JSON: c->json = 1; break;
+		}
+	}
+	if (rc != CLI_OK)
+		return rc;
+	if (!c->file)
+		return cli_usage_error("compile", "which file? give the kernel source to compile");
+	if (p.rest < argc) {
+		c->options = (const char *const *)argv + p.rest + 1;
+		c->noptions = (size_t)(argc - p.rest - 1);
+	}
+	return CLI_OK;
+}
+
+static void print_result(const struct compile *c, const rocjit_code *code,
+			 const rocjit_codeobj_info *info)
+{
+	char size[32], ms[32];
+
+	printf("%s -> %s: %zu kernel%s, %s, ", c->file, code->target,
+	       info ? info->num_kernels : 0, info && info->num_kernels == 1 ? "" : "s",
+	       cli_fmt_size(size, sizeof size, code->size));
+	if (code->from_cache)
+		printf("served from the cache (compiled in %s before)",
+		       cli_fmt_ms(ms, sizeof ms, code->compile_ms));
+	else
+		printf("compiled in %s%s", cli_fmt_ms(ms, sizeof ms, code->compile_ms),
+		       c->no_cache ? " (not stored: --no-cache)" : ", stored in the cache");
+	printf(" [key %.12s]\n", code->key);
+	for (size_t i = 0; info && i < info->num_kernels; i++)
+		printf("  %s\n", info->kernels[i]);
+}
+
+static void json_result(struct cli_json *j, const char *target, int rc, const rocjit_code *code,
+			const rocjit_codeobj_info *info, const char *message, const char *log)
+{
+	cli_json_object(j, NULL);
+	cli_json_str(j, "target", code ? code->target : target);
+	cli_json_bool(j, "ok", rc == 0);
+	if (rc == 0) {
+		cli_json_str(j, "key", code->key);
+		cli_json_bool(j, "from_cache", code->from_cache);
+		cli_json_num(j, "compile_ms", code->compile_ms);
+		cli_json_uint(j, "size", code->size);
+		cli_json_array(j, "kernels");
+		for (size_t i = 0; info && i < info->num_kernels; i++)
+			cli_json_str(j, NULL, info->kernels[i]);
+		cli_json_end_array(j);
+	} else {
+		cli_json_str(j, "error", rocjit_strerror(rc));
+		cli_json_str(j, "message", message);
+	}
+	cli_json_str(j, "log", log);
+	cli_json_end_object(j);
+}
+
+/* Compiles for one target; CLI_OK or CLI_FAIL.  Diagnostics go to stderr either way. */
+static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *target,
+		       const char *text, size_t len, char *log, struct cli_json *j)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	rocjit_codeobj_info *info = NULL;
+	const rocjit_code *code = NULL;
+	char message[1024] = "";
+	size_t n;
+	int rc;
+
+	p.source = text;
+	p.length = len;
+	p.name = c->file;
+	p.options = c->noptions ? c->options : NULL;
+	p.num_options = c->noptions;
+	p.log = log;
+	p.log_size = LOG_SIZE;
+	log[0] = 0;
+	rc = rocjit_compile(&code, ctx, target, &p);
+	if (rc != 0)
+		snprintf(message, sizeof message, "%s", rocjit_last_error());
+	n = strlen(log);
+	if (n) {
+		fputs(log, stderr);
+		if (log[n - 1] != '\n')
+			fputc('\n', stderr);
+	}
+	if (rc == 0 && rocjit_codeobj_inspect(&info, code->data, code->size) != 0)
+		cli_warn("cannot read the code object: %s", rocjit_last_error());
+	if (j)
+		json_result(j, target, rc, code, info, message, log);
+	else if (rc == 0)
+		print_result(c, code, info);
+	rocjit_codeobj_free(info);
+	if (rc == 0 && c->output && cli_write_file(c->output, code->data, code->size) != 0)
+		return CLI_FAIL;
+	if (rc == ROCJIT_ECOMPILE)
+		return cli_fail("%s did not compile for %s; fix the errors above", c->file,
+				target);
+	if (rc != 0)
+		return cli_fail("%s (%s)", message, rocjit_strerror(rc));
+	return CLI_OK;
+}
+
+int cli_compile(int argc, char **argv)
+{
+	struct compile c = { 0 };
+	struct cli_json j;
+	rocjit_ctx *ctx = NULL;
+	char *text = NULL, *log = NULL;
+	size_t len = 0;
+	int rc;
+
+	unsetenv("ROCJIT_NO_COMPILE"); /* compiling is what this command is for */
+	rc = parse(&c, argc, argv);
+	if (rc == -1) {
+		cli_targets_free(&c.targets);
+		return cli_help("compile");
+	}
+	if (rc == CLI_OK && !c.targets.n)
+		rc = cli_targets_default(&c.targets, "compile");
+	if (rc == CLI_OK && c.output && c.targets.n > 1)
+		rc = cli_usage_error("compile", "-o writes one code object: give one target");
+	if (rc == CLI_OK && c.output && c.json && strcmp(c.output, "-") == 0)
+		rc = cli_usage_error("compile", "-o - and --json both write to stdout");
+	if (rc == CLI_OK && !(text = cli_read_file(c.file, &len)))
+		rc = cli_fail("cannot read %s: %s; check the path", c.file, strerror(errno));
+	if (rc == CLI_OK)
+		rc = cli_open(&ctx, c.no_cache ? ROCJIT_OPEN_NO_CACHE : 0, 0);
+	if (rc == CLI_OK) {
+		log = cli_alloc(LOG_SIZE);
+		if (c.json) {
+			cli_json_init(&j, stdout);
+			cli_json_object(&j, NULL);
+			cli_json_str(&j, "file", c.file);
+			cli_json_array(&j, "results");
+		}
+		for (size_t t = 0; t < c.targets.n; t++)
+			if (compile_one(&c, ctx, c.targets.ids[t], text, len, log,
+					c.json ? &j : NULL) != CLI_OK)
+				rc = CLI_FAIL;
+		if (c.json) {
+			cli_json_end_array(&j);
+			cli_json_bool(&j, "ok", rc == CLI_OK);
+			cli_json_end_object(&j);
+			cli_json_finish(&j);
+		}
+	}
+	free(log);
+	free(text);
+	rocjit_close(ctx);
+	cli_targets_free(&c.targets);
+	return rc;
+}

@@ -1,0 +1,255 @@
+/*
+ * kernelset.c - turning prewarm's inputs into what an application would compile: a
+ * kernel manifest, a folder, or one file.
+ *
+ * The contract is the library's for registered sources (rocjit_kernel_get_registered):
+ * every registered file named *.h, *.hpp, *.cuh or *.inc is an in-memory header of every
+ * registered source, under its registered name, in registration order, and all of them
+ * are part of the key.  rocjit_add_kernels() registers a folder's files sorted by their
+ * relative path and writes that order into the manifest ("# rocjit-manifest 1",
+ * "dir=<folder>", one name per line).  A folder given here is read as the manifest
+ * rocjit_add_kernels(DIR folder) would write with its default patterns.
+ *
+ * Owns the sets it loads (texts and names), freed with cli_set_free.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+#define MANIFEST_MAGIC "# rocjit-manifest "
+
+int cli_is_header_name(const char *name)
+{
+	static const char *const ext[] = { ".h", ".hpp", ".cuh", ".inc" };
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+		size_t n = strlen(ext[i]);
+		if (len > n && strcmp(name + len - n, ext[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* rocjit_add_kernels' default GLOB: *.hip *.h *.hpp *.cuh. */
+static int embedded_by_default(const char *name)
+{
+	static const char *const ext[] = { ".hip", ".h", ".hpp", ".cuh" };
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+		size_t n = strlen(ext[i]);
+		if (len >= n && strcmp(name + len - n, ext[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void add_file(struct cli_set *set, const char *name, char *text, size_t length)
+{
+	struct cli_source *f;
+
+	set->files = cli_realloc(set->files, (set->n + 1) * sizeof *set->files);
+	f = &set->files[set->n++];
+	f->name = cli_strdup(name);
+	f->text = text;
+	f->length = length;
+	f->header = set->kind != CLI_SET_FILE && cli_is_header_name(name);
+}
+
+/* Reads dir/name into the set.  CLI_OK or CLI_FAIL. */
+static int read_member(struct cli_set *set, const char *dir, const char *name, const char *why)
+{
+	char path[8192];
+	size_t len = 0;
+	char *text;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	text = cli_read_file(path, &len);
+	if (!text)
+		return cli_fail("cannot read %s (named by %s): %s; %s", path, set->origin,
+				strerror(errno), why);
+	add_file(set, name, text, len);
+	return CLI_OK;
+}
+
+/* Headers in set order, pointing into the files. */
+static void collect_headers(struct cli_set *set)
+{
+	set->headers = cli_alloc((set->n ? set->n : 1) * sizeof *set->headers);
+	set->nheaders = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		rocjit_header *h;
+		if (!set->files[i].header)
+			continue;
+		h = &set->headers[set->nheaders++];
+		h->name = set->files[i].name;
+		h->source = set->files[i].text;
+		/* Length 0 would mean strlen: an empty header's text is "" either way. */
+		h->length = set->files[i].length;
+	}
+}
+
+static int load_manifest(struct cli_set *set, char *text)
+{
+	char *save = NULL, *line, *dir = NULL;
+	int lineno = 0, rc = CLI_OK;
+
+	for (line = strtok_r(text, "\n", &save); line && rc == CLI_OK;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strlen(line);
+		if (n && line[n - 1] == '\r')
+			line[--n] = 0;
+		if (++lineno == 1) {
+			if (strncmp(line, MANIFEST_MAGIC, sizeof MANIFEST_MAGIC - 1) != 0)
+				return cli_fail("%s is not a rocjit kernel manifest (its first line "
+						"is not \"" MANIFEST_MAGIC "1\"): pass the "
+						"<target>.rocjit-manifest file that rocjit_add_kernels() "
+						"writes, or rebuild the application with this rocjit",
+						set->origin);
+			if (strcmp(line + sizeof MANIFEST_MAGIC - 1, "1") != 0)
+				return cli_fail("%s is a manifest of format %s, which this rocjit "
+						"(%s) does not read: upgrade rocjit", set->origin,
+						line + sizeof MANIFEST_MAGIC - 1, ROCJIT_VERSION_STRING);
+			continue;
+		}
+		/* Comments only before dir=: a file name may start with '#'. */
+		if (n == 0 || (!dir && line[0] == '#'))
+			continue;
+		if (!dir) {
+			if (strncmp(line, "dir=", 4) != 0 || !line[4])
+				return cli_fail("%s:%d: expected dir=<folder>: the manifest is "
+						"damaged; rebuild the application to rewrite it",
+						set->origin, lineno);
+			dir = line + 4;
+			continue;
+		}
+		rc = read_member(set, dir, line,
+				 "the manifest is older than the kernel folder: rebuild the "
+				 "application (or re-run cmake) to rewrite it");
+	}
+	if (rc == CLI_OK && !dir)
+		return cli_fail("%s names no kernel folder (no dir= line): rebuild the "
+				"application with this rocjit to rewrite it", set->origin);
+	if (rc == CLI_OK && set->n == 0)
+		return cli_fail("%s names no kernel files: check the application's "
+				"rocjit_add_kernels() call", set->origin);
+	return rc;
+}
+
+/* Relative paths of the files under root/rel, appended to *names. */
+static int walk(const char *root, const char *rel, char ***names, size_t *n)
+{
+	char path[8192];
+	struct dirent *d;
+	DIR *dir;
+	int rc = CLI_OK;
+
+	snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
+	dir = opendir(path);
+	if (!dir)
+		return cli_fail("cannot read the folder %s: %s", path, strerror(errno));
+	while (rc == CLI_OK && (d = readdir(dir))) {
+		char sub[8192], full[8192];
+		struct stat st, lst;
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "",
+				     d->d_name) >= sizeof sub ||
+		    (size_t)snprintf(full, sizeof full, "%s/%s", root, sub) >= sizeof full) {
+			rc = cli_fail("a path under %s is too long: %s/%s", root, rel, d->d_name);
+			break;
+		}
+		if (stat(full, &st) != 0 || lstat(full, &lst) != 0)
+			continue;
+		/* Like CMake's GLOB_RECURSE: symlinked files count, symlinked folders do not. */
+		if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
+			rc = walk(root, sub, names, n);
+		else if (S_ISREG(st.st_mode) && embedded_by_default(d->d_name)) {
+			*names = cli_realloc(*names, (*n + 1) * sizeof **names);
+			(*names)[(*n)++] = cli_strdup(sub);
+		}
+	}
+	closedir(dir);
+	return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_folder(struct cli_set *set, const char *root)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int rc = walk(root, "", &names, &n);
+
+	if (rc == CLI_OK && n == 0)
+		rc = cli_fail("%s holds no kernel files (*.hip, *.h, *.hpp, *.cuh): check the "
+			      "path, or pass the application's manifest with --manifest",
+			      set->origin);
+	/* The order rocjit_add_kernels registers them in: sorted by relative path. */
+	if (n > 1)
+		qsort(names, n, sizeof *names, name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (rc == CLI_OK)
+			rc = read_member(set, root, names[i], "check its permissions");
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+int cli_set_load(struct cli_set *set, const char *path, int as_manifest)
+{
+	struct stat st;
+	size_t len = 0;
+	char *text;
+	int rc;
+
+	memset(set, 0, sizeof *set);
+	set->origin = cli_strdup(path);
+	if (stat(path, &st) != 0)
+		return cli_fail("cannot read %s: %s; check the path", path, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		if (as_manifest)
+			return cli_fail("%s is a folder, not a manifest: pass the folder without "
+					"--manifest, or the <target>.rocjit-manifest file", path);
+		set->kind = CLI_SET_FOLDER;
+		rc = load_folder(set, path);
+	} else {
+		text = cli_read_file(path, &len);
+		if (!text)
+			return cli_fail("cannot read %s: %s; check the path and its permissions",
+					path, strerror(errno));
+		if (as_manifest ||
+		    strncmp(text, MANIFEST_MAGIC, sizeof MANIFEST_MAGIC - 1) == 0) {
+			set->kind = CLI_SET_MANIFEST;
+			rc = load_manifest(set, text);
+			free(text);
+		} else {
+			set->kind = CLI_SET_FILE;
+			add_file(set, path, text, len);
+			rc = CLI_OK;
+		}
+	}
+	collect_headers(set);
+	return rc;
+}
+
+void cli_set_free(struct cli_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		free(set->files[i].name);
+		free(set->files[i].text);
+	}
+	free(set->files);
+	free(set->headers);
+	free(set->origin);
+	memset(set, 0, sizeof *set);
+}

@@ -1,0 +1,522 @@
+/*
+ * prewarm.c - `rocjit prewarm`: compile kernels into the cache for one or more targets,
+ * so that applications find exactly the keys they look up.
+ *
+ * Steps: read the inputs into kernel sets (kernelset.c); make one job per source file and
+ * target (identical programs once); skip at once the jobs whose key is already cached (a
+ * context opened with ROCJIT_OPEN_NO_COMPILE answers ROCJIT_ENOTCACHED for a missing key,
+ * and READONLY keeps these look-ups out of the cache's hit counters; an empty cache needs
+ * no look-up); run the rest in worker processes (workers.c), largest first; a target the
+ * compiler refuses fails its remaining jobs untried; print a summary with every failure's
+ * compiler log.
+ *
+ * Owns the jobs and sets of one run.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define JOB_PENDING 0
+#define JOB_CACHED 1
+#define JOB_COMPILED 2
+#define JOB_FAILED 3
+#define JOB_DUPLICATE 4 /* the same program as an earlier job: done by that one */
+
+struct pjob {
+	const struct cli_set *set;
+	const struct cli_source *file;
+	const char *target;
+	size_t t;       /* index of target in run.targets */
+	int state;
+	uint64_t hash;
+	double ms;
+	struct cli_job_result res;
+};
+
+struct run {
+	struct cli_targets targets;
+	struct cli_set *sets;
+	size_t nsets;
+	const char *const *options;
+	size_t noptions;
+	struct pjob *jobs;
+	size_t njobs;
+	long workers;   /* --jobs: the most worker processes                            */
+	long used;      /* worker processes this run needed: min(workers, jobs to run)  */
+	int json, progress;
+	double t0;
+};
+
+enum { OPT_ARCH = 1, OPT_JOBS, OPT_MANIFEST, OPT_JSON, OPT_NO_PROGRESS };
+
+static const struct cli_opt prewarm_opts[] = {
+	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
+	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
+	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { NULL, 0, 0, 0 }
+};
+
+static void add_set(struct run *r, const char *path, int as_manifest, int *rc)
+{
+	r->sets = cli_realloc(r->sets, (r->nsets + 1) * sizeof *r->sets);
+	if (cli_set_load(&r->sets[r->nsets++], path, as_manifest) != CLI_OK)
+		*rc = CLI_FAIL;
+}
+
+/* FNV-1a over a length-prefixed field: identical programs get identical hashes. */
+static uint64_t mix(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof n; i++)
+		h = (h ^ ((n >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t job_hash(const struct pjob *j)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = mix(h, j->target, strlen(j->target));
+	h = mix(h, j->file->text, j->file->length);
+	for (size_t i = 0; i < j->set->nheaders; i++) {
+		h = mix(h, j->set->headers[i].name, strlen(j->set->headers[i].name));
+		h = mix(h, j->set->headers[i].source, j->set->headers[i].length);
+	}
+	return h;
+}
+
+/* One job per (target, source file); header files are not compiled on their own. */
+static void make_jobs(struct run *r)
+{
+	for (size_t t = 0; t < r->targets.n; t++)
+		for (size_t s = 0; s < r->nsets; s++)
+			for (size_t f = 0; f < r->sets[s].n; f++) {
+				struct pjob *j;
+				if (r->sets[s].files[f].header)
+					continue;
+				r->jobs = cli_realloc(r->jobs, (r->njobs + 1) * sizeof *r->jobs);
+				j = &r->jobs[r->njobs++];
+				memset(j, 0, sizeof *j);
+				j->set = &r->sets[s];
+				j->file = &r->sets[s].files[f];
+				j->target = r->targets.ids[t];
+				j->t = t;
+				j->hash = job_hash(j);
+				for (size_t k = 0; k + 1 < r->njobs; k++)
+					if (r->jobs[k].hash == j->hash &&
+					    r->jobs[k].state != JOB_DUPLICATE) {
+						j->state = JOB_DUPLICATE;
+						break;
+					}
+			}
+}
+
+static void job_program(const struct run *r, const struct pjob *j, struct cli_job *out)
+{
+	out->target = j->target;
+	out->name = j->file->name;
+	out->source = j->file->text;
+	out->length = j->file->length;
+	out->options = r->options;
+	out->noptions = r->noptions;
+	out->headers = j->set->headers;
+	out->nheaders = j->set->nheaders;
+}
+
+static void fail_job(struct pjob *j, int rc, const char *message)
+{
+	j->state = JOB_FAILED;
+	j->res.rc = rc;
+	j->res.message = cli_strdup(message);
+	j->res.log = cli_strdup("");
+	j->res.kernels = cli_strdup("");
+}
+
+/* Marks cached jobs; leaves the others pending (or failed, for an unusable request). */
+static int check_cached(struct run *r)
+{
+	rocjit_ctx *ctx;
+
+	if (cli_open(&ctx, ROCJIT_OPEN_NO_COMPILE | ROCJIT_OPEN_READONLY, 0) != CLI_OK)
+		return CLI_FAIL;
+	for (size_t i = 0; i < r->njobs; i++) {
+		struct pjob *j = &r->jobs[i];
+		rocjit_program p = ROCJIT_PROGRAM_INIT;
+		const rocjit_code *code;
+		struct cli_job job;
+		int rc;
+
+		if (j->state != JOB_PENDING)
+			continue;
+		job_program(r, j, &job);
+		p.source = job.source;
+		p.length = job.length;
+		p.name = job.name;
+		p.options = job.noptions ? job.options : NULL;
+		p.num_options = job.noptions;
+		p.headers = job.nheaders ? job.headers : NULL;
+		p.num_headers = job.nheaders;
+		rc = rocjit_compile(&code, ctx, j->target, &p);
+		if (rc == 0) {
+			j->state = JOB_CACHED;
+			snprintf(j->res.key, sizeof j->res.key, "%s", code->key);
+		} else if (rc != ROCJIT_ENOTCACHED) {
+			fail_job(j, rc, rocjit_last_error());
+		}
+	}
+	rocjit_close(ctx);
+	return CLI_OK;
+}
+
+/* Bigger sources first, AMD (slow hipRTC) before NVIDIA: the longest jobs do not end up
+ * alone at the end. */
+static int cost_cmp(const void *pa, const void *pb)
+{
+	const struct pjob *a = *(struct pjob *const *)pa, *b = *(struct pjob *const *)pb;
+	int pa_amd = cli_target_platform(a->target) == ROCJIT_PLATFORM_AMD;
+	int pb_amd = cli_target_platform(b->target) == ROCJIT_PLATFORM_AMD;
+
+	if (pa_amd != pb_amd)
+		return pb_amd - pa_amd;
+	if (a->file->length != b->file->length)
+		return a->file->length < b->file->length ? 1 : -1;
+	return a < b ? -1 : a > b;
+}
+
+static void job_label(char *buf, size_t size, const struct pjob *j)
+{
+	snprintf(buf, size, "%s (%s)", j->file->name, j->target);
+}
+
+/* Whether a failure is the target's, not the source's: no source compiles for it. */
+static int target_refused(int rc)
+{
+	return rc == ROCJIT_EUNSUPPORTED || rc == ROCJIT_ENOCOMPILER;
+}
+
+/*
+ * A job's target was refused (unknown to the compiler, or no compiler): the jobs of that
+ * target not handed out yet fail with the same message, untried.  The library checks the
+ * target before compiling, so this costs one job, and this process never loads a
+ * compiler just to check targets.  Returns how many were failed.
+ */
+static size_t refuse_target(struct pjob **queue, size_t nq, size_t next, const struct pjob *j,
+			    struct cli_progress *pr)
+{
+	char label[512];
+	size_t n = 0;
+
+	for (size_t k = next; k < nq; k++) {
+		if (queue[k]->t != j->t || queue[k]->state != JOB_PENDING)
+			continue;
+		fail_job(queue[k], j->res.rc, j->res.message);
+		job_label(label, sizeof label, queue[k]);
+		cli_progress_finished(pr, label, "FAILED (target refused)", 0);
+		n++;
+	}
+	return n;
+}
+
+/* Hands the pending jobs to the pool, largest first, and collects the results. */
+static void compile_pending(struct run *r, struct cli_pool *pool)
+{
+	struct pjob **queue = cli_alloc((r->njobs ? r->njobs : 1) * sizeof *queue);
+	double *started = cli_alloc((r->njobs ? r->njobs : 1) * sizeof *started);
+	size_t nq = 0, next = 0, done = 0;
+	struct cli_progress pr;
+
+	for (size_t i = 0; i < r->njobs; i++)
+		if (r->jobs[i].state == JOB_PENDING)
+			queue[nq++] = &r->jobs[i];
+	qsort(queue, nq, sizeof *queue, cost_cmp);
+	cli_progress_start(&pr, r->progress, nq);
+	while (done < nq) {
+		struct cli_job_result res;
+		char label[512];
+		size_t id;
+
+		while (next < nq && cli_pool_can_submit(pool)) {
+			struct cli_job job;
+			if (queue[next]->state != JOB_PENDING) {
+				next++; /* failed with its target */
+				continue;
+			}
+			job_program(r, queue[next], &job);
+			if (cli_pool_submit(pool, next, &job) != 0)
+				break;
+			started[next] = cli_now_ms();
+			job_label(label, sizeof label, queue[next]);
+			cli_progress_started(&pr, label);
+			next++;
+		}
+		if (done >= nq)
+			break;
+		if (!cli_pool_busy(pool)) {
+			/* No worker could be started: fail what is left. */
+			for (; next < nq; next++)
+				if (queue[next]->state == JOB_PENDING)
+					fail_job(queue[next], CLI_JOB_CRASHED, "no worker process "
+						 "could be started (see above)");
+			break;
+		}
+		if (!cli_pool_wait(pool, pr.mode == 2 ? 250 : -1, &id, &res)) {
+			cli_progress_tick(&pr);
+			continue;
+		}
+		queue[id]->res = res;
+		queue[id]->ms = cli_now_ms() - started[id];
+		queue[id]->state = res.rc == 0 ? (res.from_cache ? JOB_CACHED : JOB_COMPILED)
+					       : JOB_FAILED;
+		done++;
+		job_label(label, sizeof label, queue[id]);
+		cli_progress_finished(&pr, label,
+				      res.rc != 0       ? "FAILED"
+				      : res.from_cache  ? "already cached"
+							: "compiled",
+				      queue[id]->ms);
+		if (target_refused(res.rc))
+			done += refuse_target(queue, nq, next, queue[id], &pr);
+	}
+	cli_progress_end(&pr);
+	free(queue);
+	free(started);
+}
+
+/*
+ * Runs what the cache lacks.  The workers start at once and load their compilers while
+ * this process sorts the jobs: on a 2-core box that start-up is a visible share of a
+ * prewarm.
+ */
+static void run_pending(struct run *r)
+{
+	struct cli_pool *pool;
+	size_t pending = 0;
+	int amd = 0, nvidia = 0;
+	char preload[32];
+
+	for (size_t i = 0; i < r->njobs; i++) {
+		int platform = cli_target_platform(r->jobs[i].target);
+		if (r->jobs[i].state != JOB_PENDING)
+			continue;
+		pending++;
+		amd |= platform == ROCJIT_PLATFORM_AMD;
+		nvidia |= platform == ROCJIT_PLATFORM_NVIDIA;
+	}
+	if (!pending)
+		return;
+	snprintf(preload, sizeof preload, "%s%s%s", amd ? "amd" : "", amd && nvidia ? "," : "",
+		 nvidia ? "nvidia" : "");
+	r->used = r->workers < (long)pending ? r->workers : (long)pending;
+	pool = cli_pool_new((int)r->used, preload);
+	if (cli_pool_start(pool) != 0) {
+		for (size_t i = 0; i < r->njobs; i++)
+			if (r->jobs[i].state == JOB_PENDING)
+				fail_job(&r->jobs[i], CLI_JOB_CRASHED,
+					 "no worker process could be started (see above)");
+	} else {
+		compile_pending(r, pool);
+	}
+	cli_pool_free(pool);
+}
+
+static const char *state_name(int state)
+{
+	switch (state) {
+	case JOB_CACHED: return "cached";
+	case JOB_COMPILED: return "compiled";
+	case JOB_FAILED: return "failed";
+	case JOB_DUPLICATE: return "duplicate";
+	default: return "pending";
+	}
+}
+
+static const char *error_name(int rc)
+{
+	return rc == CLI_JOB_CRASHED ? "worker crashed" : rocjit_strerror(rc);
+}
+
+static void summary_json(const struct run *r, const size_t count[5], double ms)
+{
+	struct cli_json j;
+
+	cli_json_init(&j, stdout);
+	cli_json_object(&j, NULL);
+	cli_json_array(&j, "targets");
+	for (size_t t = 0; t < r->targets.n; t++)
+		cli_json_str(&j, NULL, r->targets.ids[t]);
+	cli_json_end_array(&j);
+	cli_json_array(&j, "options");
+	for (size_t i = 0; i < r->noptions; i++)
+		cli_json_str(&j, NULL, r->options[i]);
+	cli_json_end_array(&j);
+	cli_json_uint(&j, "jobs", r->njobs - count[JOB_DUPLICATE]);
+	cli_json_uint(&j, "compiled", count[JOB_COMPILED]);
+	cli_json_uint(&j, "cached", count[JOB_CACHED]);
+	cli_json_uint(&j, "failed", count[JOB_FAILED]);
+	cli_json_uint(&j, "duplicates", count[JOB_DUPLICATE]);
+	cli_json_int(&j, "jobs_limit", r->workers);
+	cli_json_int(&j, "workers", r->used);
+	cli_json_num(&j, "elapsed_ms", ms);
+	cli_json_array(&j, "results");
+	for (size_t i = 0; i < r->njobs; i++) {
+		const struct pjob *p = &r->jobs[i];
+		if (p->state == JOB_DUPLICATE)
+			continue;
+		cli_json_object(&j, NULL);
+		cli_json_str(&j, "source", p->file->name);
+		cli_json_str(&j, "input", p->set->origin);
+		cli_json_str(&j, "target", p->target);
+		cli_json_str(&j, "status", state_name(p->state));
+		if (p->res.key[0])
+			cli_json_str(&j, "key", p->res.key);
+		if (p->state == JOB_COMPILED)
+			cli_json_num(&j, "compile_ms", p->res.compile_ms);
+		if (p->res.kernels && *p->res.kernels)
+			cli_json_list(&j, "kernels", p->res.kernels, ',');
+		if (p->state == JOB_FAILED) {
+			cli_json_str(&j, "error", error_name(p->res.rc));
+			cli_json_str(&j, "message", p->res.message);
+			cli_json_str(&j, "log", p->res.log);
+		}
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
+}
+
+/* Failures first, each with its compiler log as the compiler printed it; then the counts. */
+static void summary_text(const struct run *r, const size_t count[5], double ms)
+{
+	size_t sources = r->njobs / (r->targets.n ? r->targets.n : 1);
+	char t[32];
+
+	unsigned char *told = cli_alloc(r->targets.n ? r->targets.n : 1);
+
+	for (size_t i = 0; i < r->njobs; i++) {
+		const struct pjob *p = &r->jobs[i];
+		size_t n = p->res.log ? strlen(p->res.log) : 0;
+		if (p->state != JOB_FAILED)
+			continue;
+		if (target_refused(p->res.rc)) {
+			/* Once per target: every source failed for the same reason. */
+			if (!told[p->t]++)
+				printf("FAILED every source for %s: %s; `rocjit targets` lists what "
+				       "this machine's compilers support\n", p->target,
+				       p->res.message);
+			continue;
+		}
+		printf("FAILED %s for %s: %s\n", p->file->name, p->target, p->res.message);
+		if (n)
+			printf("%s%s", p->res.log, p->res.log[n - 1] == '\n' ? "" : "\n");
+	}
+	free(told);
+	printf("prewarm: %zu compiled, %zu already cached, %zu failed; %zu source%s x %zu "
+	       "target%s", count[JOB_COMPILED], count[JOB_CACHED], count[JOB_FAILED], sources,
+	       sources == 1 ? "" : "s", r->targets.n, r->targets.n == 1 ? "" : "s");
+	if (count[JOB_DUPLICATE])
+		printf(" (%zu identical, done once)", count[JOB_DUPLICATE]);
+	printf(" in %s", cli_fmt_ms(t, sizeof t, ms));
+	if (r->used)
+		printf(" with %ld worker process%s", r->used, r->used == 1 ? "" : "es");
+	printf("\n");
+	if (count[JOB_FAILED])
+		printf("rocjit: fix what failed above and run prewarm again: what compiled is "
+		       "stored and will be skipped\n");
+	fflush(stdout);
+}
+
+static int parse(struct run *r, int argc, char **argv)
+{
+	struct cli_parser p;
+	const char *v;
+	int id, rc = CLI_OK;
+
+	cli_parser_init(&p, "prewarm", argc, argv, prewarm_opts, 1);
+	while (rc == CLI_OK && (id = cli_next(&p, &v)) != CLI_ARG_END) {
+		switch (id) {
+		case CLI_ARG_HELP: return -1;
+		case CLI_ARG_ERROR: return CLI_USAGE;
+		case CLI_ARG_POSITIONAL: add_set(r, v, 0, &rc); break;
+		case OPT_MANIFEST: add_set(r, v, 1, &rc); break;
+		case OPT_ARCH: rc = cli_targets_add(&r->targets, "prewarm", v); break;
+		case OPT_JOBS:
+			if (cli_parse_count(&r->workers, v, 256) != 0)
+				rc = cli_usage_error("prewarm", "--jobs %s: give a number of "
+						     "worker processes from 1 to 256", v);
+			break;
+		case OPT_JSON: r->json = 1; break;
+		case OPT_NO_PROGRESS: r->progress = 0; break;
+		}
+	}
+	if (rc != CLI_OK)
+		return rc;
+	if (!r->nsets)
+		return cli_usage_error("prewarm", "name the kernels: a manifest (--manifest "
+				       "FILE), a folder or a file");
+	if (p.rest < argc) {
+		r->options = (const char *const *)argv + p.rest + 1;
+		r->noptions = (size_t)(argc - p.rest - 1);
+	}
+	return CLI_OK;
+}
+
+int cli_prewarm(int argc, char **argv)
+{
+	struct run r = { .progress = 1 };
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	size_t count[5] = { 0 };
+	rocjit_ctx *probe;
+	int rc;
+
+	r.t0 = cli_now_ms();
+	/* Compiling is what this command is for: an exported ROCJIT_NO_COMPILE=1 meant for
+	   applications must not turn it into a no-op (workers inherit this environment). */
+	unsetenv("ROCJIT_NO_COMPILE");
+	rc = parse(&r, argc, argv);
+	if (rc == -1) {
+		rc = cli_help("prewarm");
+		goto out;
+	}
+	if (rc == CLI_OK && !r.targets.n)
+		rc = cli_targets_default(&r.targets, "prewarm");
+	if (rc == CLI_OK) {
+		/* Fail early (and create the database) when the cache cannot be used. */
+		rc = cli_open(&probe, 0, 1);
+		if (rc == CLI_OK)
+			rocjit_stats_get(&st, probe);
+		rocjit_close(probe);
+	}
+	if (rc == CLI_OK) {
+		if (!r.workers) {
+			long n = sysconf(_SC_NPROCESSORS_ONLN);
+			r.workers = n > 0 ? (n > 256 ? 256 : n) : 1;
+		}
+		make_jobs(&r);
+		/* An empty cache has nothing to skip: no keys to compute, no compiler to load
+		   here while the workers load theirs. */
+		if (st.entries > 0)
+			rc = check_cached(&r);
+		if (rc == CLI_OK) {
+			run_pending(&r);
+			for (size_t i = 0; i < r.njobs; i++)
+				count[r.jobs[i].state]++;
+			if (r.json)
+				summary_json(&r, count, cli_now_ms() - r.t0);
+			else
+				summary_text(&r, count, cli_now_ms() - r.t0);
+			rc = count[JOB_FAILED] ? CLI_FAIL : CLI_OK;
+		}
+	}
+out:
+	for (size_t i = 0; i < r.njobs; i++)
+		cli_job_result_free(&r.jobs[i].res);
+	free(r.jobs);
+	for (size_t i = 0; i < r.nsets; i++)
+		cli_set_free(&r.sets[i]);
+	free(r.sets);
+	cli_targets_free(&r.targets);
+	return rc;
+}

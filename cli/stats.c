@@ -1,0 +1,177 @@
+/*
+ * stats.c - `rocjit stats`: what the cache holds (per target, per compiler version) and
+ * how well it serves (the counters every process adds to, since the last --zero).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { OPT_ZERO = 1, OPT_JSON };
+
+static const struct cli_opt stats_opts[] = {
+	{ "zero", 'z', 0, OPT_ZERO },
+	{ "json", 0, 0, OPT_JSON },
+	{ NULL, 0, 0, 0 }
+};
+
+/* Entries and bytes per distinct value of one field. */
+struct group {
+	const char *name;
+	uint64_t entries, bytes;
+};
+
+static size_t group_add(struct group **g, size_t n, const char *name, uint64_t bytes)
+{
+	size_t i;
+
+	for (i = 0; i < n && strcmp((*g)[i].name, name) != 0; i++)
+		;
+	if (i == n) {
+		*g = cli_realloc(*g, (n + 1) * sizeof **g);
+		(*g)[n].name = name;
+		(*g)[n].entries = 0;
+		(*g)[n].bytes = 0;
+		n++;
+	}
+	(*g)[i].entries++;
+	(*g)[i].bytes += bytes;
+	return n;
+}
+
+static void groups_json(struct cli_json *j, const char *key, const struct group *g, size_t n)
+{
+	cli_json_array(j, key);
+	for (size_t i = 0; i < n; i++) {
+		cli_json_object(j, NULL);
+		cli_json_str(j, "name", g[i].name);
+		cli_json_uint(j, "entries", g[i].entries);
+		cli_json_uint(j, "bytes", g[i].bytes);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+static void groups_text(const char *title, const struct group *g, size_t n)
+{
+	char size[32];
+
+	printf("%s\n", title);
+	if (!n)
+		printf("  (none)\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  %-40s %6" PRIu64 " %-7s %10s\n", g[i].name, g[i].entries,
+		       g[i].entries == 1 ? "entry" : "entries",
+		       cli_fmt_size(size, sizeof size, g[i].bytes));
+}
+
+static const char limits_text[] =
+	"none: rocjit never evicts by itself; trim with `rocjit purge --max-size SIZE` or "
+	"`--older-than AGE`";
+
+int cli_stats(int argc, char **argv)
+{
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	rocjit_counters c;
+	struct cli_parser p;
+	struct cli_row *rows = NULL;
+	struct group *targets = NULL, *compilers = NULL;
+	size_t n = 0, nt = 0, nc = 0;
+	uint64_t bytes = 0;
+	const char *v;
+	int id, rc = CLI_OK, zero = 0, json = 0;
+	rocjit_ctx *ctx = NULL;
+	double ratio;
+	char a[32], b[32], d[64];
+
+	cli_parser_init(&p, "stats", argc, argv, stats_opts, 0);
+	while (rc == CLI_OK && (id = cli_next(&p, &v)) != CLI_ARG_END) {
+		switch (id) {
+		case CLI_ARG_HELP: rc = -1; break;
+		case CLI_ARG_ERROR: rc = CLI_USAGE; break;
+		case CLI_ARG_POSITIONAL:
+			rc = cli_usage_error("stats", "unexpected argument '%s'", v);
+			break;
+		case OPT_ZERO: zero = 1; break;
+		case OPT_JSON: json = 1; break;
+		}
+	}
+	if (rc == -1)
+		return cli_help("stats");
+	if (rc == CLI_OK)
+		rc = cli_open(&ctx, 0, 1);
+	if (rc == CLI_OK && zero) {
+		id = rocjit_cache_zero(ctx);
+		if (id != 0)
+			rc = cli_fail("cannot zero the counters: %s (%s)", rocjit_last_error(),
+				      rocjit_strerror(id));
+		else if (!json)
+			printf("statistics zeroed\n");
+	}
+	if (rc == CLI_OK && (id = rocjit_cache_counters(ctx, &c)) != 0)
+		rc = cli_fail("cannot read the counters: %s (%s)", rocjit_last_error(),
+			      rocjit_strerror(id));
+	if (rc == CLI_OK)
+		rc = cli_rows_load(ctx, NULL, &rows, &n);
+	if (rc != CLI_OK || (zero && !json))
+		goto out;
+	rocjit_stats_get(&st, ctx);
+	for (size_t i = 0; i < n; i++) {
+		bytes += rows[i].size;
+		nt = group_add(&targets, nt, rows[i].target, rows[i].size);
+		nc = group_add(&compilers, nc, rows[i].compiler, rows[i].size);
+	}
+	ratio = c.disk_hits + c.misses ? (double)c.disk_hits / (double)(c.disk_hits + c.misses)
+				       : 0;
+	if (json) {
+		struct cli_json j;
+		cli_json_init(&j, stdout);
+		cli_json_object(&j, NULL);
+		cli_json_str(&j, "cache_path", st.cache_path);
+		cli_json_uint(&j, "file_bytes", cli_cache_file_bytes(st.cache_path));
+		cli_json_uint(&j, "entries", n);
+		cli_json_uint(&j, "bytes", bytes);
+		groups_json(&j, "targets", targets, nt);
+		groups_json(&j, "compilers", compilers, nc);
+		cli_json_object(&j, "counters");
+		cli_json_int(&j, "since", c.since);
+		cli_json_uint(&j, "disk_hits", c.disk_hits);
+		cli_json_uint(&j, "misses", c.misses);
+		cli_json_uint(&j, "compiles", c.compiles);
+		cli_json_num(&j, "hit_ratio", ratio);
+		cli_json_num(&j, "compile_ms", c.compile_ms);
+		cli_json_num(&j, "saved_ms", c.saved_ms);
+		cli_json_end_object(&j);
+		cli_json_object(&j, "limits");
+		cli_json_null(&j, "max_size");
+		cli_json_str(&j, "note", limits_text);
+		cli_json_end_object(&j);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
+		goto out;
+	}
+	printf("cache:          %s (%s on disk)\n", st.cache_path,
+	       cli_fmt_size(a, sizeof a, cli_cache_file_bytes(st.cache_path)));
+	printf("limits:         %s\n", limits_text);
+	printf("entries:        %zu (%s of code)\n", n, cli_fmt_size(b, sizeof b, bytes));
+	printf("counters since: %s\n", cli_fmt_time(d, sizeof d, c.since));
+	printf("  disk hits:    %" PRIu64 "\n", c.disk_hits);
+	printf("  misses:       %" PRIu64 "\n", c.misses);
+	printf("  compiles:     %" PRIu64 " (%s)\n", c.compiles,
+	       cli_fmt_ms(a, sizeof a, c.compile_ms));
+	if (c.disk_hits + c.misses)
+		printf("  hit ratio:    %.1f %%\n", 100 * ratio);
+	else
+		printf("  hit ratio:    - (no look-ups yet)\n");
+	printf("  time saved:   %s of compiling the hits did not spend again\n",
+	       cli_fmt_ms(b, sizeof b, c.saved_ms));
+	groups_text("per target:", targets, nt);
+	groups_text("per compiler:", compilers, nc);
+out:
+	free(targets);
+	free(compilers);
+	cli_rows_free(rows, n);
+	rocjit_close(ctx);
+	return rc;
+}

@@ -1,0 +1,129 @@
+/*
+ * verify.c - `rocjit verify`: check every entry's checksum and that its code object is for
+ * the target it is stored under; --fix drops the bad ones.  Exit status 1 when anything
+ * was bad (also with --fix: something was wrong, and scripts should know).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { OPT_FIX = 1, OPT_JSON };
+
+static const struct cli_opt verify_opts[] = {
+	{ "fix", 0, 0, OPT_FIX },
+	{ "json", 0, 0, OPT_JSON },
+	{ NULL, 0, 0, 0 }
+};
+
+struct bad {
+	struct cli_row row;
+	int reason;
+	char *message;
+};
+
+struct verify {
+	struct bad *bad;
+	size_t n;
+};
+
+static void bad_cb(const rocjit_entry *e, int reason, const char *message, void *user)
+{
+	struct verify *v = user;
+	struct bad *b;
+
+	v->bad = cli_realloc(v->bad, (v->n + 1) * sizeof *v->bad);
+	b = &v->bad[v->n++];
+	memset(b, 0, sizeof *b);
+	memcpy(b->row.key, e->key, sizeof b->row.key);
+	b->row.key[32] = 0;
+	b->row.target = cli_strdup(e->target);
+	b->row.source_name = cli_strdup(e->source_name);
+	b->reason = reason;
+	b->message = cli_strdup(message);
+}
+
+static const char *reason_name(int reason)
+{
+	return reason == ROCJIT_BAD_CHECKSUM ? "checksum"
+	       : reason == ROCJIT_BAD_OBJECT ? "object"
+					     : "unknown";
+}
+
+int cli_verify(int argc, char **argv)
+{
+	struct verify v = { 0 };
+	struct cli_parser p;
+	uint64_t checked = 0, nbad = 0;
+	const char *val;
+	int id, rc = CLI_OK, fix = 0, json = 0;
+	rocjit_ctx *ctx = NULL;
+
+	cli_parser_init(&p, "verify", argc, argv, verify_opts, 0);
+	while (rc == CLI_OK && (id = cli_next(&p, &val)) != CLI_ARG_END) {
+		switch (id) {
+		case CLI_ARG_HELP: rc = -1; break;
+		case CLI_ARG_ERROR: rc = CLI_USAGE; break;
+		case CLI_ARG_POSITIONAL:
+			rc = cli_usage_error("verify", "unexpected argument '%s'", val);
+			break;
+		case OPT_FIX: fix = 1; break;
+		case OPT_JSON: json = 1; break;
+		}
+	}
+	if (rc == -1)
+		return cli_help("verify");
+	if (rc == CLI_OK)
+		rc = cli_open(&ctx, 0, 1);
+	if (rc == CLI_OK && (id = rocjit_cache_verify(ctx, fix, bad_cb, &v, &checked, &nbad)))
+		rc = cli_fail("cannot check the cache: %s (%s); if the database itself is "
+			      "damaged, remove it (`rocjit stats` shows its path): the cache "
+			      "refills itself", rocjit_last_error(), rocjit_strerror(id));
+	/* Removed entries leave free pages: give them back, as purge does. */
+	if (rc == CLI_OK && fix && nbad && rocjit_cache_compact(ctx) != 0)
+		cli_warn("the bad entries are gone but the file was not compacted: %s",
+			 rocjit_last_error());
+	if (rc == CLI_OK && json) {
+		struct cli_json j;
+		cli_json_init(&j, stdout);
+		cli_json_object(&j, NULL);
+		cli_json_uint(&j, "checked", checked);
+		cli_json_uint(&j, "bad", nbad);
+		cli_json_bool(&j, "fixed", fix);
+		cli_json_array(&j, "entries");
+		for (size_t i = 0; i < v.n; i++) {
+			cli_json_object(&j, NULL);
+			cli_json_str(&j, "key", v.bad[i].row.key);
+			cli_json_str(&j, "target", v.bad[i].row.target);
+			cli_json_str(&j, "source", v.bad[i].row.source_name);
+			cli_json_str(&j, "reason", reason_name(v.bad[i].reason));
+			cli_json_str(&j, "message", v.bad[i].message);
+			cli_json_end_object(&j);
+		}
+		cli_json_end_array(&j);
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
+	} else if (rc == CLI_OK) {
+		for (size_t i = 0; i < v.n; i++)
+			printf("bad %.12s  %s  %s: %s: %s\n", v.bad[i].row.key, v.bad[i].row.target,
+			       v.bad[i].row.source_name, reason_name(v.bad[i].reason),
+			       v.bad[i].message);
+		printf("verify: %" PRIu64 " entr%s checked, %" PRIu64 " bad", checked,
+		       checked == 1 ? "y" : "ies", nbad);
+		if (nbad)
+			printf(fix ? "; removed\n" : "; run `rocjit verify --fix` to remove them\n");
+		else
+			printf("\n");
+	}
+	if (rc == CLI_OK && nbad)
+		rc = CLI_FAIL;
+	for (size_t i = 0; i < v.n; i++) {
+		free(v.bad[i].row.target);
+		free(v.bad[i].row.source_name);
+		free(v.bad[i].message);
+	}
+	free(v.bad);
+	rocjit_close(ctx);
+	return rc;
+}

@@ -1,0 +1,710 @@
+/*
+ * test_cli.c - the rocjit command-line tool, run as a real process against a real cache in
+ * the test's folder: every command, its --json output (parsed by python3 -m json.tool),
+ * its error paths (bad arguments exit 2 with a usage line), and the prewarm contract:
+ * after `rocjit prewarm`, the application finds every key with compiling forbidden.
+ *
+ * Set-up that is not under test (filling a cache, damaging it) uses the library and
+ * SQLite directly.
+ */
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define MAX_ARGS 64
+
+/* argv for the tool: the binary, --cache <test cache>, then args (NULL-terminated). */
+static void argv_of(char *argv[MAX_ARGS], const char *const *args)
+{
+	int n = 0;
+
+	argv[n++] = (char *)ROCJIT_TEST_CLI;
+	argv[n++] = (char *)"--cache";
+	argv[n++] = rj_test_cache_dir;
+	for (; *args && n < MAX_ARGS - 1; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+}
+
+static void build_argv(char *argv[MAX_ARGS], va_list ap)
+{
+	const char *args[MAX_ARGS];
+	int n = 0;
+
+	while ((args[n] = va_arg(ap, const char *)) && n < MAX_ARGS - 1)
+		n++;
+	args[n] = NULL;
+	argv_of(argv, args);
+}
+
+static void echo_command(char *const argv[], const char *output)
+{
+	printf("$ rocjit");
+	for (int i = 3; argv[i]; i++)
+		printf(" %s", argv[i]);
+	printf("\n%s", output ? output : "");
+	fflush(stdout);
+}
+
+/* Runs the tool with extra environment entries; stdout+stderr into *out (may be NULL). */
+static int cli_env(char *const env[], char **out, ...)
+{
+	char *argv[MAX_ARGS], *output = NULL;
+	va_list ap;
+	int rc;
+
+	va_start(ap, out);
+	build_argv(argv, ap);
+	va_end(ap);
+	rc = rj_test_run(argv, env, &output);
+	echo_command(argv, output);
+	printf("(exit %d)\n", rc);
+	if (out)
+		*out = output;
+	else
+		free(output);
+	return rc;
+}
+
+#define cli(out, ...) cli_env(NULL, out, __VA_ARGS__)
+
+/*
+ * Runs the tool with stdout alone into a file, asserts its exit status, and checks with
+ * python3 -m json.tool that the file is JSON.  Returns the JSON text.
+ */
+static char *cli_json(int expect, ...)
+{
+	char *argv[MAX_ARGS], path[4200], *text;
+	char *check[] = { (char *)"/usr/bin/env", (char *)"python3", (char *)"-m",
+			  (char *)"json.tool", path, NULL };
+	va_list ap;
+	pid_t pid;
+	int status;
+
+	va_start(ap, expect);
+	build_argv(argv, ap);
+	va_end(ap);
+	snprintf(path, sizeof path, "%s/out.json", rj_test_dir);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	text = rj_test_read_file(path, NULL);
+	echo_command(argv, text);
+	ASSERT(WIFEXITED(status));
+	ASSERT_INT(WEXITSTATUS(status), expect);
+	ASSERT_INT(rj_test_run(check, NULL, NULL), 0);
+	return text;
+}
+
+/* Runs the data probe (an application embedding tests/data/kernels) or the plain probe. */
+static int probe(const char *exe, const char *target, const char *how, const char *what,
+		 const char *option, char **out)
+{
+	char *env[] = { (char *)"ROCJIT_NO_COMPILE=1", NULL };
+	char *argv[] = { (char *)exe, (char *)"--cache", rj_test_cache_dir, (char *)"--target",
+			 (char *)target, (char *)how, (char *)what,
+			 (char *)(option ? "--option" : NULL), (char *)option, NULL };
+	char *output;
+	int rc = rj_test_run(argv, env, &output);
+
+	printf("$ ROCJIT_NO_COMPILE=1 probe %s %s %s %s\n%s(exit %d)\n", target, how, what,
+	       option ? option : "", output, rc);
+	if (out)
+		*out = output;
+	else
+		free(output);
+	return rc;
+}
+
+/* Whether NVRTC is installed here: the sm_ parts of the tests run only where it is. */
+static int have_nvrtc(void)
+{
+	const char *id;
+	return rocjit_compiler_identity(&id, ROCJIT_PLATFORM_NVIDIA) == 0;
+}
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char path[4300];
+
+	mkdir(dir, 0700);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	rj_test_write_file(path, text, strlen(text));
+}
+
+static const char bad_hip[] = "#include <hip/hip_runtime.h>\n"
+			      "extern \"C\" __global__ void broken(float *y)\n"
+			      "{\n"
+			      "    y[0] = undeclared_thing;\n"
+			      "}\n";
+
+/* Fills the cache through the library: axpy for gfx90a with n option variants. */
+static void fill(int n)
+{
+	static const char *const variants[] = { "-DRJ_VARIANT=1", "-DRJ_VARIANT=2",
+						"-DRJ_VARIANT=3" };
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *c;
+
+	p.source = rj_test_axpy;
+	p.name = "axpy.hip";
+	for (int i = 0; i < n; i++) {
+		p.options = &variants[i];
+		p.num_options = 1;
+		ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	}
+	rocjit_close(ctx);
+}
+
+/* Runs SQL on the test cache's database (to age or damage entries). */
+static void sql(const char *statement)
+{
+	char path[4300];
+	sqlite3 *db;
+
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
+	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_exec(db, statement, NULL, NULL, NULL) != SQLITE_OK)
+		rj_test_fail(__FILE__, __LINE__, "%s: %s", statement, sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+struct keys {
+	int n;
+	char key[8][33];
+	char target[8][64];
+	uint64_t bytes;
+};
+
+static int add_key(const rocjit_entry *e, void *user)
+{
+	struct keys *k = user;
+	if (k->n < 8) {
+		memcpy(k->key[k->n], e->key, 33);
+		snprintf(k->target[k->n], sizeof k->target[0], "%s", e->target);
+	}
+	k->n++;
+	k->bytes += e->size;
+	return 0;
+}
+
+/* The entries now in the cache, in key order (through the library). */
+static struct keys cache_keys(void)
+{
+	struct keys k = { 0 };
+	rocjit_ctx *ctx = rj_test_open();
+
+	ASSERT_INT(rocjit_cache_foreach(ctx, add_key, &k), 0);
+	rocjit_close(ctx);
+	return k;
+}
+
+static uint64_t db_bytes(void)
+{
+	char path[4300];
+	struct stat st;
+	uint64_t n = 0;
+
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
+	if (stat(path, &st) == 0)
+		n += (uint64_t)st.st_size;
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite-wal", rj_test_cache_dir);
+	if (stat(path, &st) == 0)
+		n += (uint64_t)st.st_size;
+	return n;
+}
+
+/* ---- Help, version, usage errors -------------------------------------------------------- */
+
+TEST(help_and_version_exit_0_and_do_nothing_else)
+{
+	static const char *const cmds[] = { "prewarm", "purge", "stats", "list", "ls",
+					    "show", "verify", "compile", "targets" };
+	char *out, expect[64];
+
+	fill(1);
+
+	ASSERT_INT(cli(&out, "--version", NULL), 0);
+	ASSERT_CONTAINS(out, "rocjit " ROCJIT_VERSION_STRING);
+	free(out);
+	ASSERT_INT(cli(&out, "--help", NULL), 0);
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		ASSERT_CONTAINS(out, cmds[i]);
+	free(out);
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		const char *name = strcmp(cmds[i], "ls") ? cmds[i] : "list";
+		snprintf(expect, sizeof expect, "usage: rocjit %s", name);
+		ASSERT_INT(cli(&out, cmds[i], "--help", NULL), 0);
+		ASSERT_CONTAINS(out, expect);
+		free(out);
+		ASSERT_INT(cli(&out, "help", cmds[i], NULL), 0);
+		ASSERT_CONTAINS(out, expect);
+		free(out);
+	}
+	/* --help wins over everything else on the line: nothing was removed. */
+	ASSERT_INT(cli(&out, "purge", "--all", "--help", NULL), 0);
+	free(out);
+	ASSERT_INT(cache_keys().n, 1);
+}
+
+TEST(bad_arguments_exit_2_with_a_usage_line)
+{
+	static const char *const cases[][8] = {
+		{ NULL },
+		{ "frobnicate", NULL },
+		{ "--frobnicate", "stats", NULL },
+		{ "help", "frobnicate", NULL },
+		{ "prewarm", "--arch", "gfx90a", NULL },
+		{ "prewarm", "--jobs", "0", "--arch", "gfx90a", NULL },
+		{ "prewarm", "--arch", "gfx90a:bogus", "--manifest", ROCJIT_TEST_MANIFEST, NULL },
+		{ "prewarm", "--arch", "tpu_v5", "--manifest", ROCJIT_TEST_MANIFEST, NULL },
+		{ "prewarm", ROCJIT_TEST_MANIFEST, "--arch", NULL },
+		{ "purge", NULL },
+		{ "purge", "--all", "--arch", "gfx90a", NULL },
+		{ "purge", "--older-than", "soon", NULL },
+		{ "purge", "--max-size", "lots", NULL },
+		{ "purge", "--all", "extra", NULL },
+		{ "list", "--sort", "color", NULL },
+		{ "list", "--", "-O2", NULL },
+		{ "show", NULL },
+		{ "show", "xyz1", NULL },
+		{ "show", "12", NULL },
+		{ "verify", "--fix=yes", NULL },
+		{ "stats", "--bogus", NULL },
+		{ "compile", NULL },
+		{ "compile", "a.hip", "b.hip", NULL },
+		{ "compile", "a.hip", "--arch", "gfx90a,gfx1030", "-o", "x.o", NULL },
+		{ "targets", "now", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *argv[MAX_ARGS], *out;
+		int rc;
+
+		argv_of(argv, cases[i]);
+		rc = rj_test_run(argv, NULL, &out);
+		echo_command(argv, out);
+		ASSERT_INT(rc, 2);
+		ASSERT_CONTAINS(out, "usage: rocjit");
+		free(out);
+	}
+}
+
+/* ---- prewarm ------------------------------------------------------------------------------ */
+
+TEST(prewarm_manifest_then_forbidden_compile_hits_every_key)
+{
+	static const char *const sources[] = { "scale.hip", "sub/offset.hip" };
+	const char *arch = have_nvrtc() ? "gfx90a,sm_90" : "gfx90a";
+	const char *targets[] = { "gfx90a", "sm_90" };
+	size_t ntargets = have_nvrtc() ? 2 : 1;
+	char *out;
+
+	ASSERT_INT(cli(&out, "prewarm", "--manifest", ROCJIT_TEST_MANIFEST, "--arch", arch,
+		       "--jobs", "2", NULL), 0);
+	ASSERT_CONTAINS(out, ntargets == 2 ? "4 compiled, 0 already cached, 0 failed"
+					   : "2 compiled, 0 already cached, 0 failed");
+	free(out);
+	/* The application itself, with compiling forbidden: every registered kernel hits. */
+	for (size_t t = 0; t < ntargets; t++)
+		for (size_t s = 0; s < 2; s++) {
+			ASSERT_INT(probe(ROCJIT_TEST_PROBE_DATA, targets[t], "--registered",
+					 sources[s], NULL, &out), 0);
+			ASSERT_CONTAINS(out, "from_cache=1");
+			free(out);
+		}
+	/* The control: a key prewarm did not store is refused, not compiled. */
+	ASSERT_INT(probe(ROCJIT_TEST_PROBE_DATA, "gfx90a", "--registered", "scale.hip",
+			 "-DOTHER=1", &out), 1);
+	ASSERT_CONTAINS(out, "not in the cache");
+	free(out);
+	/* The folder is read as the same set: everything is already there, nothing compiles. */
+	ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_DATA_KERNELS, "--arch", arch, NULL), 0);
+	ASSERT_CONTAINS(out, ntargets == 2 ? "0 compiled, 4 already cached"
+					   : "0 compiled, 2 already cached");
+	free(out);
+}
+
+TEST(prewarm_single_file_takes_options_and_ignores_no_compile)
+{
+	char *env[] = { (char *)"ROCJIT_NO_COMPILE=1", (char *)"ROCJIT_ARCH=gfx90a", NULL };
+	char *out;
+
+	/* No --arch: $ROCJIT_ARCH.  ROCJIT_NO_COMPILE is for applications, not prewarm. */
+	ASSERT_INT(cli_env(env, &out, "prewarm", ROCJIT_TEST_KERNELS "/axpy.hip", "--", "-DN=4",
+			   NULL), 0);
+	ASSERT_CONTAINS(out, "1 compiled");
+	free(out);
+	ASSERT_INT(probe(ROCJIT_TEST_PROBE, "gfx90a", "--file", ROCJIT_TEST_KERNELS "/axpy.hip",
+			 "-DN=4", &out), 0);
+	ASSERT_CONTAINS(out, "from_cache=1");
+	free(out);
+	/* Other options are another key. */
+	ASSERT_INT(probe(ROCJIT_TEST_PROBE, "gfx90a", "--file", ROCJIT_TEST_KERNELS "/axpy.hip",
+			 NULL, &out), 1);
+	free(out);
+}
+
+TEST(prewarm_failure_prints_the_compiler_log_and_exits_1)
+{
+	char dir[4200], *out, *json;
+
+	snprintf(dir, sizeof dir, "%s/src", rj_test_dir);
+	write_text(dir, "bad.hip", bad_hip);
+	write_text(dir, "good.hip", rj_test_axpy);
+	ASSERT_INT(cli(&out, "prewarm", dir, "--arch", "gfx90a", "-j", "2", NULL), 1);
+	ASSERT_CONTAINS(out, "FAILED bad.hip for gfx90a");
+	ASSERT_CONTAINS(out, "bad.hip:4:12: error: use of undeclared identifier");
+	ASSERT_CONTAINS(out, "1 compiled, 0 already cached, 1 failed");
+	free(out);
+	/* Again, as JSON: the good one is cached now, the bad one fails again, with its log. */
+	json = cli_json(1, "prewarm", dir, "--arch", "gfx90a", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"failed\": 1");
+	ASSERT_CONTAINS(json, "\"cached\": 1");
+	ASSERT_CONTAINS(json, "bad.hip:4:12: error");
+	free(json);
+}
+
+TEST(prewarm_refuses_unknown_targets_and_bad_inputs)
+{
+	char path[4200], *out;
+	int gpus = 0, n;
+
+	/* A processor the compiler does not know: one clear failure, no crash (comgr would
+	   abort on it). */
+	ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx940",
+		       NULL), 1);
+	ASSERT_CONTAINS(out, "FAILED every source for gfx940");
+	ASSERT_CONTAINS(out, "cannot compile for \"gfx940\"");
+	ASSERT_CONTAINS(out, "rocjit targets");
+	free(out);
+	/* A feature it does not know: refused by the library's check. */
+	ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch",
+		       "gfx1030:xnack-", NULL), 1);
+	ASSERT_CONTAINS(out, "1 failed");
+	free(out);
+	ASSERT_INT(cli(&out, "prewarm", "/nonexistent/kernels", "--arch", "gfx90a", NULL), 1);
+	ASSERT_CONTAINS(out, "check the path");
+	free(out);
+	snprintf(path, sizeof path, "%s/not-a-manifest", rj_test_dir);
+	rj_test_write_file(path, "axpy.hip\n", 9);
+	ASSERT_INT(cli(&out, "prewarm", "--manifest", path, "--arch", "gfx90a", NULL), 1);
+	ASSERT_CONTAINS(out, "not a rocjit kernel manifest");
+	free(out);
+	rj_test_write_file(path, "# rocjit-manifest 1\ndir=/nonexistent\naxpy.hip\n", 46);
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", NULL), 1);
+	ASSERT_CONTAINS(out, "rebuild the application");
+	free(out);
+	/* No --arch, no $ROCJIT_ARCH, no GPU: say what to pass. */
+	for (int p = ROCJIT_PLATFORM_AMD; p <= ROCJIT_PLATFORM_NVIDIA; p++)
+		if (rocjit_device_count(p, &n) == 0)
+			gpus += n;
+	if (!gpus) {
+		ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_KERNELS, NULL), 1);
+		ASSERT_CONTAINS(out, "pass --arch");
+		free(out);
+	}
+}
+
+/* ---- compile ------------------------------------------------------------------------------ */
+
+TEST(compile_prints_diagnostics_like_a_compiler)
+{
+	char dir[4200], bad[4300], good[4300], obj[4300], *out, *json;
+	size_t size;
+
+	snprintf(dir, sizeof dir, "%s/src", rj_test_dir);
+	write_text(dir, "bad.hip", bad_hip);
+	write_text(dir, "good.hip", rj_test_axpy);
+	snprintf(bad, sizeof bad, "%s/bad.hip", dir);
+	snprintf(good, sizeof good, "%s/good.hip", dir);
+	snprintf(obj, sizeof obj, "%s/good.co", rj_test_dir);
+	ASSERT_INT(cli(&out, "compile", bad, "--arch", "gfx90a", NULL), 1);
+	ASSERT_CONTAINS(out, "bad.hip:4:12: error: use of undeclared identifier");
+	ASSERT_CONTAINS(out, "did not compile for gfx90a");
+	free(out);
+	/* --no-cache: compiled and written out, nothing stored. */
+	ASSERT_INT(cli(&out, "compile", good, "--arch", "gfx90a", "--no-cache", "-o", obj, NULL),
+		   0);
+	ASSERT_CONTAINS(out, "1 kernel");
+	ASSERT_CONTAINS(out, "  axpy\n");
+	ASSERT_CONTAINS(out, "not stored");
+	free(out);
+	free(rj_test_read_file(obj, &size));
+	ASSERT(size > 1000);
+	ASSERT_INT(cache_keys().n, 0);
+	/* Stored, then served from the cache. */
+	ASSERT_INT(cli(&out, "compile", good, "--arch", "gfx90a", NULL), 0);
+	ASSERT_CONTAINS(out, "stored in the cache");
+	free(out);
+	ASSERT_INT(cache_keys().n, 1);
+	json = cli_json(0, "compile", good, "--arch", "gfx90a", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"from_cache\": true");
+	ASSERT_CONTAINS(json, "\"axpy\"");
+	free(json);
+}
+
+/* ---- list, show ---------------------------------------------------------------------------- */
+
+TEST(list_and_show_describe_the_entries)
+{
+	char prefix[8], other[8], obj[4300], *out, *json, *code;
+	struct keys k;
+	size_t size;
+
+	fill(2);
+	k = cache_keys();
+	ASSERT_INT(k.n, 2);
+	ASSERT_INT(cli(&out, "list", NULL), 0);
+	ASSERT_CONTAINS(out, "KEY");
+	snprintf(prefix, sizeof prefix, "%.6s", k.key[0]);
+	ASSERT_CONTAINS(out, prefix);
+	ASSERT_CONTAINS(out, "axpy.hip: axpy");
+	free(out);
+	ASSERT_INT(cli(&out, "ls", "--arch", "gfx1030", NULL), 0);
+	ASSERT(strstr(out, "axpy.hip") == NULL);
+	free(out);
+	json = cli_json(0, "list", "--sort", "size", "--reverse", "--json", NULL);
+	ASSERT_CONTAINS(json, k.key[1]);
+	free(json);
+	/* show: the stored fields and what the object itself says. */
+	ASSERT_INT(cli(&out, "show", prefix, NULL), 0);
+	ASSERT_CONTAINS(out, k.key[0]);
+	ASSERT_CONTAINS(out, "object target: gfx90a");
+	ASSERT_CONTAINS(out, "checksum:      ok");
+	ASSERT_CONTAINS(out, "-DRJ_VARIANT=");
+	free(out);
+	json = cli_json(0, "show", prefix, "--json", NULL);
+	ASSERT_CONTAINS(json, "\"checksum_ok\": true");
+	free(json);
+	snprintf(obj, sizeof obj, "%s/entry.co", rj_test_dir);
+	ASSERT_INT(cli(NULL, "show", prefix, "--extract", obj, NULL), 0);
+	code = rj_test_read_file(obj, &size);
+	ASSERT(size > 1000 && memcmp(code, "\177ELF", 4) == 0);
+	free(code);
+	/* A prefix no key has. */
+	snprintf(other, sizeof other, "%.4s", k.key[0]);
+	for (other[0] = '0'; other[0] == k.key[0][0] || other[0] == k.key[1][0]; other[0]++)
+		;
+	ASSERT_INT(cli(&out, "show", other, NULL), 1);
+	ASSERT_CONTAINS(out, "rocjit list");
+	free(out);
+}
+
+/* ---- purge ------------------------------------------------------------------------------- */
+
+TEST(purge_all_empties_the_cache_and_shrinks_the_file)
+{
+	uint64_t before;
+	char *out, *json;
+
+	fill(3);
+	before = db_bytes();
+	ASSERT_INT(cli(&out, "purge", "--all", "--dry-run", NULL), 0);
+	ASSERT_CONTAINS(out, "3 of 3 entries");
+	ASSERT_CONTAINS(out, "nothing was changed");
+	free(out);
+	ASSERT_INT(cache_keys().n, 3);
+	json = cli_json(0, "purge", "--all", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"removed\": 3");
+	free(json);
+	ASSERT_INT(cache_keys().n, 0);
+	printf("database: %llu -> %llu bytes\n", (unsigned long long)before,
+	       (unsigned long long)db_bytes());
+	ASSERT(db_bytes() < before);
+	ASSERT_INT(cli(&out, "verify", NULL), 0);
+	ASSERT_CONTAINS(out, "0 entries checked, 0 bad");
+	free(out);
+}
+
+TEST(purge_by_arch_age_and_compiler_version)
+{
+	char update[512], *out;
+	struct keys k;
+
+	fill(3);
+	k = cache_keys();
+	/* One entry last used 40 days ago; one made by another compiler. */
+	snprintf(update, sizeof update,
+		 "UPDATE entries SET created = strftime('%%s','now') - 40*86400, "
+		 "last_used = strftime('%%s','now') - 40*86400 WHERE lower(hex(key)) = '%s'",
+		 k.key[0]);
+	sql(update);
+	snprintf(update, sizeof update,
+		 "UPDATE entries SET compiler = 'hiprtc 8.0; hip 0; comgr 1.0' "
+		 "WHERE lower(hex(key)) = '%s'", k.key[1]);
+	sql(update);
+	ASSERT_INT(cli(&out, "purge", "--arch", "gfx1030", NULL), 0);
+	ASSERT_CONTAINS(out, "removed 0 of 3");
+	free(out);
+	ASSERT_INT(cli(&out, "list", "--older-than", "30d", NULL), 0);
+	snprintf(update, sizeof update, "\n%.12s ", k.key[0]);
+	ASSERT_CONTAINS(out, update);
+	snprintf(update, sizeof update, "\n%.12s ", k.key[2]);
+	ASSERT(strstr(out, update) == NULL);
+	free(out);
+	ASSERT_INT(cli(&out, "purge", "--older-than", "30d", "--arch", "gfx90a", "-v", NULL), 0);
+	ASSERT_CONTAINS(out, "removed 1 of 3");
+	free(out);
+	ASSERT_INT(cli(&out, "purge", "--compiler-version-other-than-current", "--dry-run",
+		       NULL), 0);
+	ASSERT_CONTAINS(out, "1 of 2 entries");
+	free(out);
+	ASSERT_INT(cli(&out, "purge", "--compiler-version-other-than-current", NULL), 0);
+	ASSERT_CONTAINS(out, "removed 1 of 2");
+	free(out);
+	k = cache_keys();
+	ASSERT_INT(k.n, 1);
+	ASSERT_INT(cli(&out, "verify", NULL), 0);
+	free(out);
+}
+
+TEST(purge_max_size_evicts_least_recently_used_first)
+{
+	char update[512], *out;
+	struct keys k;
+
+	fill(3);
+	k = cache_keys();
+	/* Used 3, 2 and 1 hours ago, in key order. */
+	for (int i = 0; i < 3; i++) {
+		snprintf(update, sizeof update,
+			 "UPDATE entries SET last_used = strftime('%%s','now') - %d "
+			 "WHERE lower(hex(key)) = '%s'", (3 - i) * 3600, k.key[i]);
+		sql(update);
+	}
+	/* One byte too many: the least recently used goes, the others stay. */
+	snprintf(update, sizeof update, "%llu", (unsigned long long)k.bytes - 1);
+	ASSERT_INT(cli(&out, "purge", "--max-size", update, NULL), 0);
+	ASSERT_CONTAINS(out, "removed 1 of 3");
+	free(out);
+	k = cache_keys();
+	ASSERT_INT(k.n, 2);
+	ASSERT_INT(cli(&out, "purge", "--max-size", "1G", NULL), 0);
+	ASSERT_CONTAINS(out, "removed 0 of 2");
+	free(out);
+	ASSERT_INT(cli(&out, "purge", "--max-size", "0", NULL), 0);
+	ASSERT_CONTAINS(out, "removed 2 of 2");
+	free(out);
+	ASSERT_INT(cli(&out, "verify", NULL), 0);
+	free(out);
+}
+
+/* ---- verify ------------------------------------------------------------------------------- */
+
+TEST(verify_finds_damage_and_fix_drops_it)
+{
+	char update[512], prefix[32], *out, *json;
+	struct keys k;
+
+	fill(3);
+	k = cache_keys();
+	/* A flipped code object, and an object stored under another target. */
+	snprintf(update, sizeof update,
+		 "UPDATE entries SET code = zeroblob(size) WHERE lower(hex(key)) = '%s'",
+		 k.key[0]);
+	sql(update);
+	snprintf(update, sizeof update,
+		 "UPDATE entries SET target = 'gfx1030' WHERE lower(hex(key)) = '%s'", k.key[1]);
+	sql(update);
+	ASSERT_INT(cli(&out, "verify", NULL), 1);
+	snprintf(prefix, sizeof prefix, "bad %.12s", k.key[0]);
+	ASSERT_CONTAINS(out, prefix);
+	ASSERT_CONTAINS(out, "checksum");
+	ASSERT_CONTAINS(out, "3 entries checked, 2 bad");
+	ASSERT_CONTAINS(out, "verify --fix");
+	free(out);
+	json = cli_json(1, "verify", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"bad\": 2");
+	ASSERT_CONTAINS(json, "\"reason\": \"object\"");
+	free(json);
+	ASSERT_INT(cli(&out, "show", k.key[0], NULL), 1);
+	ASSERT_CONTAINS(out, "BAD");
+	free(out);
+	ASSERT_INT(cli(&out, "verify", "--fix", NULL), 1);
+	ASSERT_CONTAINS(out, "removed");
+	free(out);
+	ASSERT_INT(cli(&out, "verify", NULL), 0);
+	ASSERT_CONTAINS(out, "1 entry checked, 0 bad");
+	free(out);
+}
+
+/* ---- stats, targets, the cache itself ----------------------------------------------------- */
+
+TEST(stats_counts_hits_and_zero_resets_them)
+{
+	char *out, *json;
+
+	ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx90a",
+		       NULL), 0);
+	free(out);
+	/* An application's disk hit, in another process. */
+	ASSERT_INT(probe(ROCJIT_TEST_PROBE, "gfx90a", "--file", ROCJIT_TEST_KERNELS "/axpy.hip",
+			 NULL, NULL), 0);
+	ASSERT_INT(cli(&out, "stats", NULL), 0);
+	ASSERT_CONTAINS(out, "entries:        1");
+	ASSERT_CONTAINS(out, "disk hits:    1");
+	ASSERT_CONTAINS(out, "misses:       1");
+	ASSERT_CONTAINS(out, "compiles:     1");
+	ASSERT_CONTAINS(out, "hit ratio:    50.0 %");
+	ASSERT_CONTAINS(out, "gfx90a");
+	ASSERT_CONTAINS(out, "hiprtc");
+	ASSERT_CONTAINS(out, rj_test_cache_dir);
+	free(out);
+	json = cli_json(0, "stats", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"disk_hits\": 1");
+	free(json);
+	ASSERT_INT(cli(&out, "stats", "--zero", NULL), 0);
+	free(out);
+	ASSERT_INT(cli(&out, "stats", NULL), 0);
+	ASSERT_CONTAINS(out, "disk hits:    0");
+	ASSERT_CONTAINS(out, "entries:        1");
+	free(out);
+}
+
+TEST(targets_lists_compilers_and_gpus)
+{
+	char *out, *json;
+
+	ASSERT_INT(cli(&out, "targets", NULL), 0);
+	ASSERT_CONTAINS(out, "amd");
+	ASSERT_CONTAINS(out, "gfx90a");
+	ASSERT_CONTAINS(out, "GPUs:");
+	free(out);
+	json = cli_json(0, "targets", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"platform\": \"nvidia\"");
+	free(json);
+}
+
+TEST(an_unusable_cache_says_what_to_do)
+{
+	char *env[] = { (char *)"ROCJIT_DISABLE_CACHE=1", NULL };
+	char file[4200], path[4300];
+	char *argv[] = { (char *)ROCJIT_TEST_CLI, (char *)"--cache", path, (char *)"list", NULL };
+	char *out;
+
+	/* A file where the folder should be. */
+	snprintf(file, sizeof file, "%s/file", rj_test_dir);
+	rj_test_write_file(file, "x", 1);
+	snprintf(path, sizeof path, "%s/cache", file);
+	ASSERT_INT(rj_test_run(argv, NULL, &out), 1);
+	printf("%s", out);
+	ASSERT_CONTAINS(out, "--cache DIR");
+	free(out);
+	ASSERT_INT(cli_env(env, &out, "stats", NULL), 1);
+	ASSERT_CONTAINS(out, "unset ROCJIT_DISABLE_CACHE");
+	free(out);
+}
