@@ -153,6 +153,7 @@ static int open_db(rj_cache *c, const char *dir)
 
 	if (!c->readonly)
 		RJ_FORWARD(make_dirs(dir));
+	snprintf(c->dir, sizeof c->dir, "%s", dir);
 	RJ_CHECK((size_t)snprintf(c->path, sizeof c->path, "%s/%s", dir, RJ_CACHE_FILE) >=
 			 sizeof c->path,
 		 ROCJIT_EINVAL, "cache folder path is too long");
@@ -284,6 +285,11 @@ void rj_cache_close(rj_cache *c)
 const char *rj_cache_path(const rj_cache *c)
 {
 	return c->path;
+}
+
+const char *rj_cache_dir_of(const rj_cache *c)
+{
+	return c->dir;
 }
 
 static void note_hit(rj_cache *c, const rj_key *key)

@@ -47,8 +47,9 @@ void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, doubl
 /* Flushes pending hit counts and counters, and closes. NULL is a no-op. */
 void rj_cache_close(rj_cache *c);
 
-/* The database file's path. */
+/* The database file's path, and the folder it is in. */
 const char *rj_cache_path(const rj_cache *c);
+const char *rj_cache_dir_of(const rj_cache *c);
 
 /*
  * Looks key up.  On a hit (returns 1) *code receives a malloc'ed copy the caller frees,

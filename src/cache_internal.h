@@ -21,6 +21,7 @@ struct rj_cache {
 	uint64_t misses, compiles;          /* reported by the context at close */
 	double compile_ms;
 	char path[4096];
+	char dir[4096];
 };
 
 

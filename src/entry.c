@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "codeobj.h"
 #include "compiler_id.h"
+#include "keylock.h"
 #include "context.h"
 #include "error.h"
 
@@ -151,42 +153,95 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 	return 0;
 }
 
+/* 1 and e filled when the on-disk cache has e's key; 0 on a miss (or a cache failure). */
+static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e)
+{
+	void *code;
+	size_t size;
+	double t0 = rj_now_ms(), ms = 0;
+	char hex[33];
+	int rc = rj_cache_get(ctx->cache, &e->key, &code, &size, &ms);
+
+	if (rc == 1) {
+		e->code.data = code;
+		e->code.size = size;
+		e->code.compile_ms = ms;
+		e->code.from_cache = 1;
+		atomic_fetch_add(&ctx->disk_hits, 1);
+		if (rj_log_level() >= RJ_LOG_INFO) {
+			rj_key_hex(&e->key, hex);
+			rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms "
+			       "(compiling took %.1f ms)", hex, e->target, r->name, size,
+			       rj_now_ms() - t0, ms);
+		}
+		return 1;
+	}
+	if (rc < 0) {
+		atomic_fetch_add(&ctx->cache_errors, 1);
+		rj_warn_once("cache-get", "%s; compiling instead", rocjit_last_error());
+	}
+	return 0;
+}
+
+/*
+ * After a disk miss: takes the key's lock across processes, so that of all the processes
+ * missing the same key at once only one compiles.  The others wait for its result in the
+ * cache, taking the lock themselves if the holder dies, for at most the lock timeout.
+ * Returns 1 when the cache answered meanwhile; else 0 with *lock held or not (no lock can
+ * be had: compile anyway).
+ */
+static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+			struct rj_keylock *lock)
+{
+	double deadline = rj_now_ms() + rj_keylock_timeout_ms();
+	unsigned sleep_us = 2000;
+	int rc;
+
+	lock->fd = -1;
+	if (ctx->flags & ROCJIT_OPEN_READONLY)
+		return 0;
+	while ((rc = rj_keylock_try(lock, rj_cache_dir_of(ctx->cache), &e->key)) == RJ_LOCK_BUSY) {
+		if (rj_now_ms() > deadline) {
+			char hex[33];
+			rj_key_hex(&e->key, hex);
+			rj_log(RJ_LOG_WARN, "another process has been compiling %s (key %s) for "
+			       "%d ms; compiling it here too (ROCJIT_LOCK_TIMEOUT_MS sets the wait)",
+			       r->name, hex, rj_keylock_timeout_ms());
+			return 0;
+		}
+		usleep(sleep_us);
+		if (sleep_us < 50000)
+			sleep_us *= 2;
+		if (disk_lookup(ctx, r, e))
+			return 1;
+	}
+	/* Held: the previous holder may have stored it just before letting go. */
+	if (rc == RJ_LOCK_HELD && disk_lookup(ctx, r, e)) {
+		rj_keylock_release(lock);
+		return 1;
+	}
+	return 0;
+}
+
 static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
 		   const char *compiler)
 {
+	struct rj_keylock lock = { .fd = -1 };
 	char hex[33];
+	int rc;
 
-	if (ctx->cache) {
-		void *code;
-		size_t size;
-		double t0 = rj_now_ms(), ms = 0;
-		int rc = rj_cache_get(ctx->cache, &e->key, &code, &size, &ms);
-
-		if (rc == 1) {
-			e->code.data = code;
-			e->code.size = size;
-			e->code.compile_ms = ms;
-			e->code.from_cache = 1;
-			atomic_fetch_add(&ctx->disk_hits, 1);
-			if (rj_log_level() >= RJ_LOG_INFO) {
-				rj_key_hex(&e->key, hex);
-				rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in "
-				       "%.3f ms (compiling took %.1f ms)", hex, e->target, r->name,
-				       size, rj_now_ms() - t0, ms);
-			}
-			return 0;
-		}
-		if (rc < 0) {
-			atomic_fetch_add(&ctx->cache_errors, 1);
-			rj_warn_once("cache-get", "%s; compiling instead", rocjit_last_error());
-		}
-	}
+	if (ctx->cache && disk_lookup(ctx, r, e))
+		return 0;
+	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_COMPILE) && wait_for_key(ctx, r, e, &lock))
+		return 0;
 	atomic_fetch_add(&ctx->misses, 1);
 	if (rj_log_level() >= RJ_LOG_INFO) {
 		rj_key_hex(&e->key, hex);
 		rj_log(RJ_LOG_INFO, "miss key=%s target=%s source=%s", hex, e->target, r->name);
 	}
-	return compile(ctx, r, e, compiler);
+	rc = compile(ctx, r, e, compiler);
+	rj_keylock_release(&lock);
+	return rc;
 }
 
 /* Wakes the threads waiting for e after its owner changed its state. */

@@ -3,13 +3,18 @@
  * and prints what happened as key=value pairs on one line.
  *
  *   rocjit_probe [--cache DIR] [--target T] (--registered NAME | --file PATH)
- *                [--option OPT]... [--repeat N]
+ *                [--option OPT]... [--repeat N] [--threads N] [--start-at EPOCH_MS]
+ *
+ * --threads N: N threads make the request at once (one context); --start-at: wait until
+ * that wall-clock time first, so that many probes start together.
  *
  * Exit 0 on success; else 1 and the error on stderr.
  */
+#define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -45,6 +50,46 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+struct shared {
+	rocjit_ctx *ctx;
+	const char *target, *registered;
+	const char **options;
+	size_t nopt;
+	rocjit_program *p;
+	pthread_barrier_t barrier;
+};
+
+static void *request(void *arg)
+{
+	struct shared *sh = arg;
+	const rocjit_code *code;
+	rocjit_program p = *sh->p;
+
+	p.log = NULL; /* one log buffer cannot serve several threads */
+	p.log_size = 0;
+	pthread_barrier_wait(&sh->barrier);
+	if ((sh->registered ? rocjit_compile_registered(&code, sh->ctx, sh->target, sh->registered,
+							 sh->options, sh->nopt)
+			    : rocjit_compile(&code, sh->ctx, sh->target, &p)) != 0)
+		fprintf(stderr, "thread: %s\n", rocjit_last_error());
+	return NULL;
+}
+
+static void wait_until(long long epoch_ms)
+{
+	struct timespec ts;
+
+	for (;;) {
+		long long now;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if (now >= epoch_ms)
+			return;
+		struct timespec nap = { 0, (long)((epoch_ms - now) > 5 ? 5 : (epoch_ms - now)) * 1000000L };
+		nanosleep(&nap, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
@@ -53,7 +98,8 @@ int main(int argc, char **argv)
 	const char *options[32], *registered = NULL, *file = NULL, *target = NULL;
 	const rocjit_code *code = NULL;
 	size_t nopt = 0;
-	int repeat = 1, rc = 0;
+	int repeat = 1, rc = 0, threads = 0;
+	long long start_at = 0;
 	char log[8192];
 	char *text = NULL;
 	rocjit_ctx *ctx;
@@ -72,6 +118,10 @@ int main(int argc, char **argv)
 			options[nopt++] = argv[++i];
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 			repeat = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+			threads = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--start-at") && i + 1 < argc)
+			start_at = atoll(argv[++i]);
 		else {
 			fprintf(stderr, "usage: rocjit_probe [--cache DIR] [--target T] "
 					"(--registered NAME | --file PATH) [--option O]... "
@@ -95,6 +145,25 @@ int main(int argc, char **argv)
 		p.num_options = nopt;
 		p.log = log;
 		p.log_size = sizeof log;
+	}
+	if (start_at)
+		wait_until(start_at);
+	if (threads > 0) {
+		struct shared sh;
+		sh.ctx = ctx;
+		sh.target = target;
+		sh.registered = registered;
+		sh.options = options;
+		sh.nopt = nopt;
+		sh.p = &p;
+		pthread_t t[64];
+		if (threads > 64)
+			threads = 64;
+		pthread_barrier_init(&sh.barrier, NULL, (unsigned)threads);
+		for (int i = 0; i < threads; i++)
+			pthread_create(&t[i], NULL, request, &sh);
+		for (int i = 0; i < threads; i++)
+			pthread_join(t[i], NULL);
 	}
 	t0 = now_ms();
 	for (int i = 0; i < repeat && rc == 0; i++)

@@ -1,0 +1,154 @@
+/*
+ * test_stress.c - many processes and threads against one cache: one compile per key
+ * across processes, a holder killed or stopped mid-compile, and kill -9 during writes.
+ * Bounded to a few tens of seconds; ctest label "stress" (CI runs it).
+ */
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define PROCS 16
+
+static long long epoch_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Starts a probe with stdout+stderr to a file; returns its pid. */
+static pid_t spawn_probe(char *const argv[], const char *out, char *const env[])
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		FILE *f = freopen(out, "w", stdout);
+		(void)f;
+		dup2(1, 2);
+		for (size_t i = 0; env && env[i]; i++)
+			putenv(env[i]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static long count_field(const char *text, const char *field)
+{
+	const char *p = strstr(text, field);
+	return p ? strtol(p + strlen(field), NULL, 10) : -1;
+}
+
+TEST(stampede_of_processes_and_threads_compiles_each_key_once)
+{
+	char start[32], out[PROCS][4300], src[4300];
+	pid_t pid[PROCS];
+	long compiles = 0, hits = 0;
+
+	snprintf(src, sizeof src, "%s/axpy.hip", ROCJIT_TEST_KERNELS);
+	snprintf(start, sizeof start, "%lld", epoch_ms() + 1500);
+	for (int i = 0; i < PROCS; i++) {
+		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target",
+				 "gfx90a", "--file", src, "--threads", i % 2 ? "4" : "1",
+				 "--start-at", start, NULL };
+		snprintf(out[i], sizeof out[i], "%s/probe-%d.out", rj_test_dir, i);
+		pid[i] = spawn_probe(argv, out[i], NULL);
+	}
+	for (int i = 0; i < PROCS; i++) {
+		int status;
+		char *text;
+		ASSERT(waitpid(pid[i], &status, 0) == pid[i]);
+		text = rj_test_read_file(out[i], NULL);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			rj_test_fail(__FILE__, __LINE__, "probe %d failed: %s", i, text);
+		compiles += count_field(text, "compiles=");
+		hits += count_field(text, "disk_hits=");
+		free(text);
+	}
+	printf("%d processes (half with 4 threads): %ld compile(s), %ld disk hits\n", PROCS,
+	       compiles, hits);
+	ASSERT_INT(compiles, 1);
+	ASSERT_INT(hits, PROCS - 1);
+}
+
+/* A source slow to compile (seconds), so that a holder can be caught in the act. */
+static void write_slow_source(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT(f != NULL);
+	fprintf(f, "template <int N> __device__ float f(float x) { return f<N - 1>(x) * 1.0001f + N; }\n"
+		   "template <> __device__ float f<0>(float x) { return x; }\n");
+	for (int i = 0; i < 60; i++)
+		fprintf(f, "extern \"C\" __global__ void k%d(float *x) { x[threadIdx.x] = "
+			   "f<%d>(x[threadIdx.x]); }\n", i, 150 + i);
+	fclose(f);
+}
+
+static int lock_files(void)
+{
+	char cmd[4400];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof cmd, "ls %s/locks 2>/dev/null | wc -l", rj_test_cache_dir);
+	p = popen(cmd, "r");
+	if (p && fscanf(p, "%d", &n) != 1)
+		n = 0;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+static void holder_then_waiter(int sig, const char *timeout_env, double max_wait_ms)
+{
+	char src[4300], out_a[4300], out_b[4300];
+	char *env[] = { (char *)timeout_env, NULL };
+	pid_t a, b;
+	int status;
+	double t0;
+	char *text;
+
+	snprintf(src, sizeof src, "%s/slow.hip", rj_test_dir);
+	write_slow_source(src);
+	snprintf(out_a, sizeof out_a, "%s/a.out", rj_test_dir);
+	snprintf(out_b, sizeof out_b, "%s/b.out", rj_test_dir);
+	{
+		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target",
+				 "gfx1030", "--file", src, NULL };
+		a = spawn_probe(argv, out_a, env);
+		/* Wait until A holds the key's lock (it is compiling). */
+		for (int i = 0; i < 2000 && lock_files() == 0; i++)
+			usleep(5000);
+		ASSERT(lock_files() == 1);
+		kill(a, sig);
+		t0 = (double)epoch_ms();
+		b = spawn_probe(argv, out_b, env);
+		ASSERT(waitpid(b, &status, 0) == b);
+	}
+	text = rj_test_read_file(out_b, NULL);
+	printf("waiter finished %.0f ms after the holder was %s: %s", (double)epoch_ms() - t0,
+	       sig == SIGKILL ? "killed" : "stopped", text);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_CONTAINS(text, "compiles=1 ");
+	ASSERT((double)epoch_ms() - t0 < max_wait_ms);
+	free(text);
+	kill(a, SIGKILL);
+	waitpid(a, &status, 0);
+}
+
+TEST(holder_killed_mid_compile_blocks_nobody)
+{
+	/* The kernel drops a dead process's flock: the waiter compiles at once, not after
+	   the (long) timeout. */
+	holder_then_waiter(SIGKILL, "ROCJIT_LOCK_TIMEOUT_MS=600000", 60000);
+}
+
+TEST(holder_that_hangs_is_waited_for_at_most_the_timeout)
+{
+	holder_then_waiter(SIGSTOP, "ROCJIT_LOCK_TIMEOUT_MS=1500", 60000);
+}
