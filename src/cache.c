@@ -140,6 +140,35 @@ check_app:
 	return 0;
 }
 
+static int set_wal(rj_cache *c)
+{
+	return rj_cache_exec(c, "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL");
+}
+
+/*
+ * Runs step again while SQLite answers "busy", for as long as the busy timeout: switching
+ * to WAL and reading the schema of a database that other processes are creating or
+ * recovering at the same moment can be refused at once, without the busy handler.  A
+ * crowd of processes opening a new cache together must all get it.
+ */
+static int retry_busy(rj_cache *c, int (*step)(rj_cache *c))
+{
+	double deadline = rj_now_ms() + BUSY_TIMEOUT_MS;
+	struct timespec nap = { 0, 2000000 };
+	int rc;
+
+	while ((rc = step(c)) != 0) {
+		int code = sqlite3_errcode(c->db) & 0xff;
+		if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || rj_now_ms() > deadline)
+			return rc;
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 32000000)
+			nap.tv_nsec *= 2;
+	}
+	return 0;
+}
+
 static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
 {
 	if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
@@ -165,9 +194,9 @@ static int open_db(rj_cache *c, const char *dir)
 	if (!c->readonly) {
 		/* Files are private to the user whatever the umask says. */
 		chmod(c->path, 0600);
-		RJ_FORWARD(rj_cache_exec(c, "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL"));
+		RJ_FORWARD(retry_busy(c, set_wal));
 	}
-	RJ_FORWARD(init_schema(c));
+	RJ_FORWARD(retry_busy(c, init_schema));
 	RJ_FORWARD(prepare(c, &c->get,
 			   "SELECT code, size, checksum, compile_ms FROM entries WHERE key = ?1"));
 	RJ_FORWARD(prepare(c, &c->totals,
