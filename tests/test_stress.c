@@ -23,7 +23,10 @@ static long long epoch_ms(void)
 /* Starts a probe with stdout+stderr to a file; returns its pid. */
 static pid_t spawn_probe(char *const argv[], const char *out, char *const env[])
 {
-	pid_t pid = fork();
+	pid_t pid;
+
+	fflush(stdout); /* else the child's copy of the buffer is written again */
+	pid = fork();
 
 	if (pid == 0) {
 		FILE *f = freopen(out, "w", stdout);
