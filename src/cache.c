@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -118,9 +119,20 @@ static int init_schema(rj_cache *c)
 	RJ_FORWARD(pragma_int(c, "PRAGMA user_version", &version));
 	if (version == RJ_CACHE_FORMAT)
 		goto check_app;
-	RJ_CHECK(version != 0, ROCJIT_EIO,
-		 "cache %s has format version %d, this rocjit reads version %d: use another "
-		 "ROCJIT_CACHE_DIR or remove the file", c->path, version, RJ_CACHE_FORMAT);
+	if (version == 0) {
+		/* Version 0 is a new file - unless it holds somebody else's tables. */
+		int tables = 0;
+		RJ_FORWARD(pragma_int(c, "SELECT count(*) FROM sqlite_master", &tables));
+		if (tables != 0) {
+			c->bad_file = 1;
+			RJ_FAIL(ROCJIT_EIO, "%s is an SQLite file but not a rocjit cache", c->path);
+		}
+	}
+	if (version != 0) {
+		c->bad_file = 1;
+		RJ_FAIL(ROCJIT_EIO, "cache %s has format version %d, this rocjit reads version %d",
+			c->path, version, RJ_CACHE_FORMAT);
+	}
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is empty and opened read-only", c->path);
 	RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
 	if (pragma_int(c, "PRAGMA user_version", &version) == 0 && version == 0) {
@@ -135,8 +147,10 @@ static int init_schema(rj_cache *c)
 	RJ_FORWARD(rj_cache_exec(c, "COMMIT"));
 check_app:
 	RJ_FORWARD(pragma_int(c, "PRAGMA application_id", &app));
-	RJ_CHECK(app != RJ_CACHE_APP_ID, ROCJIT_EIO,
-		 "%s is not a rocjit cache (application_id %d)", c->path, app);
+	if (app != RJ_CACHE_APP_ID) {
+		c->bad_file = 1;
+		RJ_FAIL(ROCJIT_EIO, "%s is not a rocjit cache (application_id %d)", c->path, app);
+	}
 	return 0;
 }
 
@@ -169,6 +183,113 @@ static int retry_busy(rj_cache *c, int (*step)(rj_cache *c))
 	return 0;
 }
 
+/* Marks a failure that says the file is no database (garbage, truncated, foreign). */
+static int damaged(rj_cache *c)
+{
+	int code = sqlite3_errcode(c->db) & 0xff;
+
+	if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+		c->bad_file = 1;
+	return ROCJIT_EIO;
+}
+
+/*
+ * A file shorter than the pages its header counts was cut short (a full disk, a copy
+ * interrupted).  Only when no WAL holds newer pages: those may not be in the file yet.
+ */
+static int check_truncated(rj_cache *c)
+{
+	char wal[4200];
+	struct stat st, sw;
+	int pages = 0, page_size = 0;
+
+	snprintf(wal, sizeof wal, "%s-wal", c->path);
+	if (stat(wal, &sw) == 0 && sw.st_size > 0)
+		return 0;
+	if (stat(c->path, &st) != 0 || pragma_int(c, "PRAGMA page_count", &pages) != 0 ||
+	    pragma_int(c, "PRAGMA page_size", &page_size) != 0)
+		return 0;
+	if ((long long)st.st_size < (long long)pages * page_size) {
+		c->bad_file = 1;
+		RJ_FAIL(ROCJIT_EIO, "cache %s is truncated (%lld of %lld bytes)", c->path,
+			(long long)st.st_size, (long long)pages * page_size);
+	}
+	return 0;
+}
+
+static int env_flag(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/*
+ * A cache another user can write to can hand this process arbitrary GPU code: the folder
+ * and the database must be the user's own and writable by nobody else.  An operator may
+ * opt in to a cache shared by a group ($ROCJIT_CACHE_SHARED=1): group write is then
+ * allowed, world write never.
+ */
+static int check_trusted(const char *dir, const char *file)
+{
+	const char *paths[2] = { dir, file };
+	mode_t forbidden = env_flag("ROCJIT_CACHE_SHARED") ? S_IWOTH : (S_IWGRP | S_IWOTH);
+
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) != 0)
+			continue; /* the file is created below, 0600 */
+		RJ_CHECK(st.st_uid != geteuid() && !env_flag("ROCJIT_CACHE_SHARED"), ROCJIT_EIO,
+			 "cache %s is owned by user %u, not by this user (%u): it is not used, "
+			 "since whoever can write it can put code on the GPU; use a cache folder "
+			 "of your own (ROCJIT_CACHE_DIR), or set ROCJIT_CACHE_SHARED=1 for a "
+			 "group cache", paths[i], (unsigned)st.st_uid, (unsigned)geteuid());
+		RJ_CHECK(st.st_mode & forbidden, ROCJIT_EIO,
+			 "cache %s is writable by %s (mode %03o): it is not used, since whoever "
+			 "can write it can put code on the GPU; fix it with chmod %s %s%s",
+			 paths[i], st.st_mode & S_IWOTH ? "everyone" : "its group",
+			 (unsigned)(st.st_mode & 0777), i == 0 ? "700" : "600", paths[i],
+			 st.st_mode & S_IWOTH ? "" : ", or set ROCJIT_CACHE_SHARED=1 for a group cache");
+	}
+	return 0;
+}
+
+/* SQLite's WAL needs shared memory and locks that network file systems do not give. */
+static int check_local(const char *dir)
+{
+	struct statfs fs;
+
+	if (statfs(dir, &fs) != 0 || !rj_fs_is_network((unsigned long)fs.f_type))
+		return 0;
+	RJ_CHECK(!env_flag("ROCJIT_CACHE_ALLOW_NETWORK_FS"), ROCJIT_EIO,
+		 "cache folder %s is on a network file system (type 0x%lx), where SQLite's "
+		 "locking is unreliable: it is not used; put the cache on a local disk "
+		 "(ROCJIT_CACHE_DIR=/tmp/...), or set ROCJIT_CACHE_ALLOW_NETWORK_FS=1 at your own "
+		 "risk", dir, (unsigned long)fs.f_type);
+	return 0;
+}
+
+int rj_fs_is_network(unsigned long type)
+{
+	static const unsigned long network[] = {
+		0x6969,     /* NFS */
+		0x517b,     /* SMB */
+		0xff534d42, /* CIFS */
+		0xfe534d42, /* SMB2 */
+		0x0bd00bd0, /* Lustre */
+		0x47504653, /* GPFS */
+		0x00c36400, /* Ceph */
+		0x5346414f, /* AFS */
+		0x01021997, /* 9P */
+		0x65735546, /* FUSE (sshfs, ...) */
+		0x013111a8, /* IBRIX */
+		0x19830326, /* BeeGFS */
+	};
+	for (size_t i = 0; i < sizeof network / sizeof network[0]; i++)
+		if (type == network[i])
+			return 1;
+	return 0;
+}
+
 static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
 {
 	if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
@@ -186,6 +307,8 @@ static int open_db(rj_cache *c, const char *dir)
 	RJ_CHECK((size_t)snprintf(c->path, sizeof c->path, "%s/%s", dir, RJ_CACHE_FILE) >=
 			 sizeof c->path,
 		 ROCJIT_EINVAL, "cache folder path is too long");
+	RJ_FORWARD(check_trusted(dir, c->path));
+	RJ_FORWARD(check_local(dir));
 	/* NOMUTEX: c->lock serializes every use of the connection. */
 	if (sqlite3_open_v2(c->path, &c->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		RJ_FAIL(ROCJIT_EIO, "cannot open cache %s: %s", c->path,
@@ -194,9 +317,12 @@ static int open_db(rj_cache *c, const char *dir)
 	if (!c->readonly) {
 		/* Files are private to the user whatever the umask says. */
 		chmod(c->path, 0600);
-		RJ_FORWARD(retry_busy(c, set_wal));
+		if (retry_busy(c, set_wal) != 0)
+			return damaged(c);
 	}
-	RJ_FORWARD(retry_busy(c, init_schema));
+	if (retry_busy(c, init_schema) != 0)
+		return damaged(c);
+	RJ_FORWARD(check_truncated(c));
 	RJ_FORWARD(prepare(c, &c->get,
 			   "SELECT code, size, checksum, compile_ms FROM entries WHERE key = ?1"));
 	RJ_FORWARD(prepare(c, &c->totals,
@@ -220,6 +346,27 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 	pthread_mutex_init(&c->lock, NULL);
 	c->readonly = readonly;
 	rc = open_db(c, dir);
+	if (rc < 0 && c->bad_file && !readonly) {
+		/* Keep the damaged file for inspection and start a fresh one, once. */
+		char msg[1024], aside[4200];
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		if (c->db)
+			sqlite3_close(c->db);
+		c->db = NULL;
+		snprintf(aside, sizeof aside, "%s.bad-%lld-%d", c->path, (long long)time(NULL),
+			 (int)getpid());
+		if (rename(c->path, aside) == 0) {
+			char side[4300];
+			snprintf(side, sizeof side, "%s-wal", c->path);
+			unlink(side);
+			snprintf(side, sizeof side, "%s-shm", c->path);
+			unlink(side);
+			rj_warn_once("cache-moved", "%s; moved it aside to %s and started a fresh "
+				     "cache", msg, aside);
+			c->bad_file = 0;
+			rc = open_db(c, dir);
+		}
+	}
 	if (rc < 0) {
 		/* Keep the message: closing must not overwrite it. */
 		char msg[1024];

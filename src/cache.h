@@ -71,6 +71,9 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *met
 int rj_cache_memo_get(rj_cache *c, const char *platform, char **memo);
 int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo);
 
+/* 1 when a statfs f_type names a network file system (NFS, Lustre, SMB, ...). */
+int rj_fs_is_network(unsigned long type);
+
 /* Entries and code bytes in the database. 0 or negative. */
 int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes);
 

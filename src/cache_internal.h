@@ -22,6 +22,7 @@ struct rj_cache {
 	double compile_ms;
 	char path[4096];
 	char dir[4096];
+	int bad_file;   /* open failed because the file is no usable rocjit cache: move it aside */
 };
 
 

@@ -6,7 +6,9 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "cache.h"
 #include "harness.h"
 
 
@@ -273,22 +275,159 @@ TEST(unusable_cache_folder_still_serves_kernels)
 	rocjit_close(ctx);
 }
 
-TEST(foreign_sqlite_file_is_not_used)
+/* Counts the files in the cache folder moved aside as damaged. */
+static int moved_aside(void)
+{
+	char cmd[4400];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof cmd, "ls %s | grep -c '\\.bad-'", rj_test_cache_dir);
+	p = popen(cmd, "r");
+	if (p && fscanf(p, "%d", &n) != 1)
+		n = 0;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+/* Each kind of unusable database is moved aside, a fresh one made, the kernel served. */
+static void check_moved_aside(void)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_stats st = stats(ctx);
+
+	ASSERT_INT(st.cache_open, 1);
+	ASSERT_INT(moved_aside(), 1);
+	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 0);
+	rocjit_close(ctx);
+	ctx = rj_test_open();
+	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 1);
+	ASSERT_INT(moved_aside(), 1);
+	rocjit_close(ctx);
+}
+
+static void db_path(char *path, size_t size)
+{
+	snprintf(path, size, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
+}
+
+TEST(foreign_sqlite_file_is_moved_aside)
 {
 	char path[4300];
 	sqlite3 *db;
-	rocjit_ctx *ctx;
 
 	mkdir(rj_test_cache_dir, 0700);
-	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
+	db_path(path, sizeof path);
 	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
-	ASSERT_INT(sqlite3_exec(db, "PRAGMA user_version = 7; CREATE TABLE t(x)", NULL, NULL,
-				NULL), SQLITE_OK);
+	ASSERT_INT(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	ctx = rj_test_open();
-	ASSERT_INT(stats(ctx).cache_open, 0);
+	check_moved_aside();
+}
+
+TEST(future_format_version_is_moved_aside)
+{
+	char path[4300];
+	sqlite3 *db;
+	rocjit_ctx *ctx = rj_test_open();
+
 	compile_axpy(ctx, "gfx90a");
 	rocjit_close(ctx);
+	db_path(path, sizeof path);
+	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	check_moved_aside();
+}
+
+TEST(garbage_database_file_is_moved_aside)
+{
+	char path[4300], junk[8192];
+
+	mkdir(rj_test_cache_dir, 0700);
+	db_path(path, sizeof path);
+	for (size_t i = 0; i < sizeof junk; i++)
+		junk[i] = (char)(i * 131 + 7);
+	rj_test_write_file(path, junk, sizeof junk);
+	check_moved_aside();
+}
+
+TEST(truncated_database_file_is_moved_aside)
+{
+	char path[4300];
+	rocjit_ctx *ctx = rj_test_open();
+	char *bytes;
+	size_t size;
+
+	for (int i = 0; i < 6; i++) {
+		rocjit_program p = ROCJIT_PROGRAM_INIT;
+		const rocjit_code *c;
+		char opt[32];
+		const char *o[1] = { opt };
+		snprintf(opt, sizeof opt, "-DRJ_FILL=%d", i);
+		p.source = rj_test_axpy;
+		p.options = o;
+		p.num_options = 1;
+		ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	}
+	rocjit_close(ctx);
+	db_path(path, sizeof path);
+	bytes = rj_test_read_file(path, &size);
+	rj_test_write_file(path, bytes, size / 2);
+	free(bytes);
+	check_moved_aside();
+}
+
+TEST(cache_writable_by_others_or_owned_by_another_user_is_not_used)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	char path[4300];
+
+	compile_axpy(ctx, "gfx90a");
+	rocjit_close(ctx);
+	db_path(path, sizeof path);
+
+	chmod(rj_test_cache_dir, 0777);
+	ctx = rj_test_open();
+	ASSERT_INT(stats(ctx).cache_open, 0);
+	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 0); /* still served */
+	rocjit_close(ctx);
+	chmod(rj_test_cache_dir, 0700);
+
+	chmod(path, 0666);
+	ctx = rj_test_open();
+	ASSERT_INT(stats(ctx).cache_open, 0);
+	rocjit_close(ctx);
+	/* An operator's shared group cache allows group write, never world write. */
+	chmod(path, 0660);
+	setenv("ROCJIT_CACHE_SHARED", "1", 1);
+	ctx = rj_test_open();
+	ASSERT_INT(stats(ctx).cache_open, 1);
+	rocjit_close(ctx);
+	unsetenv("ROCJIT_CACHE_SHARED");
+	chmod(path, 0600);
+
+	if (geteuid() == 0) {
+		/* Root can give the folder away: owned by someone else, it is not used. */
+		ASSERT_INT(chown(rj_test_cache_dir, 65534, 65534), 0);
+		ctx = rj_test_open();
+		ASSERT_INT(stats(ctx).cache_open, 0);
+		rocjit_close(ctx);
+		ASSERT_INT(chown(rj_test_cache_dir, 0, 0), 0);
+	}
+	ctx = rj_test_open();
+	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 1);
+	rocjit_close(ctx);
+}
+
+TEST(network_file_systems_are_recognized)
+{
+	ASSERT(rj_fs_is_network(0x6969));     /* NFS */
+	ASSERT(rj_fs_is_network(0x0bd00bd0)); /* Lustre */
+	ASSERT(rj_fs_is_network(0xff534d42)); /* CIFS */
+	ASSERT(!rj_fs_is_network(0xef53));    /* ext4 */
+	ASSERT(!rj_fs_is_network(0x01021994)); /* tmpfs */
+	ASSERT(!rj_fs_is_network(0x58465342)); /* XFS */
 }
 
 TEST(no_compile_turns_a_miss_into_an_error)
