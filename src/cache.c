@@ -30,6 +30,7 @@
 #define RJ_CACHE_APP_ID 0x726a6974 /* "rjit" */
 #define RJ_CACHE_FILE "rocjit-cache.sqlite"
 #define BUSY_TIMEOUT_MS 5000
+#define RJ_CACHE_DEFAULT_MAX (4ull << 30) /* 4 GiB of code, like the peers' few GiB */
 
 
 int rj_cache_dir(char *out, size_t size, const char *dir)
@@ -345,6 +346,8 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 	RJ_CHECK(!c, ROCJIT_ENOMEM, "out of memory opening the cache");
 	pthread_mutex_init(&c->lock, NULL);
 	c->readonly = readonly;
+	c->max_bytes = getenv("ROCJIT_CACHE_MAXSIZE") ?
+		rj_cache_parse_size(getenv("ROCJIT_CACHE_MAXSIZE")) : RJ_CACHE_DEFAULT_MAX;
 	rc = open_db(c, dir);
 	if (rc < 0 && c->bad_file && !readonly) {
 		/* Keep the damaged file for inspection and start a fresh one, once. */
@@ -545,6 +548,73 @@ int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 	return ret;
 }
 
+uint64_t rj_cache_parse_size(const char *text)
+{
+	char *end;
+	double v;
+
+	if (!text || !*text)
+		return 0;
+	v = strtod(text, &end);
+	if (end == text || v < 0)
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': v *= 1024.0; end++; break;
+	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
+	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	return *end ? 0 : (uint64_t)v;
+}
+
+/*
+ * Keeps the code bytes under c->max_bytes: when a store takes them over, the least
+ * recently used entries go, in one transaction, down to 90% of the limit (so that the
+ * next stores do not evict again at once).  A process reading an entry has its own copy
+ * from one statement, so eviction never takes away what someone is loading.
+ */
+static void evict_locked(rj_cache *c)
+{
+	sqlite3_stmt *sel = NULL, *del = NULL;
+	uint64_t total = 0, low = c->max_bytes / 10 * 9;
+	int evicted = 0;
+
+	if (!c->max_bytes || sqlite3_step(c->totals) != SQLITE_ROW) {
+		sqlite3_reset(c->totals);
+		return;
+	}
+	total = (uint64_t)sqlite3_column_int64(c->totals, 1);
+	sqlite3_reset(c->totals);
+	if (total <= c->max_bytes || rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
+		return;
+	if (sqlite3_prepare_v2(c->db, "SELECT key, size FROM entries ORDER BY last_used, created",
+			       -1, &sel, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &del, NULL) ==
+		    SQLITE_OK) {
+		while (total > low && sqlite3_step(sel) == SQLITE_ROW) {
+			sqlite3_bind_blob(del, 1, sqlite3_column_blob(sel, 0),
+					  sqlite3_column_bytes(sel, 0), SQLITE_TRANSIENT);
+			if (sqlite3_step(del) == SQLITE_DONE) {
+				total -= (uint64_t)sqlite3_column_int64(sel, 1);
+				evicted++;
+			}
+			sqlite3_reset(del);
+		}
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(del);
+	if (rj_cache_exec(c, "COMMIT") != 0)
+		rj_cache_exec(c, "ROLLBACK");
+	else if (evicted)
+		RJ_LOG(RJ_LOG_INFO, "cache %s: evicted %d least recently used entries to stay under "
+		       "ROCJIT_CACHE_MAXSIZE (%llu bytes)", c->path, evicted,
+		       (unsigned long long)c->max_bytes);
+}
+
 int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 		 const void *code, size_t size)
 {
@@ -575,6 +645,7 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 		pthread_mutex_unlock(&c->lock);
 		return rc;
 	}
+	evict_locked(c);
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 }

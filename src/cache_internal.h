@@ -23,6 +23,7 @@ struct rj_cache {
 	char path[4096];
 	char dir[4096];
 	int bad_file;   /* open failed because the file is no usable rocjit cache: move it aside */
+	uint64_t max_bytes; /* $ROCJIT_CACHE_MAXSIZE: code bytes kept at most; 0 no limit */
 };
 
 

@@ -590,3 +590,40 @@ TEST(read_only_cache_serves_hits_and_never_writes)
 	ASSERT_INT(st.entries, 1);
 	rocjit_close(ctx);
 }
+
+TEST(size_limit_evicts_least_recently_used_entries)
+{
+	rocjit_ctx *ctx;
+	rocjit_stats st;
+	const rocjit_code *first;
+	char first_key[33];
+
+	ASSERT_INT(rj_cache_parse_size("2G"), 2ull << 30);
+	ASSERT_INT(rj_cache_parse_size("500MiB"), 500ull << 20);
+	ASSERT_INT(rj_cache_parse_size("64k"), 65536);
+	ASSERT_INT(rj_cache_parse_size("junk"), 0);
+	/* Each axpy object is ~5.6 KB: a 20 KB limit holds three. */
+	setenv("ROCJIT_CACHE_MAXSIZE", "20K", 1);
+	ctx = rj_test_open();
+	first = compile_axpy(ctx, "gfx90a");
+	memcpy(first_key, first->key, 33);
+	for (int i = 0; i < 5; i++) {
+		rocjit_program p = ROCJIT_PROGRAM_INIT;
+		const rocjit_code *c;
+		char opt[32];
+		const char *o[1] = { opt };
+		snprintf(opt, sizeof opt, "-DRJ_EVICT=%d", i);
+		p.source = rj_test_axpy;
+		p.options = o;
+		p.num_options = 1;
+		ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+		st = stats(ctx);
+		ASSERT(st.bytes <= 20 * 1024);
+	}
+	ASSERT(st.entries >= 2 && st.entries <= 3);
+	rocjit_close(ctx);
+	/* The first (least recently used) entry went first. */
+	ctx = rj_test_open();
+	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 0);
+	rocjit_close(ctx);
+}
