@@ -166,3 +166,56 @@ TEST(holder_that_hangs_is_waited_for_at_most_the_timeout)
 {
 	holder_then_waiter(SIGSTOP, "ROCJIT_LOCK_TIMEOUT_MS=1500", 60000);
 }
+
+static int count_bad(void)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	uint64_t checked = 0, bad = 0;
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	ASSERT_INT(st.cache_open, 1);
+	ASSERT_INT(rocjit_cache_verify(ctx, 0, NULL, NULL, &checked, &bad), 0);
+	printf("after the trials: the database opens, %llu entries checked, %llu bad\n",
+	       (unsigned long long)checked, (unsigned long long)bad);
+	rocjit_close(ctx);
+	return (int)bad;
+}
+
+/*
+ * kill -9 at random moments of compile-and-store runs (each run a new key, so every run
+ * that lives long enough writes): the database must still open, verify clean, and every
+ * entry it serves must be whole (the checksum is checked on every read).
+ */
+TEST(kill_9_during_writes_never_leaves_a_bad_entry)
+{
+	enum { TRIALS = 120 };
+	char src[4300], out[4300], opt[64];
+	unsigned seed = 12345;
+	int killed = 0;
+
+	snprintf(src, sizeof src, "%s/axpy.hip", ROCJIT_TEST_KERNELS);
+	snprintf(out, sizeof out, "%s/trial.out", rj_test_dir);
+	for (int t = 0; t < TRIALS; t++) {
+		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target",
+				 t % 2 ? "gfx90a" : "gfx1030", "--file", src, "--option", opt,
+				 NULL };
+		struct timespec nap;
+		int status;
+		pid_t pid;
+
+		snprintf(opt, sizeof opt, "-DRJ_TRIAL=%d", t);
+		pid = spawn_probe(argv, out, NULL);
+		seed = seed * 1103515245u + 12345u;
+		/* Between 50 and 450 ms: before, during and after the compile and the store. */
+		nap.tv_sec = 0;
+		nap.tv_nsec = (long)(50 + (seed >> 16) % 400) * 1000000L;
+		nanosleep(&nap, NULL);
+		kill(pid, SIGKILL);
+		ASSERT(waitpid(pid, &status, 0) == pid);
+		killed += WIFSIGNALED(status);
+	}
+	printf("%d trials, %d killed before they finished\n", TRIALS, killed);
+	ASSERT(killed > TRIALS / 4);
+	ASSERT_INT(count_bad(), 0);
+}
