@@ -1,6 +1,8 @@
 #!/bin/sh
 # The test command (README.md, .ci/run): installs the dependencies, builds with
-# warnings as errors, runs every test that needs no GPU.
+# warnings as errors, runs every test that needs no GPU; then the whole suite again under
+# AddressSanitizer + UndefinedBehaviorSanitizer and the threaded tests under
+# ThreadSanitizer (ROCJIT_SANITIZERS=0 skips those two).
 set -eu
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -8,3 +10,20 @@ build=${ROCJIT_BUILD_DIR:-build}
 cmake -S . -B "$build" -DROCJIT_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build" -j"$(nproc)"
 ctest --test-dir "$build" -j"$(nproc)" --output-on-failure -LE gpu
+
+if [ "${ROCJIT_SANITIZERS:-1}" != 0 ]; then
+	echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+	cmake -S . -B "$build-asan" -DROCJIT_WERROR=ON -DCMAKE_BUILD_TYPE=Debug \
+		-DROCJIT_SANITIZE=address,undefined -DROCJIT_BUILD_BENCH=OFF
+	cmake --build "$build-asan" -j"$(nproc)"
+	# The package test installs and builds a separate project (not instrumented); the
+	# kill -9 trials measure crashes, not memory errors: both run in the plain build.
+	ctest --test-dir "$build-asan" -j"$(nproc)" --output-on-failure -LE gpu \
+		-E 'package|kill_9'
+	echo "== ThreadSanitizer"
+	cmake -S . -B "$build-tsan" -DROCJIT_WERROR=ON -DCMAKE_BUILD_TYPE=Debug \
+		-DROCJIT_SANITIZE=thread -DROCJIT_BUILD_BENCH=OFF -DROCJIT_BUILD_EXAMPLES=OFF
+	cmake --build "$build-tsan" -j"$(nproc)"
+	ctest --test-dir "$build-tsan" -j"$(nproc)" --output-on-failure -LE gpu \
+		-R 'thread|race|stampede|holder|recent|registry|cache\.'
+fi
