@@ -66,14 +66,23 @@ static void groups_text(const char *title, const struct group *g, size_t n)
 		       cli_fmt_size(size, sizeof size, g[i].bytes));
 }
 
-static const char limits_text[] =
-	"none: rocjit never evicts by itself; trim with `rocjit purge --max-size SIZE` or "
-	"`--older-than AGE`";
+/* The size limit the library keeps ($ROCJIT_CACHE_MAXSIZE), in words. */
+static const char *limits_text(char *buf, size_t size, uint64_t max_bytes)
+{
+	char s[32];
+
+	if (!max_bytes)
+		return "no size limit (ROCJIT_CACHE_MAXSIZE=0); trim with `rocjit purge`";
+	snprintf(buf, size, "%s of code (ROCJIT_CACHE_MAXSIZE): least recently used entries "
+		 "go beyond it", cli_fmt_size(s, sizeof s, max_bytes));
+	return buf;
+}
 
 int cli_stats(int argc, char **argv)
 {
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
 	rocjit_counters c;
+	char lim[160];
 	struct cli_parser p;
 	struct cli_row *rows = NULL;
 	struct group *targets = NULL, *compilers = NULL;
@@ -144,8 +153,11 @@ int cli_stats(int argc, char **argv)
 		cli_json_num(&j, "saved_ms", c.saved_ms);
 		cli_json_end_object(&j);
 		cli_json_object(&j, "limits");
-		cli_json_null(&j, "max_size");
-		cli_json_str(&j, "note", limits_text);
+		if (st.max_bytes)
+			cli_json_uint(&j, "max_size", st.max_bytes);
+		else
+			cli_json_null(&j, "max_size");
+		cli_json_str(&j, "note", limits_text(lim, sizeof lim, st.max_bytes));
 		cli_json_end_object(&j);
 		cli_json_end_object(&j);
 		cli_json_finish(&j);
@@ -153,7 +165,7 @@ int cli_stats(int argc, char **argv)
 	}
 	printf("cache:          %s (%s on disk)\n", st.cache_path,
 	       cli_fmt_size(a, sizeof a, cli_cache_file_bytes(st.cache_path)));
-	printf("limits:         %s\n", limits_text);
+	printf("limits:         %s\n", limits_text(lim, sizeof lim, st.max_bytes));
 	printf("entries:        %zu (%s of code)\n", n, cli_fmt_size(b, sizeof b, bytes));
 	printf("counters since: %s\n", cli_fmt_time(d, sizeof d, c.since));
 	printf("  disk hits:    %" PRIu64 "\n", c.disk_hits);

@@ -297,7 +297,7 @@ ROCJIT_API int rocjit_compile_registered(const rocjit_code **out, rocjit_ctx *ct
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
-#define ROCJIT_STATS_VERSION 1
+#define ROCJIT_STATS_VERSION 2
 
 typedef struct rocjit_stats {
 	unsigned int version;      /* in: ROCJIT_STATS_VERSION                          */
@@ -314,6 +314,9 @@ typedef struct rocjit_stats {
 	uint64_t bytes;            /* code object bytes                                 */
 	int cache_open;            /* 1 if the on-disk cache is in use                  */
 	char cache_path[4096];     /* its database file, or ""                          */
+	/* version 2 */
+	uint64_t max_bytes;        /* size limit in force ($ROCJIT_CACHE_MAXSIZE): least
+	                              recently used entries go beyond it; 0 none        */
 } rocjit_stats;
 
 /*

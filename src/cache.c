@@ -471,6 +471,11 @@ const char *rj_cache_dir_of(const rj_cache *c)
 	return c->dir;
 }
 
+uint64_t rj_cache_max_bytes(const rj_cache *c)
+{
+	return c->max_bytes;
+}
+
 static void note_hit(rj_cache *c, const rj_key *key)
 {
 	if (c->nhits == c->caphits) {

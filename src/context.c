@@ -480,6 +480,8 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx)
 	out->entries = out->bytes = 0;
 	out->cache_open = ctx->cache != NULL;
 	out->cache_path[0] = 0;
+	if (out->version >= 2)
+		out->max_bytes = ctx->cache ? rj_cache_max_bytes(ctx->cache) : 0;
 	if (ctx->cache) {
 		snprintf(out->cache_path, sizeof out->cache_path, "%s", rj_cache_path(ctx->cache));
 		if (rj_cache_totals(ctx->cache, &out->entries, &out->bytes) != 0)
