@@ -189,7 +189,7 @@ static int count_bad(void)
  */
 TEST(kill_9_during_writes_never_leaves_a_bad_entry)
 {
-	enum { TRIALS = 120 };
+	enum { TRIALS = 200 };
 	char src[4300], out[4300], opt[64];
 	unsigned seed = 12345;
 	int killed = 0;
