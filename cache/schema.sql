@@ -1,4 +1,4 @@
--- rocjit on-disk cache, format version 1 (stored as PRAGMA user_version = 1).
+-- rocjit on-disk cache, format version 2 (stored as PRAGMA user_version = 2).
 -- Embedded into the library at build time (src/cache.c runs it when a database is new).
 -- See cache/FORMAT.md.
 
@@ -18,11 +18,13 @@ CREATE TABLE IF NOT EXISTS entries (
 	last_used   INTEGER NOT NULL,           -- unix seconds
 	hits        INTEGER NOT NULL DEFAULT 0, -- disk hits
 	compile_ms  REAL    NOT NULL,           -- what compiling it took
+	pkey        BLOB,                       -- the key without the compiler (bundles, v2)
 	code        BLOB    NOT NULL            -- the code object; last, so metadata reads skip it
 );
 
 CREATE INDEX IF NOT EXISTS entries_last_used ON entries (last_used);
 CREATE INDEX IF NOT EXISTS entries_target ON entries (target);
+CREATE INDEX IF NOT EXISTS entries_pkey ON entries (pkey);
 
 -- What each platform's compiler identity was, with a fingerprint of the files it came
 -- from (src/compiler_id.c): lets a cache hit skip loading the compiler.

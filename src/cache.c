@@ -26,7 +26,7 @@
 #include "cache_internal.h"
 #include "rocjit_schema.h" /* generated from cache/schema.sql: rj_schema_sql */
 
-#define RJ_CACHE_FORMAT 1
+#define RJ_CACHE_FORMAT 2
 #define RJ_CACHE_APP_ID 0x726a6974 /* "rjit" */
 #define RJ_CACHE_FILE "rocjit-cache.sqlite"
 #define BUSY_TIMEOUT_MS 5000
@@ -118,6 +118,19 @@ static int init_schema(rj_cache *c)
 	char sql[256];
 
 	RJ_FORWARD(pragma_int(c, "PRAGMA user_version", &version));
+	if (version == 1 && !c->readonly) {
+		/* Format 1 lacked the portable key: add the column; old rows have none. */
+		RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
+		if (pragma_int(c, "PRAGMA user_version", &version) == 0 && version == 1 &&
+		    (rj_cache_exec(c, "ALTER TABLE entries ADD COLUMN pkey BLOB; "
+				   "CREATE INDEX IF NOT EXISTS entries_pkey ON entries (pkey); "
+				   "PRAGMA user_version = 2") != 0)) {
+			rj_cache_exec(c, "ROLLBACK");
+			return ROCJIT_EIO;
+		}
+		RJ_FORWARD(rj_cache_exec(c, "COMMIT"));
+		version = RJ_CACHE_FORMAT;
+	}
 	if (version == RJ_CACHE_FORMAT)
 		goto check_app;
 	if (version == 0) {
@@ -332,8 +345,9 @@ static int open_db(rj_cache *c, const char *dir)
 		RJ_FORWARD(prepare(c, &c->put,
 				   "INSERT OR REPLACE INTO entries (key, platform, target, "
 				   "compiler, options, source_name, headers, kernels, size, "
-				   "checksum, created, last_used, hits, compile_ms, code) VALUES "
-				   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, 0, ?12, ?13)"));
+				   "checksum, created, last_used, hits, compile_ms, code, pkey) "
+				   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, 0, ?12, "
+				   "?13, ?14)"));
 	return 0;
 }
 
@@ -641,6 +655,7 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 	sqlite3_bind_int64(st, 11, (sqlite3_int64)time(NULL));
 	sqlite3_bind_double(st, 12, m->compile_ms);
 	sqlite3_bind_blob64(st, 13, code, size, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 14, m->pkey.b, 16, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);

@@ -25,6 +25,7 @@ struct rj_cache_meta {
 	const char *headers;
 	const char *kernels;
 	double compile_ms;
+	rj_key pkey;              /* the portable key: the key less the compiler identity */
 };
 
 /*

@@ -57,6 +57,22 @@ static char *join_header_names(const struct rj_request *r)
 	return s;
 }
 
+/* e's key less the compiler identity: what finds it in a bundle without a compiler. */
+static rj_key portable_key(const struct rj_request *r, const struct rj_entry *e)
+{
+	struct rj_key_input in;
+
+	in.platform = e->platform->id;
+	in.target = e->target;
+	in.compiler = NULL;
+	in.options = &r->opts;
+	in.headers = r->headers;
+	in.num_headers = r->num_headers;
+	in.header_digests = r->header_digests;
+	in.source = r->digest;
+	return rj_key_compute_portable(&in);
+}
+
 /* Stores a fresh code object; failures only cost the next process a compile. */
 static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
 		  const char *compiler, const char *kernels)
@@ -76,6 +92,7 @@ static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *
 	m.headers = headers;
 	m.kernels = kernels;
 	m.compile_ms = e->code.compile_ms;
+	m.pkey = portable_key(r, e);
 	if (rj_cache_put(ctx->cache, &e->key, &m, e->code.data, e->code.size) != 0) {
 		atomic_fetch_add(&ctx->cache_errors, 1);
 		rj_warn_once("cache-put", "%s; the kernel is still used", rocjit_last_error());

@@ -77,7 +77,19 @@ rj_digest rj_digest_of(const void *data, size_t size)
 	return d;
 }
 
+static rj_key compute(const struct rj_key_input *in, int portable);
+
 rj_key rj_key_compute(const struct rj_key_input *in)
+{
+	return compute(in, 0);
+}
+
+rj_key rj_key_compute_portable(const struct rj_key_input *in)
+{
+	return compute(in, 1);
+}
+
+static rj_key compute(const struct rj_key_input *in, int portable)
 {
 	struct writer w;
 	XXH128_canonical_t c;
@@ -87,12 +99,12 @@ rj_key rj_key_compute(const struct rj_key_input *in)
 
 	w.streaming = 0;
 	w.len = 0;
-	num[0] = RJ_KEY_FORMAT;
+	num[0] = portable ? RJ_KEY_FORMAT | 0x80 : RJ_KEY_FORMAT;
 	put_field(&w, num, 1);
 	num[0] = (uint8_t)in->platform;
 	put_field(&w, num, 1);
 	put_str(&w, in->target);
-	put_str(&w, in->compiler);
+	put_str(&w, portable ? "" : in->compiler);
 	put_field(&w, in->options->buf, in->options->len);
 	{
 		uint64_t nh = htole64((uint64_t)in->num_headers);

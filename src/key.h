@@ -45,6 +45,13 @@ rj_digest rj_digest_of(const void *data, size_t size);
 /* Computes the key.  Headers must have non-NULL name and source (checked by the caller). */
 rj_key rj_key_compute(const struct rj_key_input *in);
 
+/*
+ * The portable key: every field of the key but the compiler identity (in->compiler is
+ * ignored), in a domain of its own.  It finds a bundle's entries where no compiler is
+ * installed (see bundles in cache/FORMAT.md).
+ */
+rj_key rj_key_compute_portable(const struct rj_key_input *in);
+
 /* 32 lower-case hex digits and a NUL. */
 void rj_key_hex(const rj_key *key, char out[33]);
 

@@ -628,3 +628,34 @@ TEST(size_limit_evicts_least_recently_used_entries)
 	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 0);
 	rocjit_close(ctx);
 }
+
+TEST(format_1_database_is_migrated_and_kept)
+{
+	char path[4300];
+	sqlite3 *db;
+	rocjit_ctx *ctx = rj_test_open();
+	char key[33];
+
+	memcpy(key, compile_axpy(ctx, "gfx90a")->key, 33);
+	rocjit_close(ctx);
+	/* Make it a format-1 file: no pkey column. */
+	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
+	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_exec(db, "DROP INDEX entries_pkey; ALTER TABLE entries DROP COLUMN pkey; "
+				"PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ctx = rj_test_open();
+	ASSERT_INT(stats(ctx).cache_open, 1);
+	ASSERT_STR(compile_axpy(ctx, "gfx90a")->key, key);
+	ASSERT_INT(compile_axpy(ctx, "gfx90a")->from_cache, 1);
+	rocjit_close(ctx);
+	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
+	{
+		sqlite3_stmt *st;
+		ASSERT_INT(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+		ASSERT_INT(sqlite3_step(st), SQLITE_ROW);
+		ASSERT_INT(sqlite3_column_int(st, 0), 2);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+}

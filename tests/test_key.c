@@ -252,3 +252,31 @@ TEST(key_streaming_path_covers_every_byte)
 	g.source = f.source;
 	ASSERT(same(key_of(&f), key_of(&g)));
 }
+
+TEST(portable_key_leaves_out_the_compiler_and_nothing_else)
+{
+	struct fields f = base(), g = base();
+	struct rj_opts o;
+	struct rj_key_input in;
+	rj_key k1, k2, full;
+
+	g.compiler = "nvrtc 99.9";
+	ASSERT_INT(rj_opts_normalize(&o, f.opts, f.nopts), 0);
+	memset(&in, 0, sizeof in);
+	in.platform = f.platform;
+	in.target = f.target;
+	in.compiler = f.compiler;
+	in.options = &o;
+	in.headers = f.headers;
+	in.num_headers = f.nheaders;
+	in.source = rj_digest_of(f.source, strlen(f.source));
+	k1 = rj_key_compute_portable(&in);
+	full = rj_key_compute(&in);
+	in.compiler = g.compiler;
+	k2 = rj_key_compute_portable(&in);
+	ASSERT(same(k1, k2));      /* the compiler does not count */
+	ASSERT(!same(k1, full));   /* and it is not the full key */
+	in.target = "gfx1030";
+	ASSERT(!same(k1, rj_key_compute_portable(&in))); /* every other field does */
+	rj_opts_release(&o);
+}
