@@ -120,7 +120,7 @@ typedef struct rocjit_ctx rocjit_ctx;
 #define ROCJIT_OPEN_NO_COMPILE 0x2u /* a miss is ROCJIT_ENOTCACHED instead of a compile   */
 #define ROCJIT_OPEN_READONLY 0x4u   /* read the cache, never write it                     */
 
-#define ROCJIT_OPTIONS_VERSION 1
+#define ROCJIT_OPTIONS_VERSION 2
 
 typedef struct rocjit_options {
 	unsigned int version;  /* ROCJIT_OPTIONS_VERSION                                    */
@@ -131,9 +131,14 @@ typedef struct rocjit_options {
 	int device;            /* device ordinal, default 0                                 */
 	unsigned int flags;    /* ROCJIT_OPEN_*; $ROCJIT_DISABLE_CACHE=1 adds NO_CACHE,
 	                          $ROCJIT_NO_COMPILE=1 adds NO_COMPILE                      */
+	/* version 2 */
+	const char *bundles;   /* prebuilt bundles, colon-separated paths, looked in after
+	                          the user cache; $ROCJIT_BUNDLE_PATH adds more, and so does
+	                          <executable>.rocjit next to the application               */
 } rocjit_options;
 
-#define ROCJIT_OPTIONS_INIT { ROCJIT_OPTIONS_VERSION, NULL, NULL, ROCJIT_PLATFORM_AUTO, 0, 0u }
+#define ROCJIT_OPTIONS_INIT \
+	{ ROCJIT_OPTIONS_VERSION, NULL, NULL, ROCJIT_PLATFORM_AUTO, 0, 0u, NULL }
 
 /*
  * Opens a context.  Touches no device: the device is looked at on the first request that
@@ -403,6 +408,29 @@ typedef struct rocjit_counters {
 ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out);
 /* Sets them to zero, now. */
 ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);
+
+/* ---- Bundles: prebuilt kernels shipped with an application ------------------------------ */
+/*
+ * A bundle is a read-only file in the cache's entry format.  A context looks kernels up in
+ * this order: in-process table, user cache, bundles, compiler.  A bundle entry is found by
+ * its portable key - everything in the cache key but the compiler identity - so a bundle
+ * serves a machine where no compiler is installed.  Where a compiler is installed, an
+ * entry the current compiler made is preferred; an entry of another compiler version is
+ * still used, since it is valid code for its target.  A damaged bundle is skipped with
+ * one warning.  Bundles are never written.
+ */
+
+/*
+ * Writes a new bundle at path (which must not exist) holding the entries with these keys
+ * (32 hex digits each) from the context's cache.  *count (may be NULL) gets how many were
+ * written.  Returns 0, ROCJIT_EINVAL (a key unknown or malformed, path exists),
+ * ROCJIT_EIO.
+ */
+ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const char *const *keys,
+				    size_t n, size_t *count);
+
+/* Copies a bundle's entries into the context's cache (existing keys are kept). */
+ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count);
 
 /* ---- Compilers and devices -------------------------------------------------------------- */
 

@@ -324,7 +324,9 @@ static int open_db(rj_cache *c, const char *dir)
 	RJ_FORWARD(check_trusted(dir, c->path));
 	RJ_FORWARD(check_local(dir));
 	/* NOMUTEX: c->lock serializes every use of the connection. */
-	if (sqlite3_open_v2(c->path, &c->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+	/* URI: bundles are attached as read-only, immutable "file:" URIs (bundle.c). */
+	if (sqlite3_open_v2(c->path, &c->db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+			    NULL) != SQLITE_OK)
 		RJ_FAIL(ROCJIT_EIO, "cannot open cache %s: %s", c->path,
 			c->db ? sqlite3_errmsg(c->db) : "out of memory");
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);

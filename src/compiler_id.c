@@ -76,7 +76,8 @@ static void add_path(struct sbuf *b, const char *tag, const char *path)
 static int fingerprint(char *out, size_t size, const char *const *files, size_t nfiles)
 {
 	static const char *const vars[] = { "LD_LIBRARY_PATH", "CUDA_PATH", "CUDA_HOME",
-					    "ROCM_PATH", "ROCJIT_NVRTC_LIBRARY" };
+					    "ROCM_PATH", "ROCJIT_NVRTC_LIBRARY",
+					    "ROCJIT_HIP_LIBRARY" };
 	struct sbuf b = { out, 0, size, 0 };
 	const char *ld = getenv("LD_LIBRARY_PATH");
 

@@ -118,6 +118,7 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 		RJ_FAIL(ROCJIT_ENOMEM, "out of memory opening a context");
 	}
 	open_cache(ctx, opts->cache_dir);
+	ctx->bundles = rj_bundles_open(opts->version >= 2 ? opts->bundles : NULL);
 	*out = ctx;
 	rj_error_clear();
 	return 0;
@@ -134,6 +135,7 @@ ROCJIT_API void rocjit_close(rocjit_ctx *ctx)
 				     atomic_load(&ctx->compiles),
 				     (double)atomic_load(&ctx->compile_us) / 1e3);
 	rj_cache_close(ctx->cache);
+	rj_bundles_close(ctx->bundles);
 	free(ctx->kernel_path);
 	pthread_rwlock_destroy(&ctx->rw);
 	pthread_mutex_destroy(&ctx->wait_mu);

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "bundle.h"
 #include "cache.h"
 #include "key.h"
 #include "platform.h"
@@ -61,6 +62,7 @@ struct rocjit_ctx {
 	char target[RJ_TARGET_MAX]; /* override (ROCJIT_ARCH / options), or "" */
 	char *kernel_path;          /* $ROCJIT_KERNEL_PATH or NULL */
 	rj_cache *cache;            /* NULL: memory only */
+	struct rj_bundle *bundles;  /* prebuilt, read-only; NULL: none */
 
 	pthread_rwlock_t rw;        /* table, entry states, module pointers, kernel lists,
 	                               sources */

@@ -240,6 +240,28 @@ static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_e
 	return 0;
 }
 
+/* 1 and e filled when a bundle has e's program for its target. */
+static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+			 const char *compiler)
+{
+	rj_key pkey = portable_key(r, e);
+	const char *which;
+	void *code;
+	size_t size;
+	double ms;
+
+	if (!ctx->bundles ||
+	    !rj_bundles_get(ctx->bundles, &pkey, e->target, compiler, &code, &size, &ms, &which))
+		return 0;
+	e->code.data = code;
+	e->code.size = size;
+	e->code.compile_ms = ms;
+	e->code.from_cache = 1;
+	atomic_fetch_add(&ctx->disk_hits, 1);
+	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s", e->target, r->name, which);
+	return 1;
+}
+
 static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
 		   const char *compiler)
 {
@@ -247,7 +269,18 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 	char hex[33];
 	int rc;
 
+	if (!compiler) {
+		/* No compiler is installed: the bundles are all there is. */
+		if (bundle_lookup(ctx, r, e, NULL))
+			return 0;
+		atomic_fetch_add(&ctx->misses, 1);
+		RJ_FAIL(ROCJIT_ENOCOMPILER, "%s for %s is in no bundle, and no compiler is "
+			"installed to compile it: ship a bundle built for %s, or install the "
+			"compiler", r->name, e->target, e->target);
+	}
 	if (ctx->cache && disk_lookup(ctx, r, e))
+		return 0;
+	if (bundle_lookup(ctx, r, e, compiler))
 		return 0;
 	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_COMPILE) && wait_for_key(ctx, r, e, &lock))
 		return 0;
@@ -294,9 +327,18 @@ int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_reques
 	if (!lk->platform)
 		return ROCJIT_EUNSUPPORTED; /* the message is recorded */
 	lk->compiler = rj_compiler_id(lk->platform, ctx->cache);
+	lk->target = target;
+	if (!lk->compiler && ctx->bundles) {
+		/* No compiler to name: only the bundles can serve, by the portable key. */
+		struct rj_entry e;
+		memset(&e, 0, sizeof e);
+		e.platform = lk->platform;
+		snprintf(e.target, sizeof e.target, "%s", target);
+		lk->key = portable_key(r, &e);
+		return 0;
+	}
 	if (!lk->compiler)
 		return ROCJIT_ENOCOMPILER;
-	lk->target = target;
 	in.platform = lk->platform->id;
 	in.target = target;
 	in.compiler = lk->compiler;

@@ -85,8 +85,11 @@ static void load_runtime(void)
 {
 	static const char *const hip_names[] = { "libamdhip64.so.6", "libamdhip64.so.5",
 						 "libamdhip64.so", NULL };
+	const char *env = getenv("ROCJIT_HIP_LIBRARY");
+	const char *const chosen[] = { env, NULL };
 
-	amd.hip = open_first(hip_names);
+	/* $ROCJIT_HIP_LIBRARY names the HIP runtime (and, before ROCm 5.3, hipRTC) exactly. */
+	amd.hip = open_first(env && *env ? chosen : hip_names);
 	LOAD(amd.hip, hipRuntimeGetVersion);
 	LOAD(amd.hip, hipGetDeviceCount);
 	LOAD(amd.hip, hipGetDeviceProperties);
@@ -120,7 +123,8 @@ static void load_compiler(void)
 	void *rtc;
 
 	pthread_once(&amd.runtime_once, load_runtime);
-	amd.rtc = open_first(rtc_names);
+	amd.rtc = getenv("ROCJIT_HIP_LIBRARY") && *getenv("ROCJIT_HIP_LIBRARY") ? NULL :
+									   open_first(rtc_names);
 	/* Before ROCm 5.3 hipRTC is part of libamdhip64. */
 	rtc = amd.rtc ? amd.rtc : amd.hip;
 	amd.comgr = open_first(comgr_names);

@@ -1,0 +1,367 @@
+/*
+ * bundle.c - prebuilt, read-only bundles of code objects, and moving entries between the
+ * user cache and a bundle file (export, import).
+ *
+ * Owns the bundles a context opened (immutable SQLite files in the cache's format) and
+ * the lookup by portable key.  Never writes a bundle it reads.  A bundle that cannot be
+ * used is skipped with one warning; it never fails a request.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "cache_internal.h"
+#include "context.h"
+#include "error.h"
+#include "rocjit_schema.h"
+
+#define RJ_BUNDLE_FORMAT 2
+#define RJ_CACHE_APP_ID 0x726a6974 /* "rjit", as cache.c */
+
+struct rj_bundle {
+	sqlite3 *db;
+	sqlite3_stmt *find;
+	pthread_mutex_t lock;
+	char path[4096];
+	struct rj_bundle *next;
+};
+
+/* "file:" URI of path, with the characters URIs reserve escaped. */
+static void uri_of(char *out, size_t size, const char *path, const char *query)
+{
+	size_t n = (size_t)snprintf(out, size, "file:");
+
+	for (const char *p = path; *p && n + 4 < size; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			n += (size_t)snprintf(out + n, size - n, "%%%02X", (unsigned char)*p);
+		else
+			out[n++] = *p;
+	}
+	out[n] = 0;
+	snprintf(out + n, size - n, "%s", query);
+}
+
+static int int_query(sqlite3 *db, const char *sql, int *value)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*value = sqlite3_column_int(st, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Opens one bundle, or says once why it cannot be used. */
+static struct rj_bundle *open_one(const char *path)
+{
+	struct rj_bundle *b = calloc(1, sizeof *b);
+	char uri[8300];
+	int app = 0, version = 0;
+	const char *why = NULL;
+
+	if (!b)
+		return NULL;
+	snprintf(b->path, sizeof b->path, "%s", path);
+	pthread_mutex_init(&b->lock, NULL);
+	uri_of(uri, sizeof uri, path, "?immutable=1");
+	if (sqlite3_open_v2(uri, &b->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		why = b->db ? sqlite3_errmsg(b->db) : "out of memory";
+	else if (int_query(b->db, "PRAGMA application_id", &app) != 0 || app != RJ_CACHE_APP_ID)
+		why = "not a rocjit bundle";
+	else if (int_query(b->db, "PRAGMA user_version", &version) != 0 ||
+		 version != RJ_BUNDLE_FORMAT)
+		why = "a format this rocjit does not read";
+	else if (sqlite3_prepare_v3(b->db,
+				    "SELECT code, size, checksum, compile_ms FROM entries "
+				    "WHERE pkey = ?1 AND target = ?2 "
+				    "ORDER BY compiler = ?3 DESC, created DESC LIMIT 1",
+				    -1, SQLITE_PREPARE_PERSISTENT, &b->find, NULL) != SQLITE_OK)
+		why = sqlite3_errmsg(b->db);
+	if (why) {
+		rj_warn_once("bundle-open", "bundle %s is skipped: %s", path, why);
+		sqlite3_close(b->db);
+		pthread_mutex_destroy(&b->lock);
+		free(b);
+		return NULL;
+	}
+	RJ_LOG(RJ_LOG_DEBUG, "bundle %s", path);
+	return b;
+}
+
+/* Adds the bundles of a colon-separated list; missing files are skipped silently when
+ * quiet (the bundle beside the executable is optional), else with a warning. */
+static void add_list(struct rj_bundle **list, const char *paths, int quiet)
+{
+	char path[4096];
+
+	for (const char *p = paths; p && *p;) {
+		size_t n = strcspn(p, ":");
+		if (n && n < sizeof path) {
+			struct rj_bundle *b, **tail = list;
+			memcpy(path, p, n);
+			path[n] = 0;
+			if (access(path, R_OK) != 0) {
+				if (!quiet)
+					rj_warn_once("bundle-missing", "bundle %s is skipped: %s",
+						     path, strerror(errno));
+			} else if ((b = open_one(path)) != NULL) {
+				while (*tail)
+					tail = &(*tail)->next;
+				*tail = b;
+			}
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+}
+
+struct rj_bundle *rj_bundles_open(const char *paths)
+{
+	struct rj_bundle *list = NULL;
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	add_list(&list, paths, 0);
+	add_list(&list, getenv("ROCJIT_BUNDLE_PATH"), 0);
+	/* <executable>.rocjit, installed next to the application. */
+	n = readlink("/proc/self/exe", exe, sizeof exe - 8);
+	if (n > 0) {
+		memcpy(exe + n, ".rocjit", 8);
+		add_list(&list, exe, 1);
+	}
+	return list;
+}
+
+void rj_bundles_close(struct rj_bundle *list)
+{
+	while (list) {
+		struct rj_bundle *next = list->next;
+		sqlite3_finalize(list->find);
+		sqlite3_close(list->db);
+		pthread_mutex_destroy(&list->lock);
+		free(list);
+		list = next;
+	}
+}
+
+int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *target,
+		   const char *compiler, void **code, size_t *size, double *compile_ms,
+		   const char **which)
+{
+	for (struct rj_bundle *b = list; b; b = b->next) {
+		int found = 0;
+
+		pthread_mutex_lock(&b->lock);
+		sqlite3_bind_blob(b->find, 1, pkey->b, 16, SQLITE_STATIC);
+		sqlite3_bind_text(b->find, 2, target, -1, SQLITE_STATIC);
+		sqlite3_bind_text(b->find, 3, compiler ? compiler : "", -1, SQLITE_STATIC);
+		if (sqlite3_step(b->find) == SQLITE_ROW) {
+			const void *blob = sqlite3_column_blob(b->find, 0);
+			int n = sqlite3_column_bytes(b->find, 0);
+			if (blob && n > 0 && n == sqlite3_column_int64(b->find, 1) &&
+			    rj_checksum(blob, (size_t)n) ==
+				    (uint64_t)sqlite3_column_int64(b->find, 2) &&
+			    (*code = malloc((size_t)n)) != NULL) {
+				memcpy(*code, blob, (size_t)n);
+				*size = (size_t)n;
+				*compile_ms = sqlite3_column_double(b->find, 3);
+				*which = b->path;
+				found = 1;
+			} else if (blob) {
+				rj_warn_once("bundle-bad", "bundle %s has a damaged entry; it is "
+					     "skipped", b->path);
+			}
+		}
+		sqlite3_reset(b->find);
+		pthread_mutex_unlock(&b->lock);
+		if (found)
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- Export and import (the user cache's connection, under its lock) -------------------- */
+
+static int hex_key(uint8_t out[16], const char *hex)
+{
+	if (!hex || strlen(hex) != 32 || strspn(hex, "0123456789abcdefABCDEF") != 32)
+		return -1;
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+#define ENTRY_FIELDS \
+	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
+	"checksum, created, last_used, hits, compile_ms, pkey, code"
+
+/* Writes the new bundle's schema and header, then copies the entries, all in the file. */
+static int export_locked(rj_cache *c, const char *path, const char *const *keys, size_t n,
+			 size_t *count)
+{
+	char sql[256];
+	sqlite3_stmt *st = NULL;
+	sqlite3 *out = NULL;
+	int rc = ROCJIT_EIO;
+	size_t copied = 0;
+
+	if (sqlite3_open_v2(path, &out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK)
+		goto fail;
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d; "
+		 "CREATE TABLE bundle (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+		 RJ_CACHE_APP_ID, RJ_BUNDLE_FORMAT);
+	if (sqlite3_exec(out, rj_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(out, sql, NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_close(out);
+	out = NULL;
+	if (sqlite3_prepare_v2(c->db, "ATTACH DATABASE ?1 AS bundle", -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rj_cache_exec(c, "BEGIN") != 0)
+		goto detach;
+	if (sqlite3_prepare_v2(c->db, "INSERT INTO bundle.entries (" ENTRY_FIELDS ") SELECT "
+			       ENTRY_FIELDS " FROM main.entries WHERE key = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto rollback;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t key[16];
+		if (hex_key(key, keys[i]) != 0)
+			goto rollback;
+		sqlite3_bind_blob(st, 1, key, 16, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto rollback;
+		copied += (size_t)sqlite3_changes(c->db);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	snprintf(sql, sizeof sql, "INSERT INTO bundle.bundle (name, value) VALUES "
+		 "('created', '%lld')", (long long)time(NULL));
+	if (rj_cache_exec(c, sql) != 0 ||
+	    rj_cache_exec(c, "INSERT INTO bundle.bundle (name, value) SELECT 'targets', "
+			  "group_concat(t, ' ') FROM (SELECT DISTINCT target AS t FROM "
+			  "bundle.entries); INSERT INTO bundle.bundle (name, value) SELECT "
+			  "'compilers', coalesce(group_concat(x, ' | '), '') FROM (SELECT DISTINCT "
+			  "compiler AS x FROM bundle.entries)") != 0 ||
+	    rj_cache_exec(c, "COMMIT") != 0)
+		goto rollback;
+	rc = 0;
+	goto detach;
+rollback:
+	sqlite3_finalize(st);
+	st = NULL;
+	rj_cache_exec(c, "ROLLBACK");
+detach:
+	rj_cache_exec(c, "DETACH DATABASE bundle");
+fail:
+	sqlite3_finalize(st);
+	if (out)
+		sqlite3_close(out);
+	if (rc == 0 && copied != n)
+		rc = rj_error_set(ROCJIT_EINVAL, __FILE__, __LINE__,
+				  "%zu of the %zu keys are not in the cache %s: prewarm them first",
+				  n - copied, n, c->path);
+	else if (rc != 0 && !rocjit_last_error()[0])
+		rj_error_set(rc, __FILE__, __LINE__, "cannot write bundle %s: %s", path,
+			     sqlite3_errmsg(c->db));
+	if (count)
+		*count = copied;
+	return rc;
+}
+
+static int cache_of(rj_cache **out, rocjit_ctx *ctx)
+{
+	RJ_CHECK(!ctx, ROCJIT_EINVAL, "ctx is NULL");
+	RJ_CHECK(!ctx->cache, ROCJIT_EIO, "this context has no on-disk cache to export from or "
+		 "import into");
+	*out = ctx->cache;
+	return 0;
+}
+
+ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const char *const *keys,
+				    size_t n, size_t *count)
+{
+	rj_cache *c = NULL;
+	int rc;
+
+	if (count)
+		*count = 0;
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(!path || !*path || (n && !keys), ROCJIT_EINVAL,
+		 "rocjit_bundle_export: path or keys missing");
+	RJ_CHECK(access(path, F_OK) == 0, ROCJIT_EINVAL,
+		 "%s exists: a bundle is written whole, to a new file", path);
+	rj_error_clear();
+	pthread_mutex_lock(&c->lock);
+	rc = export_locked(c, path, keys, n, count);
+	pthread_mutex_unlock(&c->lock);
+	if (rc != 0)
+		unlink(path);
+	else
+		chmod(path, 0644); /* made to be shipped and read by anyone */
+	return rc;
+}
+
+ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count)
+{
+	struct rj_bundle *b;
+	sqlite3_stmt *st = NULL;
+	char uri[8300];
+	rj_cache *c = NULL;
+	int rc = ROCJIT_EIO;
+
+	if (count)
+		*count = 0;
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(!path, ROCJIT_EINVAL, "rocjit_bundle_import: path is NULL");
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
+	/* Check it the way a context would use it. */
+	b = open_one(path);
+	RJ_CHECK(!b, ROCJIT_EIO, "%s is not a usable rocjit bundle (see the warning)", path);
+	rj_bundles_close(b);
+	uri_of(uri, sizeof uri, path, "?mode=ro&immutable=1");
+	pthread_mutex_lock(&c->lock);
+	if (sqlite3_prepare_v2(c->db, "ATTACH DATABASE ?1 AS bundle", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_DONE) {
+			if (rj_cache_exec(c, "INSERT OR IGNORE INTO main.entries (" ENTRY_FIELDS
+					  ") SELECT " ENTRY_FIELDS " FROM bundle.entries") == 0) {
+				if (count)
+					*count = (size_t)sqlite3_changes(c->db);
+				rc = 0;
+			}
+			rj_cache_exec(c, "DETACH DATABASE bundle");
+		}
+	}
+	if (rc != 0 && st)
+		rj_error_set(rc, __FILE__, __LINE__, "cannot import %s: %s", path,
+			     sqlite3_errmsg(c->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}

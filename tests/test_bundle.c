@@ -1,0 +1,208 @@
+/*
+ * test_bundle.c - prebuilt bundles: exported from a cache, served where no compiler is
+ * installed, other compiler versions used as documented, damaged bundles skipped.
+ */
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char bundle[4300];
+
+/* Compiles axpy for gfx90a into the test cache and exports it to rj_test_dir/app.rocjit. */
+static void make_bundle(char key[33])
+{
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *c;
+	const char *keys[1];
+	size_t n = 0;
+
+	p.source = rj_test_axpy;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	memcpy(key, c->key, 33);
+	keys[0] = key;
+	snprintf(bundle, sizeof bundle, "%s/app.rocjit", rj_test_dir);
+	ASSERT_INT(rocjit_bundle_export(ctx, bundle, keys, 1, &n), 0);
+	ASSERT_INT(n, 1);
+	ASSERT_INT(rocjit_bundle_export(ctx, bundle, keys, 1, &n), ROCJIT_EINVAL); /* exists */
+	rocjit_close(ctx);
+}
+
+static rocjit_ctx *open_with_bundle(const char *cache)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx;
+
+	o.cache_dir = cache;
+	o.bundles = bundle;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	return ctx;
+}
+
+static int compile_for(rocjit_ctx *ctx, const char *target, const rocjit_code **c)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	p.source = rj_test_axpy;
+	return rocjit_compile(c, ctx, target, &p);
+}
+
+TEST(bundle_serves_an_empty_user_cache_without_compiling)
+{
+	char key[33], fresh[4400];
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	const rocjit_code *c;
+	rocjit_ctx *ctx;
+
+	make_bundle(key);
+	snprintf(fresh, sizeof fresh, "%s/fresh", rj_test_dir);
+	ctx = open_with_bundle(fresh);
+	ASSERT_INT(compile_for(ctx, "gfx90a", &c), 0);
+	ASSERT_INT(c->from_cache, 1);
+	ASSERT_STR(c->key, key);
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	ASSERT_INT(st.compiles, 0);
+	/* A bundle for other targets is not used for this one. */
+	ASSERT_INT(compile_for(ctx, "gfx1030", &c), 0);
+	ASSERT_INT(c->from_cache, 0);
+	rocjit_close(ctx);
+}
+
+TEST(application_runs_from_a_bundle_with_no_compiler_installed)
+{
+	char key[33], fresh[4400], env_bundle[4400], src[4300];
+	char *out;
+	int status;
+
+	make_bundle(key);
+	snprintf(fresh, sizeof fresh, "%s/fresh", rj_test_dir);
+	snprintf(env_bundle, sizeof env_bundle, "ROCJIT_BUNDLE_PATH=%s", bundle);
+	snprintf(src, sizeof src, "%s/axpy.hip", rj_test_dir);
+	rj_test_write_file(src, rj_test_axpy, strlen(rj_test_axpy));
+	{
+		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", fresh, "--target", "gfx90a",
+				 "--file", src, NULL };
+		char *env[] = { "ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so", env_bundle,
+				NULL };
+		status = rj_test_run(argv, env, &out);
+		printf("%s", out);
+		ASSERT_INT(status, 0);
+		ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 ");
+		free(out);
+	}
+	{
+		/* What the bundle lacks cannot be served: the error says what to do. */
+		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", fresh, "--target", "gfx1030",
+				 "--file", src, NULL };
+		char *env[] = { "ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so", env_bundle,
+				NULL };
+		status = rj_test_run(argv, env, &out);
+		printf("%s", out);
+		ASSERT_INT(status, 1);
+		ASSERT_CONTAINS(out, "no bundle");
+		free(out);
+	}
+}
+
+static const char *kernels_of(const rocjit_code *c, char *buf, size_t size)
+{
+	rocjit_codeobj_info *info;
+	ASSERT_INT(rocjit_codeobj_inspect(&info, c->data, c->size), 0);
+	snprintf(buf, size, "%s", info->num_kernels ? info->kernels[0] : "");
+	rocjit_codeobj_free(info);
+	return buf;
+}
+
+/*
+ * Two bundle entries for one program (one portable key): the one the installed compiler
+ * made wins over a newer one from another compiler version; alone, the other version's
+ * entry is used (it is valid code for the target).
+ */
+TEST(other_compiler_versions_serve_and_the_current_one_is_preferred)
+{
+	static const char other_src[] =
+		"extern \"C\" __global__ void other(float *x) { x[0] = 2.0f; }\n";
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *a, *b;
+	const char *keys[2];
+	char ka[33], kb[33], fresh[4400], names[64], sql[512];
+	sqlite3 *db;
+
+	p.source = rj_test_axpy;
+	ASSERT_INT(rocjit_compile(&a, ctx, "gfx90a", &p), 0);
+	p.source = other_src;
+	ASSERT_INT(rocjit_compile(&b, ctx, "gfx90a", &p), 0);
+	memcpy(ka, a->key, 33);
+	memcpy(kb, b->key, 33);
+	keys[0] = ka;
+	keys[1] = kb;
+	snprintf(bundle, sizeof bundle, "%s/app.rocjit", rj_test_dir);
+	ASSERT_INT(rocjit_bundle_export(ctx, bundle, keys, 2, NULL), 0);
+	rocjit_close(ctx);
+	/* b's row becomes a newer entry of a's program, made by another compiler. */
+	ASSERT_INT(sqlite3_open(bundle, &db), SQLITE_OK);
+	snprintf(sql, sizeof sql,
+		 "UPDATE entries SET pkey = (SELECT pkey FROM entries WHERE hex(key) = upper('%s')), "
+		 "compiler = 'hiprtc 0.2 (older)', created = created + 1000 "
+		 "WHERE hex(key) = upper('%s')", ka, kb);
+	ASSERT_INT(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	snprintf(fresh, sizeof fresh, "%s/fresh", rj_test_dir);
+	ctx = open_with_bundle(fresh);
+	ASSERT_INT(compile_for(ctx, "gfx90a", &a), 0);
+	ASSERT_INT(a->from_cache, 1);
+	ASSERT_STR(kernels_of(a, names, sizeof names), "axpy");
+	rocjit_close(ctx);
+
+	ASSERT_INT(sqlite3_open(bundle, &db), SQLITE_OK);
+	snprintf(sql, sizeof sql, "DELETE FROM entries WHERE hex(key) = upper('%s')", ka);
+	ASSERT_INT(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	snprintf(fresh, sizeof fresh, "%s/fresh2", rj_test_dir);
+	ctx = open_with_bundle(fresh);
+	ASSERT_INT(compile_for(ctx, "gfx90a", &a), 0);
+	ASSERT_INT(a->from_cache, 1);
+	ASSERT_STR(kernels_of(a, names, sizeof names), "other");
+	rocjit_close(ctx);
+}
+
+TEST(damaged_bundle_is_skipped_with_a_warning)
+{
+	char fresh[4400], junk[4096];
+	const rocjit_code *c;
+	rocjit_ctx *ctx;
+
+	snprintf(bundle, sizeof bundle, "%s/junk.rocjit", rj_test_dir);
+	memset(junk, 'x', sizeof junk);
+	rj_test_write_file(bundle, junk, sizeof junk);
+	snprintf(fresh, sizeof fresh, "%s/fresh", rj_test_dir);
+	ctx = open_with_bundle(fresh);
+	ASSERT_INT(compile_for(ctx, "gfx90a", &c), 0);
+	ASSERT_INT(c->from_cache, 0);
+	rocjit_close(ctx);
+}
+
+TEST(import_copies_a_bundle_into_the_user_cache)
+{
+	char key[33], fresh[4400];
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	const rocjit_code *c;
+	rocjit_ctx *ctx;
+	size_t n = 0;
+
+	make_bundle(key);
+	snprintf(fresh, sizeof fresh, "%s/fresh", rj_test_dir);
+	o.cache_dir = fresh;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	ASSERT_INT(rocjit_bundle_import(ctx, bundle, &n), 0);
+	ASSERT_INT(n, 1);
+	ASSERT_INT(rocjit_bundle_import(ctx, bundle, &n), 0);
+	ASSERT_INT(n, 0); /* already there */
+	ASSERT_INT(compile_for(ctx, "gfx90a", &c), 0);
+	ASSERT_INT(c->from_cache, 1);
+	ASSERT_STR(c->key, key);
+	rocjit_close(ctx);
+}
