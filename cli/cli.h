@@ -42,6 +42,8 @@ struct cli_global {
 extern struct cli_global cli_global;
 
 int cli_prewarm(int argc, char **argv);
+int cli_export(int argc, char **argv);
+int cli_import(int argc, char **argv);
 int cli_worker(int argc, char **argv);
 int cli_purge(int argc, char **argv);
 int cli_stats(int argc, char **argv);

@@ -47,14 +47,23 @@ struct run {
 	long used;      /* worker processes this run needed: min(workers, jobs to run)  */
 	int json, progress;
 	double t0;
+	const char *output; /* export: the bundle to write, else NULL */
 };
 
-enum { OPT_ARCH = 1, OPT_JOBS, OPT_MANIFEST, OPT_JSON, OPT_NO_PROGRESS };
+enum { OPT_ARCH = 1, OPT_JOBS, OPT_MANIFEST, OPT_JSON, OPT_NO_PROGRESS, OPT_OUTPUT };
 
 static const struct cli_opt prewarm_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { NULL, 0, 0, 0 }
+};
+
+/* export takes prewarm's options and -o FILE. */
+static const struct cli_opt export_opts[] = {
+	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
+	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
+	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "output", 'o', 1, OPT_OUTPUT },
+	{ NULL, 0, 0, 0 }
 };
 
 static void add_set(struct run *r, const char *path, int as_manifest, int *rc)
@@ -428,13 +437,14 @@ static void summary_text(const struct run *r, const size_t count[5], double ms)
 	fflush(stdout);
 }
 
-static int parse(struct run *r, int argc, char **argv)
+static int parse(struct run *r, const char *cmd, int argc, char **argv)
 {
 	struct cli_parser p;
 	const char *v;
 	int id, rc = CLI_OK;
 
-	cli_parser_init(&p, "prewarm", argc, argv, prewarm_opts, 1);
+	cli_parser_init(&p, cmd, argc, argv, strcmp(cmd, "export") ? prewarm_opts : export_opts,
+			1);
 	while (rc == CLI_OK && (id = cli_next(&p, &v)) != CLI_ARG_END) {
 		switch (id) {
 		case CLI_ARG_HELP: return -1;
@@ -449,10 +459,16 @@ static int parse(struct run *r, int argc, char **argv)
 			break;
 		case OPT_JSON: r->json = 1; break;
 		case OPT_NO_PROGRESS: r->progress = 0; break;
+		case OPT_OUTPUT: r->output = v; break;
 		}
 	}
 	if (rc != CLI_OK)
 		return rc;
+	if (!strcmp(cmd, "export") && !r->output)
+		return cli_usage_error("export", "name the bundle to write: -o FILE.rocjit");
+	if (r->output && access(r->output, F_OK) == 0)
+		return cli_usage_error("export", "%s exists: a bundle is written whole, to a new "
+				       "file; remove it first", r->output);
 	if (!r->nsets)
 		return cli_usage_error("prewarm", "name the kernels: a manifest (--manifest "
 				       "FILE), a folder or a file");
@@ -463,7 +479,34 @@ static int parse(struct run *r, int argc, char **argv)
 	return CLI_OK;
 }
 
-int cli_prewarm(int argc, char **argv)
+/* Writes every job's entry, cached or compiled now, from the cache into r->output. */
+static int export_bundle(const struct run *r)
+{
+	const char **keys = cli_alloc((r->njobs ? r->njobs : 1) * sizeof *keys);
+	size_t n = 0, written = 0;
+	rocjit_ctx *ctx;
+	int rc;
+
+	for (size_t i = 0; i < r->njobs; i++) {
+		const struct pjob *j = &r->jobs[i];
+		if ((j->state == JOB_CACHED || j->state == JOB_COMPILED) && j->res.key[0])
+			keys[n++] = j->res.key;
+	}
+	rc = cli_open(&ctx, 0, 1);
+	if (rc == CLI_OK) {
+		if (rocjit_bundle_export(ctx, r->output, keys, n, &written) != 0) {
+			fprintf(stderr, "rocjit export: %s\n", rocjit_last_error());
+			rc = CLI_FAIL;
+		} else if (!r->json) {
+			printf("export: %zu entries written to %s\n", written, r->output);
+		}
+		rocjit_close(ctx);
+	}
+	free(keys);
+	return rc;
+}
+
+static int run_command(const char *cmd, int argc, char **argv)
 {
 	struct run r = { .progress = 1 };
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
@@ -475,13 +518,13 @@ int cli_prewarm(int argc, char **argv)
 	/* Compiling is what this command is for: an exported ROCJIT_NO_COMPILE=1 meant for
 	   applications must not turn it into a no-op (workers inherit this environment). */
 	unsetenv("ROCJIT_NO_COMPILE");
-	rc = parse(&r, argc, argv);
+	rc = parse(&r, cmd, argc, argv);
 	if (rc == -1) {
-		rc = cli_help("prewarm");
+		rc = cli_help(cmd);
 		goto out;
 	}
 	if (rc == CLI_OK && !r.targets.n)
-		rc = cli_targets_default(&r.targets, "prewarm");
+		rc = cli_targets_default(&r.targets, cmd);
 	if (rc == CLI_OK) {
 		/* Fail early (and create the database) when the cache cannot be used. */
 		rc = cli_open(&probe, 0, 1);
@@ -508,6 +551,8 @@ int cli_prewarm(int argc, char **argv)
 			else
 				summary_text(&r, count, cli_now_ms() - r.t0);
 			rc = count[JOB_FAILED] ? CLI_FAIL : CLI_OK;
+			if (rc == CLI_OK && r.output)
+				rc = export_bundle(&r);
 		}
 	}
 out:
@@ -518,5 +563,40 @@ out:
 		cli_set_free(&r.sets[i]);
 	free(r.sets);
 	cli_targets_free(&r.targets);
+	return rc;
+}
+
+int cli_prewarm(int argc, char **argv)
+{
+	return run_command("prewarm", argc, argv);
+}
+
+/* `rocjit export`: prewarm, then write what it stored (or found) to a new bundle. */
+int cli_export(int argc, char **argv)
+{
+	return run_command("export", argc, argv);
+}
+
+/* `rocjit import FILE`: copy a bundle's entries into the cache. */
+int cli_import(int argc, char **argv)
+{
+	rocjit_ctx *ctx;
+	size_t n = 0;
+	int rc;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return cli_help("import");
+	if (argc != 2 || argv[1][0] == '-')
+		return cli_usage_error("import", "name one bundle file to import");
+	rc = cli_open(&ctx, 0, 1);
+	if (rc != CLI_OK)
+		return rc;
+	if (rocjit_bundle_import(ctx, argv[1], &n) != 0) {
+		fprintf(stderr, "rocjit import: %s\n", rocjit_last_error());
+		rc = CLI_FAIL;
+	} else {
+		printf("import: %zu entries copied into the cache (entries already there kept)\n", n);
+	}
+	rocjit_close(ctx);
 	return rc;
 }

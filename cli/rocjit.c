@@ -52,6 +52,21 @@ static const struct cli_command commands[] = {
 	  "Exit status: 0 when everything is in the cache, 1 when anything failed (each\n"
 	  "failure is listed with its compiler log), 2 for bad arguments.",
 	  cli_prewarm, 0 },
+	{ "export", NULL, "write a read-only bundle of prebuilt kernels to ship",
+	  "rocjit export -o FILE.rocjit [--arch T[,T...]]... [--jobs N] [--manifest FILE]...\n"
+	  "                     [--json] [--no-progress] [PATH...] [-- COMPILER-OPTIONS...]",
+	  "Prewarms the inputs for the targets (see rocjit help prewarm: the same inputs and\n"
+	  "options), then writes their entries to a new bundle file.  Ship it next to the\n"
+	  "application as <executable>.rocjit, or name it in $ROCJIT_BUNDLE_PATH: rocjit\n"
+	  "looks there after the user cache, and a bundle needs no compiler on the machine\n"
+	  "that uses it.  rocjit list, show and verify read a bundle with --cache FILE.\n"
+	  "Exit status: 0 when the bundle is written, 1 on failure, 2 for bad arguments.",
+	  cli_export, 0 },
+	{ "import", NULL, "copy a bundle's entries into the cache",
+	  "rocjit import FILE.rocjit",
+	  "Copies every entry of the bundle into the cache; entries already there are kept.\n"
+	  "Exit status: 0 ok, 1 failure, 2 for bad arguments.",
+	  cli_import, 0 },
 	{ "purge", NULL, "remove entries from the cache and give the space back",
 	  "rocjit purge (--all | [--older-than AGE] [--arch T,...]\n"
 	  "                    [--compiler-version-other-than-current] [--max-size SIZE])\n"

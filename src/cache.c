@@ -311,9 +311,44 @@ static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
 	return 0;
 }
 
+/*
+ * A cache "folder" that is a file is a bundle (or a cache file) named directly, as
+ * `rocjit list --cache app.rocjit` does: opened read-only and immutable, never changed.
+ */
+static int open_file(rj_cache *c, const char *file)
+{
+	char uri[8300];
+	size_t n = (size_t)snprintf(uri, sizeof uri, "file:");
+
+	c->readonly = 1;
+	snprintf(c->path, sizeof c->path, "%s", file);
+	snprintf(c->dir, sizeof c->dir, "%s", file);
+	if (strrchr(c->dir, '/'))
+		*strrchr(c->dir, '/') = 0;
+	for (const char *p = file; *p && n + 4 < sizeof uri; p++)
+		n += *p == '%' || *p == '?' || *p == '#' ?
+			(size_t)snprintf(uri + n, sizeof uri - n, "%%%02X", (unsigned char)*p) :
+			(size_t)snprintf(uri + n, sizeof uri - n, "%c", *p);
+	snprintf(uri + n, sizeof uri - n, "?immutable=1");
+	if (sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		RJ_FAIL(ROCJIT_EIO, "cannot open %s: %s", file,
+			c->db ? sqlite3_errmsg(c->db) : "out of memory");
+	RJ_FORWARD(init_schema(c));
+	RJ_FORWARD(prepare(c, &c->get,
+			   "SELECT code, size, checksum, compile_ms FROM entries WHERE key = ?1"));
+	RJ_FORWARD(prepare(c, &c->totals,
+			   "SELECT count(*), coalesce(sum(size), 0) FROM entries"));
+	return 0;
+}
+
 static int open_db(rj_cache *c, const char *dir)
 {
 	int flags = c->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	struct stat st;
+
+	if (stat(dir, &st) == 0 && S_ISREG(st.st_mode))
+		return open_file(c, dir);
 
 	if (!c->readonly)
 		RJ_FORWARD(make_dirs(dir));

@@ -708,3 +708,51 @@ TEST(an_unusable_cache_says_what_to_do)
 	ASSERT_CONTAINS(out, "unset ROCJIT_DISABLE_CACHE");
 	free(out);
 }
+
+/*
+ * The distribution path: `rocjit export` of an application's manifest, then the
+ * application on a machine with an empty cache and no compiler at all (hipRTC made
+ * unloadable, NVRTC too): every registered kernel comes from the bundle.
+ */
+TEST(export_manifest_then_application_without_compiler_runs_from_the_bundle)
+{
+	static const char *const sources[] = { "scale.hip", "sub/offset.hip" };
+	char bundle[4300], bundle_env[4400], fresh[4300];
+	char *out;
+
+	snprintf(bundle, sizeof bundle, "%s/app.rocjit", rj_test_dir);
+	ASSERT_INT(cli(&out, "export", "-o", bundle, "--manifest", ROCJIT_TEST_MANIFEST, "--arch",
+		       "gfx90a", NULL), 0);
+	ASSERT_CONTAINS(out, "2 entries written");
+	free(out);
+	/* A second export to the same file is refused, the file kept. */
+	ASSERT_INT(cli(&out, "export", "-o", bundle, "--manifest", ROCJIT_TEST_MANIFEST, "--arch",
+		       "gfx90a", NULL), 2);
+	free(out);
+	/* list and verify read the bundle itself. */
+	{
+		char *argv[] = { (char *)ROCJIT_TEST_CLI, (char *)"--cache", bundle,
+				 (char *)"verify", NULL };
+		ASSERT_INT(rj_test_run(argv, NULL, &out), 0);
+		ASSERT_CONTAINS(out, "2 entries checked, 0 bad");
+		free(out);
+	}
+	snprintf(bundle_env, sizeof bundle_env, "ROCJIT_BUNDLE_PATH=%s", bundle);
+	snprintf(fresh, sizeof fresh, "%s/elsewhere", rj_test_dir);
+	for (size_t s = 0; s < 2; s++) {
+		char *env[] = { (char *)"ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so",
+				(char *)"ROCJIT_NVRTC_LIBRARY=/nonexistent/libnvrtc.so", bundle_env,
+				NULL };
+		char *argv[] = { (char *)ROCJIT_TEST_PROBE_DATA, (char *)"--cache", fresh,
+				 (char *)"--target", (char *)"gfx90a", (char *)"--registered",
+				 (char *)sources[s], NULL };
+		int rc = rj_test_run(argv, env, &out);
+		printf("%s", out);
+		ASSERT_INT(rc, 0);
+		ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 ");
+		free(out);
+	}
+	/* import copies it into a user cache. */
+	ASSERT_INT(cli(&out, "import", bundle, NULL), 0);
+	free(out);
+}
