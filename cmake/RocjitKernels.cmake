@@ -1,6 +1,16 @@
 # RocjitKernels.cmake - rocjit_add_kernels(): ship kernel sources inside a target.
 #
-#   rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...])
+#   rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...]
+#                      [BUNDLE_ARCHS <target-id>...] [BUNDLE_OPTIONS <option>...]
+#                      [BUNDLE_DESTINATION <install dir>])
+#
+# BUNDLE_ARCHS builds, with every build of <target>, a prebuilt bundle of its kernels for
+# those target ids (`rocjit export`): <target's file>.rocjit next to the executable, where
+# rocjit looks for it, and installs it to BUNDLE_DESTINATION (default: the binary dir,
+# ${CMAKE_INSTALL_BINDIR} or bin).  With a bundle for its GPU the application needs no
+# compiler on the machine it runs on.  BUNDLE_OPTIONS are the compiler options the
+# application passes (part of the key).  Needs the rocjit tool: the rocjit_cli target of
+# this build, or the installed rocjit::rocjit_cli / `rocjit` program.
 #
 # Embeds every file under <dir> (recursively) whose name matches one of the patterns
 # (default: *.hip *.h *.hpp *.cuh) into <target> as text, and registers them with
@@ -45,7 +55,8 @@ set(_ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set_property(GLOBAL PROPERTY _ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(rocjit_add_kernels)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;DIR" "GLOB")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;DIR;BUNDLE_DESTINATION"
+                        "GLOB;BUNDLE_ARCHS;BUNDLE_OPTIONS")
   set(usage "usage: rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...])")
 
   if(arg_UNPARSED_ARGUMENTS)
@@ -173,4 +184,64 @@ function(rocjit_add_kernels)
   set_target_properties("${target}" PROPERTIES
     ROCJIT_MANIFEST "${manifest}"
     ROCJIT_KERNELS_DIR "${dir}")
+
+  if(arg_BUNDLE_ARCHS)
+    _rocjit_add_bundle("${target}" "${manifest}" "${arg_BUNDLE_ARCHS}" "${arg_BUNDLE_OPTIONS}"
+                       "${arg_BUNDLE_DESTINATION}" "${paths}")
+  endif()
+endfunction()
+
+# The bundle step of rocjit_add_kernels(BUNDLE_ARCHS ...).
+function(_rocjit_add_bundle target manifest archs options destination depends)
+  if(TARGET rocjit_cli)
+    set(tool "$<TARGET_FILE:rocjit_cli>")
+    set(tool_dep rocjit_cli)
+  elseif(TARGET rocjit::rocjit_cli)
+    set(tool "$<TARGET_FILE:rocjit::rocjit_cli>")
+    set(tool_dep rocjit::rocjit_cli)
+  else()
+    find_program(ROCJIT_TOOL rocjit)
+    if(NOT ROCJIT_TOOL)
+      message(FATAL_ERROR "rocjit_add_kernels: BUNDLE_ARCHS needs the rocjit tool: build "
+        "it in this project (rocjit_cli) or install rocjit and put it on PATH")
+    endif()
+    set(tool "${ROCJIT_TOOL}")
+    set(tool_dep "")
+  endif()
+  string(REPLACE ";" "," arch_list "${archs}")
+  set(bundle "${CMAKE_CURRENT_BINARY_DIR}/${target}.rocjit")
+  set(extra "")
+  if(options)
+    set(extra -- ${options})
+  endif()
+  # A private cache in the build folder: building never touches the user's cache.
+  add_custom_command(OUTPUT "${bundle}"
+    COMMAND "${CMAKE_COMMAND}" -E rm -f "${bundle}"
+    COMMAND "${tool}" --cache "${CMAKE_CURRENT_BINARY_DIR}/rocjit-build-cache" export
+            -o "${bundle}" --no-progress --manifest "${manifest}" --arch "${arch_list}"
+            ${extra}
+    DEPENDS ${depends} "${manifest}" ${tool_dep}
+    COMMENT "Building the rocjit bundle of ${target} for ${arch_list}"
+    VERBATIM)
+  add_custom_target("${target}_rocjit_bundle" ALL DEPENDS "${bundle}")
+  # Next to the executable, where the library looks for <executable>.rocjit.
+  add_custom_command(TARGET "${target}_rocjit_bundle" POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${bundle}"
+            "$<TARGET_FILE:${target}>.rocjit"
+    VERBATIM)
+  add_dependencies("${target}_rocjit_bundle" "${target}")
+  if(NOT destination)
+    if(CMAKE_INSTALL_BINDIR)
+      set(destination "${CMAKE_INSTALL_BINDIR}")
+    else()
+      set(destination bin)
+    endif()
+  endif()
+  get_target_property(name "${target}" OUTPUT_NAME)
+  if(NOT name)
+    set(name "${target}")
+  endif()
+  install(FILES "${bundle}" DESTINATION "${destination}"
+          RENAME "${name}${CMAKE_EXECUTABLE_SUFFIX}.rocjit")
+  set_target_properties("${target}" PROPERTIES ROCJIT_BUNDLE "${bundle}")
 endfunction()
