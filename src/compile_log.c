@@ -44,8 +44,9 @@ static int path_char(char c)
 
 /*
  * Finds each "comgr-" folder name inside a path; the path starts after the last
- * delimiter before it.  "<path>/comgr-<random>/input/CompileSource" becomes source_name,
- * "<path>/comgr-<random>/include/" disappears (the header's own name stays).
+ * delimiter before it.  "<path>/comgr-<random>/input/CompileSource" (comgr 2.4) becomes
+ * source_name; "<path>/comgr-<random>/input/" (comgr 2.6 names the input by the program's
+ * name) and "<path>/comgr-<random>/include/" disappear (the name after them stays).
  */
 char *rj_log_map_names(const char *log, const char *source_name)
 {
@@ -67,6 +68,10 @@ char *rj_log_map_names(const char *log, const char *source_name)
 			put(&b, p, (size_t)(start - p));
 			put(&b, source_name, strlen(source_name));
 			p = after + sizeof input - 1;
+		} else if (strncmp(after, "/input/", 7) == 0) {
+			/* Newer comgr (2.6) names the input by the program's own name. */
+			put(&b, p, (size_t)(start - p));
+			p = after + 7;
 		} else if (strncmp(after, include, sizeof include - 1) == 0) {
 			put(&b, p, (size_t)(start - p));
 			p = after + sizeof include - 1;
