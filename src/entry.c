@@ -240,25 +240,70 @@ static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_e
 	return 0;
 }
 
-/* 1 and e filled when a bundle has e's program for its target. */
+/*
+ * The target ids whose code runs on target, most specific first: the id itself, then with
+ * fewer features.  Code built for "gfx90a" (xnack and sramecc "any") runs on every
+ * gfx90a; code for "gfx90a:xnack-" only where xnack is off.  At most 8 (3 features).
+ */
+static size_t compatible_targets(char out[8][RJ_TARGET_MAX], const char *target)
+{
+	const char *feat[3];
+	size_t nfeat = 0, plen = rj_target_processor_len(target), n = 0;
+
+	for (const char *p = strchr(target, ':'); p && nfeat < 3; p = strchr(p + 1, ':'))
+		feat[nfeat++] = p + 1;
+	if (strchr(target, ':') && nfeat == 3 && strchr(feat[2], ':'))
+		nfeat = 0; /* more features than we enumerate: the exact id only */
+	for (unsigned drop = 0; drop < (1u << nfeat) && n < 8; drop++) {
+		size_t len = plen;
+		memcpy(out[n], target, plen);
+		for (size_t i = 0; i < nfeat; i++) {
+			size_t fl = strcspn(feat[i], ":");
+			if (drop & (1u << i))
+				continue;
+			out[n][len++] = ':';
+			memcpy(out[n] + len, feat[i], fl);
+			len += fl;
+		}
+		out[n][len] = 0;
+		n++;
+	}
+	return n ? n : (snprintf(out[0], RJ_TARGET_MAX, "%s", target), 1);
+}
+
+/* 1 and e filled when a bundle has e's program for its target, or for a less specific
+ * id of the same processor whose code runs there. */
 static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
 			 const char *compiler)
 {
-	rj_key pkey = portable_key(r, e);
-	const char *which;
-	void *code;
-	size_t size;
-	double ms;
+	char targets[8][RJ_TARGET_MAX];
+	size_t n, i;
+	const char *which = NULL;
+	void *code = NULL;
+	size_t size = 0;
+	double ms = 0;
 
-	if (!ctx->bundles ||
-	    !rj_bundles_get(ctx->bundles, &pkey, e->target, compiler, &code, &size, &ms, &which))
+	if (!ctx->bundles)
+		return 0;
+	n = compatible_targets(targets, e->target);
+	for (i = 0; i < n; i++) {
+		struct rj_entry t = *e;
+		rj_key pkey;
+		snprintf(t.target, sizeof t.target, "%s", targets[i]);
+		pkey = portable_key(r, &t);
+		if (rj_bundles_get(ctx->bundles, &pkey, targets[i], compiler, &code, &size, &ms,
+				   &which))
+			break;
+	}
+	if (i == n)
 		return 0;
 	e->code.data = code;
 	e->code.size = size;
 	e->code.compile_ms = ms;
 	e->code.from_cache = 1;
 	atomic_fetch_add(&ctx->disk_hits, 1);
-	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s", e->target, r->name, which);
+	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", e->target,
+	       r->name, which, targets[i]);
 	return 1;
 }
 

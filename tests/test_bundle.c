@@ -206,3 +206,46 @@ TEST(import_copies_a_bundle_into_the_user_cache)
 	ASSERT_STR(c->key, key);
 	rocjit_close(ctx);
 }
+
+/* Code built for a less specific id of the same processor runs on the more specific one. */
+TEST(bundle_built_for_a_general_target_serves_its_specific_variants)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	const rocjit_code *c;
+	const char *keys[2];
+	char k_any[33], k_xnack_off[33], fresh[4400];
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	static const char *const marker[] = { "-DRJ_MARK=1" };
+
+	p.source = rj_test_axpy;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	memcpy(k_any, c->key, 33);
+	p.options = marker;
+	p.num_options = 1;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a:xnack-", &p), 0);
+	memcpy(k_xnack_off, c->key, 33);
+	keys[0] = k_any;
+	keys[1] = k_xnack_off;
+	snprintf(bundle, sizeof bundle, "%s/app.rocjit", rj_test_dir);
+	ASSERT_INT(rocjit_bundle_export(ctx, bundle, keys, 2, NULL), 0);
+	rocjit_close(ctx);
+
+	snprintf(fresh, sizeof fresh, "%s/fresh", rj_test_dir);
+	ctx = open_with_bundle(fresh);
+	/* Built for gfx90a (any): serves every gfx90a variant. */
+	ASSERT_INT(compile_for(ctx, "gfx90a:sramecc+:xnack-", &c), 0);
+	ASSERT_INT(c->from_cache, 1);
+	ASSERT_INT(compile_for(ctx, "gfx90a:xnack+", &c), 0);
+	ASSERT_INT(c->from_cache, 1);
+	/* Built for gfx90a:xnack-: serves xnack- variants only. */
+	p.source = rj_test_axpy;
+	p.options = marker;
+	p.num_options = 1;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a:sramecc-:xnack-", &p), 0);
+	ASSERT_INT(c->from_cache, 1);
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a:xnack+", &p), 0);
+	ASSERT_INT(c->from_cache, 0);
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_INT(c->from_cache, 0);
+	rocjit_close(ctx);
+}
