@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -231,79 +230,6 @@ static int check_truncated(rj_cache *c)
 	return 0;
 }
 
-static int env_flag(const char *name)
-{
-	const char *v = getenv(name);
-	return v && *v && strcmp(v, "0") != 0;
-}
-
-/*
- * A cache another user can write to can hand this process arbitrary GPU code: the folder
- * and the database must be the user's own and writable by nobody else.  An operator may
- * opt in to a cache shared by a group ($ROCJIT_CACHE_SHARED=1): group write is then
- * allowed, world write never.
- */
-static int check_trusted(const char *dir, const char *file)
-{
-	const char *paths[2] = { dir, file };
-	mode_t forbidden = env_flag("ROCJIT_CACHE_SHARED") ? S_IWOTH : (S_IWGRP | S_IWOTH);
-
-	for (int i = 0; i < 2; i++) {
-		struct stat st;
-		if (stat(paths[i], &st) != 0)
-			continue; /* the file is created below, 0600 */
-		RJ_CHECK(st.st_uid != geteuid() && !env_flag("ROCJIT_CACHE_SHARED"), ROCJIT_EIO,
-			 "cache %s is owned by user %u, not by this user (%u): it is not used, "
-			 "since whoever can write it can put code on the GPU; use a cache folder "
-			 "of your own (ROCJIT_CACHE_DIR), or set ROCJIT_CACHE_SHARED=1 for a "
-			 "group cache", paths[i], (unsigned)st.st_uid, (unsigned)geteuid());
-		RJ_CHECK(st.st_mode & forbidden, ROCJIT_EIO,
-			 "cache %s is writable by %s (mode %03o): it is not used, since whoever "
-			 "can write it can put code on the GPU; fix it with chmod %s %s%s",
-			 paths[i], st.st_mode & S_IWOTH ? "everyone" : "its group",
-			 (unsigned)(st.st_mode & 0777), i == 0 ? "700" : "600", paths[i],
-			 st.st_mode & S_IWOTH ? "" : ", or set ROCJIT_CACHE_SHARED=1 for a group cache");
-	}
-	return 0;
-}
-
-/* SQLite's WAL needs shared memory and locks that network file systems do not give. */
-static int check_local(const char *dir)
-{
-	struct statfs fs;
-
-	if (statfs(dir, &fs) != 0 || !rj_fs_is_network((unsigned long)fs.f_type))
-		return 0;
-	RJ_CHECK(!env_flag("ROCJIT_CACHE_ALLOW_NETWORK_FS"), ROCJIT_EIO,
-		 "cache folder %s is on a network file system (type 0x%lx), where SQLite's "
-		 "locking is unreliable: it is not used; put the cache on a local disk "
-		 "(ROCJIT_CACHE_DIR=/tmp/...), or set ROCJIT_CACHE_ALLOW_NETWORK_FS=1 at your own "
-		 "risk", dir, (unsigned long)fs.f_type);
-	return 0;
-}
-
-int rj_fs_is_network(unsigned long type)
-{
-	static const unsigned long network[] = {
-		0x6969,     /* NFS */
-		0x517b,     /* SMB */
-		0xff534d42, /* CIFS */
-		0xfe534d42, /* SMB2 */
-		0x0bd00bd0, /* Lustre */
-		0x47504653, /* GPFS */
-		0x00c36400, /* Ceph */
-		0x5346414f, /* AFS */
-		0x01021997, /* 9P */
-		0x65735546, /* FUSE (sshfs, ...) */
-		0x013111a8, /* IBRIX */
-		0x19830326, /* BeeGFS */
-	};
-	for (size_t i = 0; i < sizeof network / sizeof network[0]; i++)
-		if (type == network[i])
-			return 1;
-	return 0;
-}
-
 static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
 {
 	if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
@@ -356,8 +282,8 @@ static int open_db(rj_cache *c, const char *dir)
 	RJ_CHECK((size_t)snprintf(c->path, sizeof c->path, "%s/%s", dir, RJ_CACHE_FILE) >=
 			 sizeof c->path,
 		 ROCJIT_EINVAL, "cache folder path is too long");
-	RJ_FORWARD(check_trusted(dir, c->path));
-	RJ_FORWARD(check_local(dir));
+	RJ_FORWARD(rj_cache_check_trusted(dir, c->path));
+	RJ_FORWARD(rj_cache_check_local(dir));
 	/* NOMUTEX: c->lock serializes every use of the connection. */
 	/* URI: bundles are attached as read-only, immutable "file:" URIs (bundle.c). */
 	if (sqlite3_open_v2(c->path, &c->db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
@@ -602,29 +528,6 @@ int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 	sqlite3_reset(c->get);
 	pthread_mutex_unlock(&c->lock);
 	return ret;
-}
-
-uint64_t rj_cache_parse_size(const char *text)
-{
-	char *end;
-	double v;
-
-	if (!text || !*text)
-		return 0;
-	v = strtod(text, &end);
-	if (end == text || v < 0)
-		return 0;
-	switch (*end) {
-	case 'k': case 'K': v *= 1024.0; end++; break;
-	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
-	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
-	}
-	if (*end == 'i' || *end == 'I')
-		end++;
-	if (*end == 'b' || *end == 'B')
-		end++;
-	return *end ? 0 : (uint64_t)v;
 }
 
 /*

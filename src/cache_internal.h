@@ -31,6 +31,10 @@ struct rj_cache {
 	RJ_FAIL(ROCJIT_EIO, "cache %s: %s failed: %s", (c)->path, (what),             \
 		sqlite3_errmsg((c)->db))
 
+/* cache_guard.c: 0, or ROCJIT_EIO saying why the folder or file must not be used. */
+int rj_cache_check_trusted(const char *dir, const char *file);
+int rj_cache_check_local(const char *dir);
+
 /* Runs sql (no results); 0 or ROCJIT_EIO with the message recorded.  Caller holds lock. */
 int rj_cache_exec(rj_cache *c, const char *sql);
 
