@@ -307,6 +307,8 @@ int cli_filter_active(const struct cli_filter *f);
 
 /* Reads every entry into rows (key order); with f, only those it selects.  CLI_OK or
  * CLI_FAIL (printed). */
+/* Fills r with copies of e's fields (freed with the row). */
+void cli_row_from_entry(struct cli_row *r, const rocjit_entry *e);
 int cli_rows_load(rocjit_ctx *ctx, const struct cli_filter *f, struct cli_row **rows,
 		  size_t *n);
 void cli_rows_free(struct cli_row *rows, size_t n);

@@ -135,18 +135,8 @@ static int selected(struct load_state *s, const rocjit_entry *e)
 	return 1;
 }
 
-static int collect(const rocjit_entry *e, void *user)
+void cli_row_from_entry(struct cli_row *r, const rocjit_entry *e)
 {
-	struct load_state *s = user;
-	struct cli_row *r;
-
-	if (!selected(s, e))
-		return 0;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->rows = cli_realloc(s->rows, s->cap * sizeof *s->rows);
-	}
-	r = &s->rows[s->n++];
 	memcpy(r->key, e->key, sizeof r->key);
 	r->key[32] = 0;
 	r->platform = cli_strdup(e->platform);
@@ -161,6 +151,21 @@ static int collect(const rocjit_entry *e, void *user)
 	r->created = e->created;
 	r->last_used = e->last_used;
 	r->compile_ms = e->compile_ms;
+}
+
+static int collect(const rocjit_entry *e, void *user)
+{
+	struct load_state *s = user;
+	struct cli_row *r;
+
+	if (!selected(s, e))
+		return 0;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->rows = cli_realloc(s->rows, s->cap * sizeof *s->rows);
+	}
+	r = &s->rows[s->n++];
+	cli_row_from_entry(r, e);
 	return 0;
 }
 

@@ -29,20 +29,7 @@ static int found_cb(const rocjit_entry *e, const void *code, size_t size, void *
 	struct found *f = user;
 	struct cli_row *r = &f->row;
 
-	memcpy(r->key, e->key, sizeof r->key);
-	r->key[32] = 0;
-	r->platform = cli_strdup(e->platform);
-	r->target = cli_strdup(e->target);
-	r->compiler = cli_strdup(e->compiler);
-	r->options = cli_strdup(e->options);
-	r->source_name = cli_strdup(e->source_name);
-	r->headers = cli_strdup(e->headers);
-	r->kernels = cli_strdup(e->kernels);
-	r->size = e->size;
-	r->hits = e->hits;
-	r->created = e->created;
-	r->last_used = e->last_used;
-	r->compile_ms = e->compile_ms;
+	cli_row_from_entry(r, e);
 	if (code) {
 		f->code = cli_alloc(size);
 		memcpy(f->code, code, size);
