@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,20 +63,30 @@ static int int_query(sqlite3 *db, const char *sql, int *value)
 	return rc;
 }
 
-/* Opens one bundle, or says once why it cannot be used. */
+/* Why the last bundle this thread tried could not be used (for import's error). */
+static _Thread_local char bundle_error[1024];
+
+/* Opens one bundle, or says why it cannot be used. */
 static struct rj_bundle *open_one(const char *path)
 {
 	struct rj_bundle *b = calloc(1, sizeof *b);
 	char uri[8300];
 	int app = 0, version = 0;
 	const char *why = NULL;
+	struct stat st;
 
 	if (!b)
 		return NULL;
 	snprintf(b->path, sizeof b->path, "%s", path);
 	pthread_mutex_init(&b->lock, NULL);
 	uri_of(uri, sizeof uri, path, "?immutable=1");
-	if (sqlite3_open_v2(uri, &b->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+	/* Whoever can write a bundle can put code on the GPU: it must be this user's or
+	   root's (installed with the application), and writable by nobody else. */
+	if (stat(path, &st) != 0 || (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)))
+		why = "it is writable by others or owned by another user (it could hold "
+		      "anyone's code): fix its owner or mode (chmod 644)";
+	else if (sqlite3_open_v2(uri, &b->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		why = b->db ? sqlite3_errmsg(b->db) : "out of memory";
 	else if (int_query(b->db, "PRAGMA application_id", &app) != 0 || app != RJ_CACHE_APP_ID)
@@ -90,7 +101,9 @@ static struct rj_bundle *open_one(const char *path)
 				    -1, SQLITE_PREPARE_PERSISTENT, &b->find, NULL) != SQLITE_OK)
 		why = sqlite3_errmsg(b->db);
 	if (why) {
-		rj_warn_once("bundle-open", "bundle %s is skipped: %s", path, why);
+		/* Bundles are opened once a context: one warning each. */
+		rj_log(RJ_LOG_WARN, "bundle %s is skipped: %s", path, why);
+		snprintf(bundle_error, sizeof bundle_error, "bundle %s is skipped: %s", path, why);
 		sqlite3_close(b->db);
 		pthread_mutex_destroy(&b->lock);
 		free(b);
@@ -208,6 +221,20 @@ static int hex_key(uint8_t out[16], const char *hex)
 	return 0;
 }
 
+/* How many different keys the list holds (a key may be listed twice). */
+static size_t distinct_keys(const char *const *keys, size_t n)
+{
+	size_t d = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		for (j = 0; j < i && strcasecmp(keys[i], keys[j]) != 0; j++)
+			;
+		d += j == i;
+	}
+	return d;
+}
+
 #define ENTRY_FIELDS \
 	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
 	"checksum, created, last_used, hits, compile_ms, pkey, code"
@@ -242,7 +269,7 @@ static int export_locked(rj_cache *c, const char *path, const char *const *keys,
 	st = NULL;
 	if (rj_cache_exec(c, "BEGIN") != 0)
 		goto detach;
-	if (sqlite3_prepare_v2(c->db, "INSERT INTO bundle.entries (" ENTRY_FIELDS ") SELECT "
+	if (sqlite3_prepare_v2(c->db, "INSERT OR IGNORE INTO bundle.entries (" ENTRY_FIELDS ") SELECT "
 			       ENTRY_FIELDS " FROM main.entries WHERE key = ?1",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto rollback;
@@ -251,8 +278,11 @@ static int export_locked(rj_cache *c, const char *path, const char *const *keys,
 		if (hex_key(key, keys[i]) != 0)
 			goto rollback;
 		sqlite3_bind_blob(st, 1, key, 16, SQLITE_TRANSIENT);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cannot write bundle %s: %s",
+				     path, sqlite3_errmsg(c->db));
 			goto rollback;
+		}
 		copied += (size_t)sqlite3_changes(c->db);
 		sqlite3_reset(st);
 	}
@@ -280,10 +310,10 @@ fail:
 	sqlite3_finalize(st);
 	if (out)
 		sqlite3_close(out);
-	if (rc == 0 && copied != n)
+	if (rc == 0 && copied != distinct_keys(keys, n))
 		rc = rj_error_set(ROCJIT_EINVAL, __FILE__, __LINE__,
-				  "%zu of the %zu keys are not in the cache %s: prewarm them first",
-				  n - copied, n, c->path);
+				  "%zu of the keys are not in the cache %s: prewarm them first",
+				  distinct_keys(keys, n) - copied, c->path);
 	else if (rc != 0 && !rocjit_last_error()[0])
 		rj_error_set(rc, __FILE__, __LINE__, "cannot write bundle %s: %s", path,
 			     sqlite3_errmsg(c->db));
@@ -314,6 +344,11 @@ ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const cha
 		 "rocjit_bundle_export: path or keys missing");
 	RJ_CHECK(access(path, F_OK) == 0, ROCJIT_EINVAL,
 		 "%s exists: a bundle is written whole, to a new file", path);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t k[16];
+		RJ_CHECK(hex_key(k, keys[i]) != 0, ROCJIT_EINVAL,
+			 "\"%s\" is not a key (32 hex digits)", keys[i] ? keys[i] : "(null)");
+	}
 	rj_error_clear();
 	pthread_mutex_lock(&c->lock);
 	rc = export_locked(c, path, keys, n, count);
@@ -339,8 +374,9 @@ ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *c
 	RJ_CHECK(!path, ROCJIT_EINVAL, "rocjit_bundle_import: path is NULL");
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
 	/* Check it the way a context would use it. */
+	bundle_error[0] = 0;
 	b = open_one(path);
-	RJ_CHECK(!b, ROCJIT_EIO, "%s is not a usable rocjit bundle (see the warning)", path);
+	RJ_CHECK(!b, ROCJIT_EIO, "%s", bundle_error[0] ? bundle_error : "not a usable bundle");
 	rj_bundles_close(b);
 	uri_of(uri, sizeof uri, path, "?mode=ro&immutable=1");
 	pthread_mutex_lock(&c->lock);
@@ -353,12 +389,16 @@ ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *c
 					*count = (size_t)sqlite3_changes(c->db);
 				rc = 0;
 			}
-			rj_cache_exec(c, "DETACH DATABASE bundle");
+			/* The insert's own message, if it failed, stays the error. */
+			sqlite3_exec(c->db, "DETACH DATABASE bundle", NULL, NULL, NULL);
+		} else {
+			rj_error_set(rc, __FILE__, __LINE__, "cannot import %s: %s", path,
+				     sqlite3_errmsg(c->db));
 		}
-	}
-	if (rc != 0 && st)
+	} else {
 		rj_error_set(rc, __FILE__, __LINE__, "cannot import %s: %s", path,
 			     sqlite3_errmsg(c->db));
+	}
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&c->lock);
 	if (rc == 0)

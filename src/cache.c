@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,15 +134,6 @@ static int init_schema(rj_cache *c)
 	}
 	if (version == RJ_CACHE_FORMAT)
 		goto check_app;
-	if (version == 0) {
-		/* Version 0 is a new file - unless it holds somebody else's tables. */
-		int tables = 0;
-		RJ_FORWARD(pragma_int(c, "SELECT count(*) FROM sqlite_master", &tables));
-		if (tables != 0) {
-			c->bad_file = 1;
-			RJ_FAIL(ROCJIT_EIO, "%s is an SQLite file but not a rocjit cache", c->path);
-		}
-	}
 	if (version != 0) {
 		c->bad_file = 1;
 		RJ_FAIL(ROCJIT_EIO, "cache %s has format version %d, this rocjit reads version %d",
@@ -148,7 +141,17 @@ static int init_schema(rj_cache *c)
 	}
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is empty and opened read-only", c->path);
 	RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
+	/* Under the write lock, so that another process creating the same cache right now is
+	   seen either not at all or complete. */
 	if (pragma_int(c, "PRAGMA user_version", &version) == 0 && version == 0) {
+		int tables = 0;
+		if (pragma_int(c, "SELECT count(*) FROM sqlite_master", &tables) != 0 ||
+		    tables != 0) {
+			/* Version 0 with tables: somebody else's SQLite file. */
+			rj_cache_exec(c, "ROLLBACK");
+			c->bad_file = 1;
+			RJ_FAIL(ROCJIT_EIO, "%s is an SQLite file but not a rocjit cache", c->path);
+		}
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d; "
 			 "INSERT OR IGNORE INTO counters (name, value) VALUES ('since', %lld)",
 			 RJ_CACHE_APP_ID, RJ_CACHE_FORMAT, (long long)time(NULL));
@@ -216,13 +219,19 @@ static int check_truncated(rj_cache *c)
 	struct stat st, sw;
 	int pages = 0, page_size = 0;
 
+	int truncated;
+
+	/* In one read transaction: no checkpoint can shrink the file under it, and a WAL
+	   that holds pages the file lacks is seen (then nothing is concluded). */
+	if (rj_cache_exec(c, "BEGIN") != 0)
+		return 0;
 	snprintf(wal, sizeof wal, "%s-wal", c->path);
-	if (stat(wal, &sw) == 0 && sw.st_size > 0)
-		return 0;
-	if (stat(c->path, &st) != 0 || pragma_int(c, "PRAGMA page_count", &pages) != 0 ||
-	    pragma_int(c, "PRAGMA page_size", &page_size) != 0)
-		return 0;
-	if ((long long)st.st_size < (long long)pages * page_size) {
+	truncated = pragma_int(c, "PRAGMA page_count", &pages) == 0 &&
+		    pragma_int(c, "PRAGMA page_size", &page_size) == 0 &&
+		    !(stat(wal, &sw) == 0 && sw.st_size > 0) && stat(c->path, &st) == 0 &&
+		    (long long)st.st_size < (long long)pages * page_size;
+	rj_cache_exec(c, "COMMIT");
+	if (truncated) {
 		c->bad_file = 1;
 		RJ_FAIL(ROCJIT_EIO, "cache %s is truncated (%lld of %lld bytes)", c->path,
 			(long long)st.st_size, (long long)pages * page_size);
@@ -292,8 +301,10 @@ static int open_db(rj_cache *c, const char *dir)
 			c->db ? sqlite3_errmsg(c->db) : "out of memory");
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
 	if (!c->readonly) {
-		/* Files are private to the user whatever the umask says. */
-		chmod(c->path, 0600);
+		/* Files are private to the user whatever the umask says (to the group, for a
+		   shared group cache the operator opted into). */
+		chmod(c->path, getenv("ROCJIT_CACHE_SHARED") &&
+				       strcmp(getenv("ROCJIT_CACHE_SHARED"), "0") != 0 ? 0660 : 0600);
 		if (retry_busy(c, set_wal) != 0)
 			return damaged(c);
 	}
@@ -314,6 +325,62 @@ static int open_db(rj_cache *c, const char *dir)
 	return 0;
 }
 
+/* Closes c's connection and statements, keeping the rest of c. */
+static void close_db(rj_cache *c)
+{
+	sqlite3_finalize(c->get);
+	sqlite3_finalize(c->put);
+	sqlite3_finalize(c->totals);
+	c->get = c->put = c->totals = NULL;
+	if (c->db)
+		sqlite3_close(c->db);
+	c->db = NULL;
+}
+
+/*
+ * Keeps a damaged database for inspection and starts a fresh one.  Processes that find
+ * the same damage at once take turns (a flock in locks/); each looks again once it has
+ * its turn, so only the first moves the file, and a fresh cache another made meanwhile
+ * is never moved.  The -wal and -shm go along with the file they belong to.
+ */
+static int move_aside_and_reopen(rj_cache *c, const char *dir)
+{
+	char msg[1024], lockpath[4200], aside[4200], from[4300], to[4400];
+	int fd, rc;
+
+	snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+	close_db(c);
+	snprintf(lockpath, sizeof lockpath, "%s/locks", dir);
+	mkdir(lockpath, 0700);
+	snprintf(lockpath, sizeof lockpath, "%s/locks/open.lock", dir);
+	fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
+	c->bad_file = 0;
+	rc = open_db(c, dir); /* another process may have mended it meanwhile */
+	if (rc < 0 && c->bad_file) {
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		close_db(c);
+		snprintf(aside, sizeof aside, "%s.bad-%lld-%d", c->path, (long long)time(NULL),
+			 (int)getpid());
+		if (rename(c->path, aside) == 0) {
+			static const char *const sides[] = { "-wal", "-shm" };
+			for (int i = 0; i < 2; i++) {
+				snprintf(from, sizeof from, "%s%s", c->path, sides[i]);
+				snprintf(to, sizeof to, "%s%s", aside, sides[i]);
+				rename(from, to);
+			}
+			rj_warn_once("cache-moved", "%s; moved it aside to %s and started a fresh "
+				     "cache", msg, aside);
+			c->bad_file = 0;
+			rc = open_db(c, dir);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 {
 	rj_cache *c = calloc(1, sizeof *c);
@@ -323,30 +390,19 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 	RJ_CHECK(!c, ROCJIT_ENOMEM, "out of memory opening the cache");
 	pthread_mutex_init(&c->lock, NULL);
 	c->readonly = readonly;
-	c->max_bytes = getenv("ROCJIT_CACHE_MAXSIZE") ?
-		rj_cache_parse_size(getenv("ROCJIT_CACHE_MAXSIZE")) : RJ_CACHE_DEFAULT_MAX;
-	rc = open_db(c, dir);
-	if (rc < 0 && c->bad_file && !readonly) {
-		/* Keep the damaged file for inspection and start a fresh one, once. */
-		char msg[1024], aside[4200];
-		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
-		if (c->db)
-			sqlite3_close(c->db);
-		c->db = NULL;
-		snprintf(aside, sizeof aside, "%s.bad-%lld-%d", c->path, (long long)time(NULL),
-			 (int)getpid());
-		if (rename(c->path, aside) == 0) {
-			char side[4300];
-			snprintf(side, sizeof side, "%s-wal", c->path);
-			unlink(side);
-			snprintf(side, sizeof side, "%s-shm", c->path);
-			unlink(side);
-			rj_warn_once("cache-moved", "%s; moved it aside to %s and started a fresh "
-				     "cache", msg, aside);
-			c->bad_file = 0;
-			rc = open_db(c, dir);
+	c->max_bytes = RJ_CACHE_DEFAULT_MAX;
+	if (getenv("ROCJIT_CACHE_MAXSIZE")) {
+		const char *v = getenv("ROCJIT_CACHE_MAXSIZE");
+		c->max_bytes = rj_cache_parse_size(v);
+		if (!c->max_bytes && strspn(v, "0") != strlen(v)) {
+			rj_warn_once("maxsize", "ROCJIT_CACHE_MAXSIZE=%s is not a size (e.g. 2G, "
+				     "500M, 0 for no limit): the default, 4G, applies", v);
+			c->max_bytes = RJ_CACHE_DEFAULT_MAX;
 		}
 	}
+	rc = open_db(c, dir);
+	if (rc < 0 && c->bad_file && !c->readonly)
+		rc = move_aside_and_reopen(c, dir);
 	if (rc < 0) {
 		/* Keep the message: closing must not overwrite it. */
 		char msg[1024];
@@ -446,6 +502,11 @@ const char *rj_cache_path(const rj_cache *c)
 const char *rj_cache_dir_of(const rj_cache *c)
 {
 	return c->dir;
+}
+
+int rj_cache_readonly(const rj_cache *c)
+{
+	return c->readonly;
 }
 
 uint64_t rj_cache_max_bytes(const rj_cache *c)

@@ -108,5 +108,7 @@ uint64_t rj_cache_parse_size(const char *text)
 		end++;
 	if (*end == 'b' || *end == 'B')
 		end++;
-	return *end ? 0 : (uint64_t)v;
+	if (*end)
+		return 0;
+	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
 }

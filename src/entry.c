@@ -215,7 +215,7 @@ static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_e
 	int rc;
 
 	lock->fd = -1;
-	if (ctx->flags & ROCJIT_OPEN_READONLY)
+	if ((ctx->flags & ROCJIT_OPEN_READONLY) || rj_cache_readonly(ctx->cache))
 		return 0;
 	while ((rc = rj_keylock_try(lock, rj_cache_dir_of(ctx->cache), &e->key)) == RJ_LOCK_BUSY) {
 		if (rj_now_ms() > deadline) {

@@ -249,3 +249,37 @@ TEST(bundle_built_for_a_general_target_serves_its_specific_variants)
 	ASSERT_INT(c->from_cache, 0);
 	rocjit_close(ctx);
 }
+
+TEST(export_takes_duplicate_keys_and_refuses_malformed_ones)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	const rocjit_code *c;
+	const char *keys[2], *bad[1] = { "not-a-key" };
+	char path[4400];
+	size_t n = 0;
+
+	ASSERT_INT(compile_for(ctx, "gfx90a", &c), 0);
+	keys[0] = keys[1] = c->key;
+	snprintf(path, sizeof path, "%s/dup.rocjit", rj_test_dir);
+	ASSERT_INT(rocjit_bundle_export(ctx, path, keys, 2, &n), 0);
+	ASSERT_INT(n, 1);
+	snprintf(path, sizeof path, "%s/bad.rocjit", rj_test_dir);
+	ASSERT_INT(rocjit_bundle_export(ctx, path, bad, 1, &n), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "not-a-key");
+	rocjit_close(ctx);
+}
+
+TEST(bundle_writable_by_others_is_not_used)
+{
+	char key[33], fresh[4400];
+	const rocjit_code *c;
+	rocjit_ctx *ctx;
+
+	make_bundle(key);
+	chmod(bundle, 0666);
+	snprintf(fresh, sizeof fresh, "%s/fresh", rj_test_dir);
+	ctx = open_with_bundle(fresh);
+	ASSERT_INT(compile_for(ctx, "gfx90a", &c), 0);
+	ASSERT_INT(c->from_cache, 0); /* compiled: the bundle was refused */
+	rocjit_close(ctx);
+}

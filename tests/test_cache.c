@@ -659,3 +659,24 @@ TEST(format_1_database_is_migrated_and_kept)
 	}
 	sqlite3_close(db);
 }
+
+TEST(a_file_named_as_the_cache_is_read_only_and_never_moved)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	char path[4300];
+	struct stat st;
+	rocjit_ctx *ctx;
+	sqlite3 *db;
+
+	snprintf(path, sizeof path, "%s/mydata.sqlite", rj_test_dir);
+	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_exec(db, "CREATE TABLE precious(x); INSERT INTO precious VALUES (1)",
+				NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	o.cache_dir = path;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	ASSERT_INT(stats(ctx).cache_open, 0);
+	compile_axpy(ctx, "gfx90a");
+	rocjit_close(ctx);
+	ASSERT_INT(stat(path, &st), 0); /* still there, untouched */
+}
