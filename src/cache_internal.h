@@ -35,6 +35,11 @@ struct rj_cache {
 int rj_cache_check_trusted(const char *dir, const char *file);
 int rj_cache_check_local(const char *dir);
 
+/* cache_admin.c: evicts least recently used entries past max_bytes (caller holds lock);
+ * writes the hit counts and counters gathered since open (at close). */
+void rj_cache_evict_locked(rj_cache *c);
+void rj_cache_flush_counts(rj_cache *c);
+
 /* Runs sql (no results); 0 or ROCJIT_EIO with the message recorded.  Caller holds lock. */
 int rj_cache_exec(rj_cache *c, const char *sql);
 
