@@ -25,6 +25,22 @@ const char rj_test_axpy[] =
 	"\t\ty[i] = a * x[i] + y[i];\n"
 	"}\n";
 
+const rocjit_code *rj_test_compile_variant(rocjit_ctx *ctx, const char *target,
+					   const char *macro, int i)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *c = NULL;
+	char opt[96];
+	const char *o[1] = { opt };
+
+	snprintf(opt, sizeof opt, "-D%s=%d", macro, i);
+	p.source = rj_test_axpy;
+	p.options = o;
+	p.num_options = 1;
+	ASSERT_INT(rocjit_compile(&c, ctx, target, &p), 0);
+	return c;
+}
+
 rocjit_ctx *rj_test_open(void)
 {
 	rocjit_options o = ROCJIT_OPTIONS_INIT;

@@ -72,6 +72,10 @@ extern char rj_test_cache_dir[4200];
 rocjit_ctx *rj_test_open(void);
 /* A small real kernel file: extern "C" axpy(int n, float a, const float *x, float *y). */
 extern const char rj_test_axpy[];
+/* Compiles rj_test_axpy for target with -D<macro>=<i>: a distinct cache key per i
+ * (asserting success).  Returns the code object, owned by ctx. */
+const rocjit_code *rj_test_compile_variant(rocjit_ctx *ctx, const char *target,
+					   const char *macro, int i);
 /* Reads a whole file into a malloc'ed NUL-terminated buffer; *size gets its length. */
 char *rj_test_read_file(const char *path, size_t *size);
 void rj_test_write_file(const char *path, const void *data, size_t size);

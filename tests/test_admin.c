@@ -128,17 +128,8 @@ TEST(remove_and_compact_shrink_the_file)
 	const char *bad[1] = { "nothex" };
 
 	/* Enough entries that removing them frees whole pages. */
-	for (int i = 0; i < 16; i++) {
-		rocjit_program p = ROCJIT_PROGRAM_INIT;
-		const rocjit_code *c;
-		char opt[32];
-		const char *o[1] = { opt };
-		snprintf(opt, sizeof opt, "-DPAD=%d", i);
-		p.source = rj_test_axpy;
-		p.options = o;
-		p.num_options = 1;
-		ASSERT_INT(rocjit_compile(&c, ctx, "gfx1030", &p), 0);
-	}
+	for (int i = 0; i < 16; i++)
+		rj_test_compile_variant(ctx, "gfx1030", "PAD", i);
 	rocjit_close(ctx);
 	ctx = rj_test_open();
 	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);

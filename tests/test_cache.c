@@ -359,17 +359,8 @@ TEST(truncated_database_file_is_moved_aside)
 	char *bytes;
 	size_t size;
 
-	for (int i = 0; i < 6; i++) {
-		rocjit_program p = ROCJIT_PROGRAM_INIT;
-		const rocjit_code *c;
-		char opt[32];
-		const char *o[1] = { opt };
-		snprintf(opt, sizeof opt, "-DRJ_FILL=%d", i);
-		p.source = rj_test_axpy;
-		p.options = o;
-		p.num_options = 1;
-		ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
-	}
+	for (int i = 0; i < 6; i++)
+		rj_test_compile_variant(ctx, "gfx90a", "RJ_FILL", i);
 	rocjit_close(ctx);
 	db_path(path, sizeof path);
 	bytes = rj_test_read_file(path, &size);
@@ -608,15 +599,7 @@ TEST(size_limit_evicts_least_recently_used_entries)
 	first = compile_axpy(ctx, "gfx90a");
 	memcpy(first_key, first->key, 33);
 	for (int i = 0; i < 5; i++) {
-		rocjit_program p = ROCJIT_PROGRAM_INIT;
-		const rocjit_code *c;
-		char opt[32];
-		const char *o[1] = { opt };
-		snprintf(opt, sizeof opt, "-DRJ_EVICT=%d", i);
-		p.source = rj_test_axpy;
-		p.options = o;
-		p.num_options = 1;
-		ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+		rj_test_compile_variant(ctx, "gfx90a", "RJ_EVICT", i);
 		st = stats(ctx);
 		ASSERT(st.bytes <= 20 * 1024);
 	}

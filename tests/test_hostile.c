@@ -43,17 +43,7 @@ static rocjit_ctx *open_at(const char *dir)
 
 static const rocjit_code *compile_variant(rocjit_ctx *ctx, int i)
 {
-	rocjit_program p = ROCJIT_PROGRAM_INIT;
-	const rocjit_code *c = NULL;
-	char opt[32];
-	const char *o[1] = { opt };
-
-	snprintf(opt, sizeof opt, "-DRJ_HOSTILE=%d", i);
-	p.source = rj_test_axpy;
-	p.options = o;
-	p.num_options = 1;
-	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
-	return c;
+	return rj_test_compile_variant(ctx, "gfx90a", "RJ_HOSTILE", i);
 }
 
 TEST(full_disk_still_serves_every_kernel)
