@@ -1,0 +1,436 @@
+/*
+ * ops_rows.c - the operations that are not elementwise: reductions over a dimension, the
+ * row operations along the last dimension (softmax, norms, argsort) and indexing.  Each
+ * checks its operands, builds its launch shape (ops_internal.h) and launches through
+ * ops_launch.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ops_internal.h"
+
+/* ---- Reductions ------------------------------------------------------------------------ */
+
+/* Below this many outputs a reduction splits each output over several blocks (with a
+ * workspace); each block then covers at least SPLIT_MIN elements. */
+#define SPLIT_BLOCKS 2048
+#define SPLIT_MIN 8192
+/* At or above this many outputs, a strided reduced dim runs a thread per output. */
+#define COLS_MIN_OUTPUTS 1024
+
+enum { VARIANT_ROWS, VARIANT_COLS };
+
+struct red_plan {
+	struct rj_red s;
+	int kop;          /* index into the kernel ops: sum min max argmin argmax */
+	int variant;
+	size_t ws_bytes;  /* workspace a split needs; 0: no split */
+	int64_t splits;   /* the split it would use */
+};
+
+const char *const ops_reduce_kops[5] = { "sum", "min", "max", "argmin", "argmax" };
+
+static int reduce_plan(struct red_plan *p, rocjit_reduce_op op, const rocjit_tensor *x, int dim)
+{
+	static const int kop[ROCJIT_NUM_REDUCE_OPS] = { 0, 1, 2, 3, 4, 0 };
+	struct rj_red *s = &p->s;
+	int n = 0;
+
+	memset(p, 0, sizeof *p);
+	OPS_TRY(ops_check_view(x, "reduce x"));
+	if ((unsigned int)op >= ROCJIT_NUM_REDUCE_OPS)
+		return ops_fail(ROCJIT_EINVAL, "reduce: unknown op %d", (int)op);
+	if (dim < 0 || dim >= x->ndim)
+		return ops_fail(ROCJIT_EINVAL, "reduce: dim %d is outside 0..%d", dim, x->ndim - 1);
+	if (op == ROCJIT_MEAN && ops_is_int(x->dtype))
+		return ops_fail(ROCJIT_EUNSUPPORTED, "reduce: mean does not exist for %s (float "
+				"types only; sum, then divide)", rocjit_dtype_name(x->dtype));
+	p->kop = kop[op];
+	s->len = x->dims[dim];
+	s->len_stride = x->strides[dim];
+	s->nout = 1;
+	for (int d = 0; d < x->ndim; d++) {
+		if (d == dim)
+			continue;
+		s->nout *= x->dims[d];
+		if (x->dims[d] == 1)
+			continue;
+		if (n > 0 && s->st[n - 1] == x->strides[d] * x->dims[d]) {
+			s->dims[n - 1] *= x->dims[d];
+			s->st[n - 1] = x->strides[d];
+			continue;
+		}
+		s->dims[n] = x->dims[d];
+		s->st[n] = x->strides[d];
+		n++;
+	}
+	s->ndim = n;
+	if (s->len == 0 && s->nout > 0 && p->kop != 0)
+		return ops_fail(ROCJIT_EINVAL, "reduce: %s over an empty dim %d has no value",
+				ops_reduce_kops[p->kop], dim);
+	if (p->kop >= 3 && s->len > 0xffffffffLL)
+		return ops_fail(ROCJIT_EUNSUPPORTED, "reduce: %s over %lld elements: indices are "
+				"u32", ops_reduce_kops[p->kop], (long long)s->len);
+	s->scale = op == ROCJIT_MEAN ? 1.0 / (double)s->len : 1.0;
+	s->chunk = s->len;
+	s->splits = 1;
+	p->variant = s->len_stride != 1 && s->len > 1 && s->nout >= COLS_MIN_OUTPUTS ?
+			     VARIANT_COLS : VARIANT_ROWS;
+	if (p->variant == VARIANT_ROWS && s->nout < SPLIT_BLOCKS && s->len >= 2 * SPLIT_MIN) {
+		int64_t splits = (SPLIT_BLOCKS + s->nout - 1) / s->nout;
+		int64_t most = s->len / SPLIT_MIN;
+		int64_t chunk;
+		size_t csize = x->dtype == ROCJIT_F64 || x->dtype == ROCJIT_I64 ? 8 : 4;
+
+		if (splits > most)
+			splits = most;
+		chunk = (s->len + splits - 1) / splits;
+		chunk = (chunk + RJ_BLOCK - 1) / RJ_BLOCK * RJ_BLOCK;
+		splits = (s->len + chunk - 1) / chunk;
+		if (splits > 1) {
+			p->splits = splits;
+			p->ws_bytes = (size_t)(s->nout * splits) * (csize + 4);
+		}
+	}
+	return 0;
+}
+
+size_t rocjit_ops_reduce_workspace(rocjit_reduce_op op, const rocjit_tensor *x, int dim)
+{
+	struct red_plan p;
+
+	return reduce_plan(&p, op, x, dim) == 0 ? p.ws_bytes : 0;
+}
+
+/* y: dense, x's extents with dim kept as 1 or dropped. */
+static int check_reduce_out(const rocjit_tensor *y, const rocjit_tensor *x, int dim,
+			    rocjit_dtype dtype)
+{
+	int keep;
+
+	OPS_TRY(ops_check_out(y, "reduce y"));
+	OPS_TRY(ops_check_dtype(y, "reduce y", dtype));
+	keep = y->ndim == x->ndim;
+	if (!keep && y->ndim != x->ndim - 1)
+		return ops_fail(ROCJIT_EINVAL, "reduce y: %d dims; x has %d (keep dim %d as 1, or "
+				"drop it)", y->ndim, x->ndim, dim);
+	for (int d = 0, e = 0; d < x->ndim; d++) {
+		if (d == dim && !keep)
+			continue;
+		int64_t want = d == dim ? 1 : x->dims[d];
+		if (y->dims[e] != want)
+			return ops_fail(ROCJIT_EINVAL, "reduce y: extent %lld along dim %d, expected "
+					"%lld", (long long)y->dims[e], e, (long long)want);
+		e++;
+	}
+	if (!ops_is_dense(y))
+		return ops_fail(ROCJIT_EINVAL, "reduce y: must be dense (row-major, no gaps)");
+	return 0;
+}
+
+int rocjit_ops_reduce(rocjit_ops *ops, void *stream, rocjit_reduce_op op, const rocjit_tensor *x,
+		      int dim, const rocjit_tensor *y, void *workspace, size_t workspace_size)
+{
+	static const char *const variants[] = { "rows", "cols" };
+	struct red_plan p;
+	const char *t;
+	char name[64];
+
+	OPS_TRY(ops_check_handle(ops, "rocjit_ops_reduce"));
+	OPS_TRY(reduce_plan(&p, op, x, dim));
+	OPS_TRY(check_reduce_out(y, x, dim, p.kop >= 3 ? ROCJIT_U32 : x->dtype));
+	if (p.s.nout == 0)
+		return 0;
+	t = rocjit_dtype_name(x->dtype);
+	if (p.ws_bytes && workspace && workspace_size >= p.ws_bytes) {
+		p.s.splits = p.splits;
+		p.s.chunk = (p.s.len + p.splits - 1) / p.splits;
+		p.s.chunk = (p.s.chunk + RJ_BLOCK - 1) / RJ_BLOCK * RJ_BLOCK;
+	} else {
+		workspace = NULL;
+	}
+	void *args[] = { &p.s, (void *)&x->data, (void *)&y->data, &workspace };
+	snprintf(name, sizeof name, "reduce_%s_%s_%s", ops_reduce_kops[p.kop], variants[p.variant], t);
+	if (p.variant == VARIANT_COLS)
+		return ops_launch_ew(ops, stream, "reductions.hip", name, p.s.nout, args);
+	rocjit_dim3 grid = { p.s.nout < RJ_MAX_GRID ? (unsigned int)p.s.nout : RJ_MAX_GRID,
+			     (unsigned int)p.s.splits, 1 };
+	OPS_TRY(ops_launch(ops, stream, "reductions.hip", name, grid, ops_dim1(RJ_BLOCK), 0, args));
+	if (p.s.splits == 1)
+		return 0;
+	snprintf(name, sizeof name, "reduce_%s_final_%s", ops_reduce_kops[p.kop], t);
+	grid.y = 1;
+	return ops_launch(ops, stream, "reductions.hip", name, grid, ops_dim1(RJ_BLOCK), 0, args);
+}
+
+/* ---- Row operations --------------------------------------------------------------------- */
+
+/* The rows of x and y (same extents, checked by the caller) along the last dim. */
+static void rows_shape(struct rj_rows *s, const rocjit_tensor *x, const rocjit_tensor *y)
+{
+	int last = x->ndim - 1;
+
+	memset(s, 0, sizeof *s);
+	s->cols = last >= 0 ? x->dims[last] : 1;
+	s->in_cs = last >= 0 ? x->strides[last] : 1;
+	s->out_cs = last >= 0 ? y->strides[last] : 1;
+	s->rows = 1;
+	s->ndim = last > 0 ? last : 0;
+	for (int d = 0; d < s->ndim; d++) {
+		s->dims[d] = x->dims[d];
+		s->in_st[d] = x->strides[d];
+		s->out_st[d] = y->strides[d];
+		s->rows *= x->dims[d];
+	}
+}
+
+/* x, y: a float type, the same extents and type; y an output. */
+static int rows_check(const rocjit_tensor *x, const rocjit_tensor *y, const char *what)
+{
+	OPS_TRY(ops_check_out(y, what));
+	OPS_TRY(ops_check_same_shape(x, what, y));
+	OPS_TRY(ops_check_dtype(x, what, y->dtype));
+	if (ops_is_int(x->dtype))
+		return ops_fail(ROCJIT_EUNSUPPORTED, "%s does not exist for %s (float types only)",
+				what, rocjit_dtype_name(x->dtype));
+	return 0;
+}
+
+static int launch_rows(rocjit_ops *ops, void *stream, const char *kernel,
+		       const rocjit_tensor *x, const struct rj_rows *s, void **args)
+{
+	char name[64];
+
+	if (s->rows == 0 || s->cols == 0)
+		return 0;
+	snprintf(name, sizeof name, "%s_%s", kernel, rocjit_dtype_name(x->dtype));
+	return ops_launch(ops, stream, "rows.hip", name,
+			  ops_dim1(s->rows < RJ_MAX_GRID ? (unsigned int)s->rows : RJ_MAX_GRID),
+			  ops_dim1(RJ_BLOCK), 0, args);
+}
+
+static int softmax(rocjit_ops *ops, void *stream, const rocjit_tensor *x, const rocjit_tensor *y,
+		   const char *kernel)
+{
+	struct rj_rows s;
+
+	OPS_TRY(ops_check_handle(ops, kernel));
+	OPS_TRY(rows_check(x, y, kernel));
+	rows_shape(&s, x, y);
+	void *args[] = { &s, (void *)&x->data, (void *)&y->data };
+	return launch_rows(ops, stream, kernel, x, &s, args);
+}
+
+int rocjit_ops_softmax(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
+		       const rocjit_tensor *y)
+{
+	return softmax(ops, stream, x, y, "softmax");
+}
+
+int rocjit_ops_log_softmax(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
+			   const rocjit_tensor *y)
+{
+	return softmax(ops, stream, x, y, "log_softmax");
+}
+
+/* An optional per-column parameter: NULL, or 1-D of x's type and cols elements. */
+static int check_param(const rocjit_tensor *p, const char *role, const rocjit_tensor *x,
+		       int64_t cols)
+{
+	if (!p)
+		return 0;
+	OPS_TRY(ops_check_view(p, role));
+	OPS_TRY(ops_check_dtype(p, role, x->dtype));
+	if (p->ndim != 1 || p->dims[0] != cols)
+		return ops_fail(ROCJIT_EINVAL, "%s: must be 1-D with %lld elements (x's last dim)",
+				role, (long long)cols);
+	return 0;
+}
+
+static int norm(rocjit_ops *ops, void *stream, const char *kernel, const rocjit_tensor *x,
+		const rocjit_tensor *alpha, const rocjit_tensor *beta, const rocjit_tensor *y,
+		double eps)
+{
+	struct rj_rows s;
+	void *a, *b;
+
+	OPS_TRY(ops_check_handle(ops, kernel));
+	OPS_TRY(rows_check(x, y, kernel));
+	if (!(eps >= 0))
+		return ops_fail(ROCJIT_EINVAL, "%s: eps %g must be >= 0", kernel, eps);
+	rows_shape(&s, x, y);
+	OPS_TRY(check_param(alpha, "alpha", x, s.cols));
+	OPS_TRY(check_param(beta, "beta", x, s.cols));
+	s.eps = eps;
+	s.aux_cs = alpha ? alpha->strides[0] : 0;
+	s.beta_cs = beta ? beta->strides[0] : 0;
+	a = alpha ? alpha->data : NULL;
+	b = beta ? beta->data : NULL;
+	void *args[] = { &s, (void *)&x->data, &a, &b, (void *)&y->data };
+	return launch_rows(ops, stream, kernel, x, &s, args);
+}
+
+int rocjit_ops_layer_norm(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
+			  const rocjit_tensor *alpha, const rocjit_tensor *beta,
+			  const rocjit_tensor *y, double eps)
+{
+	return norm(ops, stream, "layer_norm", x, alpha, beta, y, eps);
+}
+
+int rocjit_ops_rms_norm(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
+			const rocjit_tensor *alpha, const rocjit_tensor *y, double eps)
+{
+	return norm(ops, stream, "rms_norm", x, alpha, NULL, y, eps);
+}
+
+int rocjit_ops_argsort(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
+		       const rocjit_tensor *y, int descending)
+{
+	struct rj_rows s;
+	unsigned int pad = 1;
+	char name[64];
+
+	OPS_TRY(ops_check_handle(ops, "rocjit_ops_argsort"));
+	OPS_TRY(ops_check_out(y, "argsort y"));
+	OPS_TRY(ops_check_same_shape(x, "argsort x", y));
+	OPS_TRY(ops_check_dtype(y, "argsort y", ROCJIT_U32));
+	rows_shape(&s, x, y);
+	if (s.cols > ROCJIT_OPS_ARGSORT_MAX)
+		return ops_fail(ROCJIT_EUNSUPPORTED, "argsort: rows of %lld elements; at most %d "
+				"fit the shared-memory sort", (long long)s.cols,
+				ROCJIT_OPS_ARGSORT_MAX);
+	if (s.rows == 0 || s.cols == 0)
+		return 0;
+	while (pad < s.cols)
+		pad <<= 1;
+	snprintf(name, sizeof name, "argsort_%s_%s", descending ? "desc" : "asc",
+		 rocjit_dtype_name(x->dtype));
+	void *args[] = { &s, (void *)&x->data, (void *)&y->data };
+	return ops_launch(ops, stream, "sort.hip", name,
+			  ops_dim1(s.rows < RJ_MAX_GRID ? (unsigned int)s.rows : RJ_MAX_GRID),
+			  ops_dim1(pad < 1024 ? pad : 1024), pad * 4, args);
+}
+
+/* ---- Indexing -------------------------------------------------------------------------- */
+
+/* a and b have the same extents except along dim (ra, rb name them). */
+static int check_except_dim(const rocjit_tensor *a, const char *ra, const rocjit_tensor *b,
+			    const char *rb, int dim)
+{
+	if (a->ndim != b->ndim)
+		return ops_fail(ROCJIT_EINVAL, "%s has %d dims, %s %d", ra, a->ndim, rb, b->ndim);
+	for (int d = 0; d < a->ndim; d++)
+		if (d != dim && a->dims[d] != b->dims[d])
+			return ops_fail(ROCJIT_EINVAL, "%s: extent %lld along dim %d, %s has %lld",
+					ra, (long long)a->dims[d], d, rb, (long long)b->dims[d]);
+	return 0;
+}
+
+/* ids: an index type; 1-D of len elements (select and index_add), or like `like`. */
+static int check_ids(const rocjit_tensor *ids, int one_d, int64_t len, const rocjit_tensor *like,
+		     const char *what)
+{
+	OPS_TRY(ops_check_view(ids, what));
+	OPS_TRY(ops_check_index_type(ids, what));
+	if (!one_d)
+		return ops_check_same_shape(ids, what, like);
+	if (ids->ndim != 1 || ids->dims[0] != len)
+		return ops_fail(ROCJIT_EINVAL, "%s: must be 1-D with %lld indices", what,
+				(long long)len);
+	return 0;
+}
+
+/* The indexing shape: work over `over`'s extents; x the indexed tensor, o the other. */
+static void idx_shape(struct rj_idx *s, const rocjit_tensor *over, const rocjit_tensor *x,
+		      const rocjit_tensor *ids, int one_d, const rocjit_tensor *o, int dim)
+{
+	memset(s, 0, sizeof *s);
+	s->ndim = over->ndim;
+	s->dim = dim;
+	s->xlen = x->dims[dim];
+	for (int d = 0; d < s->ndim; d++) {
+		s->dims[d] = over->dims[d];
+		s->xs[d] = x->strides[d];
+		s->os[d] = o->strides[d];
+		s->is[d] = one_d ? (d == dim ? ids->strides[0] : 0) : ids->strides[d];
+	}
+}
+
+static int gather(rocjit_ops *ops, void *stream, const rocjit_tensor *x, const rocjit_tensor *ids,
+		  int dim, const rocjit_tensor *y, int one_d, const char *what)
+{
+	struct rj_idx s;
+	char name[64];
+
+	OPS_TRY(ops_check_handle(ops, what));
+	OPS_TRY(ops_check_view(x, what));
+	OPS_TRY(ops_check_out(y, what));
+	OPS_TRY(ops_check_dtype(x, what, y->dtype));
+	if (dim < 0 || dim >= x->ndim)
+		return ops_fail(ROCJIT_EINVAL, "%s: dim %d is outside 0..%d", what, dim,
+				x->ndim - 1);
+	OPS_TRY(check_except_dim(y, "y", x, "x", dim));
+	OPS_TRY(check_ids(ids, one_d, y->dims[dim], y, what));
+	idx_shape(&s, y, x, ids, one_d, y, dim);
+	s.n = rocjit_tensor_numel(y);
+	if (s.n == 0)
+		return 0;
+	snprintf(name, sizeof name, "gather_%s_b%zu", rocjit_dtype_name(ids->dtype),
+		 rocjit_dtype_size(x->dtype));
+	void *args[] = { &s, (void *)&ids->data, (void *)&x->data, (void *)&y->data };
+	return ops_launch_ew(ops, stream, "indexing.hip", name, s.n, args);
+}
+
+int rocjit_ops_index_select(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
+			    const rocjit_tensor *ids, int dim, const rocjit_tensor *y)
+{
+	return gather(ops, stream, x, ids, dim, y, 1, "index_select");
+}
+
+int rocjit_ops_gather(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
+		      const rocjit_tensor *ids, int dim, const rocjit_tensor *y)
+{
+	return gather(ops, stream, x, ids, dim, y, 0, "gather");
+}
+
+static int scatter(rocjit_ops *ops, void *stream, const rocjit_tensor *dst,
+		   const rocjit_tensor *ids, const rocjit_tensor *src, int dim, int one_d,
+		   const char *what)
+{
+	struct rj_idx s;
+	rocjit_tensor over;
+	char name[64];
+
+	OPS_TRY(ops_check_handle(ops, what));
+	OPS_TRY(ops_check_out(dst, what));
+	OPS_TRY(ops_check_view(src, what));
+	OPS_TRY(ops_check_dtype(src, what, dst->dtype));
+	if (dim < 0 || dim >= dst->ndim)
+		return ops_fail(ROCJIT_EINVAL, "%s: dim %d is outside 0..%d", what, dim,
+				dst->ndim - 1);
+	OPS_TRY(check_except_dim(src, "src", dst, "dst", dim));
+	OPS_TRY(check_ids(ids, one_d, src->dims[dim], src, what));
+	over = *src;
+	over.dims[dim] = 1;
+	idx_shape(&s, &over, dst, ids, one_d, src, dim);
+	s.len = src->dims[dim];
+	s.n = rocjit_tensor_numel(&over);
+	if (s.n == 0 || s.len == 0)
+		return 0;
+	snprintf(name, sizeof name, "scatter_add_%s_%s", rocjit_dtype_name(ids->dtype),
+		 rocjit_dtype_name(dst->dtype));
+	void *args[] = { &s, (void *)&ids->data, (void *)&src->data, (void *)&dst->data };
+	return ops_launch_ew(ops, stream, "indexing.hip", name, s.n, args);
+}
+
+int rocjit_ops_scatter_add(rocjit_ops *ops, void *stream, const rocjit_tensor *dst,
+			   const rocjit_tensor *ids, const rocjit_tensor *src, int dim)
+{
+	return scatter(ops, stream, dst, ids, src, dim, 0, "scatter_add");
+}
+
+int rocjit_ops_index_add(rocjit_ops *ops, void *stream, const rocjit_tensor *dst,
+			 const rocjit_tensor *ids, const rocjit_tensor *src, int dim)
+{
+	return scatter(ops, stream, dst, ids, src, dim, 1, "index_add");
+}

@@ -1,0 +1,264 @@
+/*
+ * test_ops_kernels.c - the op set of kernels-src/ops/ without a GPU: every file compiles
+ * for gfx90a, gfx1030 and sm_90 (real hipRTC and NVRTC), and each code object holds
+ * exactly the kernels rocjit_ops can launch from it; and the op library's own logic -
+ * views, broadcasting, checks, empty tensors, the launch shapes - which needs no device
+ * because it runs before any kernel is fetched.
+ */
+#include "harness.h"
+#include "ops_internal.h"
+
+/* ---- The kernel set --------------------------------------------------------------------- */
+
+#define MAX_FILES 16
+
+struct expected {
+	const char *files[MAX_FILES];
+	size_t num_files;
+	char *names[MAX_FILES][160];
+	size_t count[MAX_FILES];
+};
+
+static int collect(const char *file, const char *kernel, void *user)
+{
+	struct expected *e = user;
+	size_t f;
+
+	for (f = 0; f < e->num_files && strcmp(e->files[f], file) != 0; f++)
+		;
+	if (f == e->num_files) {
+		ASSERT(f < MAX_FILES);
+		e->files[e->num_files++] = file;
+	}
+	ASSERT(e->count[f] < 160);
+	e->names[f][e->count[f]++] = strdup(kernel);
+	return 0;
+}
+
+/* Compiles every file of the set for target and compares each code object's kernels with
+ * what rocjit_ops launches from it: every one present, nothing else. */
+static void compile_set_for(const char *target, const char *want_target)
+{
+	static struct expected e;
+	rocjit_ctx *ctx = rj_test_open();
+	size_t total = 0;
+
+	ASSERT_INT(rocjit_ops_foreach_kernel(collect, &e), 0);
+	ASSERT_INT(e.num_files, 7);
+	for (size_t f = 0; f < e.num_files; f++) {
+		const rocjit_code *code;
+		rocjit_codeobj_info *info;
+
+		ASSERT_INT(rocjit_compile_registered(&code, ctx, target, e.files[f], NULL, 0), 0);
+		ASSERT_INT(rocjit_codeobj_inspect(&info, code->data, code->size), 0);
+		ASSERT_STR(info->target, want_target);
+		for (size_t k = 0; k < e.count[f]; k++) {
+			size_t j = 0;
+			while (j < info->num_kernels && strcmp(info->kernels[j], e.names[f][k]) != 0)
+				j++;
+			if (j == info->num_kernels)
+				rj_test_fail(__FILE__, __LINE__, "%s for %s: kernel %s is missing",
+					     e.files[f], target, e.names[f][k]);
+		}
+		if (info->num_kernels != e.count[f])
+			rj_test_fail(__FILE__, __LINE__, "%s for %s: %zu kernels, rocjit_ops "
+				     "knows %zu", e.files[f], target, info->num_kernels, e.count[f]);
+		printf("%s -> %s: %zu kernels, %zu bytes\n", e.files[f], target, info->num_kernels,
+		       code->size);
+		total += e.count[f];
+		rocjit_codeobj_free(info);
+	}
+	printf("%zu kernels in %zu files\n", total, e.num_files);
+	ASSERT(total > 400);
+	rocjit_close(ctx);
+}
+
+TEST(every_file_compiles_for_gfx90a_with_every_kernel)
+{
+	compile_set_for("gfx90a:sramecc+:xnack-", "gfx90a:sramecc+:xnack-");
+}
+
+TEST(every_file_compiles_for_gfx1030_with_every_kernel)
+{
+	compile_set_for("gfx1030", "gfx1030");
+}
+
+TEST(every_file_compiles_for_sm_90_with_every_kernel)
+{
+	const char *id;
+
+	if (rocjit_compiler_identity(&id, ROCJIT_PLATFORM_NVIDIA) != 0) {
+		printf("SKIP: no NVRTC here (%s)\n", rocjit_last_error());
+		return;
+	}
+	compile_set_for("sm_90", "sm_90");
+}
+
+/* ---- The library's logic, before any launch -------------------------------------------- */
+
+/* A handle on a context that must never need a device: every call below returns before
+ * fetching a kernel. */
+static rocjit_ops *open_ops(rocjit_ctx **ctx)
+{
+	rocjit_ops *ops;
+
+	*ctx = rj_test_open();
+	ASSERT_INT(rocjit_ops_create(&ops, *ctx), 0);
+	return ops;
+}
+
+static rocjit_tensor fake(rocjit_dtype dtype, int ndim, int64_t d0, int64_t d1, int64_t d2)
+{
+	int64_t dims[3] = { d0, d1, d2 };
+	return rocjit_tensor_dense((void *)(uintptr_t)0x1000, dtype, ndim, dims);
+}
+
+TEST(dense_views_broadcast_and_merge_into_the_fewest_dims)
+{
+	rocjit_tensor a = fake(ROCJIT_F32, 3, 2, 3, 4), b, row = fake(ROCJIT_F32, 1, 4, 0, 0);
+	int64_t dims[3] = { 2, 3, 4 };
+	struct rj_ew s;
+
+	ASSERT_INT(a.strides[0], 12);
+	ASSERT_INT(a.strides[2], 1);
+	ASSERT_INT(rocjit_tensor_numel(&a), 24);
+	ASSERT_INT(rocjit_tensor_broadcast(&b, &row, 3, dims), 0);
+	ASSERT_INT(b.strides[0], 0);
+	ASSERT_INT(b.strides[1], 0);
+	ASSERT_INT(b.strides[2], 1);
+	/* (2,3,4) dense with a broadcast row: the two outer dims merge (both operands allow
+	 * it), the inner one cannot merge with them (b's stride 0). */
+	const rocjit_tensor *three[] = { &a, &b, &a };
+	ops_ew_shape(&s, three, 3);
+	ASSERT_INT(s.ndim, 2);
+	ASSERT_INT(s.dims[0], 6);
+	ASSERT_INT(s.dims[1], 4);
+	ASSERT_INT(s.contig, 0);
+	/* All dense: one dim, linear indexing. */
+	const rocjit_tensor *two[] = { &a, &a };
+	ops_ew_shape(&s, two, 2);
+	ASSERT_INT(s.ndim, 1);
+	ASSERT_INT(s.contig, 1);
+	ASSERT_INT(s.n, 24);
+	/* A transposed view stays two dims, strided. */
+	rocjit_tensor t = fake(ROCJIT_F32, 2, 3, 5, 0);
+	t.dims[0] = 5;
+	t.dims[1] = 3;
+	t.strides[0] = 1;
+	t.strides[1] = 5;
+	rocjit_tensor o = fake(ROCJIT_F32, 2, 5, 3, 0);
+	const rocjit_tensor *tr[] = { &t, &o };
+	ops_ew_shape(&s, tr, 2);
+	ASSERT_INT(s.ndim, 2);
+	ASSERT_INT(s.contig, 0);
+	/* Extent 3 against 4 does not broadcast. */
+	rocjit_tensor bad = fake(ROCJIT_F32, 1, 3, 0, 0);
+	ASSERT_INT(rocjit_tensor_broadcast(&b, &bad, 3, dims), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "neither 1 nor");
+}
+
+TEST(bad_operands_are_einval_or_eunsupported_with_the_reason)
+{
+	rocjit_ctx *ctx;
+	rocjit_ops *ops = open_ops(&ctx);
+	rocjit_tensor f = fake(ROCJIT_F32, 2, 4, 5, 0), g = fake(ROCJIT_F32, 2, 4, 6, 0);
+	rocjit_tensor u = fake(ROCJIT_U8, 2, 4, 5, 0), h = fake(ROCJIT_F16, 2, 4, 5, 0);
+	rocjit_tensor i64 = fake(ROCJIT_I64, 1, 4, 0, 0), y1 = fake(ROCJIT_F32, 1, 4, 0, 0);
+
+	ASSERT_INT(rocjit_ops_binary(ops, NULL, ROCJIT_ADD, &f, &g, &f), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "along dim 1");
+	ASSERT_INT(rocjit_ops_binary(ops, NULL, ROCJIT_ADD, &f, &h, &f), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "dtype f16, expected f32");
+	ASSERT_INT(rocjit_ops_binary(ops, NULL, ROCJIT_LT, &f, &f, &f), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "expected u8");
+	ASSERT_INT(rocjit_ops_binary(ops, NULL, ROCJIT_POW, &u, &u, &u), ROCJIT_EUNSUPPORTED);
+	ASSERT_INT(rocjit_ops_unary(ops, NULL, ROCJIT_EXP, &u, &u), ROCJIT_EUNSUPPORTED);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "unary exp does not exist for u8");
+	ASSERT_INT(rocjit_ops_unary(ops, NULL, (rocjit_unary_op)99, &f, &f), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_ops_elu(ops, NULL, &u, &u, 1.0), ROCJIT_EUNSUPPORTED);
+	ASSERT_INT(rocjit_ops_softmax(ops, NULL, &u, &u), ROCJIT_EUNSUPPORTED);
+	ASSERT_INT(rocjit_ops_reduce(ops, NULL, ROCJIT_MEAN, &u, 1, &u, NULL, 0),
+		   ROCJIT_EUNSUPPORTED);
+	ASSERT_INT(rocjit_ops_reduce(ops, NULL, ROCJIT_SUM, &f, 2, &y1, NULL, 0), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "dim 2 is outside 0..1");
+	ASSERT_INT(rocjit_ops_reduce(ops, NULL, ROCJIT_ARGMAX, &f, 1, &y1, NULL, 0),
+		   ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "expected u32");
+	ASSERT_INT(rocjit_ops_where(ops, NULL, &f, &f, &f, &f), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "indices are u8, u32 or i64");
+	ASSERT_INT(rocjit_ops_index_select(ops, NULL, &f, &f, 0, &f), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_ops_index_select(ops, NULL, &f, &i64, 2, &f), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_ops_arange(ops, NULL, &u, 0.5, 1.0), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "integral start and step");
+	ASSERT_INT(rocjit_ops_copy2d(ops, NULL, ROCJIT_F32, (void *)8, (void *)8, 3, 4, 4, 2),
+		   ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "overlap");
+	/* Outputs that would write one address twice. */
+	rocjit_tensor bcast;
+	ASSERT_INT(rocjit_tensor_broadcast(&bcast, &y1, 2, (int64_t[]){ 5, 4 }), 0);
+	ASSERT_INT(rocjit_ops_unary(ops, NULL, ROCJIT_NEG, &bcast, &bcast), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "stride 0");
+	/* argsort rows longer than the shared-memory sort. */
+	rocjit_tensor longrow = fake(ROCJIT_F32, 1, 9000, 0, 0), idx = fake(ROCJIT_U32, 1, 9000, 0, 0);
+	ASSERT_INT(rocjit_ops_argsort(ops, NULL, &longrow, &idx, 0), ROCJIT_EUNSUPPORTED);
+	/* No handle. */
+	ASSERT_INT(rocjit_ops_unary(NULL, NULL, ROCJIT_NEG, &f, &f), ROCJIT_EINVAL);
+	rocjit_ops_destroy(ops);
+	rocjit_close(ctx);
+}
+
+TEST(empty_tensors_launch_nothing_and_succeed_without_a_device)
+{
+	rocjit_ctx *ctx;
+	rocjit_ops *ops = open_ops(&ctx);
+	rocjit_tensor e = fake(ROCJIT_F32, 2, 0, 5, 0), e2 = fake(ROCJIT_F32, 2, 5, 0, 0);
+	rocjit_tensor ids = fake(ROCJIT_U32, 1, 0, 0, 0), row = fake(ROCJIT_F32, 1, 5, 0, 0);
+	rocjit_tensor u = fake(ROCJIT_U32, 2, 0, 5, 0);
+	float one = 1;
+
+	e.data = e2.data = NULL; /* no memory at all behind an empty tensor */
+	ASSERT_INT(rocjit_ops_unary(ops, NULL, ROCJIT_EXP, &e, &e), 0);
+	ASSERT_INT(rocjit_ops_binary(ops, NULL, ROCJIT_ADD, &e, &e, &e), 0);
+	ASSERT_INT(rocjit_ops_cast(ops, NULL, &e, &e), 0);
+	ASSERT_INT(rocjit_ops_fill(ops, NULL, &e, &one), 0);
+	ASSERT_INT(rocjit_ops_arange(ops, NULL, &e, 0, 1), 0);
+	ASSERT_INT(rocjit_ops_softmax(ops, NULL, &e, &e), 0);
+	ASSERT_INT(rocjit_ops_layer_norm(ops, NULL, &e2, NULL, NULL, &e2, 1e-5), 0);
+	ASSERT_INT(rocjit_ops_argsort(ops, NULL, &e, &u, 1), 0);
+	rocjit_tensor ey = fake(ROCJIT_F32, 1, 0, 0, 0);
+	ASSERT_INT(rocjit_ops_reduce(ops, NULL, ROCJIT_SUM, &e, 1, &ey, NULL, 0), 0);
+	ASSERT_INT(rocjit_ops_index_select(ops, NULL, &row, &ids, 0, &ids), ROCJIT_EINVAL);
+	rocjit_tensor sel = fake(ROCJIT_F32, 1, 0, 0, 0);
+	ASSERT_INT(rocjit_ops_index_select(ops, NULL, &row, &ids, 0, &sel), 0);
+	ASSERT_INT(rocjit_ops_copy2d(ops, NULL, ROCJIT_F32, NULL, NULL, 0, 4, 4, 4), 0);
+	/* min over an empty dim has no value; sum does (0). */
+	ASSERT_INT(rocjit_ops_reduce(ops, NULL, ROCJIT_MIN_R, &e2, 1, &row, NULL, 0),
+		   ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_ops_last_error(), "empty dim");
+	rocjit_ops_destroy(ops);
+	rocjit_close(ctx);
+}
+
+TEST(reduction_workspace_only_for_few_long_outputs)
+{
+	rocjit_tensor all = fake(ROCJIT_F32, 1, 64 << 20, 0, 0);
+	rocjit_tensor rows = fake(ROCJIT_F32, 2, 4096, 16384, 0);
+	rocjit_tensor f64 = fake(ROCJIT_F64, 1, 1 << 20, 0, 0);
+
+	/* One output of 64 Mi elements: 2048 blocks, an f32 and an index each. */
+	ASSERT_INT(rocjit_ops_reduce_workspace(ROCJIT_SUM, &all, 0), 2048 * 8);
+	ASSERT_INT(rocjit_ops_reduce_workspace(ROCJIT_SUM, &rows, 1), 0);
+	/* 1 Mi f64 elements: 128 blocks of 8192, an f64 and an index each. */
+	ASSERT_INT(rocjit_ops_reduce_workspace(ROCJIT_MAX_R, &f64, 0), 128 * 12);
+	ASSERT_INT(rocjit_ops_reduce_workspace(ROCJIT_SUM, &all, 3), 0);
+}
+
+TEST(names_of_types_and_ops)
+{
+	ASSERT_STR(rocjit_dtype_name(ROCJIT_BF16), "bf16");
+	ASSERT_INT(rocjit_dtype_size(ROCJIT_I64), 8);
+	ASSERT(rocjit_dtype_name((rocjit_dtype)7) == NULL);
+	ASSERT_STR(rocjit_unary_op_name(ROCJIT_GELU_ERF), "gelu_erf");
+	ASSERT_STR(rocjit_binary_op_name(ROCJIT_GE), "ge");
+	ASSERT(rocjit_binary_op_name((rocjit_binary_op)13) == NULL);
+}
