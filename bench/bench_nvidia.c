@@ -47,6 +47,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
+const char *bench_prog = "bench_nvidia";
+
 #include "rocjit.h"
 
 /* ---- The CUDA driver API, loaded with dlopen: the few entry points used, C ABI only. ---- */
@@ -138,20 +142,6 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Sorts v in place. */
-static double median(double *v, int n)
-{
-	if (n <= 0)
-		return -1;
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static char *read_file(const char *path, size_t *size)
 {
@@ -539,9 +529,9 @@ static int child_repeat(const char *file, const char *name, const char *dir, int
 	}
 	if (bad)
 		die("a repeated rocjit_kernel_get failed: %s", rocjit_last_error());
-	qsort(ns, (size_t)rounds, sizeof *ns, cmp_double);
+	double med = bench_median(ns, rounds); /* sorts ns */
 	lo = ns[0];
-	printf("ns=%.6f min=%.6f\n", median(ns, rounds), lo);
+	printf("ns=%.6f min=%.6f\n", med, lo);
 	rocjit_close(ctx);
 	free(ns);
 	free(src);
@@ -617,8 +607,8 @@ static int child_launch(const char *file, const char *name, const char *dir, int
 	}
 	if (bad)
 		die("a launch failed: %s", rocjit_last_error());
-	rj_med = median(rj, rounds);
-	raw_med = median(raw, rounds);
+	rj_med = bench_median(rj, rounds);
+	raw_med = bench_median(raw, rounds);
 	printf("rocjit=%.6f raw=%.6f rocjit_min=%.6f raw_min=%.6f launches=%d\n", rj_med,
 	       raw_med, rj[0], raw[0], nbatch * batch);
 	CU(cu.cuModuleUnload(m));
@@ -843,13 +833,13 @@ static void run_file(struct file_case *fc, const char *base, int index, int proc
 			fc->bytes = (size_t)strtoull(field_str(line, "bytes", b, sizeof b), NULL, 10);
 		}
 	}
-	fc->cold = median(v[0], procs);
-	fc->open = median(v[1], procs);
-	fc->first = median(v[2], procs);
-	fc->rest = median(v[3], procs);
-	fc->nvrtc = median(v[4], procs);
-	fc->own_cold = median(v[5], procs);
-	fc->raw_cold = median(v[6], procs);
+	fc->cold = bench_median(v[0], procs);
+	fc->open = bench_median(v[1], procs);
+	fc->first = bench_median(v[2], procs);
+	fc->rest = bench_median(v[3], procs);
+	fc->nvrtc = bench_median(v[4], procs);
+	fc->own_cold = bench_median(v[5], procs);
+	fc->raw_cold = bench_median(v[6], procs);
 
 	/* The same cold request where the cache database already exists (any later miss on
 	   a machine: the database is created once per cache folder). */
@@ -869,9 +859,9 @@ static void run_file(struct file_case *fc, const char *base, int index, int proc
 		v[5][p] = field(line, "total") - field(line, "nvrtc");
 		v[4][p] = field(line, "nvrtc");
 	}
-	fc->cold_db = median(v[0], procs);
-	fc->own_cold_db = median(v[5], procs);
-	fc->nvrtc_db = median(v[4], procs);
+	fc->cold_db = bench_median(v[0], procs);
+	fc->own_cold_db = bench_median(v[5], procs);
+	fc->nvrtc_db = bench_median(v[4], procs);
 
 	snprintf(warm, sizeof warm, "%s/warm-%d", base, index);
 	snprintf(cubin, sizeof cubin, "%s/variant1-%d.cubin", base, index);
@@ -888,10 +878,10 @@ static void run_file(struct file_case *fc, const char *base, int index, int proc
 		v[2][p] = field(line, "own");
 		v[3][p] = field(line, "raw");
 	}
-	fc->hit_first = median(v[0], procs);
-	fc->hit_open = median(v[1], procs);
-	fc->hit_own = median(v[2], procs);
-	fc->hit_raw = median(v[3], procs);
+	fc->hit_first = bench_median(v[0], procs);
+	fc->hit_open = bench_median(v[1], procs);
+	fc->hit_own = bench_median(v[2], procs);
+	fc->hit_raw = bench_median(v[3], procs);
 
 	snprintf(si, sizeof si, "%d", iters);
 	snprintf(sr, sizeof sr, "%d", rounds);
@@ -1051,7 +1041,7 @@ int main(int argc, char **argv)
 			run_child(line, (const char *const[]){ "--child", "nvrtc-load", NULL });
 			v[p] = field(line, "load");
 		}
-		nvrtc_load = median(v, procs);
+		nvrtc_load = bench_median(v, procs);
 		field_str(line, "version", nvrtc_version, sizeof nvrtc_version);
 		free(v);
 	}
@@ -1075,8 +1065,8 @@ int main(int argc, char **argv)
 	{
 		double ctx_m, dl_m;
 		int n = nctx;
-		ctx_m = median(ctx_samples, n);
-		dl_m = median(dlopen_samples, n);
+		ctx_m = bench_median(ctx_samples, n);
+		dl_m = bench_median(dlopen_samples, n);
 		printf("Driver and context creation (before every timed section, not in any time "
 		       "below; %d processes):\n"
 		       "  dlopen libcuda.so.1                                   %9.2f ms\n"
@@ -1212,8 +1202,8 @@ int main(int argc, char **argv)
 			"\"rocjit_ns\": %.3f, \"cuLaunchKernel_ns\": %.3f, \"ratio\": %.6f}\n",
 			fc[0].label, launch_rj, launch_raw, launch_rj / launch_raw);
 		fprintf(json, "{\"impl\": \"rocjit\", \"case\": \"ctx\", \"median_ms\": %.6f, "
-			"\"dlopen_ms\": %.6f, \"n\": %d}\n", median(ctx_samples, nctx),
-			median(dlopen_samples, nctx), nctx);
+			"\"dlopen_ms\": %.6f, \"n\": %d}\n", bench_median(ctx_samples, nctx),
+			bench_median(dlopen_samples, nctx), nctx);
 		fclose(json);
 	}
 	free(cupy);

@@ -15,8 +15,12 @@
  * workspace); each block then covers at least SPLIT_MIN elements. */
 #define SPLIT_BLOCKS 2048
 #define SPLIT_MIN 8192
-/* At or above this many outputs, a strided reduced dim runs a thread per output. */
+/* At or above this many outputs, a strided reduced dim runs a thread per output; below
+ * COLS_FULL outputs (fewer threads than an H100 holds) the reduced dim is split too, each
+ * thread then covering at least COLS_SPLIT_MIN elements. */
 #define COLS_MIN_OUTPUTS 1024
+#define COLS_FULL 262144
+#define COLS_SPLIT_MIN 64
 
 enum { VARIANT_ROWS, VARIANT_COLS };
 
@@ -26,9 +30,30 @@ struct red_plan {
 	int variant;
 	size_t ws_bytes;  /* workspace a split needs; 0: no split */
 	int64_t splits;   /* the split it would use */
+	int64_t chunk;    /* and the elements of the reduced dim per split */
 };
 
 const char *const ops_reduce_kops[5] = { "sum", "min", "max", "argmin", "argmax" };
+
+/* Splits the reduced dim into about `want` (at most `most`) chunks, a multiple of align
+ * elements each; no split when that leaves one. */
+static void plan_split(struct red_plan *p, rocjit_dtype dtype, int64_t want, int64_t most,
+		       int64_t align)
+{
+	size_t csize = dtype == ROCJIT_F64 || dtype == ROCJIT_I64 ? 8 : 4;
+	int64_t len = p->s.len, splits = want < most ? want : most, chunk;
+
+	if (splits > RJ_MAX_GRID)
+		splits = RJ_MAX_GRID;
+	chunk = (len + splits - 1) / splits;
+	chunk = (chunk + align - 1) / align * align;
+	splits = (len + chunk - 1) / chunk;
+	if (splits > 1) {
+		p->splits = splits;
+		p->chunk = chunk;
+		p->ws_bytes = (size_t)(p->s.nout * splits) * (csize + 4);
+	}
+}
 
 static int reduce_plan(struct red_plan *p, rocjit_reduce_op op, const rocjit_tensor *x, int dim)
 {
@@ -76,22 +101,12 @@ static int reduce_plan(struct red_plan *p, rocjit_reduce_op op, const rocjit_ten
 	s->splits = 1;
 	p->variant = s->len_stride != 1 && s->len > 1 && s->nout >= COLS_MIN_OUTPUTS ?
 			     VARIANT_COLS : VARIANT_ROWS;
-	if (p->variant == VARIANT_ROWS && s->nout < SPLIT_BLOCKS && s->len >= 2 * SPLIT_MIN) {
-		int64_t splits = (SPLIT_BLOCKS + s->nout - 1) / s->nout;
-		int64_t most = s->len / SPLIT_MIN;
-		int64_t chunk;
-		size_t csize = x->dtype == ROCJIT_F64 || x->dtype == ROCJIT_I64 ? 8 : 4;
-
-		if (splits > most)
-			splits = most;
-		chunk = (s->len + splits - 1) / splits;
-		chunk = (chunk + RJ_BLOCK - 1) / RJ_BLOCK * RJ_BLOCK;
-		splits = (s->len + chunk - 1) / chunk;
-		if (splits > 1) {
-			p->splits = splits;
-			p->ws_bytes = (size_t)(s->nout * splits) * (csize + 4);
-		}
-	}
+	if (p->variant == VARIANT_ROWS && s->nout < SPLIT_BLOCKS && s->len >= 2 * SPLIT_MIN)
+		plan_split(p, x->dtype, (SPLIT_BLOCKS + s->nout - 1) / s->nout, s->len / SPLIT_MIN,
+			   RJ_BLOCK);
+	if (p->variant == VARIANT_COLS && s->nout < COLS_FULL && s->len >= 2 * COLS_SPLIT_MIN)
+		plan_split(p, x->dtype, (COLS_FULL + s->nout - 1) / s->nout,
+			   s->len / COLS_SPLIT_MIN, 1);
 	return 0;
 }
 
@@ -144,18 +159,18 @@ int rocjit_ops_reduce(rocjit_ops *ops, void *stream, rocjit_reduce_op op, const 
 	t = rocjit_dtype_name(x->dtype);
 	if (p.ws_bytes && workspace && workspace_size >= p.ws_bytes) {
 		p.s.splits = p.splits;
-		p.s.chunk = (p.s.len + p.splits - 1) / p.splits;
-		p.s.chunk = (p.s.chunk + RJ_BLOCK - 1) / RJ_BLOCK * RJ_BLOCK;
+		p.s.chunk = p.chunk;
 	} else {
 		workspace = NULL;
 	}
 	void *args[] = { &p.s, (void *)&x->data, (void *)&y->data, &workspace };
 	snprintf(name, sizeof name, "reduce_%s_%s_%s", ops_reduce_kops[p.kop], variants[p.variant], t);
-	if (p.variant == VARIANT_COLS)
-		return ops_launch_ew(ops, stream, "reductions.hip", name, p.s.nout, args);
 	rocjit_dim3 grid = { p.s.nout < RJ_MAX_GRID ? (unsigned int)p.s.nout : RJ_MAX_GRID,
 			     (unsigned int)p.s.splits, 1 };
+	if (p.variant == VARIANT_COLS)
+		grid.x = ops_grid(p.s.nout, RJ_BLOCK);
 	OPS_TRY(ops_launch(ops, stream, "reductions.hip", name, grid, ops_dim1(RJ_BLOCK), 0, args));
+	grid.x = p.s.nout < RJ_MAX_GRID ? (unsigned int)p.s.nout : RJ_MAX_GRID;
 	if (p.s.splits == 1)
 		return 0;
 	snprintf(name, sizeof name, "reduce_%s_final_%s", ops_reduce_kops[p.kop], t);

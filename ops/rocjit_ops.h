@@ -218,10 +218,12 @@ typedef enum rocjit_reduce_op {
  * Ties: argmin/argmax return the lowest index.  An empty dim: sum 0, mean NaN, the others
  * ROCJIT_EINVAL.
  *
- * workspace: device memory of rocjit_ops_reduce_workspace(op, x, dim) bytes lets a
- * reduction with few outputs spread over the whole GPU (one output of 64 Mi elements runs
- * as ~1000 blocks); NULL (or too small) is allowed and correct, only slower when there are
- * few outputs.  The workspace is in use until the launched work completes.
+ * workspace: device memory of rocjit_ops_reduce_workspace(op, x, dim) bytes (0 when the
+ * reduction has enough outputs to fill the GPU) lets a reduction with few outputs spread
+ * over the whole GPU: one output of 64 Mi f32 runs as 2048 blocks and a second small
+ * launch.  NULL (or too small) is allowed and correct but runs one block per output - on
+ * an H100 the 64 Mi sum took 26 ms instead of 0.096 ms.  The workspace is in use until
+ * the launched work completes.
  */
 int rocjit_ops_reduce(rocjit_ops *ops, void *stream, rocjit_reduce_op op, const rocjit_tensor *x,
 		      int dim, const rocjit_tensor *y, void *workspace, size_t workspace_size);

@@ -248,6 +248,8 @@ TEST(reduction_workspace_only_for_few_long_outputs)
 	/* One output of 64 Mi elements: 2048 blocks, an f32 and an index each. */
 	ASSERT_INT(rocjit_ops_reduce_workspace(ROCJIT_SUM, &all, 0), 2048 * 8);
 	ASSERT_INT(rocjit_ops_reduce_workspace(ROCJIT_SUM, &rows, 1), 0);
+	/* Over the strided first dim: a thread per output, the 4096 rows split 16 ways. */
+	ASSERT_INT(rocjit_ops_reduce_workspace(ROCJIT_SUM, &rows, 0), 16384 * 16 * 8);
 	/* 1 Mi f64 elements: 128 blocks of 8192, an f64 and an index each. */
 	ASSERT_INT(rocjit_ops_reduce_workspace(ROCJIT_MAX_R, &f64, 0), 128 * 12);
 	ASSERT_INT(rocjit_ops_reduce_workspace(ROCJIT_SUM, &all, 3), 0);

@@ -62,8 +62,12 @@ __device__ static void rj_zip(const rj_ew &s, const T *a, const T *b, O *out, F 
 	typedef typename rj_ct<T>::type C;
 
 	if (s.contig) {
-		RJ_GRID_LOOP(i, s.n)
-			out[i] = rj_cvt<O>(f(rj_cvt<C>(a[i]), rj_cvt<C>(b[i])));
+		C va[4], vb[4];
+#define RJ_LOAD(k, i) (va[k] = rj_cvt<C>(a[i]), vb[k] = rj_cvt<C>(b[i]))
+#define RJ_STORE(k, i) out[i] = rj_cvt<O>(f(va[k], vb[k]))
+		RJ_DENSE_LOOP(s.n, RJ_LOAD, RJ_STORE);
+#undef RJ_LOAD
+#undef RJ_STORE
 	} else {
 		RJ_GRID_LOOP(i, s.n) {
 			rj_i64 o[3];

@@ -18,11 +18,16 @@
  */
 #include "rj_ops.h"
 
+/* The dense loops of casts and copies: x's four items into v, then out to y. */
+#define RJ_LOAD(k, i) v[k] = x[i]
+#define RJ_STORE_CAST(k, i) y[i] = rj_cvt<T>(v[k])
+#define RJ_STORE_COPY(k, i) y[i] = v[k]
+
 template <class F, class T> __device__ static void rj_cast(const rj_ew &s, const F *x, T *y)
 {
 	if (s.contig) {
-		RJ_GRID_LOOP(i, s.n)
-			y[i] = rj_cvt<T>(x[i]);
+		F v[4];
+		RJ_DENSE_LOOP(s.n, RJ_LOAD, RJ_STORE_CAST);
 	} else {
 		RJ_GRID_LOOP(i, s.n) {
 			rj_i64 o[2];
@@ -69,8 +74,8 @@ RJ_CAST(rj_i64, i64, rj_u32, u32)
 template <class B> __device__ static void rj_copy(const rj_ew &s, const B *x, B *y)
 {
 	if (s.contig) {
-		RJ_GRID_LOOP(i, s.n)
-			y[i] = x[i];
+		B v[4];
+		RJ_DENSE_LOOP(s.n, RJ_LOAD, RJ_STORE_COPY);
 	} else {
 		RJ_GRID_LOOP(i, s.n) {
 			rj_i64 o[2];
@@ -79,6 +84,10 @@ template <class B> __device__ static void rj_copy(const rj_ew &s, const B *x, B 
 		}
 	}
 }
+
+#undef RJ_LOAD
+#undef RJ_STORE_CAST
+#undef RJ_STORE_COPY
 
 template <class B>
 __device__ static void rj_copy2d(rj_i64 rows, rj_i64 cols, rj_i64 ss, rj_i64 ds, const B *src,

@@ -12,8 +12,9 @@
  *   reduce_<op>_final_<T>(rj_red s, const T *x, O *y, void *ws)
  *       block per output: combines the s.splits partials in ws into y (x unused).
  *   reduce_<op>_cols_<T>(rj_red s, const T *x, O *y, void *ws)
- *       thread per output, each walking the whole reduced dim: for many outputs with a
- *       strided reduced dim (neighbouring threads read neighbouring addresses).
+ *       thread per output (grid.x, grid-stride), each walking the reduced dim: for many
+ *       outputs with a strided reduced dim (neighbouring threads read neighbouring
+ *       addresses).  grid.y = s.splits splits the reduced dim as rows does.
  * Launch: blocks of exactly RJ_BLOCK (256) threads for rows and final, any 1-D size for
  * cols; no dynamic shared memory.
  *
@@ -168,9 +169,11 @@ __device__ static void rj_red_final(const rj_red &s, O *y, const void *ws)
 }
 
 template <class Op, class T, class O>
-__device__ static void rj_red_cols(const rj_red &s, const T *x, O *y)
+__device__ static void rj_red_cols(const rj_red &s, const T *x, O *y, void *ws)
 {
 	typedef typename rj_ct<T>::type C;
+	rj_i64 lo = (rj_i64)blockIdx.y * s.chunk;
+	rj_i64 hi = lo + s.chunk < s.len ? lo + s.chunk : s.len;
 
 	RJ_GRID_LOOP(o, s.nout) {
 		const T *p = x + rj_row_offset(o, s.ndim, s.dims, s.st);
@@ -178,9 +181,15 @@ __device__ static void rj_red_cols(const rj_red &s, const T *x, O *y)
 		rj_u32 i;
 
 		Op::init(v, i);
-		for (rj_i64 r = 0; r < s.len; r++)
+		for (rj_i64 r = lo; r < hi; r++)
 			Op::add(v, i, rj_load(p + r * s.len_stride), (rj_u32)r);
-		y[o] = Op::template out<O>(v, i, s.scale);
+		if (s.splits == 1) {
+			y[o] = Op::template out<O>(v, i, s.scale);
+		} else {
+			rj_i64 k = o * s.splits + blockIdx.y;
+			((C *)ws)[k] = v;
+			((rj_u32 *)((C *)ws + s.nout * s.splits))[k] = i;
+		}
 	}
 }
 
@@ -199,8 +208,7 @@ __device__ static void rj_red_cols(const rj_red &s, const T *x, O *y)
 	extern "C" __global__ void reduce_##op##_cols_##t(rj_red s, const T *x, O *y,     \
 							  void *ws)                        \
 	{                                                                                \
-		(void)ws;                                                                \
-		rj_red_cols<rj_r_##op, T, O>(s, x, y);                                   \
+		rj_red_cols<rj_r_##op, T, O>(s, x, y, ws);                               \
 	}
 
 #define RJ_REDUCE_ALL(T, t)                                                              \

@@ -454,6 +454,32 @@ __device__ static inline rj_i64 rj_row_offset(rj_i64 r, int ndim, const rj_i64 *
 	for (rj_i64 i = (rj_i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n);          \
 	     i += (rj_i64)gridDim.x * blockDim.x)
 
+/*
+ * A grid-stride loop over the dense items [0, n), four at a time: LOAD(k, i) for the four
+ * items first, then STORE(k, i) - loads are not held back behind stores that might alias
+ * them, so each thread has four loads in flight.  The rest goes one by one.  The items
+ * are RJ_GRID_LOOP's; only the order within a thread differs.
+ */
+#define RJ_DENSE_LOOP(n, LOAD, STORE)                                                   \
+	do {                                                                            \
+		rj_i64 rj_s_ = (rj_i64)gridDim.x * blockDim.x;                           \
+		rj_i64 rj_i_ = (rj_i64)blockIdx.x * blockDim.x + threadIdx.x;            \
+		for (; rj_i_ + 3 * rj_s_ < (n); rj_i_ += 4 * rj_s_) {                    \
+			LOAD(0, rj_i_);                                                  \
+			LOAD(1, rj_i_ + rj_s_);                                          \
+			LOAD(2, rj_i_ + 2 * rj_s_);                                      \
+			LOAD(3, rj_i_ + 3 * rj_s_);                                      \
+			STORE(0, rj_i_);                                                 \
+			STORE(1, rj_i_ + rj_s_);                                         \
+			STORE(2, rj_i_ + 2 * rj_s_);                                     \
+			STORE(3, rj_i_ + 3 * rj_s_);                                     \
+		}                                                                       \
+		for (; rj_i_ < (n); rj_i_ += rj_s_) {                                    \
+			LOAD(0, rj_i_);                                                  \
+			STORE(0, rj_i_);                                                 \
+		}                                                                       \
+	} while (0)
+
 /* Kernel-name suffixes: RJ_EACH_TYPE(M) expands M(storage type, suffix) for all seven. */
 #define RJ_EACH_FLOAT(M) M(float, f32) M(rj_f16, f16) M(rj_bf16, bf16) M(double, f64)
 #define RJ_EACH_INT(M) M(rj_u8, u8) M(rj_u32, u32) M(rj_i64, i64)

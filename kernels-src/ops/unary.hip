@@ -85,8 +85,12 @@ template <class T, class F> __device__ static void rj_map(const rj_ew &s, const 
 	typedef typename rj_ct<T>::type C;
 
 	if (s.contig) {
-		RJ_GRID_LOOP(i, s.n)
-			y[i] = rj_cvt<T>(f(rj_cvt<C>(x[i])));
+		C v[4];
+#define RJ_LOAD(k, i) v[k] = rj_cvt<C>(x[i])
+#define RJ_STORE(k, i) y[i] = rj_cvt<T>(f(v[k]))
+		RJ_DENSE_LOOP(s.n, RJ_LOAD, RJ_STORE);
+#undef RJ_LOAD
+#undef RJ_STORE
 	} else {
 		RJ_GRID_LOOP(i, s.n) {
 			rj_i64 o[2];

@@ -11,165 +11,18 @@
  * missing GPU is a failure instead, so a broken driver cannot pass as a skip.
  *
  * Device buffers and streams come from the CUDA runtime, loaded with dlopen like the
- * driver: building this file needs no CUDA header or library.  The kernels are the
- * embedded kernels-src (rocjit_add_kernels in CMakeLists.txt), fetched by registered name.
+ * driver (cuda_rt.c, shared with test_ops.c): building this file needs no CUDA header or
+ * library.  The kernels are the embedded kernels-src (rocjit_add_kernels in
+ * CMakeLists.txt), fetched by registered name.
  */
-#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "harness.h"
-
-#define SKIP_RC 77
-
-/* ---- The driver (only to find a GPU) and the runtime (buffers, streams) ------------------ */
-
-#define CU_ATTR_CC_MAJOR 75 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
-#define CU_ATTR_CC_MINOR 76
-#define MEMCPY_H2D 1        /* cudaMemcpyHostToDevice */
-#define MEMCPY_D2H 2        /* cudaMemcpyDeviceToHost */
-#define STREAM_NON_BLOCKING 1 /* cudaStreamNonBlocking */
-#define CUDA_NOT_READY 600  /* cudaErrorNotReady */
-
-static struct {
-	void *lib;
-	int (*cuInit)(unsigned int flags);
-	int (*cuDeviceGetCount)(int *count);
-	int (*cuDeviceGet)(int *device, int ordinal);
-	int (*cuDeviceGetAttribute)(int *value, int attribute, int device);
-} cu;
-
-/* Prototypes as the runtime declares them, with int for cudaError_t and enums, void * for
- * cudaStream_t. */
-static struct {
-	void *lib;
-	int (*cudaMalloc)(void **ptr, size_t size);
-	int (*cudaFree)(void *ptr);
-	int (*cudaMemcpy)(void *dst, const void *src, size_t size, int kind);
-	int (*cudaMemset)(void *ptr, int value, size_t size);
-	int (*cudaStreamCreate)(void **stream);
-	int (*cudaStreamCreateWithFlags)(void **stream, unsigned int flags);
-	int (*cudaStreamSynchronize)(void *stream);
-	int (*cudaStreamQuery)(void *stream);
-	int (*cudaStreamDestroy)(void *stream);
-	int (*cudaLaunchHostFunc)(void *stream, void (*fn)(void *), void *data);
-	int (*cudaDeviceSynchronize)(void);
-	int (*cudaGetLastError)(void);
-	int (*cudaGetDeviceCount)(int *count);
-	int (*cudaSetDevice)(int device);
-	int (*cudaGetDevice)(int *device);
-	const char *(*cudaGetErrorString)(int error);
-} rt;
-
-#define LOAD(lib, s, name) (*(void **)&(s).name = dlsym((lib), #name))
-
-/* Fails the test on a CUDA runtime error, naming the call. */
-#define CUDA(call)                                                                       \
-	do {                                                                             \
-		int rj_e_ = (call);                                                      \
-		if (rj_e_ != 0)                                                          \
-			rj_test_fail(__FILE__, __LINE__, "%s: CUDA error %d (%s)", #call, \
-				     rj_e_, rt.cudaGetErrorString(rj_e_));                \
-	} while (0)
-
-/* Ends the test as skipped.  The harness's temporary folder is still empty here. */
-static void skip(const char *why)
-{
-	printf("SKIP: %s\n", why);
-	fflush(stdout);
-	rmdir(rj_test_dir);
-	exit(SKIP_RC);
-}
-
-static void load_runtime(void)
-{
-	static const char *const names[] = { "libcudart.so.13", "libcudart.so.12", "libcudart.so",
-					     "/usr/local/cuda/lib64/libcudart.so.13",
-					     "/usr/local/cuda/lib64/libcudart.so.12",
-					     "/usr/local/cuda/lib64/libcudart.so", NULL };
-
-	for (size_t i = 0; names[i] && !rt.lib; i++)
-		rt.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-	if (!rt.lib)
-		rj_test_fail(__FILE__, __LINE__, "a GPU is present but the CUDA runtime "
-			     "(libcudart.so.13/.12) could not be loaded: %s", dlerror());
-	LOAD(rt.lib, rt, cudaMalloc);
-	LOAD(rt.lib, rt, cudaFree);
-	LOAD(rt.lib, rt, cudaMemcpy);
-	LOAD(rt.lib, rt, cudaMemset);
-	LOAD(rt.lib, rt, cudaStreamCreate);
-	LOAD(rt.lib, rt, cudaStreamCreateWithFlags);
-	LOAD(rt.lib, rt, cudaStreamSynchronize);
-	LOAD(rt.lib, rt, cudaStreamQuery);
-	LOAD(rt.lib, rt, cudaStreamDestroy);
-	LOAD(rt.lib, rt, cudaLaunchHostFunc);
-	LOAD(rt.lib, rt, cudaDeviceSynchronize);
-	LOAD(rt.lib, rt, cudaGetLastError);
-	LOAD(rt.lib, rt, cudaGetDeviceCount);
-	LOAD(rt.lib, rt, cudaSetDevice);
-	LOAD(rt.lib, rt, cudaGetDevice);
-	LOAD(rt.lib, rt, cudaGetErrorString);
-	if (!rt.cudaMalloc || !rt.cudaFree || !rt.cudaMemcpy || !rt.cudaMemset ||
-	    !rt.cudaStreamCreate || !rt.cudaStreamCreateWithFlags ||
-	    !rt.cudaStreamSynchronize || !rt.cudaStreamQuery || !rt.cudaStreamDestroy ||
-	    !rt.cudaLaunchHostFunc || !rt.cudaDeviceSynchronize || !rt.cudaGetLastError ||
-	    !rt.cudaGetDeviceCount || !rt.cudaSetDevice || !rt.cudaGetDevice ||
-	    !rt.cudaGetErrorString)
-		rj_test_fail(__FILE__, __LINE__, "the CUDA runtime lacks a symbol this test uses");
-}
-
-/*
- * The first call of every test: skips (exit 77) unless the driver loads and sees a GPU,
- * then loads the runtime.  cuInit in the parent is harmless to the children the cache
- * test starts: they exec a fresh image.
- */
-static void gpu_require(void)
-{
-	const char *require = getenv("ROCJIT_TEST_REQUIRE_GPU");
-	int n = 0, rc = -1;
-
-	cu.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (cu.lib) {
-		LOAD(cu.lib, cu, cuInit);
-		LOAD(cu.lib, cu, cuDeviceGetCount);
-		LOAD(cu.lib, cu, cuDeviceGet);
-		LOAD(cu.lib, cu, cuDeviceGetAttribute);
-	}
-	if (cu.cuInit && cu.cuDeviceGetCount && cu.cuDeviceGet && cu.cuDeviceGetAttribute &&
-	    (rc = cu.cuInit(0)) == 0)
-		rc = cu.cuDeviceGetCount(&n);
-	if (rc != 0 || n < 1) {
-		if (require && strcmp(require, "1") == 0)
-			rj_test_fail(__FILE__, __LINE__, "no NVIDIA GPU (libcuda.so.1 %s, cuInit/"
-				     "cuDeviceGetCount gave %d, %d devices) but "
-				     "ROCJIT_TEST_REQUIRE_GPU=1", cu.lib ? "loaded" : "missing",
-				     rc, n);
-		skip("no NVIDIA GPU (cuInit/cuDeviceGetCount)");
-	}
-	load_runtime();
-}
+#include "cuda_rt.h"
 
 /* ---- Helpers ----------------------------------------------------------------------------- */
-
-static rocjit_ctx *gpu_open_at(const char *cache_dir, int device)
-{
-	rocjit_options o = ROCJIT_OPTIONS_INIT;
-	rocjit_ctx *ctx = NULL;
-
-	o.cache_dir = cache_dir;
-	o.platform = ROCJIT_PLATFORM_NVIDIA;
-	o.device = device;
-	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	return ctx;
-}
-
-static rocjit_ctx *gpu_open(void)
-{
-	return gpu_open_at(rj_test_cache_dir, 0);
-}
 
 /* The embedded kernel name of source (kernels-src), failing the test when it cannot. */
 static rocjit_kernel *kernel(rocjit_ctx *ctx, const char *source, const char *name)
@@ -198,42 +51,6 @@ static void launch(const rocjit_kernel *k, unsigned int grid, unsigned int block
 		rj_test_fail(__FILE__, __LINE__, "launch %s grid %u block %u: error %d (%s): %s",
 			     rocjit_kernel_name(k), grid, block, rc, rocjit_strerror(rc),
 			     rocjit_last_error());
-}
-
-/* Waits for stream (NULL: the whole device) and fails on any error the kernels raised. */
-static void sync_stream(void *stream)
-{
-	if (stream)
-		CUDA(rt.cudaStreamSynchronize(stream));
-	else
-		CUDA(rt.cudaDeviceSynchronize());
-	CUDA(rt.cudaGetLastError());
-}
-
-static void *dev_alloc(size_t bytes)
-{
-	void *p = NULL;
-
-	CUDA(rt.cudaMalloc(&p, bytes ? bytes : 1));
-	return p;
-}
-
-static void to_dev(void *dst, const void *src, size_t bytes)
-{
-	CUDA(rt.cudaMemcpy(dst, src, bytes, MEMCPY_H2D));
-}
-
-static void from_dev(void *dst, const void *src, size_t bytes)
-{
-	CUDA(rt.cudaMemcpy(dst, src, bytes, MEMCPY_D2H));
-}
-
-static void *host_alloc(size_t bytes)
-{
-	void *p = malloc(bytes ? bytes : 1);
-
-	ASSERT(p != NULL);
-	return p;
 }
 
 /* A grid covering n with block threads, capped so that large n also walks the kernels'
@@ -290,8 +107,6 @@ static float max_ref(float a, float b)
 
 static const int axpy_sizes[] = { 0, 1, 31, 1000, 4099, (1 << 20) + 3 };
 static const unsigned int axpy_blocks[] = { 32, 256, 1024, 1, 100 };
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* One axpy_f32 launch on n elements (x aliasing y when in_place), checked element by
  * element, including GUARD elements past n that must keep their sentinel. */
