@@ -650,53 +650,16 @@ static int child_main(int argc, char **argv)
 static void run_child(char *line, const char *const *args)
 {
 	const char *argv[16] = { "bench_nvidia" };
-	int fd[2], status, n = 1;
-	size_t len = 0;
-	ssize_t got;
-	pid_t pid;
+	char t0s[32];
+	int status, n = 1;
 
 	for (const char *const *a = args; *a && n < 15; a++)
 		argv[n++] = *a;
 	argv[n] = NULL;
-	fflush(stdout);
-	fflush(stderr);
-	if (pipe(fd) != 0)
-		die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(fd[0]);
-		if (dup2(fd[1], 1) < 0)
-			_exit(127);
-		close(fd[1]);
-		execv("/proc/self/exe", (char *const *)argv);
-		fprintf(stderr, "bench_nvidia: cannot run myself again: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(fd[1]);
-	while (len < LINE_MAX_LEN - 1 &&
-	       (got = read(fd[0], line + len, LINE_MAX_LEN - 1 - len)) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			break;
-		len += (size_t)got;
-	}
-	line[len] = 0;
-	{
-		char drain[512];
-		while (read(fd[0], drain, sizeof drain) > 0)
-			;
-	}
-	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid: %s", strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		die("the child \"%s %s\" failed (%s %d); its error is above", args[0], args[1],
-		    WIFEXITED(status) ? "exit status" : "signal",
-		    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	status = bench_run_self(argv, t0s, sizeof t0s, line, LINE_MAX_LEN);
+	if (status != 0)
+		die("the child \"%s %s\" failed (exit status %d, -1 for a signal); its error is "
+		    "above", args[0], args[1], status);
 	line[strcspn(line, "\n")] = 0;
 }
 

@@ -4,8 +4,8 @@
  * rocjit.  The kernel set itself - which kernel exists for which type - is decided here
  * once (the *_exists predicates), for the launches and for rocjit_ops_foreach_kernel.
  *
- * Kernels are fetched by name at every launch: rocjit's per-thread memo answers a repeat
- * in well under a microsecond, so the handle keeps no table and needs no lock.
+ * Kernels are fetched by name at every launch: after the first, that is rocjit's in-process
+ * hit (a hash and a table lookup), so the handle keeps no table of its own and needs no lock.
  */
 #include <math.h>
 #include <stdio.h>

@@ -27,8 +27,8 @@
  *    correctly rounded step (nearest, ties to even), never a double rounding.
  *  - Out-of-range indices: gather and index_select write 0 for them; scatter_add and
  *    index_add skip them.  Negative i64 indices are out of range.
- *  - The handle is internally locked (it only holds the rocjit context): any thread, any
- *    number of threads, may call any operation at once.
+ *  - The handle never changes after rocjit_ops_create (it holds only the rocjit context):
+ *    any number of threads may call any operation at once.
  *
  * Errors: 0, or a negative ROCJIT_E* code of rocjit.h.  ROCJIT_EINVAL for shapes, types or
  * views an operation does not accept (rocjit_ops_last_error() says which operand and why),
