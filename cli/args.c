@@ -179,31 +179,11 @@ static int parse_number(double *out, const char *s, const char **end)
 	return 0;
 }
 
+/* The library's size syntax (rocjit_parse_size), so that --max-size and
+ * ROCJIT_CACHE_MAXSIZE take the same values. */
 int cli_parse_size(uint64_t *out, const char *s)
 {
-	static const char units[] = "KMGT";
-	double v, mult = 1;
-	const char *u;
-
-	if (parse_number(&v, s, &u) != 0)
-		return -1;
-	if (*u) {
-		const char *p = strchr(units, toupper((unsigned char)*u));
-		if (!p)
-			return -1;
-		for (long i = 0; i <= p - units; i++)
-			mult *= 1024;
-		u++;
-		/* 2G, 2GB, 2GiB all mean 2 * 2^30 (like ccache's binary units). */
-		if (*u == 'i' || *u == 'I')
-			u++;
-		if (*u == 'B' || *u == 'b')
-			u++;
-	}
-	if (*u || v * mult > 1.8e19)
-		return -1;
-	*out = (uint64_t)(v * mult);
-	return 0;
+	return rocjit_parse_size(out, s) == 0 ? 0 : -1;
 }
 
 int cli_parse_age(int64_t *out, const char *s)

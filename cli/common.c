@@ -56,13 +56,6 @@ int64_t cli_now_s(void)
 	return (int64_t)time(NULL);
 }
 
-static int env_on(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0") != 0;
-}
-
 /* The library's rule (rocjit_options.cache_dir), repeated for messages only. */
 void cli_cache_dir(char *buf, size_t size)
 {
@@ -87,7 +80,7 @@ int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache)
 
 	*out = NULL;
 	cli_cache_dir(dir, sizeof dir);
-	if (need_cache && env_on("ROCJIT_DISABLE_CACHE"))
+	if (need_cache && rocjit_env_flag("ROCJIT_DISABLE_CACHE"))
 		return cli_fail("ROCJIT_DISABLE_CACHE=%s turns the on-disk cache off, and this "
 				"command works on it: unset ROCJIT_DISABLE_CACHE",
 				getenv("ROCJIT_DISABLE_CACHE"));

@@ -81,6 +81,25 @@ ROCJIT_API const char *rocjit_strerror(int code);
  */
 ROCJIT_API const char *rocjit_last_error(void);
 
+/* ---- Values rocjit reads from people ------------------------------------------------------ */
+
+/*
+ * Reads the environment variable name as a switch, the one way rocjit reads all of its own
+ * (ROCJIT_DISABLE_CACHE, ROCJIT_NO_COMPILE, ROCJIT_CACHE_SHARED, ...): 1 when it is 1,
+ * true, yes or on (any case); 0 when it is unset, empty, 0, false, no or off.  Anything
+ * else is 0, with a warning on stderr once a process for that variable.  Any thread.
+ */
+ROCJIT_API int rocjit_env_flag(const char *name);
+
+/*
+ * Parses a size the way ROCJIT_CACHE_MAXSIZE and the CLI take one: decimal digits with an
+ * optional fraction, then an optional unit K, M, G or T (powers of 1024, any case) that may
+ * be followed by "i" and "B": "4096", "500M", "1.5GiB".  Returns 0 with *bytes set, or
+ * ROCJIT_EINVAL (rocjit_last_error() says why) for anything else: signs, spaces, NaN,
+ * infinity, hex, exponents, or more than 2^64-1 bytes.  Any thread.
+ */
+ROCJIT_API int rocjit_parse_size(uint64_t *bytes, const char *text);
+
 /* ---- Platforms and targets ---------------------------------------------------------------- */
 
 #define ROCJIT_PLATFORM_AUTO 0   /* whichever GPU is present (NVIDIA first), else AMD */

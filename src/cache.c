@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "error.h"
 #include "cache_internal.h"
 #include "rocjit_schema.h" /* generated from cache/schema.sql: rj_schema_sql */
@@ -48,6 +49,9 @@ int rj_cache_dir(char *out, size_t size, const char *dir)
 		n = snprintf(out, size, "%s/rocjit", xdg);
 	else if (home && *home == '/')
 		n = snprintf(out, size, "%s/.cache/rocjit", home);
+	else if (home && *home)
+		RJ_FAIL(ROCJIT_EINVAL, "no cache folder: HOME=%s is not an absolute path; set "
+			"HOME to one, or set ROCJIT_CACHE_DIR", home);
 	else
 		RJ_FAIL(ROCJIT_EINVAL, "no cache folder: HOME is not set; set ROCJIT_CACHE_DIR");
 	RJ_CHECK(n < 0 || (size_t)n >= size, ROCJIT_EINVAL, "cache folder path is too long");
@@ -391,15 +395,7 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 	pthread_mutex_init(&c->lock, NULL);
 	c->readonly = readonly;
 	c->max_bytes = RJ_CACHE_DEFAULT_MAX;
-	if (getenv("ROCJIT_CACHE_MAXSIZE")) {
-		const char *v = getenv("ROCJIT_CACHE_MAXSIZE");
-		c->max_bytes = rj_cache_parse_size(v);
-		if (!c->max_bytes && strspn(v, "0") != strlen(v)) {
-			rj_warn_once("maxsize", "ROCJIT_CACHE_MAXSIZE=%s is not a size (e.g. 2G, "
-				     "500M, 0 for no limit): the default, 4G, applies", v);
-			c->max_bytes = RJ_CACHE_DEFAULT_MAX;
-		}
-	}
+	rj_env_size("ROCJIT_CACHE_MAXSIZE", RJ_CACHE_DEFAULT_MAX, &c->max_bytes);
 	rc = open_db(c, dir);
 	if (rc < 0 && c->bad_file && !c->readonly)
 		rc = move_aside_and_reopen(c, dir);

@@ -76,9 +76,6 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *met
 int rj_cache_memo_get(rj_cache *c, const char *platform, char **memo);
 int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo);
 
-/* "2G", "500M", "64K", "4096" -> bytes (powers of 1024); 0 for "0" or what does not parse. */
-uint64_t rj_cache_parse_size(const char *text);
-
 /* 1 when a statfs f_type names a network file system (NFS, Lustre, SMB, ...). */
 int rj_fs_is_network(unsigned long type);
 

@@ -15,12 +15,6 @@
 #include "cache_internal.h"
 #include "error.h"
 
-static int env_flag(const char *name)
-{
-	const char *v = getenv(name);
-	return v && *v && strcmp(v, "0") != 0;
-}
-
 /*
  * A cache another user can write to can hand this process arbitrary GPU code: the folder
  * and the database must be the user's own and writable by nobody else.  An operator may
@@ -30,13 +24,13 @@ static int env_flag(const char *name)
 int rj_cache_check_trusted(const char *dir, const char *file)
 {
 	const char *paths[2] = { dir, file };
-	mode_t forbidden = env_flag("ROCJIT_CACHE_SHARED") ? S_IWOTH : (S_IWGRP | S_IWOTH);
+	mode_t forbidden = rocjit_env_flag("ROCJIT_CACHE_SHARED") ? S_IWOTH : (S_IWGRP | S_IWOTH);
 
 	for (int i = 0; i < 2; i++) {
 		struct stat st;
 		if (stat(paths[i], &st) != 0)
 			continue; /* the file is created below, 0600 */
-		RJ_CHECK(st.st_uid != geteuid() && !env_flag("ROCJIT_CACHE_SHARED"), ROCJIT_EIO,
+		RJ_CHECK(st.st_uid != geteuid() && !rocjit_env_flag("ROCJIT_CACHE_SHARED"), ROCJIT_EIO,
 			 "cache %s is owned by user %u, not by this user (%u): it is not used, "
 			 "since whoever can write it can put code on the GPU; use a cache folder "
 			 "of your own (ROCJIT_CACHE_DIR), or set ROCJIT_CACHE_SHARED=1 for a "
@@ -58,7 +52,7 @@ int rj_cache_check_local(const char *dir)
 
 	if (statfs(dir, &fs) != 0 || !rj_fs_is_network((unsigned long)fs.f_type))
 		return 0;
-	RJ_CHECK(!env_flag("ROCJIT_CACHE_ALLOW_NETWORK_FS"), ROCJIT_EIO,
+	RJ_CHECK(!rocjit_env_flag("ROCJIT_CACHE_ALLOW_NETWORK_FS"), ROCJIT_EIO,
 		 "cache folder %s is on a network file system (type 0x%lx), where SQLite's "
 		 "locking is unreliable: it is not used; put the cache on a local disk "
 		 "(ROCJIT_CACHE_DIR=/tmp/...), or set ROCJIT_CACHE_ALLOW_NETWORK_FS=1 at your own "
@@ -86,29 +80,4 @@ int rj_fs_is_network(unsigned long type)
 		if (type == network[i])
 			return 1;
 	return 0;
-}
-
-uint64_t rj_cache_parse_size(const char *text)
-{
-	char *end;
-	double v;
-
-	if (!text || !*text)
-		return 0;
-	v = strtod(text, &end);
-	if (end == text || v < 0)
-		return 0;
-	switch (*end) {
-	case 'k': case 'K': v *= 1024.0; end++; break;
-	case 'm': case 'M': v *= 1024.0 * 1024; end++; break;
-	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
-	}
-	if (*end == 'i' || *end == 'I')
-		end++;
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end)
-		return 0;
-	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
 }

@@ -18,12 +18,6 @@
 
 #define MSG_MAX 1024
 
-static int env_flag(const char *name)
-{
-	const char *v = getenv(name);
-	return v && *v && strcmp(v, "0") != 0;
-}
-
 /* The platform from the options, else $ROCJIT_PLATFORM; AUTO is decided at the device. */
 static int choose_platform(rocjit_ctx *ctx, int requested)
 {
@@ -101,9 +95,9 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	pthread_mutex_init(&ctx->load_mu, NULL);
 	ctx->device = opts->device;
 	ctx->flags = opts->flags;
-	if (env_flag("ROCJIT_DISABLE_CACHE"))
+	if (rocjit_env_flag("ROCJIT_DISABLE_CACHE"))
 		ctx->flags |= ROCJIT_OPEN_NO_CACHE;
-	if (env_flag("ROCJIT_NO_COMPILE"))
+	if (rocjit_env_flag("ROCJIT_NO_COMPILE"))
 		ctx->flags |= ROCJIT_OPEN_NO_COMPILE;
 	target = opts->target ? opts->target : getenv("ROCJIT_ARCH");
 	if (choose_platform(ctx, opts->platform) != 0 ||

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "error.h"
 #include "keylock.h"
 
@@ -69,8 +70,5 @@ void rj_keylock_release(struct rj_keylock *l)
 
 int rj_keylock_timeout_ms(void)
 {
-	const char *v = getenv("ROCJIT_LOCK_TIMEOUT_MS");
-	long ms = v && *v ? strtol(v, NULL, 10) : 300000;
-
-	return ms < 0 ? 0 : ms > 86400000 ? 86400000 : (int)ms;
+	return (int)rj_env_long("ROCJIT_LOCK_TIMEOUT_MS", 300000, 0, 86400000);
 }

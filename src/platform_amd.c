@@ -79,6 +79,26 @@ static void *open_first(const char *const *names)
 	return NULL;
 }
 
+/* The first of names found in the folder of the library file lib (in the loader's search
+ * path, as lib itself, when lib names no folder), or NULL. */
+static void *open_beside(const char *lib, const char *const *names)
+{
+	const char *slash = strrchr(lib, '/');
+	char path[4096];
+
+	if (!slash)
+		return open_first(names);
+	for (; *names; names++) {
+		void *h;
+		if (snprintf(path, sizeof path, "%.*s/%s", (int)(slash - lib), lib, *names) >=
+		    (int)sizeof path)
+			return NULL;
+		if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+			return h;
+	}
+	return NULL;
+}
+
 #define LOAD(handle, name) (*(void **)&amd.name = (handle) ? dlsym((handle), #name) : NULL)
 
 static void load_runtime(void)
@@ -122,12 +142,22 @@ static void load_compiler(void)
 	int rtc_major = 0, rtc_minor = 0, hip_version = 0;
 	void *rtc;
 
+	const char *env = getenv("ROCJIT_HIP_LIBRARY");
+
 	pthread_once(&amd.runtime_once, load_runtime);
-	amd.rtc = getenv("ROCJIT_HIP_LIBRARY") && *getenv("ROCJIT_HIP_LIBRARY") ? NULL :
-									   open_first(rtc_names);
+	if (env && *env) {
+		/* The named HIP's own hipRTC and comgr: from ROCm 5.3 on they are separate
+		   libraries in its folder; before, hipRTC is inside it.  Never another
+		   installation's hipRTC, which would not match the runtime. */
+		amd.rtc = open_beside(env, rtc_names);
+		amd.comgr = open_beside(env, comgr_names);
+	} else {
+		amd.rtc = open_first(rtc_names);
+	}
+	if (!amd.comgr)
+		amd.comgr = open_first(comgr_names);
 	/* Before ROCm 5.3 hipRTC is part of libamdhip64. */
 	rtc = amd.rtc ? amd.rtc : amd.hip;
-	amd.comgr = open_first(comgr_names);
 	LOAD(rtc, hiprtcVersion);
 	LOAD(rtc, hiprtcCreateProgram);
 	LOAD(rtc, hiprtcCompileProgram);
@@ -148,7 +178,10 @@ static void load_compiler(void)
 		amd.compiler_rc = ROCJIT_ENOCOMPILER;
 		snprintf(amd.compiler_error, sizeof amd.compiler_error,
 			 "hipRTC could not be loaded (neither libhiprtc.so nor libamdhip64.so "
-			 "provides it); install it (Debian: libamdhip64-dev, ROCm: hiprtc)");
+			 "%s%s%s provides it); install it (Debian: libamdhip64-dev, ROCm: hiprtc)%s",
+			 env && *env ? "in the folder of ROCJIT_HIP_LIBRARY=" : "",
+			 env && *env ? env : "", env && *env ? "," : "",
+			 env && *env ? " or unset ROCJIT_HIP_LIBRARY" : "");
 		return;
 	}
 	/* Without comgr no target can be checked, and an unchecked one can abort us. */

@@ -61,6 +61,21 @@ void rj_test_fail(const char *file, int line, const char *fmt, ...)
 	exit(1);
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw);
+
+void rj_test_skip(const char *fmt, ...)
+{
+	va_list ap;
+	printf("SKIP: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	nftw(rj_test_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	exit(77);
+}
+
 char *rj_test_read_file(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");

@@ -65,6 +65,11 @@ void rj_test_fail(const char *file, int line, const char *fmt, ...)
 				     rj_h_ ? rj_h_ : "(null)", rj_n_);                   \
 	} while (0)
 
+/* Marks the test skipped: prints "SKIP: <why>" and exits 77, which ctest reports as a
+ * skip (SKIP_RETURN_CODE in tests/CMakeLists.txt).  Never return 0 for a test that could
+ * not run. */
+void rj_test_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
 /* Helpers (tests/harness.c) */
 /* The test's cache folder: rj_test_dir/cache. */
 extern char rj_test_cache_dir[4200];

@@ -588,11 +588,15 @@ TEST(size_limit_evicts_least_recently_used_entries)
 	rocjit_stats st;
 	const rocjit_code *first;
 	char first_key[33];
+	uint64_t n;
 
-	ASSERT_INT(rj_cache_parse_size("2G"), 2ull << 30);
-	ASSERT_INT(rj_cache_parse_size("500MiB"), 500ull << 20);
-	ASSERT_INT(rj_cache_parse_size("64k"), 65536);
-	ASSERT_INT(rj_cache_parse_size("junk"), 0);
+	ASSERT_INT(rocjit_parse_size(&n, "2G"), 0);
+	ASSERT_INT(n, 2ull << 30);
+	ASSERT_INT(rocjit_parse_size(&n, "500MiB"), 0);
+	ASSERT_INT(n, 500ull << 20);
+	ASSERT_INT(rocjit_parse_size(&n, "64k"), 0);
+	ASSERT_INT(n, 65536);
+	ASSERT_INT(rocjit_parse_size(&n, "junk"), ROCJIT_EINVAL);
 	/* Each axpy object is 4-6 KB: a 20 KB limit holds three or four of the six. */
 	setenv("ROCJIT_CACHE_MAXSIZE", "20K", 1);
 	ctx = rj_test_open();

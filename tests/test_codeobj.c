@@ -1164,8 +1164,7 @@ TEST(codeobj_reads_real_hiprtc_code_objects)
 	destroy_fn destroy;
 
 	if (!lib) {
-		printf("skipped: libamdhip64.so.5 not available (%s)\n", dlerror());
-		return;
+		rj_test_skip("libamdhip64.so.5 not available (%s)", dlerror());
 	}
 	sym(lib, "hiprtcCreateProgram", &create, sizeof create);
 	sym(lib, "hiprtcCompileProgram", &compile, sizeof compile);
@@ -1247,8 +1246,7 @@ TEST(codeobj_reads_real_nvrtc_cubins)
 	for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !lib; i++)
 		lib = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
-		printf("SKIP: NVRTC not found\n");
-		return;
+		rj_test_skip("NVRTC not found");
 	}
 	sym(lib, "nvrtcCreateProgram", &create, sizeof create);
 	sym(lib, "nvrtcCompileProgram", &compile, sizeof compile);

@@ -3,7 +3,7 @@
  * (the kernels-src set and HIP-only spellings) for explicit sm targets, diagnostics,
  * unsupported targets, and keys that never cross platforms.
  *
- * Every test skips (passes, saying so) where NVRTC is not installed.
+ * Every test skips (ctest's skip code, 77) where NVRTC is not installed.
  */
 #include <dlfcn.h>
 
@@ -20,8 +20,7 @@ static int have_nvrtc(void)
 			return 1;
 		}
 	}
-	printf("SKIP: NVRTC not found\n");
-	return 0;
+	rj_test_skip("NVRTC not found");
 }
 
 static const rocjit_code *compile(rocjit_ctx *ctx, const char *target, const char *src,
@@ -208,9 +207,8 @@ TEST(nvidia_platform_without_gpu_says_so)
 	p.source = rj_test_axpy;
 	/* This machine has no NVIDIA GPU (the stub driver's cuInit fails). */
 	if (rocjit_kernel_get(&k, ctx, &p, "axpy") == 0) {
-		printf("SKIP: an NVIDIA GPU is present\n");
 		rocjit_close(ctx);
-		return;
+		rj_test_skip("an NVIDIA GPU is present");
 	}
 	ASSERT_CONTAINS(rocjit_last_error(), "NVIDIA");
 	ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_ARCH");

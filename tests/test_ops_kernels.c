@@ -88,8 +88,7 @@ TEST(every_file_compiles_for_sm_90_with_every_kernel)
 	const char *id;
 
 	if (rocjit_compiler_identity(&id, ROCJIT_PLATFORM_NVIDIA) != 0) {
-		printf("SKIP: no NVRTC here (%s)\n", rocjit_last_error());
-		return;
+		rj_test_skip("no NVRTC here (%s)", rocjit_last_error());
 	}
 	compile_set_for("sm_90", "sm_90");
 }
