@@ -400,38 +400,54 @@ static void close_db(rj_cache *c)
 	c->dirfd = c->filefd = -1;
 }
 
-/*
- * Takes <cache>/locks/open.lock, exclusively: the checked locks folder is opened (made)
- * relative to the checked cache folder dirfd and the lock file in it, both without
- * following links, so a planted link makes no file anywhere else.  Returns the descriptor
- * (the lock dies with it), or -1: then the caller goes on unlocked (best effort).
- */
-static int take_open_lock(int dirfd, const char *dir)
+int rj_cache_locks_dir(int dirfd, const char *dir)
 {
-	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED, created = 0, locks, fd;
+	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED, created = 0, locks;
 	char shown[4200];
 	struct stat st;
 
 	snprintf(shown, sizeof shown, "%s/locks", dir);
 	locks = rj_fs_make_dir_at(dirfd, "locks", shared ? 0770 : 0700, &created);
 	if (locks >= 0 && created && shared)
-		fchmod(locks, 0770);
-	if (locks < 0 || rj_trust_check(locks, shown, "cache locks folder",
-					 rj_cache_trust_flags()) != 0) {
-		if (locks < 0) {
-			int e = errno;
-			if (fstatat(dirfd, "locks", &st, AT_SYMLINK_NOFOLLOW) != 0)
-				memset(&st, 0, sizeof st);
-			rj_log(RJ_LOG_WARN, "cache locks folder %s is not used: %s", shown,
-			       S_ISLNK(st.st_mode) ? rj_fs_why(ELOOP, &st) : strerror(e));
-		} else
-			close(locks);
+		fchmod(locks, 0770); /* made here: past the umask, for every member */
+	if (locks < 0) {
+		int e = errno;
+		if (fstatat(dirfd, "locks", &st, AT_SYMLINK_NOFOLLOW) != 0)
+			memset(&st, 0, sizeof st);
+		RJ_FAIL(ROCJIT_EIO, "cache locks folder %s is not used: %s", shown,
+			S_ISLNK(st.st_mode) ? rj_fs_why(ELOOP, &st) : strerror(e));
+	}
+	if (rj_trust_check(locks, shown, "cache locks folder", rj_cache_trust_flags()) != 0) {
+		close(locks);
+		return ROCJIT_EIO;
+	}
+	return locks;
+}
+
+int rj_cache_dirfd(const rj_cache *c)
+{
+	return c->dirfd;
+}
+
+/*
+ * Takes <cache>/locks/open.lock, exclusively, in the checked locks folder, without
+ * following links: a planted link makes no file anywhere else.  Returns the descriptor
+ * (the lock dies with it), or -1: then the caller goes on unlocked (best effort).
+ */
+static int take_open_lock(int dirfd, const char *dir)
+{
+	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED;
+	int locks = rj_cache_locks_dir(dirfd, dir), fd;
+	struct stat st;
+
+	if (locks < 0) {
+		rj_log(RJ_LOG_WARN, "%s", rocjit_last_error());
 		return -1;
 	}
 	fd = rj_fs_open_regular(locks, "open.lock", O_RDWR | O_CREAT | O_NOFOLLOW,
 				shared ? 0660 : 0600, &st);
 	if (fd < 0)
-		rj_log(RJ_LOG_WARN, "cache lock %s/open.lock is not used: %s", shown,
+		rj_log(RJ_LOG_WARN, "cache lock %s/locks/open.lock is not used: %s", dir,
 		       rj_fs_why(errno, &st));
 	close(locks);
 	if (fd >= 0)

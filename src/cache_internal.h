@@ -44,6 +44,12 @@ struct rj_cache {
 int rj_trust_check(int fd, const char *path, const char *what, int flags);
 /* RJ_TRUST_CACHE, plus RJ_TRUST_SHARED when $ROCJIT_CACHE_SHARED is on. */
 int rj_cache_trust_flags(void);
+/*
+ * cache.c: <dir>/locks opened through the checked cache folder dirfd (created 0700, or
+ * 0770 in shared mode; never through a link) and checked by the trust rule.  Returns the
+ * descriptor, or a negative code with the message recorded.
+ */
+int rj_cache_locks_dir(int dirfd, const char *dir);
 /* 0, or ROCJIT_EIO when folder dirfd is on a network file system (and not allowed). */
 int rj_cache_check_local(int dirfd, const char *dir);
 
