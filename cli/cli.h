@@ -125,8 +125,10 @@ int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache);
 void cli_cache_dir(char *buf, size_t size);
 /* The database file's size on disk with its WAL, or 0. */
 uint64_t cli_cache_file_bytes(const char *db_path);
-/* Reads a file (NUL-terminated); NULL with errno set on failure. */
+/* Reads a regular file (NUL-terminated); NULL with errno set on failure, described by
+ * cli_read_error(errno) (a FIFO or a device is refused at once, never waited on). */
 char *cli_read_file(const char *path, size_t *len);
+const char *cli_read_error(int err);
 /* Writes data to path ("-" is stdout).  0, or -1 with a message printed. */
 int cli_write_file(const char *path, const void *data, size_t size);
 /* Copies s into a new string, or exits with "out of memory". */

@@ -6,11 +6,14 @@
  * better to do with them).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../src/fsutil.h"
 #include "cli.h"
 
 void *cli_alloc(size_t size)
@@ -65,10 +68,12 @@ void cli_cache_dir(char *buf, size_t size)
 		snprintf(buf, size, "%s", cli_global.cache_dir);
 	else if ((v = getenv("ROCJIT_CACHE_DIR")) && *v)
 		snprintf(buf, size, "%s", v);
-	else if ((v = getenv("XDG_CACHE_HOME")) && *v)
+	else if ((v = getenv("XDG_CACHE_HOME")) && *v == '/')
 		snprintf(buf, size, "%s/rocjit", v);
+	else if ((v = getenv("HOME")) && *v == '/')
+		snprintf(buf, size, "%s/.cache/rocjit", v);
 	else
-		snprintf(buf, size, "%s/.cache/rocjit", getenv("HOME") ? getenv("HOME") : "~");
+		snprintf(buf, size, "(none: HOME is not an absolute path; set ROCJIT_CACHE_DIR)");
 }
 
 int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache)
@@ -119,51 +124,68 @@ uint64_t cli_cache_file_bytes(const char *db_path)
 	return n;
 }
 
+/* Why the last cli_read_file failed, for its callers' messages. */
+static char read_why[128];
+
+const char *cli_read_error(int err)
+{
+	return read_why[0] ? read_why : strerror(err);
+}
+
+/*
+ * Opened O_NONBLOCK and checked with fstat before reading (fsutil.h): a FIFO, a socket or
+ * a device given as a kernel file fails at once with what it is, instead of blocking.
+ */
 char *cli_read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	struct stat st;
 	char *buf;
-	size_t n;
+	int fd, e;
 
-	if (!f)
-		return NULL;
-	if (fstat(fileno(f), &st) != 0) {
-		int e = errno;
-		fclose(f);
+	read_why[0] = 0;
+	fd = rj_fs_open_regular(AT_FDCWD, path, O_RDONLY, 0, &st);
+	if (fd < 0) {
+		e = errno;
+		snprintf(read_why, sizeof read_why, "%s", rj_fs_why(e, &st));
 		errno = e;
 		return NULL;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		fclose(f);
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		return NULL;
-	}
-	n = (size_t)st.st_size;
-	buf = cli_alloc(n + 1);
-	if (fread(buf, 1, n, f) != n) {
-		int e = ferror(f) ? errno : EIO;
-		fclose(f);
-		free(buf);
+	if (rj_fs_read_all(fd, (size_t)st.st_size, &buf) != 0) {
+		e = errno == ENOMEM ? ENOMEM : errno;
+		close(fd);
+		if (e == ENOMEM) {
+			fprintf(stderr, "rocjit: out of memory\n");
+			exit(CLI_FAIL);
+		}
 		errno = e;
 		return NULL;
 	}
-	fclose(f);
-	buf[n] = 0;
+	close(fd);
 	if (len)
-		*len = n;
+		*len = (size_t)st.st_size;
 	return buf;
 }
 
+/*
+ * "-" is stdout.  Otherwise the file is opened without following a symbolic link and
+ * O_NONBLOCK, and must be a regular file: output never goes where a planted link points,
+ * and a FIFO never blocks the command.
+ */
 int cli_write_file(const char *path, const void *data, size_t size)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
-	int ok;
+	struct stat st;
+	FILE *f = stdout;
+	int ok, fd;
 
-	if (!f) {
-		cli_fail("cannot write %s: %s; check the folder exists and is writable", path,
-			 strerror(errno));
-		return -1;
+	if (strcmp(path, "-") != 0) {
+		fd = rj_fs_open_regular(AT_FDCWD, path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0644, &st);
+		if (fd < 0 || ftruncate(fd, 0) != 0 || !(f = fdopen(fd, "wb"))) {
+			cli_fail("cannot write %s: %s; check the folder exists and is writable, "
+				 "and give a new or regular file", path, rj_fs_why(errno, &st));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
 	}
 	ok = fwrite(data, 1, size, f) == size;
 	if (f == stdout)

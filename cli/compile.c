@@ -174,7 +174,7 @@ int cli_compile(int argc, char **argv)
 	if (rc == CLI_OK && c.output && c.json && strcmp(c.output, "-") == 0)
 		rc = cli_usage_error("compile", "-o - and --json both write to stdout");
 	if (rc == CLI_OK && !(text = cli_read_file(c.file, &len)))
-		rc = cli_fail("cannot read %s: %s; check the path", c.file, strerror(errno));
+		rc = cli_fail("cannot read %s: %s; check the path", c.file, cli_read_error(errno));
 	if (rc == CLI_OK)
 		rc = cli_open(&ctx, c.no_cache ? ROCJIT_OPEN_NO_CACHE : 0, 0);
 	if (rc == CLI_OK) {

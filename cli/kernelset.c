@@ -14,10 +14,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "../src/fsutil.h"
 #include "cli.h"
 
 #define MANIFEST_MAGIC "# rocjit-manifest "
@@ -72,7 +75,7 @@ static int read_member(struct cli_set *set, const char *dir, const char *name, c
 	text = cli_read_file(path, &len);
 	if (!text)
 		return cli_fail("cannot read %s (named by %s): %s; %s", path, set->origin,
-				strerror(errno), why);
+				cli_read_error(errno), why);
 	add_file(set, name, text, len);
 	return CLI_OK;
 }
@@ -141,38 +144,56 @@ static int load_manifest(struct cli_set *set, char *text)
 	return rc;
 }
 
-/* Relative paths of the files under root/rel, appended to *names. */
-static int walk(const char *root, const char *rel, char ***names, size_t *n)
+/*
+ * Relative paths of the kernel files under the folder dfd (root/rel, for messages),
+ * appended to *names.  Walked by descriptors, entries looked at with fstatat: like CMake's
+ * GLOB_RECURSE, symlinked files count and symlinked folders do not.  A kernel-named entry
+ * that is no regular file (a FIFO, a socket, a device) is an error: reading it would block
+ * or fail, and the application would not have embedded it.  Takes dfd.
+ */
+static int walk(int dfd, const char *root, const char *rel, char ***names, size_t *n)
 {
-	char path[8192];
 	struct dirent *d;
-	DIR *dir;
+	DIR *dir = fdopendir(dfd);
 	int rc = CLI_OK;
 
-	snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
-	dir = opendir(path);
-	if (!dir)
-		return cli_fail("cannot read the folder %s: %s", path, strerror(errno));
+	if (!dir) {
+		int e = errno;
+		close(dfd);
+		return cli_fail("cannot read the folder %s%s%s: %s", root, *rel ? "/" : "", rel,
+				strerror(e));
+	}
 	while (rc == CLI_OK && (d = readdir(dir))) {
-		char sub[8192], full[8192];
-		struct stat st, lst;
+		char sub[8192];
+		struct stat st;
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
 		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "",
 				     d->d_name) >= sizeof sub ||
-		    (size_t)snprintf(full, sizeof full, "%s/%s", root, sub) >= sizeof full) {
+		    strlen(root) + strlen(sub) + 2 > 8192) {
 			rc = cli_fail("a path under %s is too long: %s/%s", root, rel, d->d_name);
 			break;
 		}
-		if (stat(full, &st) != 0 || lstat(full, &lst) != 0)
+		if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		/* Like CMake's GLOB_RECURSE: symlinked files count, symlinked folders do not. */
-		if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
-			rc = walk(root, sub, names, n);
-		else if (S_ISREG(st.st_mode) && embedded_by_default(d->d_name)) {
-			*names = cli_realloc(*names, (*n + 1) * sizeof **names);
-			(*names)[(*n)++] = cli_strdup(sub);
+		if (S_ISDIR(st.st_mode)) {
+			int sub_fd = rj_fs_open_dir(dirfd(dir), d->d_name, 1);
+			if (sub_fd >= 0)
+				rc = walk(sub_fd, root, sub, names, n);
+			continue;
 		}
+		if (!embedded_by_default(d->d_name))
+			continue;
+		if (S_ISLNK(st.st_mode) &&
+		    (fstatat(dirfd(dir), d->d_name, &st, 0) != 0 || S_ISDIR(st.st_mode)))
+			continue; /* dangling, or a symlinked folder */
+		if (!S_ISREG(st.st_mode)) {
+			rc = cli_fail("%s/%s is %s, not a kernel file: remove it from the folder",
+				      root, sub, rj_fs_kind(st.st_mode));
+			break;
+		}
+		*names = cli_realloc(*names, (*n + 1) * sizeof **names);
+		(*names)[(*n)++] = cli_strdup(sub);
 	}
 	closedir(dir);
 	return rc;
@@ -187,7 +208,9 @@ static int load_folder(struct cli_set *set, const char *root)
 {
 	char **names = NULL;
 	size_t n = 0;
-	int rc = walk(root, "", &names, &n);
+	int fd = rj_fs_open_dir(AT_FDCWD, root, 0);
+	int rc = fd < 0 ? cli_fail("cannot read the folder %s: %s", root, strerror(errno))
+			: walk(fd, root, "", &names, &n);
 
 	if (rc == CLI_OK && n == 0)
 		rc = cli_fail("%s holds no kernel files (*.hip, *.h, *.hpp, *.cuh): check the "
@@ -226,7 +249,7 @@ int cli_set_load(struct cli_set *set, const char *path, int as_manifest)
 		text = cli_read_file(path, &len);
 		if (!text)
 			return cli_fail("cannot read %s: %s; check the path and its permissions",
-					path, strerror(errno));
+					path, cli_read_error(errno));
 		if (as_manifest ||
 		    strncmp(text, MANIFEST_MAGIC, sizeof MANIFEST_MAGIC - 1) == 0) {
 			set->kind = CLI_SET_MANIFEST;

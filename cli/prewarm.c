@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -466,7 +467,8 @@ static int parse(struct run *r, const char *cmd, int argc, char **argv)
 		return rc;
 	if (!strcmp(cmd, "export") && !r->output)
 		return cli_usage_error("export", "name the bundle to write: -o FILE.rocjit");
-	if (r->output && access(r->output, F_OK) == 0)
+	/* lstat: a symbolic link (even dangling) counts as existing; the library refuses it. */
+	if (r->output && lstat(r->output, &(struct stat){ 0 }) == 0)
 		return cli_usage_error("export", "%s exists: a bundle is written whole, to a new "
 				       "file; remove it first", r->output);
 	if (!r->nsets)

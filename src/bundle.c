@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,7 +21,9 @@
 #include "cache_internal.h"
 #include "context.h"
 #include "error.h"
+#include "fsutil.h"
 #include "rocjit_schema.h"
+#include "sqlite_fd.h"
 
 #define RJ_BUNDLE_FORMAT 2
 #define RJ_CACHE_APP_ID 0x726a6974 /* "rjit", as cache.c */
@@ -29,24 +32,10 @@ struct rj_bundle {
 	sqlite3 *db;
 	sqlite3_stmt *find;
 	pthread_mutex_t lock;
+	int fd; /* the checked file, which SQLite reads (sqlite_fd.h) */
 	char path[4096];
 	struct rj_bundle *next;
 };
-
-/* "file:" URI of path, with the characters URIs reserve escaped. */
-static void uri_of(char *out, size_t size, const char *path, const char *query)
-{
-	size_t n = (size_t)snprintf(out, size, "file:");
-
-	for (const char *p = path; *p && n + 4 < size; p++) {
-		if (*p == '%' || *p == '?' || *p == '#')
-			n += (size_t)snprintf(out + n, size - n, "%%%02X", (unsigned char)*p);
-		else
-			out[n++] = *p;
-	}
-	out[n] = 0;
-	snprintf(out + n, size - n, "%s", query);
-}
 
 static int int_query(sqlite3 *db, const char *sql, int *value)
 {
@@ -66,47 +55,75 @@ static int int_query(sqlite3 *db, const char *sql, int *value)
 /* Why the last bundle this thread tried could not be used (for import's error). */
 static _Thread_local char bundle_error[1024];
 
-/* Opens one bundle, or says why it cannot be used. */
-static struct rj_bundle *open_one(const char *path)
+static void bundle_free(struct rj_bundle *b)
+{
+	sqlite3_finalize(b->find);
+	sqlite3_close(b->db);
+	if (b->fd >= 0)
+		close(b->fd);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+/*
+ * Opens one bundle, or says why it cannot be used (NULL).  The file is opened once,
+ * O_NONBLOCK (a FIFO is refused, never waited on), checked as opened (regular, trust
+ * rule) and read by SQLite through that same descriptor, so the checked file is the one
+ * served.  quiet: a missing file is skipped without a word (the optional bundle beside
+ * the executable).
+ */
+static struct rj_bundle *open_one(const char *path, int quiet)
 {
 	struct rj_bundle *b = calloc(1, sizeof *b);
-	char uri[8300];
+	char uri[64], trust[1024];
 	int app = 0, version = 0;
 	const char *why = NULL;
 	struct stat st;
+	int missing = 0;
 
 	if (!b)
 		return NULL;
 	snprintf(b->path, sizeof b->path, "%s", path);
 	pthread_mutex_init(&b->lock, NULL);
-	uri_of(uri, sizeof uri, path, "?immutable=1");
-	/* Whoever can write a bundle can put code on the GPU: it must be this user's or
-	   root's (installed with the application), and writable by nobody else. */
-	if (stat(path, &st) != 0 || (st.st_uid != geteuid() && st.st_uid != 0) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)))
-		why = "it is writable by others or owned by another user (it could hold "
-		      "anyone's code): fix its owner or mode (chmod 644)";
-	else if (sqlite3_open_v2(uri, &b->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
-		why = b->db ? sqlite3_errmsg(b->db) : "out of memory";
-	else if (int_query(b->db, "PRAGMA application_id", &app) != 0 || app != RJ_CACHE_APP_ID)
-		why = "not a rocjit bundle";
-	else if (int_query(b->db, "PRAGMA user_version", &version) != 0 ||
-		 version != RJ_BUNDLE_FORMAT)
-		why = "a format this rocjit does not read";
-	else if (sqlite3_prepare_v3(b->db,
-				    "SELECT code, size, checksum, compile_ms FROM entries "
-				    "WHERE pkey = ?1 AND target = ?2 "
-				    "ORDER BY compiler = ?3 DESC, created DESC LIMIT 1",
-				    -1, SQLITE_PREPARE_PERSISTENT, &b->find, NULL) != SQLITE_OK)
-		why = sqlite3_errmsg(b->db);
+	b->fd = rj_fs_open_regular(AT_FDCWD, path, O_RDONLY, 0, &st);
+	if (b->fd < 0 && errno == ENOENT && quiet) {
+		bundle_free(b);
+		return NULL;
+	}
+	if (b->fd < 0) {
+		missing = errno == ENOENT;
+		why = rj_fs_why(errno, &st);
+	} else if (rj_trust_check(b->fd, path, "bundle", 0) != 0) {
+		/* Whoever can write a bundle can put code on the GPU: this user's or root's
+		   (installed with the application), and writable by nobody else. */
+		snprintf(trust, sizeof trust, "%s", rocjit_last_error());
+		why = trust;
+	} else {
+		rj_sqlite_fd_uri(uri, sizeof uri, b->fd, "immutable=1");
+		if (sqlite3_open_v2(uri, &b->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+				    SQLITE_OPEN_NOMUTEX, rj_sqlite_vfs()) != SQLITE_OK)
+			why = b->db ? sqlite3_errmsg(b->db) : "out of memory";
+		else if (int_query(b->db, "PRAGMA application_id", &app) != 0 ||
+			 app != RJ_CACHE_APP_ID)
+			why = "not a rocjit bundle";
+		else if (int_query(b->db, "PRAGMA user_version", &version) != 0 ||
+			 version != RJ_BUNDLE_FORMAT)
+			why = "a format this rocjit does not read";
+		else if (sqlite3_prepare_v3(b->db,
+					    "SELECT code, size, checksum, compile_ms FROM entries "
+					    "WHERE pkey = ?1 AND target = ?2 "
+					    "ORDER BY compiler = ?3 DESC, created DESC LIMIT 1",
+					    -1, SQLITE_PREPARE_PERSISTENT, &b->find, NULL) != SQLITE_OK)
+			why = sqlite3_errmsg(b->db);
+	}
 	if (why) {
 		/* Bundles are opened once a context: one warning each. */
-		rj_log(RJ_LOG_WARN, "bundle %s is skipped: %s", path, why);
-		snprintf(bundle_error, sizeof bundle_error, "bundle %s is skipped: %s", path, why);
-		sqlite3_close(b->db);
-		pthread_mutex_destroy(&b->lock);
-		free(b);
+		snprintf(bundle_error, sizeof bundle_error, "%s", why);
+		if (missing)
+			rj_warn_once("bundle-missing", "bundle %s is skipped: %s", path, why);
+		else
+			rj_log(RJ_LOG_WARN, "bundle %s is skipped: %s", path, why);
+		bundle_free(b);
 		return NULL;
 	}
 	RJ_LOG(RJ_LOG_DEBUG, "bundle %s", path);
@@ -125,11 +142,7 @@ static void add_list(struct rj_bundle **list, const char *paths, int quiet)
 			struct rj_bundle *b, **tail = list;
 			memcpy(path, p, n);
 			path[n] = 0;
-			if (access(path, R_OK) != 0) {
-				if (!quiet)
-					rj_warn_once("bundle-missing", "bundle %s is skipped: %s",
-						     path, strerror(errno));
-			} else if ((b = open_one(path)) != NULL) {
+			if ((b = open_one(path, quiet)) != NULL) {
 				while (*tail)
 					tail = &(*tail)->next;
 				*tail = b;
@@ -162,10 +175,7 @@ void rj_bundles_close(struct rj_bundle *list)
 {
 	while (list) {
 		struct rj_bundle *next = list->next;
-		sqlite3_finalize(list->find);
-		sqlite3_close(list->db);
-		pthread_mutex_destroy(&list->lock);
-		free(list);
+		bundle_free(list);
 		list = next;
 	}
 }
@@ -239,9 +249,10 @@ static size_t distinct_keys(const char *const *keys, size_t n)
 	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
 	"checksum, created, last_used, hits, compile_ms, pkey, code"
 
-/* Writes the new bundle's schema and header, then copies the entries, all in the file. */
-static int export_locked(rj_cache *c, const char *path, const char *const *keys, size_t n,
-			 size_t *count)
+/* Writes the new bundle's schema and header, then copies the entries, all in the file.
+ * name: the file as SQLite is to open it (sqlite_fd.h); path: as the user gave it. */
+static int export_locked(rj_cache *c, const char *name, const char *path,
+			 const char *const *keys, size_t n, size_t *count)
 {
 	char sql[256];
 	sqlite3_stmt *st = NULL;
@@ -249,8 +260,7 @@ static int export_locked(rj_cache *c, const char *path, const char *const *keys,
 	int rc = ROCJIT_EIO;
 	size_t copied = 0;
 
-	if (sqlite3_open_v2(path, &out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK)
+	if (sqlite3_open_v2(name, &out, SQLITE_OPEN_READWRITE, rj_sqlite_vfs()) != SQLITE_OK)
 		goto fail;
 	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d; "
 		 "CREATE TABLE bundle (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -262,7 +272,7 @@ static int export_locked(rj_cache *c, const char *path, const char *const *keys,
 	out = NULL;
 	if (sqlite3_prepare_v2(c->db, "ATTACH DATABASE ?1 AS bundle", -1, &st, NULL) != SQLITE_OK)
 		goto fail;
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		goto fail;
 	sqlite3_finalize(st);
@@ -331,32 +341,86 @@ static int cache_of(rj_cache **out, rocjit_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Creates the bundle file path for export: its folder is opened once and the file made in
+ * it with O_CREAT | O_EXCL | O_NOFOLLOW, so an existing file, or a symbolic link (even a
+ * dangling one), is refused and nothing is created where a link points.  0644: a bundle is
+ * made to be shipped and read by anyone.  *dirfd, *fd and name[] (SQLite's name of the file,
+ * through the folder's descriptor) are what the export writes through.
+ */
+static int create_output(int *dirfd, int *fd, char *name, size_t size, char *base, size_t bsize,
+			 const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	RJ_CHECK(strlen(path) >= sizeof dir, ROCJIT_EINVAL, "%s: path is too long", path);
+	snprintf(dir, sizeof dir, "%s", path);
+	if (slash) {
+		dir[slash - path] = 0;
+		if (slash == path)
+			snprintf(dir, sizeof dir, "/");
+	} else {
+		snprintf(dir, sizeof dir, ".");
+	}
+	snprintf(base, bsize, "%s", slash ? slash + 1 : path);
+	RJ_CHECK(!*base || !strcmp(base, ".") || !strcmp(base, ".."), ROCJIT_EINVAL,
+		 "%s names a folder: give the bundle file to write", path);
+	*dirfd = rj_fs_open_dir(AT_FDCWD, dir, 0);
+	RJ_CHECK(*dirfd < 0, ROCJIT_EIO, "cannot write bundle %s: folder %s: %s", path, dir,
+		 strerror(errno));
+	*fd = rj_fs_open_regular(*dirfd, base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644, &st);
+	if (*fd < 0) {
+		int e = errno;
+		close(*dirfd);
+		*dirfd = -1;
+		RJ_CHECK(e == EEXIST, ROCJIT_EINVAL, "%s: %s: a bundle is written whole, to a new "
+			 "file; remove it first, or choose another name", path, rj_fs_why(e, &st));
+		RJ_FAIL(ROCJIT_EIO, "cannot write bundle %s: %s", path, rj_fs_why(e, &st));
+	}
+	fchmod(*fd, 0644); /* past the umask */
+	if (rj_sqlite_name_in(name, size, *dirfd, dir, base) != 0) {
+		unlinkat(*dirfd, base, 0);
+		close(*fd);
+		close(*dirfd);
+		*fd = *dirfd = -1;
+		RJ_FAIL(ROCJIT_EINVAL, "%s: path is too long", path);
+	}
+	return 0;
+}
+
 ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const char *const *keys,
 				    size_t n, size_t *count)
 {
+	char name[4400], base[4096];
 	rj_cache *c = NULL;
-	int rc;
+	int rc, dirfd = -1, fd = -1;
 
 	if (count)
 		*count = 0;
 	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(!path || !*path || (n && !keys), ROCJIT_EINVAL,
 		 "rocjit_bundle_export: path or keys missing");
-	RJ_CHECK(access(path, F_OK) == 0, ROCJIT_EINVAL,
-		 "%s exists: a bundle is written whole, to a new file", path);
 	for (size_t i = 0; i < n; i++) {
 		uint8_t k[16];
 		RJ_CHECK(hex_key(k, keys[i]) != 0, ROCJIT_EINVAL,
 			 "\"%s\" is not a key (32 hex digits)", keys[i] ? keys[i] : "(null)");
 	}
+	RJ_FORWARD(create_output(&dirfd, &fd, name, sizeof name, base, sizeof base, path));
 	rj_error_clear();
 	pthread_mutex_lock(&c->lock);
-	rc = export_locked(c, path, keys, n, count);
+	rc = export_locked(c, name, path, keys, n, count);
 	pthread_mutex_unlock(&c->lock);
-	if (rc != 0)
-		unlink(path);
-	else
-		chmod(path, 0644); /* made to be shipped and read by anyone */
+	if (rc != 0) {
+		/* Remove what this call created, if the name still is that file. */
+		struct stat a, b;
+		if (fstat(fd, &a) == 0 && fstatat(dirfd, base, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			unlinkat(dirfd, base, 0);
+	}
+	close(fd);
+	close(dirfd);
 	return rc;
 }
 
@@ -364,7 +428,7 @@ ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *c
 {
 	struct rj_bundle *b;
 	sqlite3_stmt *st = NULL;
-	char uri[8300];
+	char uri[64];
 	rj_cache *c = NULL;
 	int rc = ROCJIT_EIO;
 
@@ -373,12 +437,13 @@ ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *c
 	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(!path, ROCJIT_EINVAL, "rocjit_bundle_import: path is NULL");
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
-	/* Check it the way a context would use it. */
+	/* Checked the way a context uses a bundle, then attached through the descriptor
+	   that was checked (sqlite_fd.h): what the trust rule saw is what is copied. */
 	bundle_error[0] = 0;
-	b = open_one(path);
-	RJ_CHECK(!b, ROCJIT_EIO, "%s", bundle_error[0] ? bundle_error : "not a usable bundle");
-	rj_bundles_close(b);
-	uri_of(uri, sizeof uri, path, "?mode=ro&immutable=1");
+	b = open_one(path, 0);
+	RJ_CHECK(!b, ROCJIT_EIO, "cannot import %s: %s", path,
+		 bundle_error[0] ? bundle_error : "not a usable bundle");
+	rj_sqlite_fd_uri(uri, sizeof uri, b->fd, "mode=ro&immutable=1");
 	pthread_mutex_lock(&c->lock);
 	if (sqlite3_prepare_v2(c->db, "ATTACH DATABASE ?1 AS bundle", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
@@ -401,6 +466,7 @@ ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *c
 	}
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&c->lock);
+	rj_bundles_close(b);
 	if (rc == 0)
 		rj_error_clear();
 	return rc;

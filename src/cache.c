@@ -26,6 +26,8 @@
 #include "env.h"
 #include "error.h"
 #include "cache_internal.h"
+#include "fsutil.h"
+#include "sqlite_fd.h"
 #include "rocjit_schema.h" /* generated from cache/schema.sql: rj_schema_sql */
 
 #define RJ_CACHE_FORMAT 2
@@ -55,32 +57,6 @@ int rj_cache_dir(char *out, size_t size, const char *dir)
 	else
 		RJ_FAIL(ROCJIT_EINVAL, "no cache folder: HOME is not set; set ROCJIT_CACHE_DIR");
 	RJ_CHECK(n < 0 || (size_t)n >= size, ROCJIT_EINVAL, "cache folder path is too long");
-	return 0;
-}
-
-/* mkdir -p with mode 0700 for every folder it creates. */
-static int make_dirs(const char *dir)
-{
-	char buf[4096];
-	struct stat st;
-	size_t len = strlen(dir);
-
-	RJ_CHECK(len >= sizeof buf, ROCJIT_EINVAL, "cache folder path is too long");
-	memcpy(buf, dir, len + 1);
-	for (char *p = buf + 1;; p++) {
-		if (*p == '/' || *p == 0) {
-			char save = *p;
-			*p = 0;
-			if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-				RJ_FAIL(ROCJIT_EIO, "cannot create cache folder %s: %s", buf,
-					strerror(errno));
-			*p = save;
-			if (!save)
-				break;
-		}
-	}
-	RJ_CHECK(stat(dir, &st) != 0 || !S_ISDIR(st.st_mode), ROCJIT_EIO,
-		 "cache folder %s is not a folder", dir);
 	return 0;
 }
 
@@ -219,20 +195,19 @@ static int damaged(rj_cache *c)
  */
 static int check_truncated(rj_cache *c)
 {
-	char wal[4200];
 	struct stat st, sw;
 	int pages = 0, page_size = 0;
-
 	int truncated;
 
 	/* In one read transaction: no checkpoint can shrink the file under it, and a WAL
 	   that holds pages the file lacks is seen (then nothing is concluded). */
 	if (rj_cache_exec(c, "BEGIN") != 0)
 		return 0;
-	snprintf(wal, sizeof wal, "%s-wal", c->path);
 	truncated = pragma_int(c, "PRAGMA page_count", &pages) == 0 &&
 		    pragma_int(c, "PRAGMA page_size", &page_size) == 0 &&
-		    !(stat(wal, &sw) == 0 && sw.st_size > 0) && stat(c->path, &st) == 0 &&
+		    !(fstatat(c->dirfd, RJ_CACHE_FILE "-wal", &sw, AT_SYMLINK_NOFOLLOW) == 0 &&
+		      sw.st_size > 0) &&
+		    fstatat(c->dirfd, RJ_CACHE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    (long long)st.st_size < (long long)pages * page_size;
 	rj_cache_exec(c, "COMMIT");
 	if (truncated) {
@@ -250,75 +225,153 @@ static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
 	return 0;
 }
 
+static int prepare_reads(rj_cache *c)
+{
+	RJ_FORWARD(prepare(c, &c->get,
+			   "SELECT code, size, checksum, compile_ms FROM entries WHERE key = ?1"));
+	return prepare(c, &c->totals, "SELECT count(*), coalesce(sum(size), 0) FROM entries");
+}
+
 /*
  * A cache "folder" that is a file is a bundle (or a cache file) named directly, as
  * `rocjit list --cache app.rocjit` does: opened read-only and immutable, never changed.
+ * fd is the file as opened and checked: SQLite reads that descriptor (sqlite_fd.h), so
+ * what the trust rule saw is what is served.  c keeps fd.
  */
-static int open_file(rj_cache *c, const char *file)
+static int open_file(rj_cache *c, int fd, const char *file)
 {
-	char uri[8300];
-	size_t n = (size_t)snprintf(uri, sizeof uri, "file:");
+	char uri[64];
 
 	c->readonly = 1;
+	c->filefd = fd;
 	snprintf(c->path, sizeof c->path, "%s", file);
 	snprintf(c->dir, sizeof c->dir, "%s", file);
 	if (strrchr(c->dir, '/'))
 		*strrchr(c->dir, '/') = 0;
-	for (const char *p = file; *p && n + 4 < sizeof uri; p++)
-		n += *p == '%' || *p == '?' || *p == '#' ?
-			(size_t)snprintf(uri + n, sizeof uri - n, "%%%02X", (unsigned char)*p) :
-			(size_t)snprintf(uri + n, sizeof uri - n, "%c", *p);
-	snprintf(uri + n, sizeof uri - n, "?immutable=1");
+	RJ_FORWARD(rj_trust_check(fd, file, "cache file", rj_cache_trust_flags()));
+	rj_sqlite_fd_uri(uri, sizeof uri, fd, "immutable=1");
 	if (sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+			    SQLITE_OPEN_NOMUTEX, rj_sqlite_vfs()) != SQLITE_OK)
 		RJ_FAIL(ROCJIT_EIO, "cannot open %s: %s", file,
 			c->db ? sqlite3_errmsg(c->db) : "out of memory");
 	RJ_FORWARD(init_schema(c));
-	RJ_FORWARD(prepare(c, &c->get,
-			   "SELECT code, size, checksum, compile_ms FROM entries WHERE key = ?1"));
-	RJ_FORWARD(prepare(c, &c->totals,
-			   "SELECT count(*), coalesce(sum(size), 0) FROM entries"));
+	return prepare_reads(c);
+}
+
+/*
+ * Opens the cache folder dir (creating it, and the folders above it, unless read-only),
+ * or the file dir names.  Returns the descriptor; *is_dir says which.  The folder is
+ * created 0700, or 0770 for a new cache in shared mode (fchmod past the umask: only what
+ * was created here, never an existing folder).
+ */
+static int open_cache_path(rj_cache *c, const char *dir, int *is_dir)
+{
+	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED, created = 0, fd;
+	struct stat st;
+
+	/* O_NONBLOCK: a FIFO named as the cache is refused below, never waited on. */
+	fd = open(dir, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && !c->readonly) {
+		fd = rj_fs_make_dirs(dir, shared ? 0770 : 0700, &created);
+		if (fd >= 0 && created && shared)
+			fchmod(fd, 0770);
+	}
+	RJ_CHECK(fd < 0 && errno == ENOENT, ROCJIT_EIO,
+		 "cache folder %s does not exist (it is opened read-only, so not created)", dir);
+	RJ_CHECK(fd < 0, ROCJIT_EIO, "cannot %s cache folder %s: %s; choose another with "
+		 "ROCJIT_CACHE_DIR", c->readonly ? "open" : "open or create", dir,
+		 strerror(errno));
+	if (fstat(fd, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+		close(fd);
+		RJ_FAIL(ROCJIT_EIO, "cache %s is %s, not a folder or a cache file: it is not "
+			"used; choose another with ROCJIT_CACHE_DIR", dir, rj_fs_kind(st.st_mode));
+	}
+	*is_dir = S_ISDIR(st.st_mode);
+	return fd;
+}
+
+/*
+ * The files SQLite will open in the cache folder - the database, its -wal and -shm - must
+ * be regular files (never symbolic links, FIFOs or devices) that pass the trust rule.
+ * Checked through dirfd without following links.  A missing database is created here,
+ * O_EXCL and O_NOFOLLOW, 0600 (0660 for a new cache in shared mode), so SQLite never
+ * creates it through a link and its mode is never changed afterwards.
+ */
+static int check_files(rj_cache *c, int dirfd)
+{
+	static const char *const names[] = { RJ_CACHE_FILE, RJ_CACHE_FILE "-wal",
+					     RJ_CACHE_FILE "-shm" };
+	int tflags = rj_cache_trust_flags();
+	mode_t mode = tflags & RJ_TRUST_SHARED ? 0660 : 0600;
+
+	for (int i = 0; i < 3; i++) {
+		struct stat st;
+		char shown[4200];
+		int fd = -1, rc;
+
+		snprintf(shown, sizeof shown, "%s/%s", c->dir, names[i]);
+		if (i == 0 && !c->readonly) {
+			fd = rj_fs_open_regular(dirfd, names[i],
+						O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode, &st);
+			if (fd >= 0)
+				fchmod(fd, mode); /* created here: past the umask */
+		}
+		if (fd < 0 && (i != 0 || c->readonly || errno == EEXIST))
+			fd = rj_fs_open_regular(dirfd, names[i], O_RDONLY | O_NOFOLLOW, 0, &st);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		RJ_CHECK(fd < 0, ROCJIT_EIO, "cache %s: %s: it is not used; remove it, or "
+			 "choose another cache folder with ROCJIT_CACHE_DIR", shown,
+			 rj_fs_why(errno, &st));
+		rc = rj_trust_check(fd, shown, "cache", tflags);
+		close(fd);
+		RJ_FORWARD(rc);
+	}
 	return 0;
 }
 
 static int open_db(rj_cache *c, const char *dir)
 {
 	int flags = c->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	struct stat st;
+	char name[4300];
+	int fd, is_dir = 0;
 
-	if (stat(dir, &st) == 0 && S_ISREG(st.st_mode))
-		return open_file(c, dir);
-
-	if (!c->readonly)
-		RJ_FORWARD(make_dirs(dir));
 	snprintf(c->dir, sizeof c->dir, "%s", dir);
 	RJ_CHECK((size_t)snprintf(c->path, sizeof c->path, "%s/%s", dir, RJ_CACHE_FILE) >=
 			 sizeof c->path,
 		 ROCJIT_EINVAL, "cache folder path is too long");
-	RJ_FORWARD(rj_cache_check_trusted(dir, c->path));
-	RJ_FORWARD(rj_cache_check_local(dir));
-	/* NOMUTEX: c->lock serializes every use of the connection. */
-	/* URI: bundles are attached as read-only, immutable "file:" URIs (bundle.c). */
-	if (sqlite3_open_v2(c->path, &c->db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
-			    NULL) != SQLITE_OK)
+	fd = open_cache_path(c, dir, &is_dir);
+	RJ_FORWARD(fd < 0 ? ROCJIT_EIO : 0);
+	if (!is_dir)
+		return open_file(c, fd, dir);
+	/* Pinned at once: from here on c->dirfd is closed by close_db whatever happens. */
+	c->dirfd = rj_sqlite_pin_dir(fd);
+	RJ_FORWARD(rj_trust_check(c->dirfd, dir, "cache folder", rj_cache_trust_flags()));
+	RJ_FORWARD(rj_cache_check_local(c->dirfd, dir));
+	RJ_FORWARD(check_files(c, c->dirfd));
+	/*
+	 * SQLite opens the database by name.  The name goes through the checked folder's
+	 * descriptor (/proc/self/fd/N/..., see sqlite_fd.h), so it is the folder checked
+	 * above, whatever happened to the path meanwhile; in it, the names checked above
+	 * can change only by this user (the folder is writable by nobody else) or, in a
+	 * shared cache, by the group trusted with its contents - and SQLite opens each of
+	 * its files O_NOFOLLOW.  The name is never a URI: a folder called "file:/x" is
+	 * ./file:/x.  NOMUTEX: c->lock serializes every use of the connection.  URI: bundles
+	 * are attached as "file:" URIs (bundle.c).
+	 */
+	RJ_CHECK(rj_sqlite_name_in(name, sizeof name, c->dirfd, dir, RJ_CACHE_FILE) != 0,
+		 ROCJIT_EINVAL, "cache folder path is too long");
+	if (sqlite3_open_v2(name, &c->db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+			    rj_sqlite_vfs()) != SQLITE_OK)
 		RJ_FAIL(ROCJIT_EIO, "cannot open cache %s: %s", c->path,
 			c->db ? sqlite3_errmsg(c->db) : "out of memory");
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
-	if (!c->readonly) {
-		/* Files are private to the user whatever the umask says (to the group, for a
-		   shared group cache the operator opted into). */
-		chmod(c->path, getenv("ROCJIT_CACHE_SHARED") &&
-				       strcmp(getenv("ROCJIT_CACHE_SHARED"), "0") != 0 ? 0660 : 0600);
-		if (retry_busy(c, set_wal) != 0)
-			return damaged(c);
-	}
+	if (!c->readonly && retry_busy(c, set_wal) != 0)
+		return damaged(c);
 	if (retry_busy(c, init_schema) != 0)
 		return damaged(c);
 	RJ_FORWARD(check_truncated(c));
-	RJ_FORWARD(prepare(c, &c->get,
-			   "SELECT code, size, checksum, compile_ms FROM entries WHERE key = ?1"));
-	RJ_FORWARD(prepare(c, &c->totals,
-			   "SELECT count(*), coalesce(sum(size), 0) FROM entries"));
+	RJ_FORWARD(prepare_reads(c));
 	if (!c->readonly)
 		RJ_FORWARD(prepare(c, &c->put,
 				   "INSERT OR REPLACE INTO entries (key, platform, target, "
@@ -329,8 +382,8 @@ static int open_db(rj_cache *c, const char *dir)
 	return 0;
 }
 
-/* Closes c's connection and statements, keeping the rest of c. */
-static void close_db(rj_cache *c)
+/* Closes c's connection and statements, keeping its descriptors and the rest of c. */
+static void close_conn(rj_cache *c)
 {
 	sqlite3_finalize(c->get);
 	sqlite3_finalize(c->put);
@@ -341,41 +394,105 @@ static void close_db(rj_cache *c)
 	c->db = NULL;
 }
 
+/* Closes the connection, then the descriptors SQLite read through. */
+static void close_db(rj_cache *c)
+{
+	close_conn(c);
+	rj_sqlite_unpin_dir(c->dirfd);
+	if (c->filefd >= 0)
+		close(c->filefd);
+	c->dirfd = c->filefd = -1;
+}
+
+int rj_cache_locks_dir(int dirfd, const char *dir)
+{
+	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED, created = 0, locks;
+	char shown[4200];
+	struct stat st;
+
+	snprintf(shown, sizeof shown, "%s/locks", dir);
+	locks = rj_fs_make_dir_at(dirfd, "locks", shared ? 0770 : 0700, &created);
+	if (locks >= 0 && created && shared)
+		fchmod(locks, 0770); /* made here: past the umask, for every member */
+	if (locks < 0) {
+		int e = errno;
+		if (fstatat(dirfd, "locks", &st, AT_SYMLINK_NOFOLLOW) != 0)
+			memset(&st, 0, sizeof st);
+		RJ_FAIL(ROCJIT_EIO, "cache locks folder %s is not used: %s", shown,
+			S_ISLNK(st.st_mode) ? rj_fs_why(ELOOP, &st) : strerror(e));
+	}
+	if (rj_trust_check(locks, shown, "cache locks folder", rj_cache_trust_flags()) != 0) {
+		close(locks);
+		return ROCJIT_EIO;
+	}
+	return locks;
+}
+
+int rj_cache_dirfd(const rj_cache *c)
+{
+	return c->dirfd;
+}
+
+/*
+ * Takes <cache>/locks/open.lock, exclusively, in the checked locks folder, without
+ * following links: a planted link makes no file anywhere else.  Returns the descriptor
+ * (the lock dies with it), or -1: then the caller goes on unlocked (best effort).
+ */
+static int take_open_lock(int dirfd, const char *dir)
+{
+	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED;
+	int locks = rj_cache_locks_dir(dirfd, dir), fd;
+	struct stat st;
+
+	if (locks < 0) {
+		rj_log(RJ_LOG_WARN, "%s", rocjit_last_error());
+		return -1;
+	}
+	fd = rj_fs_open_regular(locks, "open.lock", O_RDWR | O_CREAT | O_NOFOLLOW,
+				shared ? 0660 : 0600, &st);
+	if (fd < 0)
+		rj_log(RJ_LOG_WARN, "cache lock %s/locks/open.lock is not used: %s", dir,
+		       rj_fs_why(errno, &st));
+	close(locks);
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
+	return fd;
+}
+
 /*
  * Keeps a damaged database for inspection and starts a fresh one.  Processes that find
  * the same damage at once take turns (a flock in locks/); each looks again once it has
  * its turn, so only the first moves the file, and a fresh cache another made meanwhile
- * is never moved.  The -wal and -shm go along with the file they belong to.
+ * is never moved.  The -wal and -shm go along with the file they belong to.  Renames are
+ * made in the folder descriptor that was checked, not by path.
  */
 static int move_aside_and_reopen(rj_cache *c, const char *dir)
 {
-	char msg[1024], lockpath[4200], aside[4200], from[4300], to[4400];
-	int fd, rc;
+	char msg[1024], aside[300], from[300], to[320];
+	int fd = -1, rc;
 
 	snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+	close_conn(c);
+	if (c->dirfd >= 0)
+		fd = take_open_lock(c->dirfd, dir);
 	close_db(c);
-	snprintf(lockpath, sizeof lockpath, "%s/locks", dir);
-	mkdir(lockpath, 0700);
-	snprintf(lockpath, sizeof lockpath, "%s/locks/open.lock", dir);
-	fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		flock(fd, LOCK_EX);
 	c->bad_file = 0;
 	rc = open_db(c, dir); /* another process may have mended it meanwhile */
-	if (rc < 0 && c->bad_file) {
+	if (rc < 0 && c->bad_file && c->dirfd >= 0) {
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
-		close_db(c);
-		snprintf(aside, sizeof aside, "%s.bad-%lld-%d", c->path, (long long)time(NULL),
-			 (int)getpid());
-		if (rename(c->path, aside) == 0) {
+		close_conn(c);
+		snprintf(aside, sizeof aside, "%s.bad-%lld-%d", RJ_CACHE_FILE,
+			 (long long)time(NULL), (int)getpid());
+		if (renameat(c->dirfd, RJ_CACHE_FILE, c->dirfd, aside) == 0) {
 			static const char *const sides[] = { "-wal", "-shm" };
 			for (int i = 0; i < 2; i++) {
-				snprintf(from, sizeof from, "%s%s", c->path, sides[i]);
+				snprintf(from, sizeof from, "%s%s", RJ_CACHE_FILE, sides[i]);
 				snprintf(to, sizeof to, "%s%s", aside, sides[i]);
-				rename(from, to);
+				renameat(c->dirfd, from, c->dirfd, to);
 			}
-			rj_warn_once("cache-moved", "%s; moved it aside to %s and started a fresh "
-				     "cache", msg, aside);
+			rj_warn_once("cache-moved", "%s; moved it aside to %s/%s and started a "
+				     "fresh cache", msg, dir, aside);
+			close_db(c);
 			c->bad_file = 0;
 			rc = open_db(c, dir);
 		}
@@ -393,6 +510,7 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 	*out = NULL;
 	RJ_CHECK(!c, ROCJIT_ENOMEM, "out of memory opening the cache");
 	pthread_mutex_init(&c->lock, NULL);
+	c->dirfd = c->filefd = -1;
 	c->readonly = readonly;
 	c->max_bytes = RJ_CACHE_DEFAULT_MAX;
 	rj_env_size("ROCJIT_CACHE_MAXSIZE", RJ_CACHE_DEFAULT_MAX, &c->max_bytes);
@@ -414,13 +532,9 @@ void rj_cache_close(rj_cache *c)
 {
 	if (!c)
 		return;
-	if (c->db) {
+	if (c->db)
 		rj_cache_flush_counts(c);
-		sqlite3_finalize(c->get);
-		sqlite3_finalize(c->put);
-		sqlite3_finalize(c->totals);
-		sqlite3_close(c->db);
-	}
+	close_db(c);
 	free(c->hits);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

@@ -51,6 +51,9 @@ void rj_cache_close(rj_cache *c);
 /* The database file's path, and the folder it is in. */
 const char *rj_cache_path(const rj_cache *c);
 const char *rj_cache_dir_of(const rj_cache *c);
+/* The checked cache folder's descriptor, valid while c is open (files in it are opened
+ * with openat and O_NOFOLLOW, see fsutil.h); -1 for a cache given as a file. */
+int rj_cache_dirfd(const rj_cache *c);
 /* 1 when the cache is never written (opened read-only, or a file named directly). */
 int rj_cache_readonly(const rj_cache *c);
 /* The size limit in force (ROCJIT_CACHE_MAXSIZE), 0 for none. */

@@ -22,6 +22,8 @@ struct rj_cache {
 	double compile_ms;
 	char path[4096];
 	char dir[4096];
+	int dirfd;      /* the checked cache folder (pinned, sqlite_fd.h), or -1 */
+	int filefd;     /* a cache given as a file: the checked file SQLite reads, or -1 */
 	int bad_file;   /* open failed because the file is no usable rocjit cache: move it aside */
 	uint64_t max_bytes; /* $ROCJIT_CACHE_MAXSIZE: code bytes kept at most; 0 no limit */
 };
@@ -31,9 +33,25 @@ struct rj_cache {
 	RJ_FAIL(ROCJIT_EIO, "cache %s: %s failed: %s", (c)->path, (what),             \
 		sqlite3_errmsg((c)->db))
 
-/* cache_guard.c: 0, or ROCJIT_EIO saying why the folder or file must not be used. */
-int rj_cache_check_trusted(const char *dir, const char *file);
-int rj_cache_check_local(const char *dir);
+/*
+ * cache_guard.c: the trust rule, applied to the descriptor fd that is then used (what:
+ * "cache", "bundle", ... for the message).  0, or ROCJIT_EIO saying why it must not be
+ * used and what to do.  RJ_TRUST_CACHE: a cache (its hints name ROCJIT_CACHE_DIR and
+ * ROCJIT_CACHE_SHARED); with RJ_TRUST_SHARED, a cache shared by a group of this user.
+ */
+#define RJ_TRUST_CACHE 1
+#define RJ_TRUST_SHARED 2
+int rj_trust_check(int fd, const char *path, const char *what, int flags);
+/* RJ_TRUST_CACHE, plus RJ_TRUST_SHARED when $ROCJIT_CACHE_SHARED is on. */
+int rj_cache_trust_flags(void);
+/*
+ * cache.c: <dir>/locks opened through the checked cache folder dirfd (created 0700, or
+ * 0770 in shared mode; never through a link) and checked by the trust rule.  Returns the
+ * descriptor, or a negative code with the message recorded.
+ */
+int rj_cache_locks_dir(int dirfd, const char *dir);
+/* 0, or ROCJIT_EIO when folder dirfd is on a network file system (and not allowed). */
+int rj_cache_check_local(int dirfd, const char *dir);
 
 /* cache_admin.c: evicts least recently used entries past max_bytes (caller holds lock);
  * writes the hit counts and counters gathered since open (at close). */

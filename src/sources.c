@@ -16,41 +16,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "error.h"
+#include "fsutil.h"
 #include "registry.h"
 
-/* Reads dir/name into a malloc'ed buffer. 1 read, 0 no such file, <0 error. */
+/*
+ * Reads dir/name into a malloc'ed buffer. 1 read, 0 no such file, <0 error.  Opened
+ * O_NONBLOCK and checked with fstat before reading: a FIFO or a device in the folder is an
+ * error at once, never a hang.
+ */
 static int read_kernel_file(char **text, size_t *len, char **display, const char *dir,
 			    const char *name)
 {
 	char path[4096];
 	struct stat st;
-	FILE *f;
-	long n;
+	int fd, rc;
 
 	RJ_CHECK((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path,
 		 ROCJIT_EINVAL, "ROCJIT_KERNEL_PATH path too long");
-	f = fopen(path, "rb");
-	if (!f && errno == ENOENT)
+	fd = rj_fs_open_regular(AT_FDCWD, path, O_RDONLY, 0, &st);
+	if (fd < 0 && errno == ENOENT)
 		return 0;
-	RJ_CHECK(!f, ROCJIT_EIO, "cannot read %s: %s", path, strerror(errno));
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		RJ_FAIL(ROCJIT_EIO, "%s (in ROCJIT_KERNEL_PATH) is not a regular file", path);
-	}
-	n = (long)st.st_size;
-	if (!(*text = malloc((size_t)n + 1)) || fread(*text, 1, (size_t)n, f) != (size_t)n) {
-		free(*text);
-		*text = NULL;
-		fclose(f);
-		RJ_FAIL(ROCJIT_EIO, "cannot read %s", path);
-	}
-	fclose(f);
-	(*text)[n] = 0;
-	*len = (size_t)n;
+	RJ_CHECK(fd < 0, ROCJIT_EIO, "cannot read %s (in ROCJIT_KERNEL_PATH): %s; replace it by "
+		 "the kernel file, or remove it to use the embedded text", path,
+		 rj_fs_why(errno, &st));
+	rc = rj_fs_read_all(fd, (size_t)st.st_size, text);
+	close(fd);
+	RJ_CHECK(rc != 0, ROCJIT_EIO, "cannot read %s (in ROCJIT_KERNEL_PATH): %s", path,
+		 strerror(errno));
+	*len = (size_t)st.st_size;
 	*display = strdup(path);
 	return 1;
 }
