@@ -350,8 +350,8 @@ ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const cha
 			 "\"%s\" is not a key (32 hex digits)", keys[i] ? keys[i] : "(null)");
 	}
 	rj_error_clear();
-	pthread_mutex_lock(&c->lock);
-	rc = export_locked(c, path, keys, n, count);
+	if ((rc = rj_cache_lock(c)) == 0)
+		rc = export_locked(c, path, keys, n, count);
 	pthread_mutex_unlock(&c->lock);
 	if (rc != 0)
 		unlink(path);
@@ -379,8 +379,8 @@ ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *c
 	RJ_CHECK(!b, ROCJIT_EIO, "%s", bundle_error[0] ? bundle_error : "not a usable bundle");
 	rj_bundles_close(b);
 	uri_of(uri, sizeof uri, path, "?mode=ro&immutable=1");
-	pthread_mutex_lock(&c->lock);
-	if (sqlite3_prepare_v2(c->db, "ATTACH DATABASE ?1 AS bundle", -1, &st, NULL) == SQLITE_OK) {
+	if (rj_cache_lock(c) == 0 &&
+	    sqlite3_prepare_v2(c->db, "ATTACH DATABASE ?1 AS bundle", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) == SQLITE_DONE) {
 			if (rj_cache_exec(c, "INSERT OR IGNORE INTO main.entries (" ENTRY_FIELDS
