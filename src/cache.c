@@ -605,13 +605,13 @@ static void after_fork_child(void)
 		c->saved_ms = 0;
 		c->misses = c->compiles = 0;
 		c->compile_ms = 0;
-		pthread_mutex_unlock(&c->lock);
+		pthread_mutex_init(&c->lock, NULL); /* anew: the parent's thread took it */
 	}
 	pthread_mutex_init(&flush_mu, NULL);
 	init_flush_cv();
 	flush_armed = 0;
 	flusher = 0;
-	pthread_mutex_unlock(&caches_mu);
+	pthread_mutex_init(&caches_mu, NULL);
 }
 
 static void process_init(void)

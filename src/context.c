@@ -93,6 +93,22 @@ static void before_fork(void)
 	}
 }
 
+/* The context's locks, as rocjit_open makes them. */
+static void init_locks(rocjit_ctx *ctx)
+{
+	/* Writers first: a stream of hits must not starve the thread publishing a fresh
+	   entry (nothing takes the read lock recursively). */
+	pthread_rwlockattr_t attr;
+
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&ctx->rw, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	pthread_mutex_init(&ctx->wait_mu, NULL);
+	pthread_cond_init(&ctx->wait_cv, NULL);
+	pthread_mutex_init(&ctx->load_mu, NULL);
+}
+
 static void unlock_all(void)
 {
 	for (rocjit_ctx *ctx = ctxs; ctx; ctx = ctx->next_open) {
@@ -145,7 +161,10 @@ static void child_fixup(rocjit_ctx *ctx)
 	atomic_store(&ctx->compile_errors, 0);
 	atomic_store(&ctx->cache_errors, 0);
 	atomic_store(&ctx->compile_us, 0);
-	pthread_cond_init(&ctx->wait_cv, NULL); /* its waiters stayed in the parent */
+	/* Made anew, not unlocked: a lock taken by the parent's thread is not the child's
+	   to release (glibc's rwlock knows its writer by thread id), and the condition's
+	   waiters stayed in the parent. */
+	init_locks(ctx);
 }
 
 static void after_fork_child(void)
@@ -153,7 +172,7 @@ static void after_fork_child(void)
 	atomic_fetch_add(&forks, 1);
 	for (rocjit_ctx *ctx = ctxs; ctx; ctx = ctx->next_open)
 		child_fixup(ctx);
-	unlock_all();
+	pthread_mutex_init(&ctxs_mu, NULL);
 }
 
 static void register_atfork(void)
@@ -186,18 +205,7 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	ctx = calloc(1, sizeof *ctx);
 	RJ_CHECK(!ctx, ROCJIT_ENOMEM, "out of memory opening a context");
 	ctx->gen = atomic_fetch_add(&next_gen, 1) + 1;
-	{
-		/* Writers first: a stream of hits must not starve the thread publishing a
-		   fresh entry (nothing takes the read lock recursively). */
-		pthread_rwlockattr_t attr;
-		pthread_rwlockattr_init(&attr);
-		pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-		pthread_rwlock_init(&ctx->rw, &attr);
-		pthread_rwlockattr_destroy(&attr);
-	}
-	pthread_mutex_init(&ctx->wait_mu, NULL);
-	pthread_cond_init(&ctx->wait_cv, NULL);
-	pthread_mutex_init(&ctx->load_mu, NULL);
+	init_locks(ctx);
 	ctx->device = opts->device;
 	ctx->flags = opts->flags;
 	if (env_flag("ROCJIT_DISABLE_CACHE"))

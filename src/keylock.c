@@ -77,7 +77,7 @@ static void after_fork_child(void)
 		l->prev = l->next = NULL;
 	}
 	held = NULL;
-	pthread_mutex_unlock(&held_mu);
+	pthread_mutex_init(&held_mu, NULL); /* anew: the parent's thread took it */
 }
 
 static void register_atfork(void)
