@@ -106,21 +106,6 @@ static pid_t fork_bounded(void)
 		}                      \
 	} while (0)
 
-static const rocjit_code *variant(rocjit_ctx *ctx, const char *macro, int i, int *rc)
-{
-	rocjit_program p = ROCJIT_PROGRAM_INIT;
-	const rocjit_code *c = NULL;
-	char opt[96];
-	const char *o[1] = { opt };
-
-	snprintf(opt, sizeof opt, "-D%s=%d", macro, i);
-	p.source = rj_test_axpy;
-	p.options = o;
-	p.num_options = 1;
-	*rc = rocjit_compile(&c, ctx, TARGET, &p);
-	return c;
-}
-
 /* ---- fork ------------------------------------------------------------------------------- */
 
 /*
@@ -134,7 +119,6 @@ TEST(fork_children_use_the_context_and_the_parent_cache_stays_intact)
 	char disk_key[33];
 	pid_t pid[2];
 	uint64_t checked = 1, bad = 1;
-	int rc;
 
 	alarm(120);
 	key_of(disk_key, "DISK", 1);
@@ -144,13 +128,12 @@ TEST(fork_children_use_the_context_and_the_parent_cache_stays_intact)
 		pid[k] = fork_bounded();
 		ASSERT(pid[k] >= 0);
 		if (pid[k] == 0) {
-			const rocjit_code *c;
-			c = variant(ctx, "CHILD", k, &rc);
-			CHILD_CHECK(rc == 0 && !c->from_cache);
-			c = variant(ctx, "PARENT", 1, &rc);
-			CHILD_CHECK(rc == 0);
-			c = variant(ctx, "DISK", 1, &rc);
-			CHILD_CHECK(rc == 0 && c->from_cache && !strcmp(c->key, disk_key));
+			/* (a failed ASSERT exits the child with 1) */
+			const rocjit_code *c = rj_test_compile_variant(ctx, TARGET, "CHILD", k);
+			CHILD_CHECK(!c->from_cache);
+			rj_test_compile_variant(ctx, TARGET, "PARENT", 1);
+			c = rj_test_compile_variant(ctx, TARGET, "DISK", 1);
+			CHILD_CHECK(c->from_cache && !strcmp(c->key, disk_key));
 			CHILD_CHECK(rocjit_cache_verify(ctx, 0, NULL, NULL, &checked, &bad) == 0 &&
 				    bad == 0 && checked >= 3);
 			rocjit_close(ctx);
@@ -188,10 +171,8 @@ TEST(fork_child_stores_survive_the_parent_closing_first)
 	pid = fork_bounded();
 	ASSERT(pid >= 0);
 	if (pid == 0) {
-		int rc;
 		CHILD_CHECK(read(go[0], &byte, 1) == 1);
-		variant(ctx, "CHILD", 7, &rc);
-		CHILD_CHECK(rc == 0);
+		rj_test_compile_variant(ctx, TARGET, "CHILD", 7);
 		CHILD_CHECK(write(done[1], &byte, 1) == 1);
 		CHILD_CHECK(read(go[0], &byte, 1) == 1); /* stays until the parent looked */
 		_exit(0);
@@ -201,14 +182,11 @@ TEST(fork_child_stores_survive_the_parent_closing_first)
 	ASSERT(read(done[0], &byte, 1) == 1);
 	{
 		rocjit_options o = ROCJIT_OPTIONS_INIT;
-		const rocjit_code *c;
-		int rc;
 		o.cache_dir = rj_test_cache_dir;
 		o.flags = ROCJIT_OPEN_NO_COMPILE;
 		ASSERT_INT(rocjit_open(&again, &o), 0);
-		c = variant(again, "CHILD", 7, &rc);
-		ASSERT_INT(rc, 0); /* not ROCJIT_ENOTCACHED: the child's store is there */
-		ASSERT(c->from_cache);
+		/* Not ROCJIT_ENOTCACHED: the child's store is there. */
+		ASSERT(rj_test_compile_variant(again, TARGET, "CHILD", 7)->from_cache);
 		rocjit_close(again);
 	}
 	ASSERT(write(go[1], &byte, 1) == 1);
@@ -298,12 +276,10 @@ TEST(fork_child_gets_no_kernels_of_a_device_its_parent_initialized)
 	if (pid == 0) {
 		rocjit_program p = ROCJIT_PROGRAM_INIT;
 		rocjit_kernel *k = NULL;
-		int rc;
 		p.source = rj_test_axpy;
 		CHILD_CHECK(rocjit_kernel_get(&k, ctx, &p, "axpy") == ROCJIT_EDEVICE && !k);
 		CHILD_CHECK(strstr(rocjit_last_error(), "fork") != NULL);
-		variant(ctx, "CHILD", 1, &rc);
-		CHILD_CHECK(rc == 0);
+		rj_test_compile_variant(ctx, TARGET, "CHILD", 1);
 		_exit(0);
 	}
 	ASSERT_INT(wait_child(pid), 0);
@@ -410,7 +386,7 @@ static int reenter(const rocjit_entry *e, void *user)
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
 	rocjit_counters cn;
 	uint64_t checked = 0;
-	int n = 0, rc;
+	int n = 0;
 
 	ASSERT(e->key[0]);
 	r->calls++;
@@ -422,8 +398,7 @@ static int reenter(const rocjit_entry *e, void *user)
 	ASSERT_INT(rocjit_cache_verify(r->ctx, 0, NULL, NULL, &checked, NULL), 0);
 	ASSERT(checked >= 3);
 	if (!r->compiled++) {
-		variant(r->ctx, "INSIDE", 1, &rc);
-		ASSERT_INT(rc, 0);
+		rj_test_compile_variant(r->ctx, TARGET, "INSIDE", 1);
 		ASSERT_INT(rocjit_cache_compact(r->ctx), 0);
 	}
 	return 0;
@@ -537,10 +512,7 @@ static pid_t child_hitting(int exit_without_close, int ready_fd)
 	ASSERT(pid >= 0);
 	if (pid == 0) {
 		rocjit_ctx *ctx = rj_test_open();
-		const rocjit_code *c;
-		int rc;
-		c = variant(ctx, "USED", 1, &rc);
-		CHILD_CHECK(rc == 0 && c->from_cache);
+		CHILD_CHECK(rj_test_compile_variant(ctx, TARGET, "USED", 1)->from_cache);
 		CHILD_CHECK(write(ready_fd, "x", 1) == 1);
 		if (exit_without_close)
 			exit(0);
@@ -550,9 +522,9 @@ static pid_t child_hitting(int exit_without_close, int ready_fd)
 	return pid;
 }
 
-/* A process killed (kill -9) a little after its hits leaves the entry it used newer than
- * the one it never used: hits are written in batches, within seconds, not at close. */
-TEST(hits_of_a_killed_process_are_recorded)
+/* Entries USED and UNUSED; a child process hits USED, then is killed (kill -9) a little
+ * later, or exits without rocjit_close.  Either way USED is left newer than UNUSED. */
+static void hits_recorded(int killed)
 {
 	char used[33], unused[33], byte;
 	int ready[2];
@@ -561,32 +533,29 @@ TEST(hits_of_a_killed_process_are_recorded)
 	alarm(60);
 	two_entries(used, unused);
 	ASSERT(pipe(ready) == 0);
-	pid = child_hitting(0, ready[1]);
+	pid = child_hitting(!killed, ready[1]);
 	ASSERT(read(ready[0], &byte, 1) == 1);
-	usleep(3000 * 1000); /* past the batching period (2 s) */
-	kill(pid, SIGKILL);
-	ASSERT_INT(wait_child(pid), 128 + SIGKILL);
+	if (killed) {
+		usleep(3000 * 1000); /* past the batching period (2 s) */
+		kill(pid, SIGKILL);
+	}
+	ASSERT_INT(wait_child(pid), killed ? 128 + SIGKILL : 0);
 	ASSERT_INT(column_of(used, "hits"), 1);
 	ASSERT_INT(column_of(unused, "hits"), 0);
 	ASSERT(column_of(used, "last_used") > column_of(unused, "last_used"));
+	ASSERT_INT(query_int("SELECT value FROM counters WHERE name = 'disk_hits'"), 1);
+}
+
+/* Hits are written in batches, within seconds, not at close. */
+TEST(hits_of_a_killed_process_are_recorded)
+{
+	hits_recorded(1);
 }
 
 /* A process that exits without rocjit_close writes its pending hits at exit. */
 TEST(hits_of_a_process_exiting_without_close_are_recorded)
 {
-	char used[33], unused[33], byte;
-	int ready[2];
-	pid_t pid;
-
-	alarm(60);
-	two_entries(used, unused);
-	ASSERT(pipe(ready) == 0);
-	pid = child_hitting(1, ready[1]);
-	ASSERT(read(ready[0], &byte, 1) == 1);
-	ASSERT_INT(wait_child(pid), 0);
-	ASSERT_INT(column_of(used, "hits"), 1);
-	ASSERT(column_of(used, "last_used") > column_of(unused, "last_used"));
-	ASSERT_INT(query_int("SELECT value FROM counters WHERE name = 'disk_hits'"), 1);
+	hits_recorded(0);
 }
 
 static int commits;
