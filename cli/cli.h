@@ -211,6 +211,11 @@ struct cli_pool;
 /* A pool of up to max_workers; each worker loads the compilers of the platforms named in
  * preload ("amd,nvidia", or NULL) as soon as it starts, before its first job. */
 struct cli_pool *cli_pool_new(int max_workers, const char *preload);
+/* A job's time limit in seconds (0: none), instead of $ROCJIT_COMPILE_TIMEOUT or 600:
+ * a worker past it is killed and its job fails (workers.c). */
+void cli_pool_set_timeout(struct cli_pool *p, double seconds);
+/* "1.5" -> 1.5 seconds: a number >= 0.  0 and *out set, or -1. */
+int cli_parse_seconds(double *out, const char *s);
 /* Starts every worker now, so that they load while the caller prepares.  0 or -1. */
 int cli_pool_start(struct cli_pool *p);
 /* Whether a job can be submitted now (a worker is idle, or another may be started). */

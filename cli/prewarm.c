@@ -46,17 +46,20 @@ struct run {
 	size_t njobs;
 	long workers;   /* --jobs: the most worker processes                            */
 	long used;      /* worker processes this run needed: min(workers, jobs to run)  */
+	double timeout; /* --timeout: a job's time limit in seconds, or -1: the default  */
 	int json, progress;
 	double t0;
 	const char *output; /* export: the bundle to write, else NULL */
 };
 
-enum { OPT_ARCH = 1, OPT_JOBS, OPT_MANIFEST, OPT_JSON, OPT_NO_PROGRESS, OPT_OUTPUT };
+enum { OPT_ARCH = 1, OPT_JOBS, OPT_MANIFEST, OPT_JSON, OPT_NO_PROGRESS, OPT_OUTPUT,
+       OPT_TIMEOUT };
 
 static const struct cli_opt prewarm_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
-	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { NULL, 0, 0, 0 }
+	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "timeout", 0, 1, OPT_TIMEOUT },
+	{ NULL, 0, 0, 0 }
 };
 
 /* export takes prewarm's options and -o FILE. */
@@ -64,7 +67,7 @@ static const struct cli_opt export_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "output", 'o', 1, OPT_OUTPUT },
-	{ NULL, 0, 0, 0 }
+	{ "timeout", 0, 1, OPT_TIMEOUT }, { NULL, 0, 0, 0 }
 };
 
 static void add_set(struct run *r, const char *path, int as_manifest, int *rc)
@@ -320,6 +323,8 @@ static void run_pending(struct run *r)
 		 nvidia ? "nvidia" : "");
 	r->used = r->workers < (long)pending ? r->workers : (long)pending;
 	pool = cli_pool_new((int)r->used, preload);
+	if (r->timeout >= 0)
+		cli_pool_set_timeout(pool, r->timeout);
 	if (cli_pool_start(pool) != 0) {
 		for (size_t i = 0; i < r->njobs; i++)
 			if (r->jobs[i].state == JOB_PENDING)
@@ -461,6 +466,11 @@ static int parse(struct run *r, const char *cmd, int argc, char **argv)
 		case OPT_JSON: r->json = 1; break;
 		case OPT_NO_PROGRESS: r->progress = 0; break;
 		case OPT_OUTPUT: r->output = v; break;
+		case OPT_TIMEOUT:
+			if (cli_parse_seconds(&r->timeout, v) != 0)
+				rc = cli_usage_error(cmd, "--timeout %s: give a compile's time "
+						     "limit in seconds (0: none)", v);
+			break;
 		}
 	}
 	if (rc != CLI_OK)
@@ -510,7 +520,7 @@ static int export_bundle(const struct run *r)
 
 static int run_command(const char *cmd, int argc, char **argv)
 {
-	struct run r = { .progress = 1 };
+	struct run r = { .progress = 1, .timeout = -1 };
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
 	size_t count[5] = { 0 };
 	rocjit_ctx *probe;

@@ -20,7 +20,8 @@ struct cli_global cli_global;
 static const struct cli_command commands[] = {
 	{ "prewarm", NULL, "compile kernels into the cache for one or more targets",
 	  "rocjit prewarm [--arch T[,T...]]... [--jobs N] [--manifest FILE]... [--json]\n"
-	  "                      [--no-progress] [PATH...] [-- COMPILER-OPTIONS...]",
+	  "                      [--no-progress] [--timeout SECONDS] [PATH...]\n"
+	  "                      [-- COMPILER-OPTIONS...]",
 	  "Compiles every kernel source of the given inputs for every target and stores the\n"
 	  "code objects in the cache, so that applications find them there.  Keys already in\n"
 	  "the cache are skipped at once.\n"
@@ -45,6 +46,9 @@ static const struct cli_command commands[] = {
 	  "  -j, --jobs N      worker processes (default: the number of online CPUs)\n"
 	  "  --no-progress     no progress bar or lines on stderr\n"
 	  "  --json            print the summary as JSON on stdout\n"
+	  "  --timeout SECONDS a compile's time limit: a compiler still running then is\n"
+	  "                    killed and its job fails (default: $ROCJIT_COMPILE_TIMEOUT,\n"
+	  "                    else 600; 0: no limit)\n"
 	  "  -- OPTIONS        compiler options for every source (-DN=4 -O2); they are part\n"
 	  "                    of the key, so give the ones the application passes.\n"
 	  "\n"

@@ -17,10 +17,16 @@
  * The worker writes frames only to its private copy of stdout; its fd 1 points at stderr,
  * so nothing the libraries print can corrupt the protocol.
  *
+ * Time limit: a job that runs past the pool's limit (--timeout, else
+ * $ROCJIT_COMPILE_TIMEOUT, else DEFAULT_TIMEOUT_S) has its worker killed (SIGKILL: a
+ * compiler stuck in a loop answers nothing else); the job fails saying so, and a later
+ * job starts a new worker.  A hung compiler costs one job, never the run.
+ *
  * Owns the worker processes and their pipes.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -294,22 +300,50 @@ int cli_worker(int argc, char **argv)
 
 /* ---- The pool (the parent) ------------------------------------------------------------------ */
 
+#define DEFAULT_TIMEOUT_S 600.0 /* generous: the largest real files take a minute */
+
 struct worker {
 	pid_t pid;   /* 0: no process                                                      */
 	int to, from;
 	int busy;
 	size_t job;
+	double started_ms; /* when its job was handed over                                */
 };
 
 struct cli_pool {
 	struct worker *w;
 	int n;
 	char *preload;
+	double timeout_s;  /* a job's time limit; 0: none                                 */
 };
+
+/* A time limit in seconds: a number >= 0 (0: none).  0 and *out set, or -1. */
+int cli_parse_seconds(double *out, const char *s)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno || !isfinite(v) || v < 0 || v > 1e7)
+		return -1;
+	*out = v;
+	return 0;
+}
 
 struct cli_pool *cli_pool_new(int max_workers, const char *preload)
 {
 	struct cli_pool *p = cli_alloc(sizeof *p);
+	const char *env = getenv("ROCJIT_COMPILE_TIMEOUT");
+
+	p->timeout_s = DEFAULT_TIMEOUT_S;
+	if (env && *env && cli_parse_seconds(&p->timeout_s, env) != 0) {
+		cli_warn("ROCJIT_COMPILE_TIMEOUT=%s is not a number of seconds (0 for no limit): "
+			 "the default, %.0f s, applies", env, DEFAULT_TIMEOUT_S);
+		p->timeout_s = DEFAULT_TIMEOUT_S;
+	}
 
 	/* A worker that dies makes writes to its pipe fail with EPIPE, not kill us. */
 	signal(SIGPIPE, SIG_IGN);
@@ -384,6 +418,11 @@ static int stop(struct worker *w)
 	return status;
 }
 
+void cli_pool_set_timeout(struct cli_pool *p, double seconds)
+{
+	p->timeout_s = seconds;
+}
+
 int cli_pool_start(struct cli_pool *p)
 {
 	for (int i = 0; i < p->n; i++)
@@ -441,6 +480,7 @@ int cli_pool_submit(struct cli_pool *p, size_t id, const struct cli_job *job)
 	free(b.p);
 	w->busy = 1;
 	w->job = id;
+	w->started_ms = cli_now_ms();
 	return 0;
 }
 
@@ -490,27 +530,63 @@ static void collect(struct worker *w, struct cli_job_result *res)
 	res->log = cli_strdup("");
 }
 
+/* Kills a worker whose job ran past the limit; the job fails, naming the limit. */
+static void time_out(const struct cli_pool *p, struct worker *w, struct cli_job_result *res)
+{
+	char msg[512];
+
+	kill(w->pid, SIGKILL);
+	(void)stop(w);
+	snprintf(msg, sizeof msg, "the compiler ran past the time limit of %g s and its worker "
+		 "process was killed; raise the limit with --timeout SECONDS or "
+		 "ROCJIT_COMPILE_TIMEOUT (0: none), or try this file alone with `rocjit "
+		 "compile`", p->timeout_s);
+	memset(res, 0, sizeof *res);
+	res->rc = CLI_JOB_CRASHED;
+	res->message = cli_strdup(msg);
+	res->kernels = cli_strdup("");
+	res->log = cli_strdup("");
+}
+
 int cli_pool_wait(struct cli_pool *p, int timeout_ms, size_t *id, struct cli_job_result *res)
 {
 	struct pollfd fds[256];
-	int idx[256], n = 0, rc;
+	int idx[256], n = 0, rc, wait_ms = timeout_ms;
+	double now = cli_now_ms(), first_due = -1;
 
 	for (int i = 0; i < p->n && n < 256; i++)
 		if (p->w[i].busy) {
+			double due = p->w[i].started_ms + p->timeout_s * 1e3;
 			fds[n].fd = p->w[i].from;
 			fds[n].events = POLLIN;
 			idx[n++] = i;
+			if (p->timeout_s > 0 && (first_due < 0 || due < first_due))
+				first_due = due;
 		}
 	if (n == 0)
 		return 0;
-	rc = poll(fds, (nfds_t)n, timeout_ms);
-	if (rc <= 0)
-		return 0;
-	for (int k = 0; k < n; k++) {
+	if (first_due >= 0) {
+		/* Wake for the first job's limit, whatever the caller's wait. */
+		double left = first_due - now;
+		int left_ms = left <= 0 ? 0 : left > 86400e3 ? 86400000 : (int)ceil(left);
+		if (wait_ms < 0 || left_ms < wait_ms)
+			wait_ms = left_ms;
+	}
+	rc = poll(fds, (nfds_t)n, wait_ms);
+	for (int k = 0; rc > 0 && k < n; k++) {
 		if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) {
 			struct worker *w = &p->w[idx[k]];
 			*id = w->job;
 			collect(w, res);
+			return 1;
+		}
+	}
+	now = cli_now_ms();
+	for (int k = 0; p->timeout_s > 0 && k < n; k++) {
+		struct worker *w = &p->w[idx[k]];
+		if (now - w->started_ms >= p->timeout_s * 1e3) {
+			*id = w->job;
+			time_out(p, w, res);
 			return 1;
 		}
 	}

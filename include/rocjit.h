@@ -21,6 +21,23 @@
  *  - hipRTC 5.x is not thread-safe: rocjit serializes compiles inside a process.  Requests
  *    that hit the cache never wait for a compile of another kernel.
  *  - Strings are UTF-8 and NUL-terminated unless a length is given.
+ *  - fork(): a context opened before fork() may be used in the child.  The child never
+ *    uses its parent's database connection (every open cache's connection is closed
+ *    before a fork and opened again by the first use, in parent and child alike) nor
+ *    its parent's compile locks; rocjit_compile and cache hits work there.  GPU runtimes
+ *    do not survive a fork: kernels the parent loaded cannot be launched in the child
+ *    (ROCJIT_EDEVICE), and when the parent had initialized the context's device,
+ *    rocjit_kernel_get in the child fails with ROCJIT_EDEVICE saying so; a child whose
+ *    parent never touched the GPU loads its own.  A child's statistics count from the
+ *    fork.  A fork while another thread is inside the vendor compiler may leave the
+ *    compiler unusable in the child: fork from a quiet moment, or start workers with
+ *    exec (posix_spawn, multiprocessing's "spawn"), which has none of these limits.
+ *  - Callbacks (rocjit_cache_foreach, _find, _verify) run without any rocjit lock held:
+ *    they may call any function on the same context.
+ *  - Usage records (an entry's hits and last use, which eviction goes by) are written in
+ *    batches: at the latest 2 seconds after a disk hit, or every 256 hits, by a
+ *    background thread the first hit starts, and at exit.  A process that crashes loses
+ *    at most the last 2 seconds of them; a hit never waits for a write.
  *
  * Errors: every call that can fail returns an int, 0 on success or a negative ROCJIT_E*
  * code.  rocjit_strerror() names the code; rocjit_last_error() gives the detail for the
@@ -172,7 +189,9 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts);
 
 /*
  * Closes a context: unloads its modules and frees every kernel and code object it
- * returned.  NULL is a no-op.  No other thread may be using the context.
+ * returned, and writes its pending usage records.  NULL is a no-op.  No other thread may
+ * be using the context.  In a fork child it closes the child's own connection; what the
+ * parent loaded on the GPU is freed, never unloaded, there.
  */
 ROCJIT_API void rocjit_close(rocjit_ctx *ctx);
 
@@ -279,7 +298,9 @@ typedef struct rocjit_dim3 {
  * device's may launch it: the launch enters the kernel's context and gives the thread's
  * own back.
  *
- * Returns 0, ROCJIT_EINVAL (NULL kernel, zero dimension), ROCJIT_EDEVICE.  Any thread.
+ * Returns 0, ROCJIT_EINVAL (NULL kernel, zero dimension), ROCJIT_EDEVICE (also: a kernel
+ * loaded before this process was forked, whose GPU context stayed in the parent).  Any
+ * thread.
  */
 ROCJIT_API int rocjit_kernel_launch(const rocjit_kernel *kernel, rocjit_dim3 grid,
 				    rocjit_dim3 block, unsigned int shared_bytes, void *stream,
@@ -353,7 +374,11 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx);
 /*
  * These read and change the context's on-disk cache.  They return ROCJIT_EIO when the
  * context has no cache (memory only) or the database fails.  Internally locked: any
- * thread, but a long call (foreach, verify, compact) holds the cache for its duration.
+ * thread.  The walks (foreach, find, verify) read rows in batches under the cache's lock
+ * and call the callback with no lock held, so a callback may call anything on the same
+ * context (statistics, another walk, a removal, a compile); a walk sees each key at most
+ * once, in key order, and entries added or removed meanwhile may or may not be seen.
+ * compact holds the cache for its duration.
  */
 
 /* One cache entry as stored.  Strings are valid during the callback only. */
@@ -368,15 +393,17 @@ typedef struct rocjit_entry {
 	const char *kernels;       /* kernel symbols, comma separated                       */
 	uint64_t size;             /* bytes of code                                         */
 	int64_t created;           /* unix seconds                                          */
-	int64_t last_used;         /* unix seconds (written when a context closes)          */
+	int64_t last_used;         /* unix seconds (written within seconds of a hit)        */
 	uint64_t hits;             /* disk hits                                             */
 	double compile_ms;         /* what compiling it took                                */
 } rocjit_entry;
 
-/* fn returns 0 to go on; anything else stops the walk and is returned. */
+/* fn returns 0 to go on; anything else stops the walk and is returned.  It runs with no
+ * rocjit lock held: it may call any rocjit function, on the same context too. */
 typedef int (*rocjit_entry_fn)(const rocjit_entry *entry, void *user);
 
-/* Calls fn for every entry, in key order.  Returns 0, ROCJIT_EIO or fn's stop value. */
+/* Calls fn for every entry, in key order.  Returns 0, ROCJIT_EIO, ROCJIT_ENOMEM or fn's
+ * stop value. */
 ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *user);
 
 /*
@@ -423,7 +450,8 @@ typedef struct rocjit_counters {
 	int64_t since;            /* unix seconds of the last zeroing (or creation)     */
 } rocjit_counters;
 
-/* Reads them.  A context adds its own counts when it closes. */
+/* Reads them.  Disk hits and saved time are added in batches as they happen (see the
+ * Caveats); a context adds its misses and compiles when it closes. */
 ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out);
 /* Sets them to zero, now. */
 ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);

@@ -409,8 +409,8 @@ ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const cha
 	}
 	RJ_FORWARD(create_output(&dirfd, &fd, name, sizeof name, base, sizeof base, path));
 	rj_error_clear();
-	pthread_mutex_lock(&c->lock);
-	rc = export_locked(c, name, path, keys, n, count);
+	if ((rc = rj_cache_lock(c)) == 0)
+		rc = export_locked(c, name, path, keys, n, count);
 	pthread_mutex_unlock(&c->lock);
 	if (rc != 0) {
 		/* Remove what this call created, if the name still is that file. */
@@ -444,8 +444,8 @@ ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *c
 	RJ_CHECK(!b, ROCJIT_EIO, "cannot import %s: %s", path,
 		 bundle_error[0] ? bundle_error : "not a usable bundle");
 	rj_sqlite_fd_uri(uri, sizeof uri, b->fd, "mode=ro&immutable=1");
-	pthread_mutex_lock(&c->lock);
-	if (sqlite3_prepare_v2(c->db, "ATTACH DATABASE ?1 AS bundle", -1, &st, NULL) == SQLITE_OK) {
+	if (rj_cache_lock(c) == 0 &&
+	    sqlite3_prepare_v2(c->db, "ATTACH DATABASE ?1 AS bundle", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) == SQLITE_DONE) {
 			if (rj_cache_exec(c, "INSERT OR IGNORE INTO main.entries (" ENTRY_FIELDS

@@ -3,10 +3,14 @@
  * removing, verifying and compacting entries, and the counters across processes.
  *
  * Owns the administrative SQL, and the cache's upkeep: the size limit (evicting least
- * recently used entries after a store) and writing the counters at close, which cache.c
- * calls.  The hit path never comes here.  Every call holds
- * the connection's lock for its duration, so callbacks must not call back into the same
- * context's cache.
+ * recently used entries after a store) and writing the batched usage records, which
+ * cache.c calls.  The hit path never comes here but to write a batch.
+ *
+ * Callbacks run without the connection's lock: the walks (foreach, find, verify) read
+ * their rows in batches under the lock, in key order from after the last key seen, copy
+ * what the callback gets, and let go of the lock before calling it.  So a callback may
+ * call anything on the same context - statistics, another walk, a removal, a compile -
+ * and a walk sees each key at most once, with what changed meanwhile seen or not.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -18,10 +22,12 @@
 #include "codeobj.h"
 #include "context.h"
 #include "error.h"
+#include "keylock.h"
 
 #define ENTRY_COLUMNS \
 	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
 	"created, last_used, hits, compile_ms"
+#define WALK_BATCH 128 /* rows read under the lock at a time; callbacks run after */
 
 static const char *text(sqlite3_stmt *st, int col)
 {
@@ -77,32 +83,153 @@ static int hex_key(rj_key *key, const char *hex)
 	return 0;
 }
 
-ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *user)
+/* A copy of e whose strings live in the same allocation (free() it), or NULL. */
+static rocjit_entry *entry_dup(const rocjit_entry *e)
 {
-	rj_cache *c = NULL;
-	sqlite3_stmt *st;
-	rocjit_entry e;
-	int rc = 0, step;
+	const char *const src[] = { e->platform, e->target, e->compiler, e->options,
+				    e->source_name, e->headers, e->kernels };
+	size_t len = sizeof *e;
+	rocjit_entry *d;
+	char *p;
 
-	RJ_FORWARD(cache_of(&c, ctx));
-	RJ_CHECK(!fn, ROCJIT_EINVAL, "rocjit_cache_foreach: fn is NULL");
-	pthread_mutex_lock(&c->lock);
-	if (sqlite3_prepare_v2(c->db, "SELECT " ENTRY_COLUMNS " FROM entries ORDER BY key", -1,
-			       &st, NULL) != SQLITE_OK) {
+	for (size_t i = 0; i < 7; i++)
+		len += strlen(src[i]) + 1;
+	d = malloc(len);
+	if (!d)
+		return NULL;
+	*d = *e;
+	p = (char *)(d + 1);
+	for (size_t i = 0; i < 7; i++) {
+		size_t n = strlen(src[i]) + 1;
+		const char **dst[] = { &d->platform, &d->target, &d->compiler, &d->options,
+				       &d->source_name, &d->headers, &d->kernels };
+		memcpy(p, src[i], n);
+		*dst[i] = p;
+		p += n;
+	}
+	return d;
+}
+
+/* One batch of a walk: rows copied under the lock, handed to the callback after. */
+struct batch {
+	rocjit_entry *rows[WALK_BATCH];
+	int reason[WALK_BATCH];            /* verify: why the row is bad */
+	char *message[WALK_BATCH];         /* verify: its message */
+	size_t n;
+	size_t read;                       /* rows the statement gave (n <= read) */
+	rj_key last;                       /* the key of the last row read */
+	int started;                       /* last is set: read after it */
+};
+
+static void batch_clear(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->rows[i]);
+		free(b->message[i]);
+	}
+	b->n = 0;
+	b->read = 0;
+}
+
+/* verify's test of one row selected with ENTRY_COLUMNS, code, checksum: 0 good, else the
+ * reason, with msg filled. */
+static int check_row(sqlite3_stmt *st, const rocjit_entry *e, char *msg, size_t size)
+{
+	const void *code = sqlite3_column_blob(st, 13);
+	int n = sqlite3_column_bytes(st, 13);
+
+	if (!code || n <= 0 || (uint64_t)n != e->size ||
+	    rj_checksum(code, (size_t)n) != (uint64_t)sqlite3_column_int64(st, 14)) {
+		snprintf(msg, size, "the code object does not match its checksum");
+		return ROCJIT_BAD_CHECKSUM;
+	}
+	if (rj_codeobj_check(code, (size_t)n, e->target, NULL) != 0) {
+		snprintf(msg, size, "%s", rocjit_last_error());
+		return ROCJIT_BAD_OBJECT;
+	}
+	return 0;
+}
+
+/*
+ * Reads the next batch of a walk in key order, under the lock: every row (verify: 0), or
+ * only the bad ones with their reason (verify: 1; *checked counts the rows looked at).
+ * 0, or ROCJIT_EIO/ENOMEM recorded.  The lock is not held on return.
+ */
+static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checked)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, step = SQLITE_DONE;
+
+	batch_clear(b);
+	if ((rc = rj_cache_lock(c)) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	if (sqlite3_prepare_v2(c->db, verify ? "SELECT " ENTRY_COLUMNS ", code, checksum FROM "
+					       "entries WHERE key > ?1 ORDER BY key LIMIT ?2"
+					     : "SELECT " ENTRY_COLUMNS " FROM entries WHERE key > ?1 "
+					       "ORDER BY key LIMIT ?2",
+			       -1, &st, NULL) != SQLITE_OK) {
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
 				  sqlite3_errmsg(c->db));
 		pthread_mutex_unlock(&c->lock);
 		return rc;
 	}
-	while ((step = sqlite3_step(st)) == SQLITE_ROW && rc == 0) {
+	if (b->started)
+		sqlite3_bind_blob(st, 1, b->last.b, 16, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_zeroblob(st, 1, 0); /* sorts before every key */
+	sqlite3_bind_int(st, 2, WALK_BATCH);
+	while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		rocjit_entry e;
+		char msg[1100];
+		int reason = 0;
+
 		row_entry(st, &e);
-		rc = fn(&e, user);
+		hex_key(&b->last, e.key);
+		b->started = 1;
+		b->read++;
+		if (verify) {
+			(*checked)++;
+			if (!(reason = check_row(st, &e, msg, sizeof msg)))
+				continue;
+		}
+		b->rows[b->n] = entry_dup(&e);
+		b->message[b->n] = verify ? strdup(msg) : NULL;
+		b->reason[b->n] = reason;
+		if (!b->rows[b->n] || (verify && !b->message[b->n])) {
+			free(b->rows[b->n]);
+			free(b->message[b->n]);
+			rc = rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__, "out of memory");
+			break;
+		}
+		b->n++;
 	}
-	if (rc == 0 && step != SQLITE_DONE)
+	if (rc == 0 && step != SQLITE_ROW && step != SQLITE_DONE)
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
 				  sqlite3_errmsg(c->db));
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *user)
+{
+	struct batch *b;
+	rj_cache *c = NULL;
+	int rc = 0;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(!fn, ROCJIT_EINVAL, "rocjit_cache_foreach: fn is NULL");
+	b = calloc(1, sizeof *b);
+	RJ_CHECK(!b, ROCJIT_ENOMEM, "out of memory");
+	do {
+		rc = next_batch(c, 0, b, NULL);
+		for (size_t i = 0; rc == 0 && i < b->n; i++)
+			rc = fn(b->rows[i], user);
+	} while (rc == 0 && b->read == WALK_BATCH);
+	batch_clear(b);
+	free(b);
 	if (rc == 0)
 		rj_error_clear();
 	return rc;
@@ -115,9 +242,10 @@ ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
 {
 	char upper[33], matches[256] = "";
 	sqlite3_stmt *st;
-	rocjit_entry e;
+	rocjit_entry e, *one = NULL;
 	rj_cache *c = NULL;
-	size_t n, found = 0;
+	void *code = NULL;
+	size_t n, found = 0, size = 0;
 	int rc = 0;
 
 	RJ_FORWARD(cache_of(&c, ctx));
@@ -128,7 +256,10 @@ ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
 		 "shows them)", prefix);
 	for (size_t i = 0; i <= n; i++)
 		upper[i] = (char)toupper((unsigned char)prefix[i]);
-	pthread_mutex_lock(&c->lock);
+	if ((rc = rj_cache_lock(c)) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
 	if (sqlite3_prepare_v2(c->db,
 			       "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
 			       "WHERE substr(hex(key), 1, ?2) = ?1 ORDER BY key LIMIT 6",
@@ -147,25 +278,27 @@ ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
 			snprintf(matches + len, sizeof matches - len, "%s%.12s", found ? ", " : "",
 				 e.key);
 		}
-		found++;
-	}
-	if (found == 1) {
-		const void *code;
-		int size;
-		sqlite3_reset(st);
-		sqlite3_step(st);
-		row_entry(st, &e);
-		code = sqlite3_column_blob(st, 13);
-		size = sqlite3_column_bytes(st, 13);
-		if (!code || (uint64_t)size != e.size ||
-		    rj_checksum(code, (size_t)size) != (uint64_t)sqlite3_column_int64(st, 14)) {
-			code = NULL;
-			size = 0;
+		if (found++ == 0) {
+			/* The first match, copied: the callback runs after the lock is let go. */
+			const void *blob = sqlite3_column_blob(st, 13);
+			int blen = sqlite3_column_bytes(st, 13);
+			one = entry_dup(&e);
+			if (blob && (uint64_t)blen == e.size &&
+			    rj_checksum(blob, (size_t)blen) == (uint64_t)sqlite3_column_int64(st, 14) &&
+			    (code = malloc((size_t)blen)) != NULL) {
+				memcpy(code, blob, (size_t)blen);
+				size = (size_t)blen;
+			}
 		}
-		rc = fn(&e, code, (size_t)size, user);
 	}
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&c->lock);
+	if (found == 1 && one)
+		rc = fn(one, code, size, user);
+	else if (found == 1)
+		rc = rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__, "out of memory");
+	free(one);
+	free(code);
 	RJ_CHECK(found == 0, ROCJIT_ENOTFOUND, "no cache entry's key starts with %s (rocjit list "
 		 "shows the keys)", prefix);
 	RJ_CHECK(found > 1, ROCJIT_EINVAL, "%s matches %s%zu entries (%s%s): give more digits",
@@ -222,10 +355,12 @@ ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, siz
 			RJ_FAIL(ROCJIT_EINVAL, "\"%s\" is not a key (32 hex digits)",
 				keys[i] ? keys[i] : "(null)");
 		}
-	pthread_mutex_lock(&c->lock);
-	rc = remove_locked(c, k, n, removed);
+	if ((rc = rj_cache_lock(c)) == 0)
+		rc = remove_locked(c, k, n, removed);
 	pthread_mutex_unlock(&c->lock);
 	free(k);
+	/* What purge removes, and lock files killed processes left (cheap: one folder). */
+	rj_keylock_sweep(c->dir, 100000);
 	if (rc == 0)
 		rj_error_clear();
 	return rc;
@@ -238,10 +373,11 @@ ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
 
 	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
-	pthread_mutex_lock(&c->lock);
+	rc = rj_cache_lock(c);
 	/* VACUUM rewrites the database through the WAL; the checkpoints move it into the
 	   file and truncate the WAL, so the space really goes back. */
-	rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
+	if (rc == 0)
+		rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
 	if (rc == 0)
 		rc = rj_cache_exec(c, "VACUUM");
 	if (rc == 0)
@@ -260,61 +396,40 @@ ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
 	rj_key *drop = NULL;
 	size_t ndrop = 0, cap = 0;
 	uint64_t nchecked = 0, nbad = 0;
-	sqlite3_stmt *st;
-	rocjit_entry e;
+	struct batch *b;
 	rj_cache *c = NULL;
-	int rc = 0, step;
+	int rc = 0;
 
 	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(fix && c->readonly, ROCJIT_EIO, "cache %s is opened read-only: cannot fix",
 		 c->path);
-	pthread_mutex_lock(&c->lock);
-	if (sqlite3_prepare_v2(c->db, "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
-			       "ORDER BY key", -1, &st, NULL) != SQLITE_OK) {
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
-				  sqlite3_errmsg(c->db));
+	b = calloc(1, sizeof *b);
+	RJ_CHECK(!b, ROCJIT_ENOMEM, "out of memory");
+	do {
+		rc = next_batch(c, 1, b, &nchecked);
+		for (size_t i = 0; rc == 0 && i < b->n; i++) {
+			nbad++;
+			if (bad)
+				bad(b->rows[i], b->reason[i], b->message[i], user);
+			if (fix && ndrop == cap) {
+				size_t ncap = cap ? cap * 2 : 16;
+				rj_key *nk = realloc(drop, ncap * sizeof *nk);
+				if (!nk)
+					continue;
+				drop = nk;
+				cap = ncap;
+			}
+			if (fix)
+				hex_key(&drop[ndrop++], b->rows[i]->key);
+		}
+	} while (rc == 0 && b->read == WALK_BATCH);
+	batch_clear(b);
+	free(b);
+	if (rc == 0 && ndrop) {
+		if ((rc = rj_cache_lock(c)) == 0)
+			rc = remove_locked(c, drop, ndrop, NULL);
 		pthread_mutex_unlock(&c->lock);
-		return rc;
 	}
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		const void *code = sqlite3_column_blob(st, 13);
-		int size = sqlite3_column_bytes(st, 13);
-		int reason = 0;
-		char msg[1100];
-
-		row_entry(st, &e);
-		nchecked++;
-		if (!code || size <= 0 || (uint64_t)size != e.size ||
-		    rj_checksum(code, (size_t)size) != (uint64_t)sqlite3_column_int64(st, 14)) {
-			reason = ROCJIT_BAD_CHECKSUM;
-			snprintf(msg, sizeof msg, "the code object does not match its checksum");
-		} else if (rj_codeobj_check(code, (size_t)size, e.target, NULL) != 0) {
-			reason = ROCJIT_BAD_OBJECT;
-			snprintf(msg, sizeof msg, "%s", rocjit_last_error());
-		}
-		if (!reason)
-			continue;
-		nbad++;
-		if (bad)
-			bad(&e, reason, msg, user);
-		if (fix && ndrop == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			rj_key *nk = realloc(drop, ncap * sizeof *nk);
-			if (!nk)
-				continue;
-			drop = nk;
-			cap = ncap;
-		}
-		if (fix)
-			hex_key(&drop[ndrop++], e.key);
-	}
-	if (step != SQLITE_DONE)
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
-				  sqlite3_errmsg(c->db));
-	sqlite3_finalize(st);
-	if (rc == 0 && ndrop)
-		rc = remove_locked(c, drop, ndrop, NULL);
-	pthread_mutex_unlock(&c->lock);
 	free(drop);
 	if (checked)
 		*checked = nchecked;
@@ -334,7 +449,10 @@ ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
 	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
 	memset(out, 0, sizeof *out);
 	RJ_FORWARD(cache_of(&c, ctx));
-	pthread_mutex_lock(&c->lock);
+	if ((rc = rj_cache_lock(c)) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
 	if (sqlite3_prepare_v2(c->db, "SELECT name, value FROM counters", -1, &st, NULL) !=
 	    SQLITE_OK) {
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
@@ -375,12 +493,12 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)
 	snprintf(sql, sizeof sql,
 		 "DELETE FROM counters; INSERT INTO counters (name, value) VALUES ('since', %lld)",
 		 (long long)time(NULL));
-	pthread_mutex_lock(&c->lock);
-	rc = rj_cache_exec(c, "BEGIN IMMEDIATE");
-	if (rc == 0 && (rc = rj_cache_exec(c, sql)) == 0)
-		rc = rj_cache_exec(c, "COMMIT");
-	if (rc != 0)
-		rj_cache_exec(c, "ROLLBACK");
+	if ((rc = rj_cache_lock(c)) == 0 && (rc = rj_cache_exec(c, "BEGIN IMMEDIATE")) == 0) {
+		if ((rc = rj_cache_exec(c, sql)) == 0)
+			rc = rj_cache_exec(c, "COMMIT");
+		if (rc != 0)
+			rj_cache_exec(c, "ROLLBACK");
+	}
 	pthread_mutex_unlock(&c->lock);
 	if (rc == 0)
 		rj_error_clear();
@@ -445,10 +563,12 @@ static void add_counter(rj_cache *c, sqlite3_stmt *st, const char *name, double 
 }
 
 /*
- * Writes what this connection saw since open - each hit entry's count and last use, and
- * the process-wide counters - in one transaction.  A failure loses only statistics.
+ * Writes the usage records gathered since the last flush - each hit entry's count and
+ * last use, and the counters - in one transaction.  When it cannot be written (the cache
+ * busy past the timeout) they stay pending for the next flush; a failure later in the
+ * transaction loses only statistics.
  */
-void rj_cache_flush_counts(rj_cache *c)
+void rj_cache_flush_locked(rj_cache *c)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t now = (int64_t)time(NULL);
@@ -486,6 +606,8 @@ void rj_cache_flush_counts(rj_cache *c)
 		rj_cache_exec(c, "ROLLBACK");
 	c->nhits = 0;
 	c->saved_ms = 0;
+	c->misses = c->compiles = 0;
+	c->compile_ms = 0;
 }
 
 void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms)

@@ -7,11 +7,21 @@
  *
  * The hit path of rocjit_kernel_get is: normalize options (no allocation), hash the
  * source and the key, take the read lock, find the entry and its kernel.
+ *
+ * fork(): every open context is made quiet before a fork (its locks taken, so that no
+ * table is half-changed) and set right in the child (pthread_atfork): an entry a parent
+ * thread was producing fails there, to be produced anew by the next request; the
+ * parent's modules and kernels are forgotten (GPU runtimes do not carry over a fork), and
+ * when the parent had initialized the device, the child's device requests fail with a
+ * message saying so.  Code objects in the table stay valid, so rocjit_compile works in the
+ * child, as do the cache (cache.c) and the key locks (keylock.c).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "error.h"
@@ -59,6 +69,111 @@ static void open_cache(rocjit_ctx *ctx, const char *dir)
 
 static atomic_uint_fast64_t next_gen;
 
+/* ---- fork ------------------------------------------------------------------------------- */
+
+static pthread_mutex_t ctxs_mu = PTHREAD_MUTEX_INITIALIZER;
+static rocjit_ctx *ctxs;           /* the open contexts, under ctxs_mu */
+static atomic_uint forks;          /* fork()s since the first open: a kernel's birth mark */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* Lock order, as everywhere: load_mu, wait_mu, rw. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&ctxs_mu);
+	for (rocjit_ctx *ctx = ctxs; ctx; ctx = ctx->next_open) {
+		pthread_mutex_lock(&ctx->load_mu);
+		pthread_mutex_lock(&ctx->wait_mu);
+		pthread_rwlock_wrlock(&ctx->rw);
+	}
+}
+
+/* The context's locks, as rocjit_open makes them. */
+static void init_locks(rocjit_ctx *ctx)
+{
+	/* Writers first: a stream of hits must not starve the thread publishing a fresh
+	   entry (nothing takes the read lock recursively). */
+	pthread_rwlockattr_t attr;
+
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&ctx->rw, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	pthread_mutex_init(&ctx->wait_mu, NULL);
+	pthread_cond_init(&ctx->wait_cv, NULL);
+	pthread_mutex_init(&ctx->load_mu, NULL);
+}
+
+static void unlock_all(void)
+{
+	for (rocjit_ctx *ctx = ctxs; ctx; ctx = ctx->next_open) {
+		pthread_rwlock_unlock(&ctx->rw);
+		pthread_mutex_unlock(&ctx->wait_mu);
+		pthread_mutex_unlock(&ctx->load_mu);
+	}
+	pthread_mutex_unlock(&ctxs_mu);
+}
+
+static void after_fork_parent(void)
+{
+	unlock_all();
+}
+
+/* The child, alone: see the top of the file. */
+static void child_fixup(rocjit_ctx *ctx)
+{
+	ctx->gen = atomic_fetch_add(&next_gen, 1) + 1; /* the thread memos no longer match */
+	for (size_t i = 0; i < ctx->nbuckets; i++)
+		for (struct rj_entry *e = ctx->buckets[i]; e; e = e->next) {
+			struct rocjit_kernel *k = e->kernels, *next;
+			if (e->state == RJ_PENDING) {
+				/* Its producer was a parent thread: the next request retries. */
+				free(e->error);
+				e->error = NULL;
+				e->rc = ROCJIT_EIO;
+				e->state = RJ_FAILED;
+			}
+			for (; k; k = next) {
+				next = k->next;
+				k->next = ctx->stale_kernels;
+				ctx->stale_kernels = k;
+			}
+			e->kernels = NULL;
+			e->module = NULL;
+		}
+	if (atomic_load(&ctx->device_state) == 1) {
+		snprintf(ctx->device_error, sizeof ctx->device_error,
+			 "device %d was initialized by process %d before it forked this one: GPU "
+			 "runtimes cannot be used in a forked child; rocjit_compile still works "
+			 "here, and a process started with exec (posix_spawn, multiprocessing's "
+			 "'spawn') can use the GPU", ctx->device, (int)getppid());
+		atomic_store(&ctx->device_state, ROCJIT_EDEVICE);
+	}
+	atomic_store(&ctx->memory_hits, 0);
+	atomic_store(&ctx->disk_hits, 0);
+	atomic_store(&ctx->misses, 0);
+	atomic_store(&ctx->compiles, 0);
+	atomic_store(&ctx->compile_errors, 0);
+	atomic_store(&ctx->cache_errors, 0);
+	atomic_store(&ctx->compile_us, 0);
+	/* Made anew, not unlocked: a lock taken by the parent's thread is not the child's
+	   to release (glibc's rwlock knows its writer by thread id), and the condition's
+	   waiters stayed in the parent. */
+	init_locks(ctx);
+}
+
+static void after_fork_child(void)
+{
+	atomic_fetch_add(&forks, 1);
+	for (rocjit_ctx *ctx = ctxs; ctx; ctx = ctx->next_open)
+		child_fixup(ctx);
+	pthread_mutex_init(&ctxs_mu, NULL);
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
 ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 {
 	static const rocjit_options defaults = ROCJIT_OPTIONS_INIT;
@@ -78,21 +193,13 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	RJ_CHECK(opts->flags & ~(ROCJIT_OPEN_NO_CACHE | ROCJIT_OPEN_NO_COMPILE |
 				 ROCJIT_OPEN_READONLY),
 		 ROCJIT_EINVAL, "rocjit_open: unknown flags 0x%x", opts->flags);
+	/* Before the cache's (opened below): its fork handlers then run first, taking the
+	   caches' locks before the contexts'; nothing nests them the other way. */
+	pthread_once(&atfork_once, register_atfork);
 	ctx = calloc(1, sizeof *ctx);
 	RJ_CHECK(!ctx, ROCJIT_ENOMEM, "out of memory opening a context");
 	ctx->gen = atomic_fetch_add(&next_gen, 1) + 1;
-	{
-		/* Writers first: a stream of hits must not starve the thread publishing a
-		   fresh entry (nothing takes the read lock recursively). */
-		pthread_rwlockattr_t attr;
-		pthread_rwlockattr_init(&attr);
-		pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-		pthread_rwlock_init(&ctx->rw, &attr);
-		pthread_rwlockattr_destroy(&attr);
-	}
-	pthread_mutex_init(&ctx->wait_mu, NULL);
-	pthread_cond_init(&ctx->wait_cv, NULL);
-	pthread_mutex_init(&ctx->load_mu, NULL);
+	init_locks(ctx);
 	ctx->device = opts->device;
 	ctx->flags = opts->flags;
 	if (rocjit_env_flag("ROCJIT_DISABLE_CACHE"))
@@ -113,6 +220,10 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	}
 	open_cache(ctx, opts->cache_dir);
 	ctx->bundles = rj_bundles_open(opts->version >= 2 ? opts->bundles : NULL);
+	pthread_mutex_lock(&ctxs_mu);
+	ctx->next_open = ctxs;
+	ctxs = ctx;
+	pthread_mutex_unlock(&ctxs_mu);
 	*out = ctx;
 	rj_error_clear();
 	return 0;
@@ -122,6 +233,17 @@ ROCJIT_API void rocjit_close(rocjit_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	pthread_mutex_lock(&ctxs_mu);
+	for (rocjit_ctx **p = &ctxs; *p; p = &(*p)->next_open)
+		if (*p == ctx) {
+			*p = ctx->next_open;
+			break;
+		}
+	pthread_mutex_unlock(&ctxs_mu);
+	for (struct rocjit_kernel *k = ctx->stale_kernels, *next; k; k = next) {
+		next = k->next;
+		free(k);
+	}
 	rj_table_free(ctx);
 	rj_sources_free(ctx);
 	if (ctx->cache)
@@ -315,6 +437,7 @@ static int load_kernel(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_entry *e,
 	}
 	k->platform = ctx->platform;
 	k->device = ctx->device;
+	k->forks = atomic_load_explicit(&forks, memory_order_relaxed);
 	k->function = fn;
 	k->entry = e;
 	memcpy(k->name, name, strlen(name) + 1);
@@ -454,6 +577,10 @@ ROCJIT_API int rocjit_kernel_launch(const rocjit_kernel *k, rocjit_dim3 grid,
 	RJ_CHECK(!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z,
 		 ROCJIT_EINVAL, "rocjit_kernel_launch: %s has a zero grid or block dimension",
 		 k->name);
+	RJ_CHECK(k->forks != atomic_load_explicit(&forks, memory_order_relaxed), ROCJIT_EDEVICE,
+		 "rocjit_kernel_launch: %s was loaded before this process was forked: GPU "
+		 "runtimes cannot be used across fork(); get kernels in the process that "
+		 "launches them", k->name);
 	return k->platform->launch(k->function, k->device, grid, block, shared_bytes, stream,
 				  args);
 }

@@ -23,6 +23,8 @@ struct rocjit_kernel {
 	const struct rj_platform *platform;
 	void *function;
 	int device;
+	unsigned forks;             /* the fork count when loaded (context.c): launchable
+	                               only in the process that loaded it */
 	struct rj_entry *entry;
 	struct rocjit_kernel *next; /* the entry's kernels */
 	char name[];
@@ -87,7 +89,13 @@ struct rocjit_ctx {
 	atomic_uint_fast64_t memory_hits, disk_hits, misses, compiles, compile_errors,
 		cache_errors;
 	atomic_uint_fast64_t compile_us; /* total compile time */
+
+	/* fork (context.c): the process's open contexts, and the kernels a fork child must
+	   not launch (loaded by its parent; freed at close, never unloaded). */
+	struct rocjit_ctx *next_open;
+	struct rocjit_kernel *stale_kernels;
 };
+
 
 /* table.c: the in-process table.  Callers hold ctx->rw (read for find, write for add). */
 struct rj_entry *rj_table_find(const rocjit_ctx *ctx, const rj_key *key);
