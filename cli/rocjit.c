@@ -7,6 +7,7 @@
  * Owns the command table and the global options (cli_global).  The commands live in one
  * file each (prewarm.c, purge.c, ...); they use the public API only.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,7 +222,33 @@ static void find_self(const char *argv0)
 	}
 }
 
-int main(int argc, char **argv)
+/*
+ * Output that did not all reach standard output (a full disk, a closed pipe) is a
+ * failure, whatever the command: a script must not take a cut listing or JSON document
+ * for the whole.  Checked once, here, after every command, as coreutils' close_stdout
+ * does: the stream's error flag catches a failed write anywhere before, fclose the last
+ * buffered bytes.
+ */
+static int close_stdout(int rc)
+{
+	int failed, err;
+
+	errno = 0;
+	failed = fflush(stdout) != 0 || ferror(stdout);
+	err = errno;
+	if (fclose(stdout) != 0 && !failed) {
+		failed = 1;
+		err = errno;
+	}
+	if (!failed)
+		return rc;
+	fprintf(stderr, "rocjit: cannot write the output: %s; check where standard output "
+		"goes (a full disk, a closed pipe) and run the command again\n",
+		err ? strerror(err) : "a write failed");
+	return rc == CLI_OK ? CLI_FAIL : rc;
+}
+
+static int run(int argc, char **argv)
 {
 	const struct cli_command *c;
 	int i = 1;
@@ -257,4 +284,9 @@ int main(int argc, char **argv)
 	if (!c)
 		return cli_usage_error(NULL, "'%s' is not a rocjit command", argv[i]);
 	return c->run(argc - i, argv + i);
+}
+
+int main(int argc, char **argv)
+{
+	return close_stdout(run(argc, argv));
 }

@@ -315,8 +315,8 @@ TEST(prewarm_manifest_then_forbidden_compile_hits_every_key)
 
 	ASSERT_INT(cli(&out, "prewarm", "--manifest", ROCJIT_TEST_MANIFEST, "--arch", arch,
 		       "--jobs", "2", NULL), 0);
-	ASSERT_CONTAINS(out, ntargets == 2 ? "4 compiled, 0 already cached, 0 failed"
-					   : "2 compiled, 0 already cached, 0 failed");
+	ASSERT_CONTAINS(out, ntargets == 2 ? "4 compiled, 4 stored, 0 already cached, 0 failed"
+					   : "2 compiled, 2 stored, 0 already cached, 0 failed");
 	free(out);
 	/* The application itself, with compiling forbidden: every registered kernel hits. */
 	for (size_t t = 0; t < ntargets; t++)
@@ -333,8 +333,8 @@ TEST(prewarm_manifest_then_forbidden_compile_hits_every_key)
 	free(out);
 	/* The folder is read as the same set: everything is already there, nothing compiles. */
 	ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_DATA_KERNELS, "--arch", arch, NULL), 0);
-	ASSERT_CONTAINS(out, ntargets == 2 ? "0 compiled, 4 already cached"
-					   : "0 compiled, 2 already cached");
+	ASSERT_CONTAINS(out, ntargets == 2 ? "0 compiled, 0 stored, 4 already cached"
+					   : "0 compiled, 0 stored, 2 already cached");
 	free(out);
 }
 
@@ -368,7 +368,7 @@ TEST(prewarm_failure_prints_the_compiler_log_and_exits_1)
 	ASSERT_INT(cli(&out, "prewarm", dir, "--arch", "gfx90a", "-j", "2", NULL), 1);
 	ASSERT_CONTAINS(out, "FAILED bad.hip for gfx90a");
 	ASSERT_CONTAINS(out, "bad.hip:4:12: error: use of undeclared identifier");
-	ASSERT_CONTAINS(out, "1 compiled, 0 already cached, 1 failed");
+	ASSERT_CONTAINS(out, "1 compiled, 1 stored, 0 already cached, 1 failed");
 	free(out);
 	/* Again, as JSON: the good one is cached now, the bad one fails again, with its log. */
 	json = cli_json(1, "prewarm", dir, "--arch", "gfx90a", "--json", NULL);
