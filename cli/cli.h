@@ -284,6 +284,9 @@ int cli_unsafe_char(uint32_t c);
  * UTF-8, \uHHHH for C1 and bidirectional controls; valid UTF-8 text unchanged.  The
  * copy lives until 16 more calls (use it in the printf that prints it). */
 const char *cli_text(const char *s);
+/* As cli_text, keeping newlines and tabs: a compiler log, which quotes file names and
+ * source lines. */
+const char *cli_text_lines(const char *s);
 /* A formatted message escaped as cli_text does, malloc'ed. */
 char *cli_vtext(const char *fmt, va_list ap);
 

@@ -164,7 +164,7 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 		snprintf(message, sizeof message, "%s", rocjit_last_error());
 	n = strlen(log);
 	if (n) {
-		fputs(log, stderr);
+		fputs(cli_text_lines(log), stderr);
 		if (log[n - 1] != '\n')
 			fputc('\n', stderr);
 	}

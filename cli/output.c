@@ -71,8 +71,9 @@ int cli_unsafe_char(uint32_t c)
 	       (c >= 0x2066 && c <= 0x2069) || c == 0x2028 || c == 0x2029;
 }
 
-/* s[0..n) into out with every unsafe character or stray byte escaped; out's length. */
-static size_t text_escape(char *out, const char *s, size_t n)
+/* s[0..n) into out with every unsafe character or stray byte escaped (lines: newlines
+ * and tabs kept); out's length. */
+static size_t text_escape(char *out, const char *s, size_t n, int lines)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i = 0, k = 0;
@@ -80,7 +81,7 @@ static size_t text_escape(char *out, const char *s, size_t n)
 	while (i < n) {
 		uint32_t c = 0;
 		size_t len = cli_utf8_char(s + i, n - i, &c);
-		if (len && !cli_unsafe_char(c)) {
+		if (len && (!cli_unsafe_char(c) || (lines && (c == '\n' || c == '\t')))) {
 			memcpy(out + k, s + i, len);
 			k += len;
 			i += len;
@@ -107,17 +108,27 @@ static size_t text_escape(char *out, const char *s, size_t n)
 #define TEXT_MAX(n) (4 * (n) + 1)
 #define TEXT_RING 16
 
-const char *cli_text(const char *s)
+static const char *ring_text(const char *s, int lines)
 {
 	static char *ring[TEXT_RING];
 	static unsigned next;
 	size_t n = s ? strlen(s) : 0;
 	char *out = cli_alloc(TEXT_MAX(n));
 
-	text_escape(out, s ? s : "", n);
+	text_escape(out, s ? s : "", n, lines);
 	free(ring[next % TEXT_RING]);
 	ring[next++ % TEXT_RING] = out;
 	return out;
+}
+
+const char *cli_text(const char *s)
+{
+	return ring_text(s, 0);
+}
+
+const char *cli_text_lines(const char *s)
+{
+	return ring_text(s, 1);
 }
 
 char *cli_vtext(const char *fmt, va_list ap)
@@ -136,7 +147,7 @@ char *cli_vtext(const char *fmt, va_list ap)
 	vsnprintf(raw, (size_t)n + 1, fmt, again);
 	va_end(again);
 	out = cli_alloc(TEXT_MAX((size_t)n));
-	text_escape(out, raw, (size_t)n);
+	text_escape(out, raw, (size_t)n, 0);
 	free(raw);
 	return out;
 }

@@ -501,7 +501,8 @@ static void summary_text(const struct run *r, const size_t count[JOB_STATES], do
 		printf("FAILED %s for %s: %s\n", cli_text(p->file->name), cli_text(p->target),
 		       cli_text(p->res.message));
 		if (n)
-			printf("%s%s", p->res.log, p->res.log[n - 1] == '\n' ? "" : "\n");
+			printf("%s%s", cli_text_lines(p->res.log),
+			       p->res.log[n - 1] == '\n' ? "" : "\n");
 	}
 	free(told);
 	/* What was not stored, each reason once (a full disk says the same for every job). */
