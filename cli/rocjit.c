@@ -50,8 +50,12 @@ static const struct cli_command commands[] = {
 	  "                    of the key, so give the ones the application passes.\n"
 	  "\n"
 	  "Compiling is what prewarm is for: $ROCJIT_NO_COMPILE is ignored here.\n"
+	  "The summary counts what the cache holds at the end: \"N compiled, M stored\".  A\n"
+	  "code object that was compiled but not kept (a full disk, a read-only cache, a\n"
+	  "ROCJIT_CACHE_MAXSIZE too small for it or for the whole set) is listed as NOT\n"
+	  "STORED with the cache's reason.\n"
 	  "Exit status: 0 when everything is in the cache, 1 when anything failed (each\n"
-	  "failure is listed with its compiler log), 2 for bad arguments.",
+	  "failure is listed with its compiler log) or was not stored, 2 for bad arguments.",
 	  cli_prewarm, 0 },
 	{ "export", NULL, "write a read-only bundle of prebuilt kernels to ship",
 	  "rocjit export -o FILE.rocjit [--arch T[,T...]]... [--jobs N] [--manifest FILE]...\n"
@@ -141,7 +145,8 @@ static const struct cli_command commands[] = {
 	  "  --json            print the result as JSON on stdout\n"
 	  "  -- OPTIONS        compiler options (-DN=4 -O2 -I DIR)\n"
 	  "\n"
-	  "Exit status 1 when it did not compile.",
+	  "Exit status 1 when it did not compile, or compiled but was not stored in the\n"
+	  "cache (the cache's reason is printed; --no-cache does not store).",
 	  cli_compile, 0 },
 	{ "targets", NULL, "list the targets the compilers support and the GPUs present",
 	  "rocjit targets [--json]",
@@ -185,7 +190,13 @@ static int main_help(FILE *f)
 		   "  -h, --help    this text; `rocjit help COMMAND` or `rocjit COMMAND --help`\n"
 		   "                for a command\n"
 		   "\n"
-		   "Exit status: 0 success, 1 failure, 2 bad arguments.\n");
+		   "Commands that read the cache (list, show, stats, verify, purge) never\n"
+		   "create one: where there is none they say \"no cache at DIR\" (exit status 0;\n"
+		   "show KEY: 1).  Stored names are printed with control characters and bytes\n"
+		   "that are not UTF-8 escaped (\\x1b); --json output is always UTF-8.\n"
+		   "\n"
+		   "Exit status: 0 success, 1 failure (also when standard output cannot be\n"
+		   "written), 2 bad arguments.\n");
 	return CLI_OK;
 }
 
