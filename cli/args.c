@@ -52,8 +52,10 @@ static void vusage(const char *cmd, const char *fmt, va_list ap)
 {
 	const struct cli_command *c = cmd ? cli_command_find(cmd) : NULL;
 
-	fprintf(stderr, "rocjit%s%s: ", c ? " " : "", c ? c->name : "");
-	vfprintf(stderr, fmt, ap);
+	char *msg = cli_vtext(fmt, ap);
+
+	fprintf(stderr, "rocjit%s%s: %s", c ? " " : "", c ? c->name : "", msg);
+	free(msg);
 	fprintf(stderr, "\nusage: %s\n",
 		c ? c->usage : "rocjit [--cache DIR] COMMAND [ARGS...]");
 	fprintf(stderr, "See `rocjit help%s%s`.\n", c ? " " : "", c ? c->name : "");
@@ -145,11 +147,13 @@ int cli_fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "rocjit: ");
+	char *msg;
+
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg = cli_vtext(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "rocjit: %s\n", msg);
+	free(msg);
 	return CLI_FAIL;
 }
 
@@ -157,11 +161,13 @@ void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "rocjit: warning: ");
+	char *msg;
+
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg = cli_vtext(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "rocjit: warning: %s\n", msg);
+	free(msg);
 }
 
 /* A decimal number with an optional fraction; *end gets the rest.  0 or -1. */

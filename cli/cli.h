@@ -10,6 +10,7 @@
 #ifndef ROCJIT_CLI_H
 #define ROCJIT_CLI_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -118,9 +119,16 @@ int cli_targets_default(struct cli_targets *t, const char *cmd);
 /*
  * Opens a context on the chosen cache with flags (ROCJIT_OPEN_*).  need_cache: the command
  * works on the on-disk cache, so a cache that cannot be opened (or is disabled) fails the
- * command with what to do.  Returns CLI_OK or CLI_FAIL (message printed).
+ * command with what to do.  CLI_EXISTING: the command reads or trims a cache that exists
+ * (list, show, stats, verify, purge); where none exists, nothing is opened or created and
+ * CLI_MISSING is returned (nothing printed: the command says "no cache at DIR" its way).
+ * Returns CLI_OK, CLI_FAIL (message printed) or CLI_MISSING.
  */
+#define CLI_EXISTING 2
+#define CLI_MISSING 3
 int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache);
+/* After CLI_MISSING: "rocjit: no cache at DIR (...)" on stderr. */
+void cli_no_cache_note(void);
 /* The cache folder the library will use (for messages), into buf. */
 void cli_cache_dir(char *buf, size_t size);
 /* The database file's size on disk with its WAL, or 0. */
@@ -138,6 +146,22 @@ void *cli_realloc(void *p, size_t size);
 /* Monotonic milliseconds and wall-clock unix seconds. */
 double cli_now_ms(void);
 int64_t cli_now_s(void);
+
+/* ---- Compiling (compile.c) ----------------------------------------------------------------- */
+
+/* What became of a compile's code object in the on-disk cache. */
+#define CLI_STORED 1      /* stored now, or found there                              */
+#define CLI_NOT_STORED 0  /* compiled, but not in the cache: why says why            */
+#define CLI_NO_STORE (-1) /* the context does not write a cache (NO_CACHE, READONLY)  */
+
+/*
+ * rocjit_compile, and whether its result is in the cache, as the library counts it
+ * (rocjit_stats.stores / .store_failures): a command never says "stored" on faith.
+ * *stored gets a CLI_STORED code when rc is 0; why (why_size bytes) the library's reason
+ * for CLI_NOT_STORED, else "".  Returns what rocjit_compile returns.
+ */
+int cli_compile_stored(const rocjit_code **out, rocjit_ctx *ctx, const char *target,
+		       const rocjit_program *p, int *stored, char *why, size_t why_size);
 
 /* ---- Kernel sets (kernelset.c) ----------------------------------------------------------- */
 
@@ -194,6 +218,7 @@ struct cli_job {
 struct cli_job_result {
 	int rc;           /* 0, a ROCJIT_E* code, or CLI_JOB_CRASHED                  */
 	int from_cache;   /* another process stored it meanwhile                       */
+	int not_stored;   /* compiled, but not in the cache: message says why           */
 	double compile_ms;
 	char key[33];
 	char *kernels;    /* comma separated                                           */
@@ -250,6 +275,27 @@ void cli_progress_tick(struct cli_progress *pr);
 void cli_progress_end(struct cli_progress *pr);
 
 /* ---- Output (output.c) -------------------------------------------------------------------- */
+
+/*
+ * Every string the tool did not write itself - stored fields, file names, messages that
+ * quote them - is printed through cli_text (text) or the JSON writer (--json): control
+ * characters, bidirectional overrides and bytes that are not UTF-8 never reach the
+ * terminal raw.
+ */
+/* The length of the valid UTF-8 character at s[0..n) (shortest form, no surrogate, at
+ * most U+10FFFF) with *cp its code point; 0 when s does not start with one. */
+size_t cli_utf8_char(const char *s, size_t n, uint32_t *cp);
+/* Whether a character must not reach a terminal raw: C0, DEL, C1, bidi overrides. */
+int cli_unsafe_char(uint32_t c);
+/* s for a terminal: \n \r \t, \xHH for other control bytes and bytes that are not
+ * UTF-8, \uHHHH for C1 and bidirectional controls; valid UTF-8 text unchanged.  The
+ * copy lives until 16 more calls (use it in the printf that prints it). */
+const char *cli_text(const char *s);
+/* As cli_text, keeping newlines and tabs: a compiler log, which quotes file names and
+ * source lines. */
+const char *cli_text_lines(const char *s);
+/* A formatted message escaped as cli_text does, malloc'ed. */
+char *cli_vtext(const char *fmt, va_list ap);
 
 /* A streaming JSON writer with indentation.  key is NULL inside arrays and at the top. */
 struct cli_json {

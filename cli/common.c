@@ -76,6 +76,34 @@ void cli_cache_dir(char *buf, size_t size)
 		snprintf(buf, size, "(none: HOME is not an absolute path; set ROCJIT_CACHE_DIR)");
 }
 
+/*
+ * Whether the cache the library would open exists: its folder with its database, or a
+ * file named as the cache.  Asked before opening, so that a command that only reads or
+ * trims a cache never creates one (or its folder) where there was none.  Anything
+ * other than "not there" counts as there: the library then says what is wrong with it.
+ */
+static int cache_exists(const char *dir)
+{
+	char db[4200];
+	struct stat st;
+
+	if (stat(dir, &st) != 0)
+		return errno != ENOENT;
+	if (!S_ISDIR(st.st_mode))
+		return 1;
+	snprintf(db, sizeof db, "%s/rocjit-cache.sqlite", dir);
+	return stat(db, &st) == 0 || errno != ENOENT;
+}
+
+void cli_no_cache_note(void)
+{
+	char dir[4096];
+
+	cli_cache_dir(dir, sizeof dir);
+	fprintf(stderr, "rocjit: no cache at %s (nothing has been stored there; none was "
+		"created)\n", cli_text(dir));
+}
+
 int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache)
 {
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
@@ -89,6 +117,8 @@ int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache)
 		return cli_fail("ROCJIT_DISABLE_CACHE=%s turns the on-disk cache off, and this "
 				"command works on it: unset ROCJIT_DISABLE_CACHE",
 				getenv("ROCJIT_DISABLE_CACHE"));
+	if (need_cache == CLI_EXISTING && !cache_exists(dir))
+		return CLI_MISSING;
 	o.cache_dir = cli_global.cache_dir;
 	o.flags = flags;
 	rc = rocjit_open(out, &o);
@@ -98,9 +128,13 @@ int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache)
 	if (!need_cache)
 		return CLI_OK;
 	rocjit_stats_get(&st, *out);
-	if (!st.cache_open && !(flags & ROCJIT_OPEN_READONLY)) {
+	if (!st.cache_open) {
 		rocjit_close(*out);
 		*out = NULL;
+		if (flags & ROCJIT_OPEN_READONLY)
+			return cli_fail("cannot read the cache in %s (the warning above says "
+					"why): check that it is yours and readable, or choose "
+					"another with --cache DIR or ROCJIT_CACHE_DIR", dir);
 		return cli_fail("cannot use the cache in %s (the warning above says why): "
 				"check that the folder is yours and writable, or choose another "
 				"with --cache DIR or ROCJIT_CACHE_DIR", dir);

@@ -2,7 +2,9 @@
  * compile.c - `rocjit compile FILE`: the kernel developer's loop.  Compiles one file for
  * one or more targets, prints the compiler's diagnostics on stderr in the compiler form
  * the library gives them (FILE:LINE:COL: error: ...), stores the result in the cache
- * unless --no-cache, and prints the kernels the code object holds.
+ * unless --no-cache, and prints the kernels the code object holds.  It says "stored" only
+ * when the library counted the object as stored (cli_compile_stored, also what prewarm's
+ * workers use); compiled but not stored fails the command with the cache's reason.
  *
  * The file is compiled alone, with no in-memory headers: its key is the one an
  * application gets from rocjit_compile with this text and these options.
@@ -65,12 +67,36 @@ static int parse(struct compile *c, int argc, char **argv)
 	return CLI_OK;
 }
 
+int cli_compile_stored(const rocjit_code **out, rocjit_ctx *ctx, const char *target,
+		       const rocjit_program *p, int *stored, char *why, size_t why_size)
+{
+	rocjit_stats before = { .version = ROCJIT_STATS_VERSION };
+	rocjit_stats after = { .version = ROCJIT_STATS_VERSION };
+	int rc;
+
+	*stored = CLI_NO_STORE;
+	why[0] = 0;
+	rocjit_stats_get(&before, ctx);
+	rc = rocjit_compile(out, ctx, target, p);
+	if (rc != 0)
+		return rc;
+	rocjit_stats_get(&after, ctx);
+	if (after.store_failures > before.store_failures) {
+		*stored = CLI_NOT_STORED;
+		snprintf(why, why_size, "%s", after.store_error[0] ? after.store_error
+					      : "the cache did not keep it");
+	} else if (after.stores > before.stores || (*out)->from_cache) {
+		*stored = CLI_STORED;
+	}
+	return 0;
+}
+
 static void print_result(const struct compile *c, const rocjit_code *code,
-			 const rocjit_codeobj_info *info)
+			 const rocjit_codeobj_info *info, int stored)
 {
 	char size[32], ms[32];
 
-	printf("%s -> %s: %zu kernel%s, %s, ", c->file, code->target,
+	printf("%s -> %s: %zu kernel%s, %s, ", cli_text(c->file), cli_text(code->target),
 	       info ? info->num_kernels : 0, info && info->num_kernels == 1 ? "" : "s",
 	       cli_fmt_size(size, sizeof size, code->size));
 	if (code->from_cache)
@@ -78,14 +104,18 @@ static void print_result(const struct compile *c, const rocjit_code *code,
 		       cli_fmt_ms(ms, sizeof ms, code->compile_ms));
 	else
 		printf("compiled in %s%s", cli_fmt_ms(ms, sizeof ms, code->compile_ms),
-		       c->no_cache ? " (not stored: --no-cache)" : ", stored in the cache");
+		       stored == CLI_STORED       ? ", stored in the cache"
+		       : stored == CLI_NOT_STORED ? ", NOT stored in the cache"
+		       : c->no_cache              ? " (not stored: --no-cache)"
+						  : " (not stored: the cache is off)");
 	printf(" [key %.12s]\n", code->key);
 	for (size_t i = 0; info && i < info->num_kernels; i++)
-		printf("  %s\n", info->kernels[i]);
+		printf("  %s\n", cli_text(info->kernels[i]));
 }
 
 static void json_result(struct cli_json *j, const char *target, int rc, const rocjit_code *code,
-			const rocjit_codeobj_info *info, const char *message, const char *log)
+			const rocjit_codeobj_info *info, const char *message, const char *log,
+			int stored)
 {
 	cli_json_object(j, NULL);
 	cli_json_str(j, "target", code ? code->target : target);
@@ -93,6 +123,9 @@ static void json_result(struct cli_json *j, const char *target, int rc, const ro
 	if (rc == 0) {
 		cli_json_str(j, "key", code->key);
 		cli_json_bool(j, "from_cache", code->from_cache);
+		cli_json_bool(j, "stored", stored == CLI_STORED);
+		if (stored == CLI_NOT_STORED)
+			cli_json_str(j, "store_error", message);
 		cli_json_num(j, "compile_ms", code->compile_ms);
 		cli_json_uint(j, "size", code->size);
 		cli_json_array(j, "kernels");
@@ -116,7 +149,7 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 	const rocjit_code *code = NULL;
 	char message[1024] = "";
 	size_t n;
-	int rc;
+	int rc, stored = CLI_NO_STORE;
 
 	p.source = text;
 	p.length = len;
@@ -126,24 +159,28 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 	p.log = log;
 	p.log_size = LOG_SIZE;
 	log[0] = 0;
-	rc = rocjit_compile(&code, ctx, target, &p);
+	rc = cli_compile_stored(&code, ctx, target, &p, &stored, message, sizeof message);
 	if (rc != 0)
 		snprintf(message, sizeof message, "%s", rocjit_last_error());
 	n = strlen(log);
 	if (n) {
-		fputs(log, stderr);
+		fputs(cli_text_lines(log), stderr);
 		if (log[n - 1] != '\n')
 			fputc('\n', stderr);
 	}
 	if (rc == 0 && rocjit_codeobj_inspect(&info, code->data, code->size) != 0)
 		cli_warn("cannot read the code object: %s", rocjit_last_error());
 	if (j)
-		json_result(j, target, rc, code, info, message, log);
+		json_result(j, target, rc, code, info, message, log, stored);
 	else if (rc == 0)
-		print_result(c, code, info);
+		print_result(c, code, info, stored);
 	rocjit_codeobj_free(info);
 	if (rc == 0 && c->output && cli_write_file(c->output, code->data, code->size) != 0)
 		return CLI_FAIL;
+	if (rc == 0 && stored == CLI_NOT_STORED)
+		return cli_fail("%s compiled for %s but is not in the cache: %s; make room or "
+				"make the cache writable, choose another with --cache DIR, or "
+				"pass --no-cache not to store", c->file, target, message);
 	if (rc == ROCJIT_ECOMPILE)
 		return cli_fail("%s did not compile for %s; fix the errors above", c->file,
 				target);

@@ -25,17 +25,17 @@ static void print_table(const struct cli_row *rows, size_t n)
 	if (!n)
 		return; /* like ls: nothing for nothing */
 	for (size_t i = 0; i < n; i++)
-		if ((int)strlen(rows[i].target) > tw)
-			tw = (int)strlen(rows[i].target);
+		if ((int)strlen(cli_text(rows[i].target)) > tw)
+			tw = (int)strlen(cli_text(rows[i].target));
 	printf("%-12s  %-*s %10s  %-12s %6s  %s\n", "KEY", tw, "TARGET", "SIZE", "LAST USED",
 	       "HITS", "SOURCE: KERNELS");
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_row *r = &rows[i];
 		char size[32], ago[32];
-		printf("%.12s  %-*s %10s  %-12s %6" PRIu64 "  %s: %s\n", r->key, tw, r->target,
-		       cli_fmt_size(size, sizeof size, r->size),
+		printf("%.12s  %-*s %10s  %-12s %6" PRIu64 "  %s: %s\n", r->key, tw,
+		       cli_text(r->target), cli_fmt_size(size, sizeof size, r->size),
 		       cli_fmt_ago(ago, sizeof ago, cli_row_last_use(r), now), r->hits,
-		       r->source_name, r->kernels);
+		       cli_text(r->source_name), cli_text(r->kernels));
 	}
 }
 
@@ -74,9 +74,13 @@ int cli_list(int argc, char **argv)
 		return cli_help("list");
 	}
 	if (rc == CLI_OK)
-		rc = cli_open(&ctx, 0, 1);
-	if (rc == CLI_OK)
+		rc = cli_open(&ctx, ROCJIT_OPEN_READONLY, CLI_EXISTING);
+	if (rc == CLI_MISSING) {
+		cli_no_cache_note(); /* and no rows, as for an empty cache */
+		rc = CLI_OK;
+	} else if (rc == CLI_OK) {
 		rc = cli_rows_load(ctx, &f, &rows, &n);
+	}
 	if (rc == CLI_OK) {
 		cli_rows_sort(rows, n, sort, reverse);
 		if (json) {

@@ -1,12 +1,24 @@
 /*
  * output.c - how the tool prints: a small streaming JSON writer (every command that prints
- * data has --json) and the human forms of sizes, durations and times.
+ * data has --json), the escaping of text that came from outside, and the human forms of
+ * sizes, durations and times.
  *
- * JSON strings are escaped per RFC 8259; bytes >= 0x80 pass through (the cache holds UTF-8
- * text).  Owns no state beyond the writer the caller passes in.
+ * Stored fields (names, options, targets, compiler ids) are data anyone who can write a
+ * bundle or a cache file chose: printed raw, they could move the cursor, rewrite the
+ * screen or the terminal's title, or hide text.  So every string that is not one of the
+ * tool's own literals goes through one of two functions here: cli_text() for text on a
+ * terminal, the JSON writer's string escaping for --json.  Both read UTF-8 with the same
+ * decoder (cli_utf8_char): valid characters pass, control characters (C0, DEL, C1),
+ * bidirectional overrides and line separators are escaped, and bytes that are not UTF-8
+ * are escaped (text: \xHH) or replaced (JSON: \ufffd), so --json is valid UTF-8 JSON
+ * whatever bytes a row holds.
+ *
+ * Owns the ring of escaped copies cli_text hands out, and no other state.
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -18,11 +30,142 @@ void cli_json_init(struct cli_json *j, FILE *f)
 	j->f = f;
 }
 
+size_t cli_utf8_char(const char *str, size_t n, uint32_t *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len;
+	uint32_t c, min;
+
+	if (!n)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2, c = s[0] & 0x1f, min = 0x80;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3, c = s[0] & 0x0f, min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4, c = s[0] & 0x07, min = 0x10000;
+	} else {
+		return 0; /* a continuation byte, an overlong lead (0xc0 0xc1), or 0xf5..0xff */
+	}
+	if (n < len)
+		return 0; /* cut short */
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0; /* overlong, beyond Unicode, or a surrogate */
+	*cp = c;
+	return len;
+}
+
+int cli_unsafe_char(uint32_t c)
+{
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || /* C0, DEL, C1 (0x9b is a CSI) */
+	       c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) || /* bidi */
+	       (c >= 0x2066 && c <= 0x2069) || c == 0x2028 || c == 0x2029;
+}
+
+/* s[0..n) into out with every unsafe character or stray byte escaped (lines: newlines
+ * and tabs kept); out's length. */
+static size_t text_escape(char *out, const char *s, size_t n, int lines)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, k = 0;
+
+	while (i < n) {
+		uint32_t c = 0;
+		size_t len = cli_utf8_char(s + i, n - i, &c);
+		if (len && (!cli_unsafe_char(c) || (lines && (c == '\n' || c == '\t')))) {
+			memcpy(out + k, s + i, len);
+			k += len;
+			i += len;
+		} else if (len == 1 && (c == '\n' || c == '\r' || c == '\t')) {
+			out[k++] = '\\';
+			out[k++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+			i++;
+		} else if (len > 1) {
+			k += (size_t)sprintf(out + k, "\\u%04x", (unsigned)c); /* C1, bidi */
+			i += len;
+		} else {
+			unsigned char b = (unsigned char)s[i++]; /* ESC, DEL, a stray byte */
+			out[k++] = '\\';
+			out[k++] = 'x';
+			out[k++] = hex[b >> 4];
+			out[k++] = hex[b & 15];
+		}
+	}
+	out[k] = 0;
+	return k;
+}
+
+/* At most 4 bytes out per byte in: \xHH for one, \uHHHH for two or three. */
+#define TEXT_MAX(n) (4 * (n) + 1)
+#define TEXT_RING 16
+
+static const char *ring_text(const char *s, int lines)
+{
+	static char *ring[TEXT_RING];
+	static unsigned next;
+	size_t n = s ? strlen(s) : 0;
+	char *out = cli_alloc(TEXT_MAX(n));
+
+	text_escape(out, s ? s : "", n, lines);
+	free(ring[next % TEXT_RING]);
+	ring[next++ % TEXT_RING] = out;
+	return out;
+}
+
+const char *cli_text(const char *s)
+{
+	return ring_text(s, 0);
+}
+
+const char *cli_text_lines(const char *s)
+{
+	return ring_text(s, 1);
+}
+
+char *cli_vtext(const char *fmt, va_list ap)
+{
+	va_list again;
+	char *raw, *out;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0) {
+		va_end(again);
+		return cli_strdup("(a message could not be formatted)");
+	}
+	raw = cli_alloc((size_t)n + 1);
+	vsnprintf(raw, (size_t)n + 1, fmt, again);
+	va_end(again);
+	out = cli_alloc(TEXT_MAX((size_t)n));
+	text_escape(out, raw, (size_t)n, 0);
+	free(raw);
+	return out;
+}
+
 static void escaped(FILE *f, const char *s, size_t n)
 {
+	size_t i = 0;
+
 	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < n) {
+		uint32_t c = 0;
+		size_t len = cli_utf8_char(s + i, n - i, &c);
+		if (!len) {
+			fputs("\\ufffd", f); /* not UTF-8: one replacement per stray byte */
+			i++;
+			continue;
+		}
+		i += len;
 		switch (c) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
@@ -30,10 +173,10 @@ static void escaped(FILE *f, const char *s, size_t n)
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
 		default:
-			if (c < 0x20 || c == 0x7f)
-				fprintf(f, "\\u%04x", c);
+			if (cli_unsafe_char(c))
+				fprintf(f, "\\u%04x", (unsigned)c);
 			else
-				fputc(c, f);
+				fwrite(s + i - len, 1, len, f);
 		}
 	}
 	fputc('"', f);

@@ -7,8 +7,10 @@
  * context opened with ROCJIT_OPEN_NO_COMPILE answers ROCJIT_ENOTCACHED for a missing key,
  * and READONLY keeps these look-ups out of the cache's hit counters; an empty cache needs
  * no look-up); run the rest in worker processes (workers.c), largest first; a target the
- * compiler refuses fails its remaining jobs untried; print a summary with every failure's
- * compiler log.
+ * compiler refuses fails its remaining jobs untried; look up at the end which compiled
+ * keys the cache still holds (a small size limit evicts what this run stored); print a
+ * summary with every failure's compiler log and every reason something was not stored.
+ * Exit status 1 unless everything asked for is in the cache.
  *
  * Owns the jobs and sets of one run.
  */
@@ -24,6 +26,8 @@
 #define JOB_COMPILED 2
 #define JOB_FAILED 3
 #define JOB_DUPLICATE 4 /* the same program as an earlier job: done by that one */
+#define JOB_UNSTORED 5  /* compiled, but not in the cache (res.message says why) */
+#define JOB_STATES 6
 
 struct pjob {
 	const struct cli_set *set;
@@ -280,13 +284,16 @@ static void compile_pending(struct run *r, struct cli_pool *pool)
 		}
 		queue[id]->res = res;
 		queue[id]->ms = cli_now_ms() - started[id];
-		queue[id]->state = res.rc == 0 ? (res.from_cache ? JOB_CACHED : JOB_COMPILED)
-					       : JOB_FAILED;
+		queue[id]->state = res.rc != 0       ? JOB_FAILED
+				   : res.from_cache  ? JOB_CACHED
+				   : res.not_stored  ? JOB_UNSTORED
+						     : JOB_COMPILED;
 		done++;
 		job_label(label, sizeof label, queue[id]);
 		cli_progress_finished(&pr, label,
 				      res.rc != 0       ? "FAILED"
 				      : res.from_cache  ? "already cached"
+				      : res.not_stored  ? "compiled, NOT stored"
 							: "compiled",
 				      queue[id]->ms);
 		if (target_refused(res.rc))
@@ -336,11 +343,80 @@ static void run_pending(struct run *r)
 	cli_pool_free(pool);
 }
 
+struct kept {
+	char (*keys)[33]; /* the keys compiled here, sorted */
+	unsigned char *in_cache;
+	size_t n;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static int mark_kept(const rocjit_entry *e, void *user)
+{
+	struct kept *k = user;
+	char(*hit)[33] = bsearch(e->key, k->keys, k->n, sizeof *k->keys, key_cmp);
+
+	if (hit)
+		k->in_cache[hit - k->keys] = 1;
+	return 0;
+}
+
+/*
+ * The workers' stores succeeded one by one, but the size limit may have evicted early
+ * ones to make room for later ones (or another process purged them): the summary counts
+ * what the cache holds now.  Jobs compiled here whose key is gone become JOB_UNSTORED.
+ */
+static void check_kept(struct run *r)
+{
+	struct kept k = { 0 };
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	rocjit_ctx *ctx = NULL;
+	char why[512];
+
+	k.keys = cli_alloc((r->njobs ? r->njobs : 1) * sizeof *k.keys);
+	k.in_cache = cli_alloc(r->njobs ? r->njobs : 1);
+	for (size_t i = 0; i < r->njobs; i++)
+		if (r->jobs[i].state == JOB_COMPILED && r->jobs[i].res.key[0])
+			memcpy(k.keys[k.n++], r->jobs[i].res.key, 33);
+	if (!k.n || cli_open(&ctx, ROCJIT_OPEN_READONLY | ROCJIT_OPEN_NO_COMPILE, 1) != CLI_OK)
+		goto out;
+	qsort(k.keys, k.n, sizeof *k.keys, key_cmp);
+	rocjit_stats_get(&st, ctx);
+	if (rocjit_cache_foreach(ctx, mark_kept, &k) != 0) {
+		cli_warn("cannot check what the cache kept: %s", rocjit_last_error());
+		goto out;
+	}
+	snprintf(why, sizeof why, "stored, then evicted by the cache's size limit "
+		 "(ROCJIT_CACHE_MAXSIZE, %llu bytes) to make room for later entries, or "
+		 "removed by another process: raise ROCJIT_CACHE_MAXSIZE",
+		 (unsigned long long)st.max_bytes);
+	for (size_t i = 0; i < r->njobs; i++) {
+		struct pjob *j = &r->jobs[i];
+		char(*hit)[33];
+		if (j->state != JOB_COMPILED || !j->res.key[0])
+			continue;
+		hit = bsearch(j->res.key, k.keys, k.n, sizeof *k.keys, key_cmp);
+		if (hit && k.in_cache[hit - k.keys])
+			continue;
+		j->state = JOB_UNSTORED;
+		free(j->res.message);
+		j->res.message = cli_strdup(why);
+	}
+out:
+	rocjit_close(ctx);
+	free(k.keys);
+	free(k.in_cache);
+}
+
 static const char *state_name(int state)
 {
 	switch (state) {
 	case JOB_CACHED: return "cached";
 	case JOB_COMPILED: return "compiled";
+	case JOB_UNSTORED: return "not_stored";
 	case JOB_FAILED: return "failed";
 	case JOB_DUPLICATE: return "duplicate";
 	default: return "pending";
@@ -352,7 +428,7 @@ static const char *error_name(int rc)
 	return rc == CLI_JOB_CRASHED ? "worker crashed" : rocjit_strerror(rc);
 }
 
-static void summary_json(const struct run *r, const size_t count[5], double ms)
+static void summary_json(const struct run *r, const size_t count[JOB_STATES], double ms)
 {
 	struct cli_json j;
 
@@ -367,9 +443,12 @@ static void summary_json(const struct run *r, const size_t count[5], double ms)
 		cli_json_str(&j, NULL, r->options[i]);
 	cli_json_end_array(&j);
 	cli_json_uint(&j, "jobs", r->njobs - count[JOB_DUPLICATE]);
-	cli_json_uint(&j, "compiled", count[JOB_COMPILED]);
+	cli_json_uint(&j, "compiled", count[JOB_COMPILED] + count[JOB_UNSTORED]);
+	cli_json_uint(&j, "stored", count[JOB_COMPILED]);
+	cli_json_uint(&j, "not_stored", count[JOB_UNSTORED]);
 	cli_json_uint(&j, "cached", count[JOB_CACHED]);
 	cli_json_uint(&j, "failed", count[JOB_FAILED]);
+	cli_json_bool(&j, "ok", !count[JOB_FAILED] && !count[JOB_UNSTORED]);
 	cli_json_uint(&j, "duplicates", count[JOB_DUPLICATE]);
 	cli_json_int(&j, "jobs_limit", r->workers);
 	cli_json_int(&j, "workers", r->used);
@@ -386,8 +465,10 @@ static void summary_json(const struct run *r, const size_t count[5], double ms)
 		cli_json_str(&j, "status", state_name(p->state));
 		if (p->res.key[0])
 			cli_json_str(&j, "key", p->res.key);
-		if (p->state == JOB_COMPILED)
+		if (p->state == JOB_COMPILED || p->state == JOB_UNSTORED)
 			cli_json_num(&j, "compile_ms", p->res.compile_ms);
+		if (p->state == JOB_UNSTORED)
+			cli_json_str(&j, "store_error", p->res.message);
 		if (p->res.kernels && *p->res.kernels)
 			cli_json_list(&j, "kernels", p->res.kernels, ',');
 		if (p->state == JOB_FAILED) {
@@ -403,7 +484,7 @@ static void summary_json(const struct run *r, const size_t count[5], double ms)
 }
 
 /* Failures first, each with its compiler log as the compiler printed it; then the counts. */
-static void summary_text(const struct run *r, const size_t count[5], double ms)
+static void summary_text(const struct run *r, const size_t count[JOB_STATES], double ms)
 {
 	size_t sources = r->njobs / (r->targets.n ? r->targets.n : 1);
 	char t[32];
@@ -419,17 +500,42 @@ static void summary_text(const struct run *r, const size_t count[5], double ms)
 			/* Once per target: every source failed for the same reason. */
 			if (!told[p->t]++)
 				printf("FAILED every source for %s: %s; `rocjit targets` lists what "
-				       "this machine's compilers support\n", p->target,
-				       p->res.message);
+				       "this machine's compilers support\n", cli_text(p->target),
+				       cli_text(p->res.message));
 			continue;
 		}
-		printf("FAILED %s for %s: %s\n", p->file->name, p->target, p->res.message);
+		printf("FAILED %s for %s: %s\n", cli_text(p->file->name), cli_text(p->target),
+		       cli_text(p->res.message));
 		if (n)
-			printf("%s%s", p->res.log, p->res.log[n - 1] == '\n' ? "" : "\n");
+			printf("%s%s", cli_text_lines(p->res.log),
+			       p->res.log[n - 1] == '\n' ? "" : "\n");
 	}
 	free(told);
-	printf("prewarm: %zu compiled, %zu already cached, %zu failed; %zu source%s x %zu "
-	       "target%s", count[JOB_COMPILED], count[JOB_CACHED], count[JOB_FAILED], sources,
+	/* What was not stored, each reason once (a full disk says the same for every job). */
+	for (size_t i = 0; i < r->njobs; i++) {
+		const struct pjob *p = &r->jobs[i];
+		size_t same = 0, seen = 0;
+		if (p->state != JOB_UNSTORED)
+			continue;
+		for (size_t k = 0; k < r->njobs; k++)
+			if (r->jobs[k].state == JOB_UNSTORED &&
+			    !strcmp(r->jobs[k].res.message, p->res.message))
+				seen += k < i, same++;
+		if (seen)
+			continue;
+		printf("NOT STORED %s for %s%s: %s\n", cli_text(p->file->name),
+		       cli_text(p->target), same > 1 ? " and others" : "",
+		       cli_text(p->res.message));
+		if (same > 1)
+			for (size_t k = i + 1; k < r->njobs; k++)
+				if (r->jobs[k].state == JOB_UNSTORED &&
+				    !strcmp(r->jobs[k].res.message, p->res.message))
+					printf("  also %s for %s\n", cli_text(r->jobs[k].file->name),
+					       cli_text(r->jobs[k].target));
+	}
+	printf("prewarm: %zu compiled, %zu stored, %zu already cached, %zu failed; %zu "
+	       "source%s x %zu target%s", count[JOB_COMPILED] + count[JOB_UNSTORED],
+	       count[JOB_COMPILED], count[JOB_CACHED], count[JOB_FAILED], sources,
 	       sources == 1 ? "" : "s", r->targets.n, r->targets.n == 1 ? "" : "s");
 	if (count[JOB_DUPLICATE])
 		printf(" (%zu identical, done once)", count[JOB_DUPLICATE]);
@@ -438,8 +544,13 @@ static void summary_text(const struct run *r, const size_t count[5], double ms)
 		printf(" with %ld worker process%s", r->used, r->used == 1 ? "" : "es");
 	printf("\n");
 	if (count[JOB_FAILED])
-		printf("rocjit: fix what failed above and run prewarm again: what compiled is "
-		       "stored and will be skipped\n");
+		printf("rocjit: fix what failed above and run prewarm again: what was stored "
+		       "will be skipped\n");
+	if (count[JOB_UNSTORED])
+		printf("rocjit: %zu compiled code object%s %s not in the cache (NOT STORED above): "
+		       "make room or make the cache writable, or choose another with --cache "
+		       "DIR, then run prewarm again\n", count[JOB_UNSTORED],
+		       count[JOB_UNSTORED] == 1 ? "" : "s", count[JOB_UNSTORED] == 1 ? "is" : "are");
 	fflush(stdout);
 }
 
@@ -507,10 +618,10 @@ static int export_bundle(const struct run *r)
 	rc = cli_open(&ctx, 0, 1);
 	if (rc == CLI_OK) {
 		if (rocjit_bundle_export(ctx, r->output, keys, n, &written) != 0) {
-			fprintf(stderr, "rocjit export: %s\n", rocjit_last_error());
+			fprintf(stderr, "rocjit export: %s\n", cli_text(rocjit_last_error()));
 			rc = CLI_FAIL;
 		} else if (!r->json) {
-			printf("export: %zu entries written to %s\n", written, r->output);
+			printf("export: %zu entries written to %s\n", written, cli_text(r->output));
 		}
 		rocjit_close(ctx);
 	}
@@ -522,7 +633,7 @@ static int run_command(const char *cmd, int argc, char **argv)
 {
 	struct run r = { .progress = 1, .timeout = -1 };
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
-	size_t count[5] = { 0 };
+	size_t count[JOB_STATES] = { 0 };
 	rocjit_ctx *probe;
 	int rc;
 
@@ -543,6 +654,10 @@ static int run_command(const char *cmd, int argc, char **argv)
 		if (rc == CLI_OK)
 			rocjit_stats_get(&st, probe);
 		rocjit_close(probe);
+		if (rc == CLI_OK && st.cache_readonly)
+			rc = cli_fail("the cache %s is read-only (a file given as the cache is "
+				      "opened read-only), so %s could store nothing: name a cache "
+				      "folder with --cache DIR", st.cache_path, cmd);
 	}
 	if (rc == CLI_OK) {
 		if (!r.workers) {
@@ -556,13 +671,14 @@ static int run_command(const char *cmd, int argc, char **argv)
 			rc = check_cached(&r);
 		if (rc == CLI_OK) {
 			run_pending(&r);
+			check_kept(&r);
 			for (size_t i = 0; i < r.njobs; i++)
 				count[r.jobs[i].state]++;
 			if (r.json)
 				summary_json(&r, count, cli_now_ms() - r.t0);
 			else
 				summary_text(&r, count, cli_now_ms() - r.t0);
-			rc = count[JOB_FAILED] ? CLI_FAIL : CLI_OK;
+			rc = count[JOB_FAILED] || count[JOB_UNSTORED] ? CLI_FAIL : CLI_OK;
 			if (rc == CLI_OK && r.output)
 				rc = export_bundle(&r);
 		}
@@ -604,7 +720,7 @@ int cli_import(int argc, char **argv)
 	if (rc != CLI_OK)
 		return rc;
 	if (rocjit_bundle_import(ctx, argv[1], &n) != 0) {
-		fprintf(stderr, "rocjit import: %s\n", rocjit_last_error());
+		fprintf(stderr, "rocjit import: %s\n", cli_text(rocjit_last_error()));
 		rc = CLI_FAIL;
 	} else {
 		printf("import: %zu entries copied into the cache (entries already there kept)\n", n);

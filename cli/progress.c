@@ -68,7 +68,7 @@ static void draw(struct cli_progress *pr)
 
 void cli_progress_started(struct cli_progress *pr, const char *label)
 {
-	snprintf(pr->current, sizeof pr->current, "%s", label);
+	snprintf(pr->current, sizeof pr->current, "%s", cli_text(label));
 	if (pr->mode == 2)
 		draw(pr);
 }
@@ -80,7 +80,7 @@ void cli_progress_finished(struct cli_progress *pr, const char *label, const cha
 
 	pr->done++;
 	if (pr->mode == 1) {
-		fprintf(stderr, "[%zu/%zu] %s %s (%s)\n", pr->done, pr->total, what, label,
+		fprintf(stderr, "[%zu/%zu] %s %s (%s)\n", pr->done, pr->total, what, cli_text(label),
 			cli_fmt_ms(t, sizeof t, ms));
 		fflush(stderr);
 	} else if (pr->mode == 2) {

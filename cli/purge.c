@@ -111,10 +111,10 @@ static void print_row(const char *what, const struct cli_row *r, int64_t now)
 {
 	char size[32], ago[32];
 
-	printf("%s %.12s  %-24s %10s  %-14s %s\n", what, r->key, r->target,
+	printf("%s %.12s  %-24s %10s  %-14s %s\n", what, r->key, cli_text(r->target),
 	       cli_fmt_size(size, sizeof size, r->size), cli_fmt_ago(ago, sizeof ago,
 								      cli_row_last_use(r), now),
-	       r->source_name);
+	       cli_text(r->source_name));
 }
 
 static void report(const struct purge *pg, struct cli_row **gone, size_t k, uint64_t bytes,
@@ -171,7 +171,13 @@ int cli_purge(int argc, char **argv)
 		return cli_help("purge");
 	}
 	if (rc == CLI_OK)
-		rc = cli_open(&ctx, 0, 1);
+		rc = cli_open(&ctx, pg.dry_run ? ROCJIT_OPEN_READONLY : 0, CLI_EXISTING);
+	if (rc == CLI_MISSING) {
+		cli_no_cache_note();
+		report(&pg, NULL, 0, 0, 0, 0, 0); /* nothing to remove */
+		rc = CLI_OK;
+		goto out;
+	}
 	/* Everything (for the size and the count), then what the criteria select. */
 	if (rc == CLI_OK)
 		rc = cli_rows_load(ctx, NULL, &rows, &n);
@@ -211,6 +217,7 @@ int cli_purge(int argc, char **argv)
 	}
 	if (rc == CLI_OK)
 		report(&pg, gone, k, bytes, before, after, n);
+out:
 	free(gone);
 	free(selected);
 	cli_rows_free(rows, n);

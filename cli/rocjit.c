@@ -7,6 +7,7 @@
  * Owns the command table and the global options (cli_global).  The commands live in one
  * file each (prewarm.c, purge.c, ...); they use the public API only.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +54,12 @@ static const struct cli_command commands[] = {
 	  "                    of the key, so give the ones the application passes.\n"
 	  "\n"
 	  "Compiling is what prewarm is for: $ROCJIT_NO_COMPILE is ignored here.\n"
+	  "The summary counts what the cache holds at the end: \"N compiled, M stored\".  A\n"
+	  "code object that was compiled but not kept (a full disk, a read-only cache, a\n"
+	  "ROCJIT_CACHE_MAXSIZE too small for it or for the whole set) is listed as NOT\n"
+	  "STORED with the cache's reason.\n"
 	  "Exit status: 0 when everything is in the cache, 1 when anything failed (each\n"
-	  "failure is listed with its compiler log), 2 for bad arguments.",
+	  "failure is listed with its compiler log) or was not stored, 2 for bad arguments.",
 	  cli_prewarm, 0 },
 	{ "export", NULL, "write a read-only bundle of prebuilt kernels to ship",
 	  "rocjit export -o FILE.rocjit [--arch T[,T...]]... [--jobs N] [--manifest FILE]...\n"
@@ -144,7 +149,8 @@ static const struct cli_command commands[] = {
 	  "  --json            print the result as JSON on stdout\n"
 	  "  -- OPTIONS        compiler options (-DN=4 -O2 -I DIR)\n"
 	  "\n"
-	  "Exit status 1 when it did not compile.",
+	  "Exit status 1 when it did not compile, or compiled but was not stored in the\n"
+	  "cache (the cache's reason is printed; --no-cache does not store).",
 	  cli_compile, 0 },
 	{ "targets", NULL, "list the targets the compilers support and the GPUs present",
 	  "rocjit targets [--json]",
@@ -188,7 +194,13 @@ static int main_help(FILE *f)
 		   "  -h, --help    this text; `rocjit help COMMAND` or `rocjit COMMAND --help`\n"
 		   "                for a command\n"
 		   "\n"
-		   "Exit status: 0 success, 1 failure, 2 bad arguments.\n");
+		   "Commands that read the cache (list, show, stats, verify, purge) never\n"
+		   "create one: where there is none they say \"no cache at DIR\" (exit status 0;\n"
+		   "show KEY: 1).  Stored names are printed with control characters and bytes\n"
+		   "that are not UTF-8 escaped (\\x1b); --json output is always UTF-8.\n"
+		   "\n"
+		   "Exit status: 0 success, 1 failure (also when standard output cannot be\n"
+		   "written), 2 bad arguments.\n");
 	return CLI_OK;
 }
 
@@ -225,7 +237,33 @@ static void find_self(const char *argv0)
 	}
 }
 
-int main(int argc, char **argv)
+/*
+ * Output that did not all reach standard output (a full disk, a closed pipe) is a
+ * failure, whatever the command: a script must not take a cut listing or JSON document
+ * for the whole.  Checked once, here, after every command, as coreutils' close_stdout
+ * does: the stream's error flag catches a failed write anywhere before, fclose the last
+ * buffered bytes.
+ */
+static int close_stdout(int rc)
+{
+	int failed, err;
+
+	errno = 0;
+	failed = fflush(stdout) != 0 || ferror(stdout);
+	err = errno;
+	if (fclose(stdout) != 0 && !failed) {
+		failed = 1;
+		err = errno;
+	}
+	if (!failed)
+		return rc;
+	fprintf(stderr, "rocjit: cannot write the output: %s; check where standard output "
+		"goes (a full disk, a closed pipe) and run the command again\n",
+		err ? strerror(err) : "a write failed");
+	return rc == CLI_OK ? CLI_FAIL : rc;
+}
+
+static int run(int argc, char **argv)
 {
 	const struct cli_command *c;
 	int i = 1;
@@ -261,4 +299,9 @@ int main(int argc, char **argv)
 	if (!c)
 		return cli_usage_error(NULL, "'%s' is not a rocjit command", argv[i]);
 	return c->run(argc - i, argv + i);
+}
+
+int main(int argc, char **argv)
+{
+	return close_stdout(run(argc, argv));
 }

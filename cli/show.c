@@ -46,13 +46,13 @@ static void print_text(const struct found *f, const rocjit_codeobj_info *info,
 	int64_t now = cli_now_s();
 
 	printf("key:           %s\n", r->key);
-	printf("platform:      %s\n", r->platform);
-	printf("target:        %s\n", r->target);
-	printf("compiler:      %s\n", r->compiler);
-	printf("options:       %s\n", r->options);
-	printf("source:        %s\n", r->source_name);
-	printf("headers:       %s\n", *r->headers ? r->headers : "(none)");
-	printf("kernels:       %s\n", r->kernels);
+	printf("platform:      %s\n", cli_text(r->platform));
+	printf("target:        %s\n", cli_text(r->target));
+	printf("compiler:      %s\n", cli_text(r->compiler));
+	printf("options:       %s\n", cli_text(r->options));
+	printf("source:        %s\n", cli_text(r->source_name));
+	printf("headers:       %s\n", *r->headers ? cli_text(r->headers) : "(none)");
+	printf("kernels:       %s\n", cli_text(r->kernels));
 	printf("size:          %s (%" PRIu64 " bytes)\n", cli_fmt_size(a, sizeof a, r->size),
 	       r->size);
 	printf("created:       %s\n", cli_fmt_time(b, sizeof b, r->created));
@@ -62,14 +62,14 @@ static void print_text(const struct found *f, const rocjit_codeobj_info *info,
 	printf("compile time:  %s\n", cli_fmt_ms(a, sizeof a, r->compile_ms));
 	printf("checksum:      %s\n", f->code ? "ok" : "BAD (run `rocjit verify --fix`)");
 	if (info) {
-		printf("object target: %s", info->target);
+		printf("object target: %s", cli_text(info->target));
 		if (strcmp(info->flags_target, info->target) != 0)
-			printf(" (ELF flags: %s)", info->flags_target);
+			printf(" (ELF flags: %s)", cli_text(info->flags_target));
 		printf("\nobject kernels (%zu):\n", info->num_kernels);
 		for (size_t i = 0; i < info->num_kernels; i++)
-			printf("  %s\n", info->kernels[i]);
+			printf("  %s\n", cli_text(info->kernels[i]));
 	} else if (f->code) {
-		printf("object:        unreadable: %s\n", why);
+		printf("object:        unreadable: %s\n", cli_text(why));
 	}
 }
 
@@ -165,7 +165,13 @@ int cli_show(int argc, char **argv)
 	if (extract && json && strcmp(extract, "-") == 0)
 		return cli_usage_error("show", "--extract - and --json both write to stdout: "
 				       "extract to a file");
-	rc = cli_open(&ctx, 0, 1);
+	rc = cli_open(&ctx, ROCJIT_OPEN_READONLY, CLI_EXISTING);
+	if (rc == CLI_MISSING) {
+		char dir[4096];
+		cli_cache_dir(dir, sizeof dir);
+		return cli_fail("no cache at %s (none was created), so no entry's key starts "
+				"with %s", dir, lower);
+	}
 	if (rc != CLI_OK)
 		return rc;
 	id = rocjit_cache_find(ctx, lower, found_cb, &f);

@@ -61,7 +61,7 @@ static void groups_text(const char *title, const struct group *g, size_t n)
 	if (!n)
 		printf("  (none)\n");
 	for (size_t i = 0; i < n; i++)
-		printf("  %-40s %6" PRIu64 " %-7s %10s\n", g[i].name, g[i].entries,
+		printf("  %-40s %6" PRIu64 " %-7s %10s\n", cli_text(g[i].name), g[i].entries,
 		       g[i].entries == 1 ? "entry" : "entries",
 		       cli_fmt_size(size, sizeof size, g[i].bytes));
 }
@@ -109,7 +109,22 @@ int cli_stats(int argc, char **argv)
 	if (rc == -1)
 		return cli_help("stats");
 	if (rc == CLI_OK)
-		rc = cli_open(&ctx, 0, 1);
+		rc = cli_open(&ctx, zero ? 0 : ROCJIT_OPEN_READONLY, CLI_EXISTING);
+	if (rc == CLI_MISSING) {
+		cli_no_cache_note();
+		if (json) {
+			struct cli_json j;
+			cli_json_init(&j, stdout);
+			cli_json_object(&j, NULL);
+			cli_json_null(&j, "cache_path");
+			cli_json_bool(&j, "exists", 0);
+			cli_json_uint(&j, "entries", 0);
+			cli_json_uint(&j, "bytes", 0);
+			cli_json_end_object(&j);
+			cli_json_finish(&j);
+		}
+		return CLI_OK;
+	}
 	if (rc == CLI_OK && zero) {
 		id = rocjit_cache_zero(ctx);
 		if (id != 0)
@@ -138,6 +153,7 @@ int cli_stats(int argc, char **argv)
 		cli_json_init(&j, stdout);
 		cli_json_object(&j, NULL);
 		cli_json_str(&j, "cache_path", st.cache_path);
+		cli_json_bool(&j, "exists", 1);
 		cli_json_uint(&j, "file_bytes", cli_cache_file_bytes(st.cache_path));
 		cli_json_uint(&j, "entries", n);
 		cli_json_uint(&j, "bytes", bytes);
@@ -163,7 +179,7 @@ int cli_stats(int argc, char **argv)
 		cli_json_finish(&j);
 		goto out;
 	}
-	printf("cache:          %s (%s on disk)\n", st.cache_path,
+	printf("cache:          %s (%s on disk)\n", cli_text(st.cache_path),
 	       cli_fmt_size(a, sizeof a, cli_cache_file_bytes(st.cache_path)));
 	printf("limits:         %s\n", limits_text(lim, sizeof lim, st.max_bytes));
 	printf("entries:        %zu (%s of code)\n", n, cli_fmt_size(b, sizeof b, bytes));

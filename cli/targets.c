@@ -72,16 +72,16 @@ static void print_text(const struct platform_info *p, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		printf("%s\n", rocjit_platform_name(p[i].id));
 		if (p[i].identity) {
-			printf("  compiler:  %s\n", p[i].identity);
-			printf("  targets:   %s\n", p[i].targets);
+			printf("  compiler:  %s\n", cli_text(p[i].identity));
+			printf("  targets:   %s\n", cli_text(p[i].targets));
 		} else {
-			printf("  compiler:  not available: %s\n", p[i].why);
+			printf("  compiler:  not available: %s\n", cli_text(p[i].why));
 		}
 		printf("  GPUs:      ");
 		if (!p[i].ndev)
 			printf("none");
 		for (int d = 0; d < p[i].ndev; d++)
-			printf("%s%d: %s", d ? ", " : "", d, p[i].dev[d]);
+			printf("%s%d: %s", d ? ", " : "", d, cli_text(p[i].dev[d]));
 		printf("\n");
 	}
 }

@@ -75,8 +75,12 @@ int cli_verify(int argc, char **argv)
 	if (rc == -1)
 		return cli_help("verify");
 	if (rc == CLI_OK)
-		rc = cli_open(&ctx, 0, 1);
-	if (rc == CLI_OK && (id = rocjit_cache_verify(ctx, fix, bad_cb, &v, &checked, &nbad)))
+		rc = cli_open(&ctx, fix ? 0 : ROCJIT_OPEN_READONLY, CLI_EXISTING);
+	if (rc == CLI_MISSING) {
+		cli_no_cache_note(); /* nothing to check: nothing is bad */
+		rc = CLI_OK;
+	} else if (rc == CLI_OK &&
+		   (id = rocjit_cache_verify(ctx, fix, bad_cb, &v, &checked, &nbad)))
 		rc = cli_fail("cannot check the cache: %s (%s); if the database itself is "
 			      "damaged, remove it (`rocjit stats` shows its path): the cache "
 			      "refills itself", rocjit_last_error(), rocjit_strerror(id));
@@ -106,9 +110,9 @@ int cli_verify(int argc, char **argv)
 		cli_json_finish(&j);
 	} else if (rc == CLI_OK) {
 		for (size_t i = 0; i < v.n; i++)
-			printf("bad %.12s  %s  %s: %s: %s\n", v.bad[i].row.key, v.bad[i].row.target,
-			       v.bad[i].row.source_name, reason_name(v.bad[i].reason),
-			       v.bad[i].message);
+			printf("bad %.12s  %s  %s: %s: %s\n", v.bad[i].row.key,
+			       cli_text(v.bad[i].row.target), cli_text(v.bad[i].row.source_name),
+			       reason_name(v.bad[i].reason), cli_text(v.bad[i].message));
 		printf("verify: %" PRIu64 " entr%s checked, %" PRIu64 " bad", checked,
 		       checked == 1 ? "y" : "ies", nbad);
 		if (nbad)

@@ -13,7 +13,8 @@
  * A payload is a sequence of fields: uint32 numbers, doubles, and strings (uint32 length,
  * bytes, then a NUL that is not counted, so a received string is a C string in place).
  *   job:    target, name, source, n_options, options..., n_headers, (name, text)...
- *   result: rc (int32), from_cache, compile_ms, key, kernels, message, log
+ *   result: rc (int32), from_cache (bit 1: compiled but not stored), compile_ms, key,
+ *           kernels, message (a failure's, or why it was not stored), log
  * The worker writes frames only to its private copy of stdout; its fd 1 points at stderr,
  * so nothing the libraries print can corrupt the protocol.
  *
@@ -207,7 +208,8 @@ static void run_job(rocjit_ctx *ctx, struct reader *r, struct buf *out, char *lo
 	rocjit_header *headers;
 	uint32_t nopt, nhdr;
 	struct buf kernels = { 0 };
-	int rc;
+	char why[1024] = "";
+	int rc, stored = CLI_NO_STORE;
 
 	p.name = get_str(r, NULL);
 	p.source = get_str(r, &p.length);
@@ -231,7 +233,7 @@ static void run_job(rocjit_ctx *ctx, struct reader *r, struct buf *out, char *lo
 	if (r->bad)
 		rc = ROCJIT_EINVAL;
 	else
-		rc = rocjit_compile(&code, ctx, target, &p);
+		rc = cli_compile_stored(&code, ctx, target, &p, &stored, why, sizeof why);
 	if (rc == 0 && rocjit_codeobj_inspect(&info, code->data, code->size) == 0) {
 		for (size_t i = 0; i < info->num_kernels; i++) {
 			if (i)
@@ -242,12 +244,12 @@ static void run_job(rocjit_ctx *ctx, struct reader *r, struct buf *out, char *lo
 	}
 	put(&kernels, "", 1);
 	put_u32(out, (uint32_t)rc);
-	put_u32(out, rc == 0 ? (uint32_t)code->from_cache : 0);
+	put_u32(out, rc == 0 ? (uint32_t)code->from_cache | (stored == CLI_NOT_STORED) << 1 : 0);
 	put_f64(out, rc == 0 ? code->compile_ms : 0);
 	put_cstr(out, rc == 0 ? code->key : "");
 	put_cstr(out, kernels.p);
 	put_cstr(out, r->bad ? "malformed job from the parent process"
-			     : rc ? rocjit_last_error() : "");
+			     : rc ? rocjit_last_error() : why);
 	put_cstr(out, log);
 	free(kernels.p);
 	free(options);
@@ -511,6 +513,8 @@ static void collect(struct worker *w, struct cli_job_result *res)
 	if (rc == 1) {
 		res->rc = (int32_t)get_u32(&r);
 		res->from_cache = (int)get_u32(&r);
+		res->not_stored = res->from_cache >> 1 & 1;
+		res->from_cache &= 1;
 		res->compile_ms = get_f64(&r);
 		snprintf(res->key, sizeof res->key, "%s", get_str(&r, NULL));
 		res->kernels = cli_strdup(get_str(&r, NULL));

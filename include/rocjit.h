@@ -342,7 +342,7 @@ ROCJIT_API int rocjit_compile_registered(const rocjit_code **out, rocjit_ctx *ct
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
-#define ROCJIT_STATS_VERSION 2
+#define ROCJIT_STATS_VERSION 3
 
 typedef struct rocjit_stats {
 	unsigned int version;      /* in: ROCJIT_STATS_VERSION                          */
@@ -362,11 +362,30 @@ typedef struct rocjit_stats {
 	/* version 2 */
 	uint64_t max_bytes;        /* size limit in force ($ROCJIT_CACHE_MAXSIZE): least
 	                              recently used entries go beyond it; 0 none        */
+	/* version 3: what became of the code objects this context compiled */
+	uint64_t stores;           /* written to the on-disk cache and still there once
+	                              the size limit was applied                        */
+	uint64_t store_failures;   /* compiled but not in the on-disk cache: the write
+	                              failed (full disk, read-only file or folder), no
+	                              cache could be opened, the object is larger than
+	                              the size limit, or the limit evicted it at once.
+	                              Not counted: ROCJIT_OPEN_NO_CACHE, _READONLY      */
+	int cache_readonly;        /* 1 if the cache is open but is never written
+	                              (ROCJIT_OPEN_READONLY, or a cache or bundle file
+	                              given as the cache)                               */
+	char store_error[1024];    /* why the last store failed (what to do included),
+	                              or "" when none has                               */
 } rocjit_stats;
 
 /*
- * Fills *out (whose version field the caller set).  Returns 0 or ROCJIT_EINVAL.  Any
- * thread; the counters are read without stopping other threads.
+ * Fills *out (whose version field the caller set: a caller built with an older header
+ * gets the fields of its version only).  Returns 0 or ROCJIT_EINVAL.  Any thread; the
+ * counters are read without stopping other threads.
+ *
+ * Whether one compile was stored: read the stats before and after it (from the thread
+ * that compiles, with no other thread compiling on the context): stores or
+ * store_failures went up by one.  Neither moves when nothing was compiled (a hit) or the
+ * context was opened not to write (ROCJIT_OPEN_NO_CACHE, ROCJIT_OPEN_READONLY).
  */
 ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx);
 

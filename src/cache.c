@@ -898,6 +898,21 @@ int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 	return ret;
 }
 
+/* Whether key is stored (caller holds c->lock); a failed look-up counts as stored. */
+static int has_key_locked(rj_cache *c, const rj_key *key)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM entries WHERE key = ?1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return 1;
+	sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc != SQLITE_DONE;
+}
+
 int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 		 const void *code, size_t size)
 {
@@ -905,6 +920,11 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 	int rc;
 
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only", c->path);
+	/* Storing it would evict every other entry, then it too: keep the others. */
+	RJ_CHECK(c->max_bytes && size > c->max_bytes, ROCJIT_EIO,
+		 "cache %s: the code object (%zu bytes) is larger than the cache's size limit "
+		 "(ROCJIT_CACHE_MAXSIZE, %llu bytes), so it is not stored: raise "
+		 "ROCJIT_CACHE_MAXSIZE", c->path, size, (unsigned long long)c->max_bytes);
 	if ((rc = rj_cache_lock(c)) != 0) {
 		pthread_mutex_unlock(&c->lock);
 		return rc;
@@ -934,6 +954,18 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 		return rc;
 	}
 	rj_cache_evict_locked(c);
+	/* The size limit may have taken the entry just written (entries stored in the same
+	   second tie for least recently used): then it was not kept.  One look-up by key,
+	   after a compile. */
+	if (c->max_bytes && !has_key_locked(c, key)) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: the entry was evicted "
+				  "as soon as it was stored, by the cache's size limit "
+				  "(ROCJIT_CACHE_MAXSIZE, %llu bytes), which is too small for the "
+				  "entries in use: raise ROCJIT_CACHE_MAXSIZE", c->path,
+				  (unsigned long long)c->max_bytes);
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
 	if (c->nhits)
 		rj_cache_flush_locked(c); /* a writer already: the pending hits go along */
 	pthread_mutex_unlock(&c->lock);

@@ -68,7 +68,9 @@ uint64_t rj_cache_max_bytes(const rj_cache *c);
 int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 		 double *compile_ms);
 
-/* Stores a code object under key (replacing any row with that key). 0 or negative. */
+/* Stores a code object under key (replacing any row with that key).  0 when it is
+ * stored and kept; negative when the write failed, or the size limit refuses or evicts
+ * it at once (then it is not in the cache). */
 int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *meta,
 		 const void *code, size_t size);
 

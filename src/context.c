@@ -60,9 +60,12 @@ static void open_cache(rocjit_ctx *ctx, const char *dir)
 	rc = rj_cache_dir(path, sizeof path, dir);
 	if (rc == 0)
 		rc = rj_cache_open(&ctx->cache, path, !!(ctx->flags & ROCJIT_OPEN_READONLY));
-	if (rc != 0)
+	if (rc != 0) {
+		/* Kept: a compile that cannot be stored says why (rocjit_stats.store_error). */
+		snprintf(ctx->cache_error, sizeof ctx->cache_error, "%s", rocjit_last_error());
 		rj_warn_once("cache-open", "%s; kernels are compiled and kept in memory only",
 			     rocjit_last_error());
+	}
 	else
 		RJ_LOG(RJ_LOG_DEBUG, "cache %s", rj_cache_path(ctx->cache));
 }
@@ -101,6 +104,7 @@ static void init_locks(rocjit_ctx *ctx)
 	pthread_mutex_init(&ctx->wait_mu, NULL);
 	pthread_cond_init(&ctx->wait_cv, NULL);
 	pthread_mutex_init(&ctx->load_mu, NULL);
+	pthread_mutex_init(&ctx->store_mu, NULL);
 }
 
 static void unlock_all(void)
@@ -257,6 +261,7 @@ ROCJIT_API void rocjit_close(rocjit_ctx *ctx)
 	pthread_mutex_destroy(&ctx->wait_mu);
 	pthread_cond_destroy(&ctx->wait_cv);
 	pthread_mutex_destroy(&ctx->load_mu);
+	pthread_mutex_destroy(&ctx->store_mu);
 	free(ctx);
 }
 
@@ -605,6 +610,15 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx)
 	out->cache_path[0] = 0;
 	if (out->version >= 2)
 		out->max_bytes = ctx->cache ? rj_cache_max_bytes(ctx->cache) : 0;
+	if (out->version >= 3) {
+		out->stores = atomic_load(&ctx->stores);
+		out->store_failures = atomic_load(&ctx->store_failures);
+		out->cache_readonly = ctx->cache && ((ctx->flags & ROCJIT_OPEN_READONLY) ||
+						     rj_cache_readonly(ctx->cache));
+		pthread_mutex_lock(&ctx->store_mu);
+		snprintf(out->store_error, sizeof out->store_error, "%s", ctx->store_error);
+		pthread_mutex_unlock(&ctx->store_mu);
+	}
 	if (ctx->cache) {
 		snprintf(out->cache_path, sizeof out->cache_path, "%s", rj_cache_path(ctx->cache));
 		if (rj_cache_totals(ctx->cache, &out->entries, &out->bytes) != 0)

@@ -89,6 +89,11 @@ struct rocjit_ctx {
 	atomic_uint_fast64_t memory_hits, disk_hits, misses, compiles, compile_errors,
 		cache_errors;
 	atomic_uint_fast64_t compile_us; /* total compile time */
+	/* What became of compiled code objects (rocjit_stats version 3). */
+	atomic_uint_fast64_t stores, store_failures;
+	pthread_mutex_t store_mu;   /* guards store_error */
+	char store_error[1024];     /* why the last store failed, or "" */
+	char cache_error[1024];     /* why no cache is open (open failed), or "" */
 
 	/* fork (context.c): the process's open contexts, and the kernels a fork child must
 	   not launch (loaded by its parent; freed at close, never unloaded). */
@@ -96,6 +101,8 @@ struct rocjit_ctx {
 	struct rocjit_kernel *stale_kernels;
 };
 
+/* entry.c: a compiled code object was stored (ok) or not (!ok; why in rocjit_last_error()). */
+void rj_note_store(rocjit_ctx *ctx, int ok);
 
 /* table.c: the in-process table.  Callers hold ctx->rw (read for find, write for add). */
 struct rj_entry *rj_table_find(const rocjit_ctx *ctx, const rj_key *key);

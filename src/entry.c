@@ -73,6 +73,23 @@ static rj_key portable_key(const struct rj_request *r, const struct rj_entry *e)
 	return rj_key_compute_portable(&in);
 }
 
+/*
+ * Counts what became of a compiled code object, so that callers can say what was stored
+ * (rocjit_stats.stores, .store_failures) instead of assuming it.  A failure keeps its
+ * reason, rocjit_last_error(), for rocjit_stats.store_error.
+ */
+void rj_note_store(rocjit_ctx *ctx, int ok)
+{
+	if (ok) {
+		atomic_fetch_add(&ctx->stores, 1);
+		return;
+	}
+	atomic_fetch_add(&ctx->store_failures, 1);
+	pthread_mutex_lock(&ctx->store_mu);
+	snprintf(ctx->store_error, sizeof ctx->store_error, "%s", rocjit_last_error());
+	pthread_mutex_unlock(&ctx->store_mu);
+}
+
 /* Stores a fresh code object; failures only cost the next process a compile. */
 static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
 		  const char *compiler, const char *kernels)
@@ -82,6 +99,9 @@ static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *
 
 	if (!options || !headers) {
 		atomic_fetch_add(&ctx->cache_errors, 1);
+		rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__, "out of memory storing %s in the "
+			     "cache", r->name);
+		rj_note_store(ctx, 0);
 		goto out;
 	}
 	m.platform = e->platform->name;
@@ -95,7 +115,10 @@ static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *
 	m.pkey = portable_key(r, e);
 	if (rj_cache_put(ctx->cache, &e->key, &m, e->code.data, e->code.size) != 0) {
 		atomic_fetch_add(&ctx->cache_errors, 1);
+		rj_note_store(ctx, 0);
 		rj_warn_once("cache-put", "%s; the kernel is still used", rocjit_last_error());
+	} else {
+		rj_note_store(ctx, 1);
 	}
 out:
 	free(options);
@@ -164,8 +187,14 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 	e->code.from_cache = 0;
 	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
 	       hex, e->target, r->name, kernels, out.size, e->code.compile_ms);
-	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY))
+	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY)) {
 		store(ctx, r, e, compiler, kernels);
+	} else if (!ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_CACHE)) {
+		/* A cache was wanted but could not be opened: this object is not kept. */
+		rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "%s", ctx->cache_error[0] ?
+			     ctx->cache_error : "no on-disk cache is open");
+		rj_note_store(ctx, 0);
+	}
 	free(kernels);
 	return 0;
 }

@@ -7,6 +7,7 @@
  * Set-up that is not under test (filling a cache, damaging it) uses the library and
  * SQLite directly.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -315,8 +316,8 @@ TEST(prewarm_manifest_then_forbidden_compile_hits_every_key)
 
 	ASSERT_INT(cli(&out, "prewarm", "--manifest", ROCJIT_TEST_MANIFEST, "--arch", arch,
 		       "--jobs", "2", NULL), 0);
-	ASSERT_CONTAINS(out, ntargets == 2 ? "4 compiled, 0 already cached, 0 failed"
-					   : "2 compiled, 0 already cached, 0 failed");
+	ASSERT_CONTAINS(out, ntargets == 2 ? "4 compiled, 4 stored, 0 already cached, 0 failed"
+					   : "2 compiled, 2 stored, 0 already cached, 0 failed");
 	free(out);
 	/* The application itself, with compiling forbidden: every registered kernel hits. */
 	for (size_t t = 0; t < ntargets; t++)
@@ -333,8 +334,8 @@ TEST(prewarm_manifest_then_forbidden_compile_hits_every_key)
 	free(out);
 	/* The folder is read as the same set: everything is already there, nothing compiles. */
 	ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_DATA_KERNELS, "--arch", arch, NULL), 0);
-	ASSERT_CONTAINS(out, ntargets == 2 ? "0 compiled, 4 already cached"
-					   : "0 compiled, 2 already cached");
+	ASSERT_CONTAINS(out, ntargets == 2 ? "0 compiled, 0 stored, 4 already cached"
+					   : "0 compiled, 0 stored, 2 already cached");
 	free(out);
 }
 
@@ -368,7 +369,7 @@ TEST(prewarm_failure_prints_the_compiler_log_and_exits_1)
 	ASSERT_INT(cli(&out, "prewarm", dir, "--arch", "gfx90a", "-j", "2", NULL), 1);
 	ASSERT_CONTAINS(out, "FAILED bad.hip for gfx90a");
 	ASSERT_CONTAINS(out, "bad.hip:4:12: error: use of undeclared identifier");
-	ASSERT_CONTAINS(out, "1 compiled, 0 already cached, 1 failed");
+	ASSERT_CONTAINS(out, "1 compiled, 1 stored, 0 already cached, 1 failed");
 	free(out);
 	/* Again, as JSON: the good one is cached now, the bad one fails again, with its log. */
 	json = cli_json(1, "prewarm", dir, "--arch", "gfx90a", "--json", NULL);
@@ -755,4 +756,238 @@ TEST(export_manifest_then_application_without_compiler_runs_from_the_bundle)
 	/* import copies it into a user cache. */
 	ASSERT_INT(cli(&out, "import", bundle, NULL), 0);
 	free(out);
+}
+
+/* ---- What was stored, and nothing else (issue 11, class 3) -------------------------------- */
+
+/* The number before " stored" in a prewarm summary ("prewarm: 4 compiled, 1 stored, ..."). */
+static long summary_stored(const char *out)
+{
+	const char *p = strstr(out, "prewarm: ");
+	const char *q = p ? strstr(p, " stored") : NULL;
+
+	ASSERT(p && q);
+	while (q > p && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	return strtol(q, NULL, 10);
+}
+
+/* A cache whose every write fails, as on a full disk: SQLite's own error, raised by a
+ * trigger (the test runs as root, so permissions cannot make a disk read-only here). */
+static void make_writes_fail(void)
+{
+	fill(1); /* the database exists, with one entry */
+	sql("CREATE TRIGGER disk_full BEFORE INSERT ON entries "
+	    "BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END");
+}
+
+TEST(prewarm_counts_only_what_the_cache_kept_under_a_tiny_size_limit)
+{
+	char *env[] = { (char *)"ROCJIT_CACHE_MAXSIZE=1K", NULL };
+	char *env12[] = { (char *)"ROCJIT_CACHE_MAXSIZE=12K", NULL };
+	char *out, *json;
+
+	/* Every object is larger than the limit: nothing is stored, and it says so. */
+	ASSERT_INT(cli_env(env, &out, "prewarm", ROCJIT_TEST_DATA_KERNELS, "--arch",
+			   "gfx90a,gfx1030", "--no-progress", NULL), 1);
+	ASSERT_CONTAINS(out, "prewarm: 4 compiled, 0 stored, 0 already cached, 0 failed");
+	ASSERT_CONTAINS(out, "NOT STORED scale.hip for gfx90a");
+	ASSERT_CONTAINS(out, "larger than the cache's size limit");
+	ASSERT_CONTAINS(out, "raise ROCJIT_CACHE_MAXSIZE");
+	ASSERT_CONTAINS(out, "4 compiled code objects are not in the cache");
+	free(out);
+	ASSERT_INT(cache_keys().n, 0);
+	/* Room for about three: each store succeeds, later ones evict earlier ones.  The
+	   summary counts what the cache holds at the end. */
+	ASSERT_INT(cli_env(env12, &out, "prewarm", ROCJIT_TEST_DATA_KERNELS, "--arch",
+			   "gfx90a,gfx1030,gfx906", "--no-progress", NULL), 1);
+	ASSERT_CONTAINS(out, "prewarm: 6 compiled, ");
+	ASSERT_CONTAINS(out, "NOT STORED");
+	ASSERT_INT(summary_stored(out), cache_keys().n);
+	ASSERT(cache_keys().n < 6);
+	free(out);
+	/* --json carries the same truth. */
+	setenv("ROCJIT_CACHE_MAXSIZE", "1K", 1);
+	json = cli_json(1, "prewarm", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx90a",
+			"--json", NULL);
+	unsetenv("ROCJIT_CACHE_MAXSIZE");
+	ASSERT_CONTAINS(json, "\"compiled\": 1");
+	ASSERT_CONTAINS(json, "\"stored\": 0");
+	ASSERT_CONTAINS(json, "\"not_stored\": 1");
+	ASSERT_CONTAINS(json, "\"ok\": false");
+	ASSERT_CONTAINS(json, "\"status\": \"not_stored\"");
+	ASSERT_CONTAINS(json, "\"store_error\": ");
+	free(json);
+}
+
+TEST(prewarm_and_compile_report_a_failed_write_and_exit_1)
+{
+	char *out, *json;
+
+	make_writes_fail();
+	ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_DATA_KERNELS, "--arch", "gfx90a",
+		       "--no-progress", NULL), 1);
+	ASSERT_CONTAINS(out, "prewarm: 2 compiled, 0 stored, 0 already cached, 0 failed");
+	ASSERT_CONTAINS(out, "database or disk is full");
+	ASSERT_CONTAINS(out, "make room or make the cache writable");
+	free(out);
+	ASSERT_INT(cache_keys().n, 1);
+	/* compile: never "stored in the cache" on faith. */
+	ASSERT_INT(cli(&out, "compile", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx1030",
+		       NULL), 1);
+	ASSERT_CONTAINS(out, "NOT stored in the cache");
+	ASSERT(!strstr(out, ", stored in the cache"));
+	ASSERT_CONTAINS(out, "database or disk is full");
+	ASSERT_CONTAINS(out, "--no-cache");
+	free(out);
+	json = cli_json(1, "compile", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx906",
+			"--json", NULL);
+	ASSERT_CONTAINS(json, "\"stored\": false");
+	ASSERT_CONTAINS(json, "database or disk is full");
+	free(json);
+	ASSERT_INT(cache_keys().n, 1);
+	/* What the library says, for every client: store_failures and the reason. */
+	{
+		rocjit_ctx *ctx = rj_test_open();
+		rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+		rj_test_compile_variant(ctx, "gfx90a", "RJ_FULL", 1);
+		ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+		ASSERT_INT(st.stores, 0);
+		ASSERT_INT(st.store_failures, 1);
+		ASSERT_CONTAINS(st.store_error, "database or disk is full");
+		rocjit_close(ctx);
+	}
+}
+
+TEST(prewarm_and_compile_into_a_read_only_cache_file_say_nothing_was_stored)
+{
+	char db[4100], *out;
+
+	fill(1);
+	snprintf(db, sizeof db, "%.4000s/rocjit-cache.sqlite", rj_test_cache_dir);
+	/* A file named as the cache is opened read-only: prewarm stops before compiling. */
+	snprintf(rj_test_cache_dir, sizeof rj_test_cache_dir, "%s", db);
+	ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx1030",
+		       NULL), 1);
+	ASSERT_CONTAINS(out, "read-only");
+	ASSERT(!strstr(out, "prewarm: 1 compiled"));
+	free(out);
+	ASSERT_INT(cli(&out, "compile", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx1030",
+		       NULL), 1);
+	ASSERT_CONTAINS(out, "NOT stored in the cache");
+	ASSERT_CONTAINS(out, "read-only");
+	free(out);
+}
+
+TEST(read_only_commands_never_create_a_cache)
+{
+	static const struct {
+		const char *args[6];
+		int rc;
+		int json;
+	} cmds[] = {
+		{ { "ls", NULL }, 0, 0 },
+		{ { "list", "--json", NULL }, 0, 1 },
+		{ { "ls", "--arch", "gfx90a", "--sort", "size" }, 0, 0 },
+		{ { "stats", NULL }, 0, 0 },
+		{ { "stats", "--json", NULL }, 0, 1 },
+		{ { "show", "abcd", NULL }, 1, 0 },
+		{ { "show", "abcdef01", "--json", NULL }, 1, 0 },
+		{ { "verify", NULL }, 0, 0 },
+		{ { "verify", "--json", NULL }, 0, 1 },
+		{ { "purge", "--all", "--dry-run", NULL }, 0, 0 },
+	};
+	char parent[4100];
+	struct stat st;
+
+	snprintf(parent, sizeof parent, "%.4000s/none", rj_test_dir);
+	snprintf(rj_test_cache_dir, sizeof rj_test_cache_dir, "%s/x", parent);
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		const char *const *a = cmds[i].args;
+		char *argv[MAX_ARGS], *out;
+		argv_of(argv, a);
+		ASSERT_INT(rj_test_run(argv, NULL, &out), cmds[i].rc);
+		echo_command(argv, out);
+		ASSERT_CONTAINS(out, "no cache at ");
+		ASSERT_CONTAINS(out, rj_test_cache_dir);
+		free(out);
+		if (cmds[i].json)
+			free(cli_json(0, a[0], a[1], a[2], NULL)); /* still valid JSON */
+		ASSERT(stat(parent, &st) != 0 && errno == ENOENT);
+	}
+	/* An existing cache is read without being written: same bytes, same time. */
+	snprintf(rj_test_cache_dir, sizeof rj_test_cache_dir, "%s/cache", rj_test_dir);
+	fill(1);
+	{
+		char db[4300], *before, *after, *out;
+		size_t nb, na;
+		snprintf(db, sizeof db, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
+		before = rj_test_read_file(db, &nb);
+		chmod(rj_test_cache_dir, 0500);
+		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+			char *argv[MAX_ARGS];
+			argv_of(argv, cmds[i].args);
+			rj_test_run(argv, NULL, &out);
+			ASSERT(!strstr(out, "no cache at"));
+			free(out);
+		}
+		chmod(rj_test_cache_dir, 0700);
+		after = rj_test_read_file(db, &na);
+		ASSERT(nb == na && memcmp(before, after, nb) == 0);
+		free(before);
+		free(after);
+	}
+}
+
+/* Runs the tool with stdout on /dev/full; its exit status, stderr into *err. */
+static int cli_to_dev_full(char **err, const char *const *args)
+{
+	char *argv[MAX_ARGS], path[4200];
+	pid_t pid;
+	int status;
+
+	argv_of(argv, args);
+	snprintf(path, sizeof path, "%s/stderr.txt", rj_test_dir);
+	pid = fork();
+	if (pid == 0) {
+		int out = open("/dev/full", O_WRONLY);
+		int e = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(out, 1);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	*err = rj_test_read_file(path, NULL);
+	echo_command(argv, *err);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(a_write_error_on_standard_output_exits_1)
+{
+	static const char *const cmds[][4] = {
+		{ "ls", NULL },	{ "ls", "--json", NULL }, { "stats", NULL },
+		{ "stats", "--json", NULL }, { "show", "KEY", NULL }, { "show", "KEY", "--json", NULL },
+		{ "verify", NULL }, { "targets", NULL }, { "targets", "--json", NULL },
+		{ "--help", NULL }, { "--version", NULL }, { "help", "prewarm", NULL },
+		{ "purge", "--all", "--dry-run", NULL },
+	};
+	struct keys k;
+	char *err;
+
+	if (access("/dev/full", W_OK) != 0) {
+		printf("SKIP: no /dev/full\n");
+		exit(77);
+	}
+	fill(1);
+	k = cache_keys();
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		const char *a[4];
+		for (int n = 0; n < 4; n++)
+			a[n] = cmds[i][n] && !strcmp(cmds[i][n], "KEY") ? k.key[0] : cmds[i][n];
+		ASSERT_INT(cli_to_dev_full(&err, a), 1);
+		ASSERT_CONTAINS(err, "cannot write the output");
+		free(err);
+	}
+	ASSERT_INT(cache_keys().n, 1); /* and nothing else happened */
 }
