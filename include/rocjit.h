@@ -429,7 +429,29 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);
 ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const char *const *keys,
 				    size_t n, size_t *count);
 
-/* Copies a bundle's entries into the context's cache (existing keys are kept). */
+/* Called for each entry an import refused: its key (32 hex digits, or "" when the row's
+ * key is not 16 bytes) and why, in English (control bytes shown as '?').  Both strings
+ * are valid during the call only. */
+typedef void (*rocjit_reject_fn)(const char *key, const char *reason, void *user);
+
+/*
+ * Copies a bundle's entries into the context's cache (existing keys are kept).  A bundle
+ * is data from outside, so each entry is checked first and copied only when its code
+ * matches its checksum and size, parses as a code object (AMDGPU ELF or CUBIN) whose own
+ * target is the entry's well-formed target id on the entry's platform, holds the kernels
+ * the entry names, and its keys are 16 bytes.  The bundle's usage figures are never
+ * taken: an imported entry has 0 hits and was created and last used now.
+ *
+ * *copied and *rejected (each may be NULL) get how many entries were copied and refused;
+ * on_reject (may be NULL) is called for each refused one.  Returns 0, ROCJIT_EFORMAT when
+ * entries were refused (the good ones are copied; the message gives the counts and the
+ * first reasons: "2 copied, 3 rejected: ..."), ROCJIT_EINVAL, ROCJIT_EIO (the bundle
+ * cannot be used, the cache is read-only or fails).  Any thread.
+ */
+ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t *copied,
+				       size_t *rejected, rocjit_reject_fn on_reject, void *user);
+
+/* rocjit_bundle_import_v2 without the rejection details; *count gets the copied count. */
 ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count);
 
 /* ---- Compilers and devices -------------------------------------------------------------- */
