@@ -231,7 +231,8 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
  *
  * Every registered file named *.h, *.hpp, *.cuh or *.inc is an in-memory header of every
  * registered source, under its registered name (#include "common.h"), and is part of its
- * key: editing any registered header recompiles the registered kernels.
+ * key: editing any registered header recompiles the registered kernels.  A quoted include
+ * resolves relative to the including file's folder first (see rocjit_include_resolve).
  *
  * options/num_options as in rocjit_program.  Returns what rocjit_kernel_get returns,
  * ROCJIT_ENOTFOUND when no source is registered under source_name, and ROCJIT_EIO when a
@@ -531,6 +532,27 @@ ROCJIT_API int rocjit_register_sources(const rocjit_source_file *files, size_t c
  * Returns 0 or ROCJIT_ENOTFOUND.  Any thread.
  */
 ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const char *name);
+
+/*
+ * Includes between registered files: a quoted include resolves relative to the including
+ * file's folder first, then from the registered root, as a C compiler does for files on
+ * disk ("rj_ops.h" in "ops/unary.hip" is "ops/rj_ops.h" when that is registered, else
+ * "rj_ops.h"; "../common.h" in "ops/unary.hip" is "common.h").  Angle-bracket includes
+ * are resolved from the root only.  A path that leaves the root names no registered file:
+ * nothing outside the registered files is ever read for an include.  Registered sources
+ * are compiled with this rule applied; tools that compile a registered set themselves
+ * (rocjit prewarm) apply it with this call, so that they compute the same keys.
+ *
+ * Gives the text the compiler is given for the file registered as name: quoted includes
+ * that name one of headers (the set's header names) relative to name's folder are
+ * rewritten to that header's registered name.  *out receives that text in a malloc'ed,
+ * NUL-terminated buffer (release it with free()) and *out_length its bytes, or NULL and 0
+ * when the text needs no change.  length 0: strlen(text).  Returns 0, ROCJIT_EINVAL,
+ * ROCJIT_ENOMEM.  Any thread.
+ */
+ROCJIT_API int rocjit_include_resolve(char **out, size_t *out_length, const char *name,
+				      const char *text, size_t length,
+				      const char *const *headers, size_t num_headers);
 
 #ifdef __cplusplus
 }
