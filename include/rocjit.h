@@ -418,7 +418,9 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);
  * serves a machine where no compiler is installed.  Where a compiler is installed, an
  * entry the current compiler made is preferred; an entry of another compiler version is
  * still used, since it is valid code for its target.  A damaged bundle is skipped with
- * one warning.  Bundles are never written.
+ * one warning.  A bundle is data from outside: each entry is checked (checksum, code
+ * object, its target, its kernel names) once, before a context first loads it, and a bad
+ * entry is a miss with one warning.  Bundles are never written.
  */
 
 /*

@@ -24,7 +24,9 @@
  * in two folders, each with its own "common.h", gets two keys.  Nothing is read from disk
  * for an include: a path that leaves the registered root ("../../x.h") resolves to no
  * registered header and is left as written.  A file at the root needs no rewrite, so
- * flat kernel folders keep their keys.
+ * flat kernel folders keep their keys.  One corner stays: hipRTC looks beside the
+ * including header first, so a rewritten "ops/x.h" inside ops/y.h would reach a registered
+ * "ops/ops/x.h" if one existed; NVRTC takes "ops/x.h" exactly.
  */
 #include <errno.h>
 #include <stdio.h>

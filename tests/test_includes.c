@@ -70,29 +70,31 @@ static void compile_registered(rocjit_ctx *ctx, const char *target, const char *
 		memcpy(key, c->key, 33);
 }
 
+/* Each registered source and the kernel it must compile to (the header it reached). */
+static const struct {
+	const char *name, *kernel;
+} expect[] = {
+	{ "a/k.hip", "k_a" },		{ "b/k.hip", "k_b" },
+	{ "top.hip", "k_top" },		{ "a/nested.hip", "k_sub_y" },
+	{ "a/angle.hip", "k_top" },	{ "a/sub/up.hip", "k_a" },
+};
+
 static void check_registered_rule(const char *target)
 {
-	char k[256], key_a[33], key_b[33], key_top[33];
+	char k[256], keys[3][33];
 	rocjit_ctx *ctx;
 
 	register_files();
 	ctx = rj_test_open();
-	compile_registered(ctx, target, "a/k.hip", k, sizeof k, key_a);
-	ASSERT_STR(k, "k_a");
-	compile_registered(ctx, target, "b/k.hip", k, sizeof k, key_b);
-	ASSERT_STR(k, "k_b");
-	compile_registered(ctx, target, "top.hip", k, sizeof k, key_top);
-	ASSERT_STR(k, "k_top");
-	/* Identical text, different headers reached: never one key. */
-	ASSERT(strcmp(key_a, key_b) != 0);
-	ASSERT(strcmp(key_a, key_top) != 0);
-	ASSERT(strcmp(key_b, key_top) != 0);
-	compile_registered(ctx, target, "a/nested.hip", k, sizeof k, NULL);
-	ASSERT_STR(k, "k_sub_y");
-	compile_registered(ctx, target, "a/angle.hip", k, sizeof k, NULL);
-	ASSERT_STR(k, "k_top");
-	compile_registered(ctx, target, "a/sub/up.hip", k, sizeof k, NULL);
-	ASSERT_STR(k, "k_a");
+	for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+		compile_registered(ctx, target, expect[i].name, k, sizeof k, i < 3 ? keys[i] : NULL);
+		ASSERT_STR(k, expect[i].kernel);
+	}
+	/* Identical text (a/k.hip, b/k.hip, top.hip), different headers reached: never one
+	   key. */
+	ASSERT(strcmp(keys[0], keys[1]) != 0);
+	ASSERT(strcmp(keys[0], keys[2]) != 0);
+	ASSERT(strcmp(keys[1], keys[2]) != 0);
 	rocjit_close(ctx);
 }
 
@@ -146,6 +148,25 @@ TEST(include_rule_rewrites_only_includes_that_reach_a_registered_header)
 	ASSERT_INT(rocjit_include_resolve(NULL, &len, "a", "", 0, headers, 4), ROCJIT_EINVAL);
 }
 
+/* Runs `rocjit prewarm --arch gfx90a dir` into rj_test_dir/prewarmed (its path into
+ * cache), asserting success; returns its output. */
+static char *prewarm(char *cache, size_t size, const char *dir)
+{
+	char *out = NULL;
+	int status;
+
+	snprintf(cache, size, "%s/prewarmed", rj_test_dir);
+	{
+		char *argv[] = { ROCJIT_TEST_CLI, "--cache", cache, "prewarm", "--arch", "gfx90a",
+				 "--no-progress", (char *)dir, NULL };
+		char *env[] = { NULL };
+		status = rj_test_run(argv, env, &out);
+	}
+	printf("%s", out);
+	ASSERT_INT(status, 0);
+	return out;
+}
+
 static void copy_tree(const char *from, const char *to)
 {
 	char cmd[9000];
@@ -164,7 +185,6 @@ TEST(prewarm_of_a_folder_keys_each_file_with_its_own_folders_header)
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
 	char k[256];
 	rocjit_ctx *ctx;
-	int status;
 
 	snprintf(dir, sizeof dir, "%s/kernels", rj_test_dir);
 	ASSERT_INT(mkdir(dir, 0700), 0);
@@ -179,15 +199,7 @@ TEST(prewarm_of_a_folder_keys_each_file_with_its_own_folders_header)
 		}
 		rj_test_write_file(path, files[i].text, strlen(files[i].text));
 	}
-	snprintf(cache, sizeof cache, "%s/prewarmed", rj_test_dir);
-	{
-		char *argv[] = { ROCJIT_TEST_CLI, "--cache", cache, "prewarm", "--arch", "gfx90a",
-				 "--no-progress", dir, NULL };
-		char *env[] = { NULL };
-		status = rj_test_run(argv, env, &out);
-	}
-	printf("%s", out);
-	ASSERT_INT(status, 0);
+	out = prewarm(cache, sizeof cache, dir);
 	/* a/sub/up.hip's "../common.h" and a/k.hip's "common.h" are one program. */
 	ASSERT_CONTAINS(out, "5 compiled, 0 already cached, 0 failed; 6 sources x 1 target "
 			"(1 identical, done once)");
@@ -221,19 +233,10 @@ TEST(prewarm_of_the_projects_kernel_folder_compiles_every_file)
 	char dir[4400], cache[4400], kpath[4500], *out = NULL;
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
 	rocjit_ctx *ctx;
-	int status;
 
 	snprintf(dir, sizeof dir, "%s/kernels-src", rj_test_dir);
 	copy_tree(ROCJIT_TEST_KERNELS, dir);
-	snprintf(cache, sizeof cache, "%s/prewarmed", rj_test_dir);
-	{
-		char *argv[] = { ROCJIT_TEST_CLI, "--cache", cache, "prewarm", "--arch", "gfx90a",
-				 "--no-progress", dir, NULL };
-		char *env[] = { NULL };
-		status = rj_test_run(argv, env, &out);
-	}
-	printf("%s", out);
-	ASSERT_INT(status, 0);
+	out = prewarm(cache, sizeof cache, dir);
 	ASSERT_CONTAINS(out, " 0 failed");
 	ASSERT(!strstr(out, "file not found"));
 	free(out);
