@@ -5,7 +5,10 @@
  * The contract is the library's for registered sources (rocjit_kernel_get_registered):
  * every registered file named *.h, *.hpp, *.cuh or *.inc is an in-memory header of every
  * registered source, under its registered name, in registration order, and all of them
- * are part of the key.  rocjit_add_kernels() registers a folder's files sorted by their
+ * are part of the key; a quoted include resolves relative to the including file's folder
+ * first, the library's rule, applied here through rocjit_include_resolve so that each file
+ * is compiled and keyed as the application compiles it.  rocjit_add_kernels() registers
+ * a folder's files sorted by their
  * relative path and writes that order into the manifest ("# rocjit-manifest 1",
  * "dir=<folder>", one name per line).  A folder given here is read as the manifest
  * rocjit_add_kernels(DIR folder) would write with its default patterns.
@@ -228,6 +231,34 @@ static int load_folder(struct cli_set *set, const char *root)
 	return rc;
 }
 
+/* The library's include rule, applied to every file of a manifest or folder. */
+static int apply_include_rule(struct cli_set *set)
+{
+	const char **names = cli_alloc((set->n ? set->n : 1) * sizeof *names);
+	size_t k = 0;
+	int rc = CLI_OK;
+
+	for (size_t i = 0; i < set->n; i++)
+		if (set->files[i].header)
+			names[k++] = set->files[i].name;
+	for (size_t i = 0; i < set->n && rc == CLI_OK; i++) {
+		struct cli_source *f = &set->files[i];
+		char *text = NULL;
+		size_t len = 0;
+
+		if (rocjit_include_resolve(&text, &len, f->name, f->text, f->length ? f->length :
+					   strlen(f->text), names, k) != 0)
+			rc = cli_fail("%s: %s", f->name, rocjit_last_error());
+		else if (text) {
+			free(f->text);
+			f->text = text;
+			f->length = len;
+		}
+	}
+	free(names);
+	return rc;
+}
+
 int cli_set_load(struct cli_set *set, const char *path, int as_manifest)
 {
 	struct stat st;
@@ -261,6 +292,8 @@ int cli_set_load(struct cli_set *set, const char *path, int as_manifest)
 			rc = CLI_OK;
 		}
 	}
+	if (rc == CLI_OK && set->kind != CLI_SET_FILE)
+		rc = apply_include_rule(set);
 	collect_headers(set);
 	return rc;
 }

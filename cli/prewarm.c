@@ -709,7 +709,7 @@ int cli_export(int argc, char **argv)
 int cli_import(int argc, char **argv)
 {
 	rocjit_ctx *ctx;
-	size_t n = 0;
+	size_t n = 0, rejected = 0;
 	int rc;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
@@ -719,7 +719,12 @@ int cli_import(int argc, char **argv)
 	rc = cli_open(&ctx, 0, 1);
 	if (rc != CLI_OK)
 		return rc;
-	if (rocjit_bundle_import(ctx, argv[1], &n) != 0) {
+	rc = rocjit_bundle_import_v2(ctx, argv[1], &n, &rejected, NULL, NULL);
+	if (rc == ROCJIT_EFORMAT && rejected) {
+		/* The message is "N copied, M rejected: <first reasons>". */
+		printf("import: %s\n", cli_text(rocjit_last_error()));
+		rc = CLI_FAIL;
+	} else if (rc != 0) {
 		fprintf(stderr, "rocjit import: %s\n", cli_text(rocjit_last_error()));
 		rc = CLI_FAIL;
 	} else {

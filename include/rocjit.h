@@ -269,7 +269,8 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
  *
  * Every registered file named *.h, *.hpp, *.cuh or *.inc is an in-memory header of every
  * registered source, under its registered name (#include "common.h"), and is part of its
- * key: editing any registered header recompiles the registered kernels.
+ * key: editing any registered header recompiles the registered kernels.  A quoted include
+ * resolves relative to the including file's folder first (see rocjit_include_resolve).
  *
  * options/num_options as in rocjit_program.  Returns what rocjit_kernel_get returns,
  * ROCJIT_ENOTFOUND when no source is registered under source_name, and ROCJIT_EIO when a
@@ -483,7 +484,9 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);
  * serves a machine where no compiler is installed.  Where a compiler is installed, an
  * entry the current compiler made is preferred; an entry of another compiler version is
  * still used, since it is valid code for its target.  A damaged bundle is skipped with
- * one warning.  Bundles are never written.
+ * one warning.  A bundle is data from outside: each entry is checked (checksum, code
+ * object, its target, its kernel names) once, before a context first loads it, and a bad
+ * entry is a miss with one warning.  Bundles are never written.
  */
 
 /*
@@ -495,7 +498,29 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);
 ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const char *const *keys,
 				    size_t n, size_t *count);
 
-/* Copies a bundle's entries into the context's cache (existing keys are kept). */
+/* Called for each entry an import refused: its key (32 hex digits, or "" when the row's
+ * key is not 16 bytes) and why, in English (control bytes shown as '?').  Both strings
+ * are valid during the call only. */
+typedef void (*rocjit_reject_fn)(const char *key, const char *reason, void *user);
+
+/*
+ * Copies a bundle's entries into the context's cache (existing keys are kept).  A bundle
+ * is data from outside, so each entry is checked first and copied only when its code
+ * matches its checksum and size, parses as a code object (AMDGPU ELF or CUBIN) whose own
+ * target is the entry's well-formed target id on the entry's platform, holds the kernels
+ * the entry names, and its keys are 16 bytes.  The bundle's usage figures are never
+ * taken: an imported entry has 0 hits and was created and last used now.
+ *
+ * *copied and *rejected (each may be NULL) get how many entries were copied and refused;
+ * on_reject (may be NULL) is called for each refused one.  Returns 0, ROCJIT_EFORMAT when
+ * entries were refused (the good ones are copied; the message gives the counts and the
+ * first reasons: "2 copied, 3 rejected: ..."), ROCJIT_EINVAL, ROCJIT_EIO (the bundle
+ * cannot be used, the cache is read-only or fails).  Any thread.
+ */
+ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t *copied,
+				       size_t *rejected, rocjit_reject_fn on_reject, void *user);
+
+/* rocjit_bundle_import_v2 without the rejection details; *count gets the copied count. */
 ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count);
 
 /* ---- Compilers and devices -------------------------------------------------------------- */
@@ -575,6 +600,27 @@ ROCJIT_API int rocjit_register_sources(const rocjit_source_file *files, size_t c
  * Returns 0 or ROCJIT_ENOTFOUND.  Any thread.
  */
 ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const char *name);
+
+/*
+ * Includes between registered files: a quoted include resolves relative to the including
+ * file's folder first, then from the registered root, as a C compiler does for files on
+ * disk ("rj_ops.h" in "ops/unary.hip" is "ops/rj_ops.h" when that is registered, else
+ * "rj_ops.h"; "../common.h" in "ops/unary.hip" is "common.h").  Angle-bracket includes
+ * are resolved from the root only.  A path that leaves the root names no registered file:
+ * nothing outside the registered files is ever read for an include.  Registered sources
+ * are compiled with this rule applied; tools that compile a registered set themselves
+ * (rocjit prewarm) apply it with this call, so that they compute the same keys.
+ *
+ * Gives the text the compiler is given for the file registered as name: quoted includes
+ * that name one of headers (the set's header names) relative to name's folder are
+ * rewritten to that header's registered name.  *out receives that text in a malloc'ed,
+ * NUL-terminated buffer (release it with free()) and *out_length its bytes, or NULL and 0
+ * when the text needs no change.  length 0: strlen(text).  Returns 0, ROCJIT_EINVAL,
+ * ROCJIT_ENOMEM.  Any thread.
+ */
+ROCJIT_API int rocjit_include_resolve(char **out, size_t *out_length, const char *name,
+				      const char *text, size_t length,
+				      const char *const *headers, size_t num_headers);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,12 @@
  * Owns the bundles a context opened (immutable SQLite files in the cache's format) and
  * the lookup by portable key.  Never writes a bundle it reads.  A bundle that cannot be
  * used is skipped with one warning; it never fails a request.
+ *
+ * A bundle is data from outside: whoever wrote it chose every byte of every row.  An entry
+ * is used or imported only after row_problem() found nothing wrong with it (checksum,
+ * code object, target, kernel names, key sizes); a context checks each entry once, the
+ * first time it loads it, and remembers the rows it checked.  Import never takes a row's
+ * usage (hits, last_used, created): they are this cache's, fresh at import.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,13 +23,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include "bundle.h"
 #include "cache_internal.h"
+#include "codeobj.h"
 #include "context.h"
 #include "error.h"
 #include "fsutil.h"
 #include "rocjit_schema.h"
 #include "sqlite_fd.h"
+#include "target.h"
 
 #define RJ_BUNDLE_FORMAT 2
 #define RJ_CACHE_APP_ID 0x726a6974 /* "rjit", as cache.c */
@@ -34,6 +44,8 @@ struct rj_bundle {
 	pthread_mutex_t lock;
 	int fd; /* the checked file, which SQLite reads (sqlite_fd.h) */
 	char path[4096];
+	int64_t *checked;      /* rowids of entries row_problem() passed, under lock */
+	size_t nchecked, capchecked;
 	struct rj_bundle *next;
 };
 
@@ -62,6 +74,7 @@ static void bundle_free(struct rj_bundle *b)
 	if (b->fd >= 0)
 		close(b->fd);
 	pthread_mutex_destroy(&b->lock);
+	free(b->checked);
 	free(b);
 }
 
@@ -110,7 +123,8 @@ static struct rj_bundle *open_one(const char *path, int quiet)
 			 version != RJ_BUNDLE_FORMAT)
 			why = "a format this rocjit does not read";
 		else if (sqlite3_prepare_v3(b->db,
-					    "SELECT code, size, checksum, compile_ms FROM entries "
+					    "SELECT code, size, checksum, compile_ms, rowid, platform, "
+					    "kernels, pkey FROM entries "
 					    "WHERE pkey = ?1 AND target = ?2 "
 					    "ORDER BY compiler = ?3 DESC, created DESC LIMIT 1",
 					    -1, SQLITE_PREPARE_PERSISTENT, &b->find, NULL) != SQLITE_OK)
@@ -180,6 +194,91 @@ void rj_bundles_close(struct rj_bundle *list)
 	}
 }
 
+/* A bundle row as read, before anything about it is believed. */
+struct row {
+	const void *key, *pkey, *code;
+	int key_len, pkey_len, code_len;  /* key_len < 0: not read (lookups by pkey) */
+	int64_t size, checksum;
+	const char *platform, *target, *kernels;
+	double compile_ms;
+};
+
+/*
+ * Why a bundle row cannot be used as the entry it claims to be, into why[size]; 0 when
+ * nothing is wrong.  Checks what the row says against what its code is: the checksum and
+ * size, that the code parses as a code object (rj_codeobj_check: AMDGPU ELF or CUBIN),
+ * that the object's own target is the row's (a well-formed, normalized target id of the
+ * row's platform), that its kernels are the row's, and that the keys are 16 bytes.  What
+ * no row can prove - that the code is what its source compiles to - is the trust rule's
+ * business (who may write a bundle).  Sets the thread's last error when the code is bad.
+ */
+static int row_problem(char *why, size_t size, const struct row *r)
+{
+	char norm[RJ_TARGET_MAX], *kernels = NULL;
+	const char *platform;
+	int rc;
+
+	why[0] = 0;
+	if (r->key_len >= 0 && (!r->key || r->key_len != 16))
+		snprintf(why, size, "its key is %d bytes, not 16", r->key_len);
+	else if (!r->pkey || r->pkey_len != 16)
+		snprintf(why, size, "its portable key is %d bytes, not 16", r->pkey_len);
+	else if (!r->code || r->code_len <= 0 || r->size != r->code_len)
+		snprintf(why, size, "its code is %d bytes where the entry says %lld", r->code_len,
+			 (long long)r->size);
+	else if (rj_checksum(r->code, (size_t)r->code_len) != (uint64_t)r->checksum)
+		snprintf(why, size, "its code does not match its checksum");
+	else if (!isfinite(r->compile_ms) || r->compile_ms < 0)
+		snprintf(why, size, "its compile time is not a duration");
+	else if (!r->target || strlen(r->target) >= RJ_TARGET_MAX ||
+		 rj_target_normalize(norm, r->target) != 0 || strcmp(norm, r->target) != 0)
+		snprintf(why, size, "its target is not a normalized target id");
+	if (why[0])
+		return -1;
+	platform = strncmp(r->target, "sm_", 3) == 0 ? "nvidia" : "amd";
+	if (!r->platform || strcmp(r->platform, platform) != 0) {
+		snprintf(why, size, "its platform is not %s's (%s)", r->target, platform);
+		return -1;
+	}
+	rc = rj_codeobj_check(r->code, (size_t)r->code_len, r->target, &kernels);
+	if (rc != 0)
+		snprintf(why, size, "its code is not a code object for %s: %s", r->target,
+			 rocjit_last_error());
+	else if (!r->kernels || strcmp(kernels, r->kernels) != 0)
+		snprintf(why, size, "its kernel names are not those in its code (%s)", kernels);
+	free(kernels);
+	/* Names and targets inside the code are the bundle writer's bytes: shown, not run. */
+	for (char *p = why; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	return why[0] ? -1 : 0;
+}
+
+/* Whether b's row was checked already (b->lock held); adds it when add. */
+static int row_checked(struct rj_bundle *b, int64_t rowid, int add)
+{
+	for (size_t i = 0; i < b->nchecked; i++)
+		if (b->checked[i] == rowid)
+			return 1;
+	if (add) {
+		if (b->nchecked == b->capchecked) {
+			size_t cap = b->capchecked ? 2 * b->capchecked : 16;
+			int64_t *n = realloc(b->checked, cap * sizeof *n);
+			if (!n)
+				return 0; /* checked again next time */
+			b->checked = n;
+			b->capchecked = cap;
+		}
+		b->checked[b->nchecked++] = rowid;
+	}
+	return 0;
+}
+
+/*
+ * A bundle's entry is checked (row_problem) the first time this context loads it; after
+ * that its rowid is known good, and the in-process table serves the program's repeats,
+ * so a hit never checks again.  A bad entry is a miss with one warning.
+ */
 int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *target,
 		   const char *compiler, void **code, size_t *size, double *compile_ms,
 		   const char **which)
@@ -192,20 +291,40 @@ int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *targe
 		sqlite3_bind_text(b->find, 2, target, -1, SQLITE_STATIC);
 		sqlite3_bind_text(b->find, 3, compiler ? compiler : "", -1, SQLITE_STATIC);
 		if (sqlite3_step(b->find) == SQLITE_ROW) {
-			const void *blob = sqlite3_column_blob(b->find, 0);
-			int n = sqlite3_column_bytes(b->find, 0);
-			if (blob && n > 0 && n == sqlite3_column_int64(b->find, 1) &&
-			    rj_checksum(blob, (size_t)n) ==
-				    (uint64_t)sqlite3_column_int64(b->find, 2) &&
-			    (*code = malloc((size_t)n)) != NULL) {
-				memcpy(*code, blob, (size_t)n);
-				*size = (size_t)n;
-				*compile_ms = sqlite3_column_double(b->find, 3);
+			sqlite3_stmt *f = b->find;
+			int64_t rowid = sqlite3_column_int64(f, 4);
+			struct row r = { .key_len = -1 };
+			char why[1024];
+			int bad;
+
+			r.code = sqlite3_column_blob(f, 0);
+			r.code_len = sqlite3_column_bytes(f, 0);
+			r.size = sqlite3_column_int64(f, 1);
+			r.checksum = sqlite3_column_int64(f, 2);
+			r.compile_ms = sqlite3_column_double(f, 3);
+			r.platform = (const char *)sqlite3_column_text(f, 5);
+			r.kernels = (const char *)sqlite3_column_text(f, 6);
+			r.pkey = sqlite3_column_blob(f, 7);
+			r.pkey_len = sqlite3_column_bytes(f, 7);
+			r.target = target;
+			/* Checked before: the file is immutable, but the copy is still summed. */
+			if (row_checked(b, rowid, 0)) {
+				snprintf(why, sizeof why, "its code does not match its checksum");
+				bad = r.code_len <= 0 || r.size != r.code_len ||
+				      rj_checksum(r.code, (size_t)r.code_len) != (uint64_t)r.checksum;
+			} else {
+				bad = row_problem(why, sizeof why, &r) != 0;
+			}
+			if (bad) {
+				rj_warn_once("bundle-bad", "bundle %s has a bad entry for %s (%s); it "
+					     "is not used", b->path, target, why);
+			} else if ((*code = malloc((size_t)r.code_len)) != NULL) {
+				row_checked(b, rowid, 1);
+				memcpy(*code, r.code, (size_t)r.code_len);
+				*size = (size_t)r.code_len;
+				*compile_ms = r.compile_ms;
 				*which = b->path;
 				found = 1;
-			} else if (blob) {
-				rj_warn_once("bundle-bad", "bundle %s has a damaged entry; it is "
-					     "skipped", b->path);
 			}
 		}
 		sqlite3_reset(b->find);
@@ -424,50 +543,153 @@ ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const cha
 	return rc;
 }
 
-ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count)
-{
-	struct rj_bundle *b;
-	sqlite3_stmt *st = NULL;
-	char uri[64];
-	rj_cache *c = NULL;
-	int rc = ROCJIT_EIO;
+#define IMPORT_READ \
+	"SELECT key, platform, target, compiler, options, source_name, headers, kernels, " \
+	"size, checksum, compile_ms, pkey, code FROM entries"
+/* Usage is this cache's: never the bundle's hits and dates (a far-future last_used would
+   pin an entry against eviction). */
+#define IMPORT_WRITE \
+	"INSERT OR IGNORE INTO main.entries (key, platform, target, compiler, options, " \
+	"source_name, headers, kernels, size, checksum, compile_ms, pkey, code, created, " \
+	"last_used, hits) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " \
+	"?14, ?14, 0)"
 
-	if (count)
-		*count = 0;
+/* Why the rows were refused: the first few, for the error text. */
+struct rejects {
+	size_t n;
+	char first[768];
+	rocjit_reject_fn fn;
+	void *user;
+};
+
+static void reject(struct rejects *rj, const struct row *r, const char *why)
+{
+	char hex[33] = "";
+	size_t len = strlen(rj->first);
+
+	if (r->key && r->key_len == 16)
+		rj_key_hex((const rj_key *)r->key, hex);
+	if (rj->n < 3 && len + 8 < sizeof rj->first)
+		snprintf(rj->first + len, sizeof rj->first - len, "%s%s%.8s: %.220s",
+			 rj->n ? "; " : "", hex[0] ? "entry " : "entry with a bad key", hex, why);
+	rj->n++;
+	if (rj->fn)
+		rj->fn(hex, why, rj->user);
+}
+
+/* Copies b's good rows into c (c->lock held), one transaction. */
+static int import_locked(rj_cache *c, struct rj_bundle *b, struct rejects *rj, size_t *copied)
+{
+	sqlite3_stmt *rd = NULL, *wr = NULL;
+	int64_t now = (int64_t)time(NULL);
+	int rc = ROCJIT_EIO, step;
+
+	if (sqlite3_prepare_v2(b->db, IMPORT_READ, -1, &rd, NULL) != SQLITE_OK) {
+		rj_error_set(rc, __FILE__, __LINE__, "cannot read bundle %s: %s", b->path,
+			     sqlite3_errmsg(b->db));
+		goto out;
+	}
+	if (rj_cache_exec(c, "BEGIN") != 0)
+		goto out;
+	if (sqlite3_prepare_v2(c->db, IMPORT_WRITE, -1, &wr, NULL) != SQLITE_OK)
+		goto rollback;
+	while ((step = sqlite3_step(rd)) == SQLITE_ROW) {
+		struct row r;
+		char why[1024];
+
+		r.key = sqlite3_column_blob(rd, 0);
+		r.key_len = sqlite3_column_bytes(rd, 0);
+		r.platform = (const char *)sqlite3_column_text(rd, 1);
+		r.target = (const char *)sqlite3_column_text(rd, 2);
+		r.kernels = (const char *)sqlite3_column_text(rd, 7);
+		r.size = sqlite3_column_int64(rd, 8);
+		r.checksum = sqlite3_column_int64(rd, 9);
+		r.compile_ms = sqlite3_column_double(rd, 10);
+		r.pkey = sqlite3_column_blob(rd, 11);
+		r.pkey_len = sqlite3_column_bytes(rd, 11);
+		r.code = sqlite3_column_blob(rd, 12);
+		r.code_len = sqlite3_column_bytes(rd, 12);
+		if (row_problem(why, sizeof why, &r) != 0) {
+			reject(rj, &r, why);
+			continue;
+		}
+		sqlite3_bind_blob(wr, 1, r.key, 16, SQLITE_STATIC);
+		for (int col = 1; col <= 7; col++) {
+			const unsigned char *t = sqlite3_column_text(rd, col);
+			sqlite3_bind_text(wr, col + 1, t ? (const char *)t : "", -1, SQLITE_STATIC);
+		}
+		sqlite3_bind_int64(wr, 9, r.size);
+		sqlite3_bind_int64(wr, 10, r.checksum);
+		sqlite3_bind_double(wr, 11, r.compile_ms);
+		sqlite3_bind_blob(wr, 12, r.pkey, 16, SQLITE_STATIC);
+		sqlite3_bind_blob(wr, 13, r.code, r.code_len, SQLITE_STATIC);
+		sqlite3_bind_int64(wr, 14, now);
+		if (sqlite3_step(wr) != SQLITE_DONE) {
+			rj_error_set(rc, __FILE__, __LINE__, "cannot import %s into %s: %s", b->path,
+				     c->path, sqlite3_errmsg(c->db));
+			goto rollback;
+		}
+		*copied += (size_t)sqlite3_changes(c->db);
+		sqlite3_reset(wr);
+	}
+	if (step != SQLITE_DONE) {
+		rj_error_set(rc, __FILE__, __LINE__, "cannot read bundle %s: %s", b->path,
+			     sqlite3_errmsg(b->db));
+		goto rollback;
+	}
+	if (rj_cache_exec(c, "COMMIT") != 0)
+		goto rollback;
+	rj_cache_evict_locked(c);
+	rc = 0;
+	goto out;
+rollback:
+	rj_cache_exec(c, "ROLLBACK");
+	*copied = 0;
+out:
+	sqlite3_finalize(wr);
+	sqlite3_finalize(rd);
+	return rc;
+}
+
+ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t *copied,
+				       size_t *rejected, rocjit_reject_fn fn, void *user)
+{
+	struct rejects rj = { 0, "", fn, user };
+	struct rj_bundle *b;
+	rj_cache *c = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (copied)
+		*copied = 0;
+	if (rejected)
+		*rejected = 0;
 	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(!path, ROCJIT_EINVAL, "rocjit_bundle_import: path is NULL");
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
-	/* Checked the way a context uses a bundle, then attached through the descriptor
-	   that was checked (sqlite_fd.h): what the trust rule saw is what is copied. */
+	/* Checked the way a context would use it, and read through that connection. */
 	bundle_error[0] = 0;
 	b = open_one(path, 0);
 	RJ_CHECK(!b, ROCJIT_EIO, "cannot import %s: %s", path,
 		 bundle_error[0] ? bundle_error : "not a usable bundle");
-	rj_sqlite_fd_uri(uri, sizeof uri, b->fd, "mode=ro&immutable=1");
-	if (rj_cache_lock(c) == 0 &&
-	    sqlite3_prepare_v2(c->db, "ATTACH DATABASE ?1 AS bundle", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_DONE) {
-			if (rj_cache_exec(c, "INSERT OR IGNORE INTO main.entries (" ENTRY_FIELDS
-					  ") SELECT " ENTRY_FIELDS " FROM bundle.entries") == 0) {
-				if (count)
-					*count = (size_t)sqlite3_changes(c->db);
-				rc = 0;
-			}
-			/* The insert's own message, if it failed, stays the error. */
-			sqlite3_exec(c->db, "DETACH DATABASE bundle", NULL, NULL, NULL);
-		} else {
-			rj_error_set(rc, __FILE__, __LINE__, "cannot import %s: %s", path,
-				     sqlite3_errmsg(c->db));
-		}
-	} else {
-		rj_error_set(rc, __FILE__, __LINE__, "cannot import %s: %s", path,
-			     sqlite3_errmsg(c->db));
-	}
-	sqlite3_finalize(st);
+	if ((rc = rj_cache_lock(c)) == 0)
+		rc = import_locked(c, b, &rj, &n);
 	pthread_mutex_unlock(&c->lock);
 	rj_bundles_close(b);
-	if (rc == 0)
-		rj_error_clear();
-	return rc;
+	if (copied)
+		*copied = n;
+	if (rejected)
+		*rejected = rj.n;
+	if (rc != 0)
+		return rc;
+	if (rj.n)
+		RJ_FAIL(ROCJIT_EFORMAT, "%zu copied, %zu rejected: %s%s", n, rj.n, rj.first,
+			rj.n > 3 ? "; ..." : "");
+	rj_error_clear();
+	return 0;
+}
+
+ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count)
+{
+	return rocjit_bundle_import_v2(ctx, path, count, NULL, NULL, NULL);
 }

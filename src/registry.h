@@ -11,4 +11,13 @@
 /* A malloc'ed copy of the registered files' pointers, in registration order. */
 int rj_registry_snapshot(const rocjit_source_file ***out, size_t *n);
 
+/*
+ * sources.c: the include rule of registered files (see sources.c).  When text, the file
+ * registered as name, has quoted includes that name one of headers relative to name's
+ * folder, *out gets a malloc'ed copy with those rewritten to the registered names (NUL-
+ * terminated, *out_len bytes); else *out is NULL.  Returns 0 or ROCJIT_ENOMEM.
+ */
+int rj_include_rewrite(char **out, size_t *out_len, const char *name, const char *text,
+		       size_t len, const char *const *headers, size_t num_headers);
+
 #endif
