@@ -26,6 +26,14 @@
 
 /* Runs the rocjit tool (killed after 30 s) with extra environment entries; returns its
  * exit status; stdout+stderr in *out (malloc'ed). */
+/* path holds exactly text (the file is read, compared and freed). */
+static void assert_file_holds(const char *path, const char *text)
+{
+	char *got = rj_test_read_file(path, NULL);
+	ASSERT_STR(got, text);
+	free(got);
+}
+
 static int cli_run(char **out, char *const env[], ...)
 {
 	char *argv[MAX_ARGS];
@@ -121,7 +129,7 @@ TEST(symlinked_database_is_not_followed_and_its_target_keeps_its_mode)
 		ASSERT_INT(rj_test_compile_variant(ctx, "gfx90a", "RJ_TRUST", 1)->from_cache, 0);
 		rocjit_close(ctx);
 		ASSERT_INT(mode_of(victim), 0644);
-		ASSERT_STR(rj_test_read_file(victim, NULL), "a private file of the victim\n");
+		assert_file_holds(victim, "a private file of the victim\n");
 	}
 	unsetenv("ROCJIT_CACHE_SHARED");
 	ASSERT_INT(cli_run(&out, NULL, "--cache", rj_test_cache_dir, "stats", NULL), 1);
@@ -166,7 +174,7 @@ static void check_side_link(const char *side)
 	ctx = rj_test_open();
 	ASSERT_INT(stats(ctx).cache_open, 0);
 	rocjit_close(ctx);
-	ASSERT_STR(rj_test_read_file(victim, NULL), "victim\n");
+	assert_file_holds(victim, "victim\n");
 	ASSERT_INT(mode_of(victim), 0600);
 	ASSERT_INT(cli_run(&out, NULL, "--cache", rj_test_cache_dir, "stats", NULL), 1);
 	ASSERT_CONTAINS(out, side);
@@ -248,7 +256,7 @@ TEST(export_through_a_symlink_creates_nothing_and_changes_nothing)
 	path_in(link2, sizeof link2, "link2.rocjit");
 	ASSERT_INT(symlink(existing, link2), 0);
 	ASSERT(rocjit_bundle_export(ctx, link2, keys, 1, NULL) != 0);
-	ASSERT_STR(rj_test_read_file(existing, NULL), "keep me\n");
+	assert_file_holds(existing, "keep me\n");
 	rocjit_close(ctx);
 
 	/* The tool refuses before compiling anything. */
