@@ -26,9 +26,13 @@ if [ "${ROCJIT_SANITIZERS:-1}" != 0 ]; then
 	ctest --test-dir "$build-asan" -j"$(nproc)" --output-on-failure -LE gpu \
 		-E 'package|kill_9|every_file_compiles|projects_kernel_folder'
 	echo "== ThreadSanitizer"
+	# Not the fork tests: a child forked while another thread runs inherits that thread's
+	# shadow state but not the thread, which TSan reports as races it cannot order (its
+	# documentation lists fork from a threaded process as unsupported).  They run in the
+	# plain and the ASan+UBSan passes.
 	cmake -S . -B "$build-tsan" -DROCJIT_WERROR=ON -DCMAKE_BUILD_TYPE=Debug \
 		-DROCJIT_SANITIZE=thread -DROCJIT_BUILD_BENCH=OFF -DROCJIT_BUILD_EXAMPLES=OFF
 	cmake --build "$build-tsan" -j"$(nproc)"
 	ctest --test-dir "$build-tsan" -j"$(nproc)" --output-on-failure -LE gpu \
-		-R 'thread|race|stampede|holder|recent|registry|cache\.'
+		-R 'thread|race|stampede|holder|recent|registry|cache\.' -E 'fork'
 fi
