@@ -66,6 +66,13 @@ int rj_cache_check_local(int dirfd, const char *dir);
  */
 int rj_cache_lock(rj_cache *c);
 
+/* cache.c, for cache_process.c: opens a cache that is not in the process's list; closes
+ * its connection and the descriptors SQLite reads through. */
+int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly);
+void rj_cache_close_db(rj_cache *c);
+/* cache_process.c: a cache got its first pending hit; a flush comes within 2 s. */
+void rj_cache_arm_flusher(void);
+
 /* cache_admin.c: evicts least recently used entries past max_bytes (caller holds lock);
  * writes the pending hit counts and counters in one transaction (caller holds lock, the
  * connection open); kept pending when the write fails. */
