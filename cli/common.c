@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/fsutil.h"
+#include "../src/base/fsutil.h"
 #include "cli.h"
 
 void *cli_alloc(size_t size)

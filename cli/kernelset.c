@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../src/fsutil.h"
+#include "../src/base/fsutil.h"
 #include "cli.h"
 
 #define MANIFEST_MAGIC "# rocjit-manifest "

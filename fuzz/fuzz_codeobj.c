@@ -1,5 +1,5 @@
 /*
- * fuzz_codeobj.c - the code-object inspector (codeobj.c, codeobj_cubin.c) on any bytes.
+ * fuzz_codeobj.c - the code-object inspector (codeobj.c, cubin.c) on any bytes.
  *
  * rocjit_codeobj_inspect must never read outside the input (the sanitizers see that: the
  * input lies in a buffer of exactly its size), and what it returns must be well formed: a
@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "fuzz.h"
 #include "rocjit.h"
 

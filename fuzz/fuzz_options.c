@@ -17,9 +17,9 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "fuzz.h"
-#include "options.h"
+#include "key/options.h"
 
 #define MAX_OPTIONS 64
 

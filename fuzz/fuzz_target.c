@@ -13,7 +13,7 @@
 
 #include "fuzz.h"
 #include "rocjit.h"
-#include "target.h"
+#include "key/target.h"
 
 #define INPUT_MAX 256
 

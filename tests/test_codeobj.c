@@ -1,5 +1,5 @@
 /*
- * test_codeobj.c - reading AMDGPU code objects and NVIDIA CUBINs (src/codeobj.c).
+ * test_codeobj.c - reading AMDGPU code objects and NVIDIA CUBINs (src/codeobj/codeobj.c).
  *
  * Most inputs are synthesized here, so the tests are deterministic and need nothing outside
  * the build: build_co makes a small ELF64 AMDGPU image with a note holding hand-built
@@ -14,7 +14,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 
-#include "codeobj.h"
+#include "codeobj/codeobj.h"
 #include "harness.h"
 #include "rocjit.h"
 
@@ -757,7 +757,7 @@ static const char *const cubin_syms[] = { "L:$axpy$_Z6helperff", "D:_Z6helperff"
 					  "U:vprintf", "W:_Z2tkILi3EEvPf", "E:scale", "E:axpy",
 					  NULL };
 
-/* e_flags as CUDA writes them (see src/codeobj.c): CUDA 13 puts the SM in bits 8-15,
+/* e_flags as CUDA writes them (see src/codeobj/codeobj.c): CUDA 13 puts the SM in bits 8-15,
  * CUDA 12 in the low byte with 64-bit addressing, texture mode and the virtual SM. */
 static uint32_t cubin_flags(const struct cubin_spec *s)
 {

@@ -4,7 +4,7 @@
  * NVRTC write.
  */
 #include "harness.h"
-#include "platform.h"
+#include "compile/platform.h"
 
 static void check(const char *log, const char *name, const char *want)
 {

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "store/cache.h"
 #include "harness.h"
-#include "keylock.h"
+#include "store/keylock.h"
 
 static rocjit_stats stats_of(rocjit_ctx *ctx)
 {

@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "key.h"
-#include "options.h"
-#include "target.h"
+#include "key/key.h"
+#include "key/options.h"
+#include "key/target.h"
 
 static const char *const base_opts[] = { "-DN=4", "-O3" };
 static const rocjit_header base_headers[] = { { "a.h", "#define A 1\n", 0 },

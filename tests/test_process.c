@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "cache_internal.h"
-#include "error.h"
-#include "context.h"
-#include "keylock.h"
+#include "store/cache_internal.h"
+#include "base/error.h"
+#include "request/context.h"
+#include "store/keylock.h"
 
 #define TARGET "gfx90a"
 

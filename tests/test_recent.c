@@ -2,7 +2,7 @@
  * test_recent.c - the per-thread memo of served programs (src/recent.c): it answers only
  * for the same context, pointer, bytes, options and kernel name.
  */
-#include "context.h"
+#include "request/context.h"
 #include "harness.h"
 
 static rocjit_kernel *fake = (rocjit_kernel *)0x1234;

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "store/cache.h"
 #include "harness.h"
 
 /* Paths here are short test folders; snprintf cuts nothing. */

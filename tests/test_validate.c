@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "key.h"
+#include "key/key.h"
 
 /* The variants (-DRJ_VARIANT=i) the bundle holds, and what is done to each. */
 enum {

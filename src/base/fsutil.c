@@ -1,0 +1,169 @@
+/*
+ * fsutil.c - descriptor-based file operations (see fsutil.h for the rule they keep).
+ *
+ * Owns nothing but these calls; no library state, errno for errors, so the CLI compiles
+ * this file in as well.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "base/fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int rj_fs_open_dir(int at, const char *path, int nofollow)
+{
+	return openat(at, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+}
+
+int rj_fs_make_dir_at(int at, const char *name, mode_t mode, int *created)
+{
+	int made = mkdirat(at, name, mode) == 0;
+	int fd;
+
+	if (!made && errno != EEXIST)
+		return -1;
+	fd = rj_fs_open_dir(at, name, 1);
+	if (created)
+		*created = made && fd >= 0;
+	return fd;
+}
+
+int rj_fs_make_dirs(const char *path, mode_t mode, int *created)
+{
+	char part[4096];
+	const char *p = path;
+	int fd, made = 0;
+
+	if (created)
+		*created = 0;
+	if (!*path) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = rj_fs_open_dir(AT_FDCWD, *path == '/' ? "/" : ".", 0);
+	while (fd >= 0) {
+		size_t n;
+		int next;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		n = strcspn(p, "/");
+		if (n >= sizeof part) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(part, p, n);
+		part[n] = 0;
+		p += n;
+		made = mkdirat(fd, part, mode) == 0;
+		if (!made && errno != EEXIST) {
+			int e = errno;
+			/* An existing folder we may not create in (EACCES on "/home") is fine. */
+			next = rj_fs_open_dir(fd, part, 0);
+			if (next < 0) {
+				close(fd);
+				errno = e;
+				return -1;
+			}
+		} else {
+			next = rj_fs_open_dir(fd, part, 0);
+		}
+		close(fd);
+		fd = next;
+	}
+	if (fd >= 0 && created)
+		*created = made;
+	return fd;
+}
+
+const char *rj_fs_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a folder";
+	case S_IFLNK: return "a symbolic link";
+	case S_IFIFO: return "a FIFO (named pipe)";
+	case S_IFSOCK: return "a socket";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	}
+	return "not a regular file";
+}
+
+int rj_fs_open_regular(int at, const char *name, int flags, mode_t mode, struct stat *st)
+{
+	int fd, e;
+
+	memset(st, 0, sizeof *st);
+	fd = openat(at, name, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+	if (fd < 0) {
+		/* Say what is there: a symbolic link not followed, a FIFO without a writer
+		   (ENXIO), the file an O_EXCL create found. */
+		e = errno;
+		if (e != ENOENT &&
+		    fstatat(at, name, st, flags & (O_NOFOLLOW | O_EXCL) ? AT_SYMLINK_NOFOLLOW : 0))
+			memset(st, 0, sizeof *st);
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+		e = S_ISDIR(st->st_mode) ? EISDIR : (st->st_mode & S_IFMT) ? EINVAL : errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+const char *rj_fs_why(int err, const struct stat *st)
+{
+	mode_t type = st ? st->st_mode & S_IFMT : 0;
+
+	if (err == EEXIST)
+		return type == S_IFLNK ? "it exists, as a symbolic link (not followed)"
+				       : "it exists";
+	if (type == S_IFLNK)
+		return "it is a symbolic link, which is not followed here";
+	if (type && type != S_IFREG && type != S_IFDIR)
+		return type == S_IFIFO ? "it is a FIFO (named pipe), not a regular file" :
+		       type == S_IFSOCK ? "it is a socket, not a regular file" :
+		       "it is a device, not a regular file";
+	if (type == S_IFDIR && err != ENOENT)
+		return "it is a folder, not a regular file";
+	return strerror(err);
+}
+
+int rj_fs_read_all(int fd, size_t size, char **out)
+{
+	char *buf = malloc(size + 1);
+	size_t got = 0;
+
+	*out = NULL;
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	while (got < size) {
+		ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			free(buf);
+			errno = e;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	buf[size] = 0;
+	*out = buf;
+	return 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * codeobj.h - reading code objects (AMDGPU ELF, NVIDIA CUBIN).  Internal side of
+ * rocjit_codeobj_*.
+ *
+ * Owns ELF parsing; pure functions over a byte range, no I/O, no global state.  codeobj.c
+ * holds the ELF container, the AMDGPU specifics and the calls below; cubin.c the
+ * CUBIN target encoding and NVIDIA target rules, for codeobj.c only.
+ */
+#ifndef ROCJIT_CODEOBJ_H
+#define ROCJIT_CODEOBJ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rocjit.h"
+
+/*
+ * Checks that data is a well-formed code object for the normalized target id `target`:
+ * a "gfx..." target needs an AMDGPU object whose amdhsa.target note and e_flags agree with
+ * it, an "sm_XY[a|f]" target a CUBIN for that SM ("sm_90" and "sm_90a" differ; "sm_XYf"
+ * accepts an "sm_XY" CUBIN, which is what NVRTC writes for it).  On success, when
+ * kernels_out is not NULL, *kernels_out receives a malloc'ed, comma-separated list of the
+ * kernel names ("axpy,scale"), which the caller frees.
+ * Returns 0, ROCJIT_EINVAL (target is not a target id), ROCJIT_EFORMAT (malformed, built
+ * for another target, or for the other platform), ROCJIT_ENOMEM.
+ */
+int rj_codeobj_check(const void *data, size_t size, const char *target, char **kernels_out);
+
+/* ---- CUBIN specifics (cubin.c), for codeobj.c ---- */
+
+#define RJ_SHT_CUDA_COMPAT 0x70000086u /* section type of .nv.compat */
+
+/*
+ * Reads the records of one .nv.compat section, sec[0..size) (section number `index`, for
+ * messages); sets *accel when attribute 0x09, the "a" of sm_90a, is non-zero, and leaves
+ * it alone otherwise.  Returns 0 or ROCJIT_EFORMAT (truncated or unknown record).
+ */
+int rj_cubin_compat_accel(const unsigned char *sec, uint64_t size, unsigned index, int *accel);
+
+/*
+ * Writes the target of a CUBIN with these e_flags and EI_ABIVERSION (7 or 8) into out:
+ * "sm_90", or "sm_90a" when accel (from .nv.compat) or the e_flags accelerator bit says
+ * so.  Returns 0 or ROCJIT_EFORMAT (no plausible SM in e_flags).
+ */
+int rj_cubin_target(char out[ROCJIT_MAX_TARGET], uint32_t e_flags, unsigned abi, int accel);
+
+/* Whether target is an NVIDIA target id: "sm_90", "sm_90a", "sm_100f". */
+int rj_cubin_target_valid(const char *target);
+
+/* Whether a CUBIN whose target reads `have` serves the valid NVIDIA target `want`. */
+int rj_cubin_target_match(const char *have, const char *want);
+
+#endif

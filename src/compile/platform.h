@@ -1,0 +1,121 @@
+/*
+ * platform.h - the one internal interface to a GPU vendor's compiler and runtime.
+ *
+ * A platform compiles source for a target id, says which target a device has, and loads
+ * and launches code objects.  Vendor libraries are loaded at run time (dlopen), so one
+ * build runs on machines with and without them.  The context (context.c) is the only
+ * caller; it never talks to a vendor library itself.
+ */
+#ifndef ROCJIT_PLATFORM_H
+#define ROCJIT_PLATFORM_H
+
+#include <stddef.h>
+
+#include "key/options.h"
+#include "rocjit.h"
+
+/* What to compile: a request after validation and option normalization. */
+struct rj_compile_req {
+	const char *source;             /* NUL-terminated */
+	const char *name;               /* for diagnostics: "axpy.hip" */
+	const struct rj_opts *options;  /* normalized */
+	const rocjit_header *headers;
+	size_t num_headers;
+};
+
+/* What a compile produced. The platform mallocs code and log; the caller frees them. */
+struct rj_compile_out {
+	void *code;
+	size_t size;
+	char *log;     /* NUL-terminated, diagnostics naming req->name; "" when silent */
+};
+
+struct rj_platform {
+	int id;             /* ROCJIT_PLATFORM_* */
+	const char *name;   /* "amd" */
+
+	/*
+	 * The compiler's identity and version for the cache key, e.g.
+	 * "hiprtc 9.0; hip 50221153; comgr 2.4".  Loads the compiler libraries on first
+	 * use.  Returns NULL (with the error recorded) when they cannot be loaded.
+	 */
+	const char *(*compiler_id)(void);
+
+	/*
+	 * After compiler_id succeeded: the paths of the library files the compiler was
+	 * loaded from (at most max), for compiler_id.c's fingerprint.  Static strings.
+	 */
+	size_t (*compiler_files)(const char **paths, size_t max);
+
+	/*
+	 * Refuses a target id the installed compiler does not support, before anything can
+	 * abort the process.  The message lists the supported targets.  0,
+	 * ROCJIT_EUNSUPPORTED or ROCJIT_ENOCOMPILER.
+	 */
+	int (*target_check)(const char *target);
+
+	/*
+	 * Compiles req for target (normalized, already checked).  Serialized internally
+	 * when the vendor compiler is not thread-safe.  On ROCJIT_ECOMPILE out->log holds
+	 * the diagnostics.  0, ROCJIT_ECOMPILE, ROCJIT_ENOCOMPILER, ROCJIT_ENOMEM.
+	 */
+	int (*compile)(const char *target, const struct rj_compile_req *req,
+		       struct rj_compile_out *out);
+
+	/* The processors or architectures the compiler supports, space separated; a list
+	   cut short ends in " ...".  0 or ROCJIT_ENOCOMPILER. */
+	int (*targets)(char *buf, size_t size);
+
+	/* How many devices this machine has: 0 (and 0 returned) without a driver. */
+	int (*device_count)(int *count);
+
+	/* Writes device's full target id to out[size]. 0, ROCJIT_ENODEV, ROCJIT_EDEVICE. */
+	int (*device_target)(int device, char *out, size_t size);
+
+	/* Loads a code object on device. 0 or ROCJIT_EDEVICE. */
+	int (*module_load)(int device, const void *code, size_t size, void **module);
+	void (*module_unload)(void *module);
+	/* 0, ROCJIT_ENOTFOUND or ROCJIT_EDEVICE. */
+	int (*function_get)(void *module, const char *name, void **function);
+	/* 0 or ROCJIT_EDEVICE.  device: the ordinal the function's module was loaded on. */
+	int (*launch)(void *function, int device, rocjit_dim3 grid, rocjit_dim3 block,
+		      unsigned int shared_bytes, void *stream, void **args);
+};
+
+extern const struct rj_platform rj_platform_amd;
+extern const struct rj_platform rj_platform_nvidia;
+
+/* The platform by ROCJIT_PLATFORM_* id (not AUTO), or NULL. */
+const struct rj_platform *rj_platform_by_id(int id);
+
+/* The platform a normalized target id belongs to: "sm_*" NVIDIA, "gfx*" AMD; else NULL
+ * with ROCJIT_EUNSUPPORTED recorded. */
+const struct rj_platform *rj_platform_for_target(const char *target);
+
+/* A request's headers as vendor compilers take them: slots [0, first) are the caller's,
+ * [first, n) hold NUL-terminated copies of req->headers (headers.c). */
+struct rj_header_arrays {
+	const char **src, **names;
+	size_t n, first;
+};
+
+/* 0 or ROCJIT_ENOMEM (then nothing is left allocated). */
+int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_req *req,
+			  size_t first);
+void rj_header_arrays_free(struct rj_header_arrays *a);
+
+/*
+ * Rewrites compiler diagnostics so they name the real files: comgr's temporary
+ * ".../comgr-<random>/input/CompileSource" becomes source_name and
+ * ".../comgr-<random>/include/x.h" becomes "x.h".  Returns a malloc'ed string or NULL.
+ */
+char *rj_log_map_names(const char *log, const char *source_name);
+
+/*
+ * Rewrites NVRTC diagnostics into the compiler form editors read: "name(LINE): error: x"
+ * becomes "name:LINE:COL: error: x", the column taken from NVRTC's caret line.  Returns a
+ * malloc'ed string or NULL.
+ */
+char *rj_log_map_nvrtc(const char *log);
+
+#endif

@@ -1,0 +1,620 @@
+/*
+ * platform_nvidia.c - the NVIDIA platform: NVRTC for compiles, the CUDA driver API for
+ * devices.
+ *
+ * Owns every call into libnvrtc and libcuda, both loaded with dlopen so that one build
+ * runs on machines without them (NVRTC still compiles for an explicit sm_XY where there
+ * is no driver: the prewarm case).  The few driver and NVRTC entry points used are
+ * declared here with their C ABI (int results, opaque handles), so no CUDA header is
+ * needed to build rocjit.
+ *
+ * HIP source compiles unchanged through rocjit's own hip/hip_runtime.h (nvidia/
+ * hip_runtime.h, embedded at build time), served as an in-memory header and pre-included
+ * as hipRTC pre-includes its own.  It needs the CUDA headers (cuda_fp16.h), found at run
+ * time: $CUDA_PATH, $CUDA_HOME, beside the NVRTC library, /usr/local/cuda.
+ *
+ * Modules are loaded into each device's primary context, the one the CUDA runtime uses,
+ * so rocjit kernels run on the application's streams and buffers without copies.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "compile/platform.h"
+#include "rocjit_nvrtc_preamble.h" /* generated from nvidia/hip_runtime.h */
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_INVALID_CONTEXT 201
+#define CUDA_ERROR_INVALID_HANDLE 400
+#define CUDA_ERROR_NOT_FOUND 500
+#define CU_ATTR_CC_MAJOR 75
+#define CU_ATTR_CC_MINOR 76
+#define NVRTC_SUCCESS 0
+#define NVRTC_ERROR_COMPILATION 6
+#define MAX_DEVICES 64
+
+static struct {
+	pthread_once_t compiler_once, driver_once;
+	int compiler_rc, driver_rc;
+	char compiler_error[512], driver_error[512];
+	char id[96];
+	char include_opt[4200];
+	char fp16_header[4300]; /* <include>/cuda_fp16.h: part of the compiler's files */
+	void *nvrtc, *cuda;
+
+	nvrtcResult (*nvrtcVersion)(int *, int *);
+	nvrtcResult (*nvrtcGetNumSupportedArchs)(int *);
+	nvrtcResult (*nvrtcGetSupportedArchs)(int *);
+	nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
+					  const char *const *, const char *const *);
+	nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
+	nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
+	nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char *);
+	nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram, size_t *);
+	nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
+	nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
+	const char *(*nvrtcGetErrorString)(nvrtcResult);
+
+	CUresult (*cuInit)(unsigned int);
+	CUresult (*cuDeviceGetCount)(int *);
+	CUresult (*cuDeviceGet)(CUdevice *, int);
+	CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+	CUresult (*cuCtxGetCurrent)(CUcontext *);
+	CUresult (*cuCtxSetCurrent)(CUcontext);
+	CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+	CUresult (*cuModuleUnload)(CUmodule);
+	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+	CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+				   unsigned, unsigned, unsigned, CUstream, void **, void **);
+	CUresult (*cuGetErrorString)(CUresult, const char **);
+
+	int device_count;
+	pthread_mutex_t ctx_lock;
+	CUcontext primary[MAX_DEVICES]; /* retained once, kept for the process's life */
+} nv = { .compiler_once = PTHREAD_ONCE_INIT, .driver_once = PTHREAD_ONCE_INIT,
+	 .ctx_lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define LOAD(handle, name) (*(void **)&nv.name = dlsym((handle), #name))
+
+static const char *cu_error(CUresult r)
+{
+	const char *s = NULL;
+
+	if (nv.cuGetErrorString && nv.cuGetErrorString(r, &s) == CUDA_SUCCESS && s)
+		return s;
+	return "unknown CUDA error";
+}
+
+/* dlopen's search first, then the usual toolkit folders. */
+static void *open_nvrtc(void)
+{
+	static const char *const names[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so" };
+	const char *env = getenv("ROCJIT_NVRTC_LIBRARY");
+	const char *dirs[] = { getenv("CUDA_PATH"), getenv("CUDA_HOME"), "/usr/local/cuda" };
+	char path[4200];
+	void *h;
+
+	if (env && *env)
+		return dlopen(env, RTLD_NOW | RTLD_LOCAL);
+	for (size_t i = 0; i < 3; i++)
+		if ((h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
+			return h;
+	for (size_t d = 0; d < 3; d++) {
+		if (!dirs[d] || !*dirs[d])
+			continue;
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(path, sizeof path, "%s/lib64/%s", dirs[d], names[i]);
+			if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+				return h;
+		}
+	}
+	return NULL;
+}
+
+static int has_cuda_headers(const char *dir)
+{
+	char path[4300];
+
+	snprintf(path, sizeof path, "%s/cuda_fp16.h", dir);
+	return access(path, R_OK) == 0;
+}
+
+/* The CUDA include folder: $CUDA_PATH, $CUDA_HOME, next to NVRTC, /usr/local/cuda. */
+static int find_include_dir(char *out, size_t size)
+{
+	const char *roots[] = { getenv("CUDA_PATH"), getenv("CUDA_HOME"), NULL,
+				"/usr/local/cuda" };
+	char libdir[4096] = "";
+	Dl_info info;
+
+	if (dladdr(*(void **)&nv.nvrtcVersion, &info) && info.dli_fname) {
+		snprintf(libdir, sizeof libdir, "%s", info.dli_fname);
+		if (strrchr(libdir, '/'))
+			*strrchr(libdir, '/') = 0;
+		roots[2] = libdir;
+	}
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const subs[] = { "include", "../include",
+						    "../targets/x86_64-linux/include",
+						    "../targets/sbsa-linux/include" };
+		if (!roots[i] || !*roots[i])
+			continue;
+		for (size_t k = 0; k < 4; k++) {
+			snprintf(out, size, "%s/%s", roots[i], subs[k]);
+			if (has_cuda_headers(out))
+				return 0;
+		}
+	}
+	return -1;
+}
+
+/* FNV-1a of the preamble: part of the compiler identity, so a changed preamble is a
+   changed compiler for the cache key. */
+static unsigned preamble_hash(void)
+{
+	unsigned h = 2166136261u;
+
+	for (const char *p = rj_nvrtc_preamble; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
+static void load_compiler(void)
+{
+	int major = 0, minor = 0;
+	char dir[4096];
+
+	nv.nvrtc = open_nvrtc();
+	if (!nv.nvrtc) {
+		nv.compiler_rc = ROCJIT_ENOCOMPILER;
+		snprintf(nv.compiler_error, sizeof nv.compiler_error,
+			 "NVRTC (libnvrtc.so) could not be loaded: install the CUDA toolkit, add "
+			 "its lib64 folder to LD_LIBRARY_PATH, or set CUDA_PATH or "
+			 "ROCJIT_NVRTC_LIBRARY");
+		return;
+	}
+	LOAD(nv.nvrtc, nvrtcVersion);
+	LOAD(nv.nvrtc, nvrtcGetNumSupportedArchs);
+	LOAD(nv.nvrtc, nvrtcGetSupportedArchs);
+	LOAD(nv.nvrtc, nvrtcCreateProgram);
+	LOAD(nv.nvrtc, nvrtcCompileProgram);
+	LOAD(nv.nvrtc, nvrtcGetProgramLogSize);
+	LOAD(nv.nvrtc, nvrtcGetProgramLog);
+	LOAD(nv.nvrtc, nvrtcGetCUBINSize);
+	LOAD(nv.nvrtc, nvrtcGetCUBIN);
+	LOAD(nv.nvrtc, nvrtcDestroyProgram);
+	LOAD(nv.nvrtc, nvrtcGetErrorString);
+	if (!nv.nvrtcVersion || !nv.nvrtcCreateProgram || !nv.nvrtcCompileProgram ||
+	    !nv.nvrtcGetProgramLogSize || !nv.nvrtcGetProgramLog || !nv.nvrtcGetCUBINSize ||
+	    !nv.nvrtcGetCUBIN || !nv.nvrtcDestroyProgram || !nv.nvrtcGetNumSupportedArchs ||
+	    !nv.nvrtcGetSupportedArchs) {
+		nv.compiler_rc = ROCJIT_ENOCOMPILER;
+		snprintf(nv.compiler_error, sizeof nv.compiler_error,
+			 "the NVRTC library lacks functions rocjit needs (CUDA 11.2 or newer)");
+		return;
+	}
+	nv.nvrtcVersion(&major, &minor);
+	{
+		/* NVRTC reports major.minor only: the library's size tells its patch releases
+		   apart, and rocjit's own preamble is compiled into every program. */
+		Dl_info info;
+		struct stat st;
+		long long size = -1;
+		if (dladdr(*(void **)&nv.nvrtcVersion, &info) && info.dli_fname &&
+		    stat(info.dli_fname, &st) == 0)
+			size = (long long)st.st_size;
+		snprintf(nv.id, sizeof nv.id, "nvrtc %d.%d (%lld bytes); preamble %08x", major,
+			 minor, size, preamble_hash());
+	}
+	if (find_include_dir(dir, sizeof dir) != 0) {
+		nv.compiler_rc = ROCJIT_ENOCOMPILER;
+		snprintf(nv.compiler_error, sizeof nv.compiler_error,
+			 "the CUDA headers (cuda_fp16.h) were not found: set CUDA_PATH to the "
+			 "CUDA toolkit (e.g. CUDA_PATH=/usr/local/cuda)");
+		return;
+	}
+	snprintf(nv.include_opt, sizeof nv.include_opt, "-I%s", dir);
+	snprintf(nv.fp16_header, sizeof nv.fp16_header, "%s/cuda_fp16.h", dir);
+}
+
+static int compiler_ready(void)
+{
+	pthread_once(&nv.compiler_once, load_compiler);
+	RJ_CHECK(nv.compiler_rc, nv.compiler_rc, "%s", nv.compiler_error);
+	return 0;
+}
+
+static const char *nv_compiler_id(void)
+{
+	return compiler_ready() == 0 ? nv.id : NULL;
+}
+
+/* NVRTC's library and the CUDA headers it compiles against. */
+static size_t nv_compiler_files(const char **paths, size_t max)
+{
+	Dl_info info;
+	size_t n = 0;
+
+	if (compiler_ready() != 0 || max < 2)
+		return 0;
+	if (dladdr(*(void **)&nv.nvrtcCompileProgram, &info) && info.dli_fname)
+		paths[n++] = info.dli_fname;
+	paths[n++] = nv.fp16_header;
+	return n;
+}
+
+/* "sm_90" -> 90, "sm_90a" -> 90 with suffix 'a'; -1 when it is no sm target. */
+static int sm_number(const char *target, char *suffix)
+{
+	const char *p = target + 3;
+	int n = 0;
+
+	if (strncmp(target, "sm_", 3) != 0 || *p < '1' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9' && n < 10000)
+		n = n * 10 + (*p++ - '0');
+	*suffix = 0;
+	if (*p == 'a' || *p == 'f')
+		*suffix = *p++;
+	return *p ? -1 : n;
+}
+
+/* NVRTC's supported architectures into archs[128]; the count, 0 when NVRTC gives none. */
+static int supported_archs(int archs[128])
+{
+	int n = 0;
+
+	if (nv.nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 128 ||
+	    nv.nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS)
+		n = 0;
+	return n;
+}
+
+static int nv_targets(char *buf, size_t size)
+{
+	int archs[128], n;
+	size_t len = 0;
+
+	RJ_FORWARD(compiler_ready());
+	n = supported_archs(archs);
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		if (len + 16 >= size) {
+			snprintf(buf + len, size - len, " ...");
+			break;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%ssm_%d", i ? " " : "", archs[i]);
+	}
+	return 0;
+}
+
+static int nv_target_check(const char *target)
+{
+	int archs[128], n, sm;
+	char suffix, list[1024];
+
+	RJ_FORWARD(compiler_ready());
+	sm = sm_number(target, &suffix);
+	RJ_CHECK(sm < 0, ROCJIT_EUNSUPPORTED,
+		 "target \"%s\" is not an NVIDIA target id (sm_XY, e.g. sm_90)", target);
+	n = supported_archs(archs);
+	for (int i = 0; i < n; i++)
+		if (archs[i] == sm)
+			return 0;
+	nv_targets(list, sizeof list);
+	RJ_FAIL(ROCJIT_EUNSUPPORTED,
+		"the installed compiler (%s) cannot compile for \"%s\"; supported: %s", nv.id,
+		target, n ? list : "(NVRTC gave no list)");
+}
+
+/*
+ * NVRTC has no -O levels: -O3 (the normalized default) is its default and is dropped,
+ * other levels go to ptxas.  The key still holds the normalized -O level.
+ */
+static const char *translate_option(const char *opt, char *buf, size_t size)
+{
+	if (strcmp(opt, "-O3") == 0 || strcmp(opt, "-Os") == 0 || strcmp(opt, "-Oz") == 0)
+		return NULL;
+	if (strncmp(opt, "-O", 2) == 0 && strlen(opt) == 3) {
+		snprintf(buf, size, "--ptxas-options=%s", opt);
+		return buf;
+	}
+	return opt;
+}
+
+static char *program_log(nvrtcProgram prog)
+{
+	size_t n = 0;
+	char *log;
+
+	if (nv.nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS)
+		n = 0;
+	log = calloc(1, n + 1);
+	if (log && n && nv.nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
+		log[0] = 0;
+	return log;
+}
+
+static int nv_compile(const char *target, const struct rj_compile_req *req,
+		      struct rj_compile_out *out)
+{
+	struct rj_header_arrays h;
+	const char **argv;
+	char arch[64], olevel[32];
+	size_t argc = 0;
+	nvrtcProgram prog = NULL;
+	nvrtcResult r;
+	char *raw;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	RJ_FORWARD(compiler_ready());
+	argv = calloc(req->options->count + 4, sizeof *argv);
+	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
+	/* Slot 0: rocjit's hip/hip_runtime.h, pre-included like hipRTC's own. */
+	if (rj_header_arrays_make(&h, req, 1) != 0) {
+		free(argv);
+		return ROCJIT_ENOMEM;
+	}
+	h.src[0] = rj_nvrtc_preamble;
+	h.names[0] = "hip/hip_runtime.h";
+	for (const char *o = rj_opts_next(req->options, NULL); o; o = rj_opts_next(req->options, o)) {
+		const char *t = translate_option(o, olevel, sizeof olevel);
+		if (t)
+			argv[argc++] = t;
+	}
+	snprintf(arch, sizeof arch, "-arch=%s", target);
+	argv[argc++] = arch;
+	argv[argc++] = nv.include_opt;
+	argv[argc++] = "--pre-include=hip/hip_runtime.h";
+	r = nv.nvrtcCreateProgram(&prog, req->source, req->name, (int)h.n, h.src, h.names);
+	if (r != NVRTC_SUCCESS) {
+		rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
+				  "nvrtcCreateProgram failed (%d)", r);
+		goto out;
+	}
+	/* NVRTC is thread-safe: compiles of different programs run in parallel. */
+	r = nv.nvrtcCompileProgram(prog, (int)argc, argv);
+	raw = program_log(prog);
+	out->log = raw ? rj_log_map_nvrtc(raw) : NULL;
+	free(raw);
+	if (r == NVRTC_SUCCESS) {
+		size_t n = 0;
+		if (nv.nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && n)
+			out->code = malloc(n);
+		if (out->code && nv.nvrtcGetCUBIN(prog, out->code) == NVRTC_SUCCESS) {
+			out->size = n;
+			rc = 0;
+		} else {
+			free(out->code);
+			out->code = NULL;
+			rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
+					  "NVRTC produced no CUBIN for %s", req->name);
+		}
+	} else {
+		rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
+				  "%s did not compile for %s (%s)", req->name, target,
+				  nv.nvrtcGetErrorString ? nv.nvrtcGetErrorString(r) : "NVRTC error");
+	}
+	nv.nvrtcDestroyProgram(&prog);
+out:
+	rj_header_arrays_free(&h);
+	free(argv);
+	return rc;
+}
+
+/* ---- Devices ------------------------------------------------------------------------------- */
+
+static void load_driver(void)
+{
+	CUresult r;
+
+	nv.cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!nv.cuda) {
+		nv.driver_rc = ROCJIT_ENODEV;
+		snprintf(nv.driver_error, sizeof nv.driver_error,
+			 "no NVIDIA driver (libcuda.so.1 could not be loaded)");
+		return;
+	}
+	LOAD(nv.cuda, cuInit);
+	LOAD(nv.cuda, cuDeviceGetCount);
+	LOAD(nv.cuda, cuDeviceGet);
+	LOAD(nv.cuda, cuDeviceGetAttribute);
+	LOAD(nv.cuda, cuDevicePrimaryCtxRetain);
+	LOAD(nv.cuda, cuCtxGetCurrent);
+	LOAD(nv.cuda, cuCtxSetCurrent);
+	LOAD(nv.cuda, cuModuleLoadData);
+	LOAD(nv.cuda, cuModuleUnload);
+	LOAD(nv.cuda, cuModuleGetFunction);
+	LOAD(nv.cuda, cuLaunchKernel);
+	LOAD(nv.cuda, cuGetErrorString);
+	if (!nv.cuInit || !nv.cuDeviceGetCount || !nv.cuDeviceGet || !nv.cuDeviceGetAttribute ||
+	    !nv.cuDevicePrimaryCtxRetain || !nv.cuCtxGetCurrent || !nv.cuCtxSetCurrent ||
+	    !nv.cuModuleLoadData || !nv.cuModuleUnload || !nv.cuModuleGetFunction ||
+	    !nv.cuLaunchKernel) {
+		nv.driver_rc = ROCJIT_ENODEV;
+		snprintf(nv.driver_error, sizeof nv.driver_error,
+			 "the NVIDIA driver (libcuda.so.1) lacks functions rocjit needs");
+		return;
+	}
+	r = nv.cuInit(0);
+	if (r == CUDA_SUCCESS)
+		r = nv.cuDeviceGetCount(&nv.device_count);
+	if (r != CUDA_SUCCESS || nv.device_count <= 0) {
+		nv.driver_rc = ROCJIT_ENODEV;
+		snprintf(nv.driver_error, sizeof nv.driver_error, "no NVIDIA GPU found (%s)",
+			 r != CUDA_SUCCESS ? cu_error(r) : "0 devices");
+	}
+}
+
+static int driver_ready(void)
+{
+	pthread_once(&nv.driver_once, load_driver);
+	RJ_CHECK(nv.driver_rc, nv.driver_rc, "%s", nv.driver_error);
+	return 0;
+}
+
+#define CU_FAIL(r, what) RJ_FAIL(ROCJIT_EDEVICE, "%s failed: %s (%d)", (what), cu_error(r), (r))
+
+static int nv_device_count(int *count)
+{
+	*count = driver_ready() == 0 ? nv.device_count : 0;
+	rj_error_clear();
+	return 0;
+}
+
+static int nv_device_target(int device, char *out, size_t size)
+{
+	CUdevice dev;
+	int major = 0, minor = 0;
+	CUresult r;
+
+	RJ_FORWARD(driver_ready());
+	RJ_CHECK(device < 0 || device >= nv.device_count || device >= MAX_DEVICES, ROCJIT_ENODEV,
+		 "device %d does not exist: this machine has %d NVIDIA GPU(s)", device,
+		 nv.device_count);
+	if ((r = nv.cuDeviceGet(&dev, device)) != CUDA_SUCCESS)
+		CU_FAIL(r, "cuDeviceGet");
+	if ((r = nv.cuDeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev)) != CUDA_SUCCESS ||
+	    (r = nv.cuDeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev)) != CUDA_SUCCESS)
+		CU_FAIL(r, "cuDeviceGetAttribute");
+	snprintf(out, size, "sm_%d%d", major, minor);
+	return 0;
+}
+
+/* The device's primary context, retained on first use and kept. */
+static int primary_context(int device, CUcontext *out)
+{
+	CUresult r = CUDA_SUCCESS;
+	CUdevice dev;
+
+	pthread_mutex_lock(&nv.ctx_lock);
+	if (!nv.primary[device]) {
+		r = nv.cuDeviceGet(&dev, device);
+		if (r == CUDA_SUCCESS)
+			r = nv.cuDevicePrimaryCtxRetain(&nv.primary[device], dev);
+	}
+	*out = nv.primary[device];
+	pthread_mutex_unlock(&nv.ctx_lock);
+	if (r != CUDA_SUCCESS)
+		CU_FAIL(r, "cuDevicePrimaryCtxRetain");
+	return 0;
+}
+
+/*
+ * Makes device's primary context current on this thread; *prev receives the context that
+ * was current (to give back with restore), *switched whether it changed.
+ */
+static int make_current(int device, CUcontext *prev, int *switched)
+{
+	CUcontext want;
+	CUresult r;
+
+	*prev = NULL;
+	*switched = 0;
+	RJ_FORWARD(primary_context(device, &want));
+	if (nv.cuCtxGetCurrent(prev) == CUDA_SUCCESS && *prev == want)
+		return 0;
+	if ((r = nv.cuCtxSetCurrent(want)) != CUDA_SUCCESS)
+		CU_FAIL(r, "cuCtxSetCurrent");
+	*switched = 1;
+	return 0;
+}
+
+/* Gives the thread back the context it had; a thread that had none keeps the primary. */
+static void restore(CUcontext prev, int switched)
+{
+	if (switched && prev)
+		nv.cuCtxSetCurrent(prev);
+}
+
+static int nv_module_load(int device, const void *code, size_t size, void **module)
+{
+	CUcontext prev;
+	CUresult r;
+	int switched;
+
+	(void)size; /* the CUBIN's ELF header gives its extent */
+	RJ_FORWARD(driver_ready());
+	RJ_FORWARD(make_current(device, &prev, &switched));
+	r = nv.cuModuleLoadData((CUmodule *)module, code);
+	restore(prev, switched);
+	if (r != CUDA_SUCCESS)
+		CU_FAIL(r, "cuModuleLoadData");
+	return 0;
+}
+
+static void nv_module_unload(void *module)
+{
+	if (module && nv.cuModuleUnload)
+		nv.cuModuleUnload((CUmodule)module);
+}
+
+static int nv_function_get(void *module, const char *name, void **function)
+{
+	CUresult r = nv.cuModuleGetFunction((CUfunction *)function, (CUmodule)module, name);
+
+	RJ_CHECK(r == CUDA_ERROR_NOT_FOUND, ROCJIT_ENOTFOUND,
+		 "no kernel named \"%s\" in the code object (declare it extern \"C\" or pass "
+		 "its mangled name)", name);
+	if (r != CUDA_SUCCESS)
+		CU_FAIL(r, "cuModuleGetFunction");
+	return 0;
+}
+
+/*
+ * One driver call on the hot path.  When the calling thread's current context is not
+ * the kernel's device's (a fresh thread, or one working on another GPU), the launch is
+ * retried once inside that device's primary context, and the thread's own is given back.
+ */
+static int nv_launch(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
+		     unsigned int shared_bytes, void *stream, void **args)
+{
+	CUresult r = nv.cuLaunchKernel((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
+				       shared_bytes, (CUstream)stream, args, NULL);
+
+	if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE) {
+		CUcontext prev;
+		int switched;
+
+		RJ_FORWARD(make_current(device, &prev, &switched));
+		if (switched)
+			r = nv.cuLaunchKernel((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
+					      shared_bytes, (CUstream)stream, args, NULL);
+		restore(prev, switched);
+	}
+	if (r != CUDA_SUCCESS)
+		CU_FAIL(r, "cuLaunchKernel");
+	return 0;
+}
+
+const struct rj_platform rj_platform_nvidia = {
+	.id = ROCJIT_PLATFORM_NVIDIA,
+	.name = "nvidia",
+	.compiler_id = nv_compiler_id,
+	.compiler_files = nv_compiler_files,
+	.target_check = nv_target_check,
+	.targets = nv_targets,
+	.device_count = nv_device_count,
+	.compile = nv_compile,
+	.device_target = nv_device_target,
+	.module_load = nv_module_load,
+	.module_unload = nv_module_unload,
+	.function_get = nv_function_get,
+	.launch = nv_launch,
+};

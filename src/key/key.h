@@ -1,0 +1,61 @@
+/*
+ * key.h - the content-hashed cache key.
+ *
+ * key = XXH3-128 over length-prefixed fields, environment before content:
+ *   key-format version, platform, normalized target id, compiler identity,
+ *   normalized options, each in-memory header (name, XXH3-128 of its text), and
+ *   XXH3-128 of the source.
+ * Nothing else enters the key: not the program name, not the working directory, not the
+ * source's file name (which only labels diagnostics).
+ */
+#ifndef ROCJIT_KEY_H
+#define ROCJIT_KEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "key/options.h"
+#include "rocjit.h"
+
+/* Bump when the key's fields or their encoding change: old entries then simply miss. */
+#define RJ_KEY_FORMAT 1
+
+typedef struct rj_key {
+	uint8_t b[16];
+} rj_key;
+
+typedef struct rj_digest {
+	uint8_t b[16];
+} rj_digest;
+
+struct rj_key_input {
+	int platform;
+	const char *target;      /* normalized */
+	const char *compiler;    /* the platform's compiler identity string */
+	const struct rj_opts *options;
+	const rocjit_header *headers;
+	size_t num_headers;
+	const rj_digest *header_digests; /* of each header's text, or NULL: computed here */
+	rj_digest source;        /* rj_digest_of(source) */
+};
+
+/* XXH3-128 of data, in canonical (big-endian) byte order. */
+rj_digest rj_digest_of(const void *data, size_t size);
+
+/* Computes the key.  Headers must have non-NULL name and source (checked by the caller). */
+rj_key rj_key_compute(const struct rj_key_input *in);
+
+/*
+ * The portable key: every field of the key but the compiler identity (in->compiler is
+ * ignored), in a domain of its own.  It finds a bundle's entries where no compiler is
+ * installed (see bundles in cache/FORMAT.md).
+ */
+rj_key rj_key_compute_portable(const struct rj_key_input *in);
+
+/* 32 lower-case hex digits and a NUL. */
+void rj_key_hex(const rj_key *key, char out[33]);
+
+/* XXH3-64 of a code object: the checksum stored beside it. */
+uint64_t rj_checksum(const void *data, size_t size);
+
+#endif

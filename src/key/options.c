@@ -1,0 +1,203 @@
+/*
+ * options.c - normalization of compiler options (see options.h for the rules).
+ *
+ * Owns the canonical form of options; knows nothing of keys or compilers.  Two option
+ * lists that make the compiler produce the same code should normalize alike where that is
+ * cheap to know (-O defaults, "-D N" spacing); anything else stays as given, because a
+ * missed cache hit costs a compile while a wrong hit serves wrong code.
+ */
+#include "key/options.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+
+/* Appends a+b as one option. */
+static int append(struct rj_opts *o, const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t need = alen + blen + 1;
+
+	RJ_CHECK(alen + blen > RJ_OPTION_MAX, ROCJIT_EINVAL,
+		 "compiler option \"%.40s...\" is longer than %d bytes", a, RJ_OPTION_MAX);
+	RJ_CHECK(o->len + need > RJ_OPTIONS_TOTAL_MAX, ROCJIT_EINVAL,
+		 "compiler options are longer than %d bytes in total", RJ_OPTIONS_TOTAL_MAX);
+	if (o->len + need > o->cap) {
+		size_t cap = (o->len + need) * 2;
+		char *nb = malloc(cap);
+
+		RJ_CHECK(!nb, ROCJIT_ENOMEM, "out of memory normalizing options");
+		memcpy(nb, o->buf, o->len);
+		if (o->buf != o->inline_buf)
+			free(o->buf);
+		o->buf = nb;
+		o->cap = cap;
+	}
+	memcpy(o->buf + o->len, a, alen);
+	memcpy(o->buf + o->len + alen, b, blen);
+	o->len += need;
+	o->buf[o->len - 1] = 0;
+	o->count++;
+	return 0;
+}
+
+static void trim(const char **s, size_t *len)
+{
+	while (*len && isspace((unsigned char)(*s)[0])) {
+		(*s)++;
+		(*len)--;
+	}
+	while (*len && isspace((unsigned char)(*s)[*len - 1]))
+		(*len)--;
+}
+
+static int has_prefix(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+static int is_target_option(const char *s, size_t len)
+{
+	static const char *const bad[] = { "--offload-arch", "--amdgpu-target",
+					   "--gpu-architecture", "-arch", "-mcpu", "-march",
+					   "--cuda-gpu-arch" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		size_t n = strlen(bad[i]);
+		if (has_prefix(s, len, bad[i]) && (len == n || s[n] == '=' || isspace((unsigned char)s[n])))
+			return 1;
+	}
+	return 0;
+}
+
+/* Options whose value may come as a separate argument or after a space. */
+static const char *joinable(const char *s, size_t len)
+{
+	static const char *const flags[] = { "-D", "-U", "-I" };
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+		if (len == strlen(flags[i]) && memcmp(s, flags[i], len) == 0)
+			return flags[i];
+	return NULL;
+}
+
+static int is_opt_level(const char *s, size_t len)
+{
+	return len == 3 && s[0] == '-' && s[1] == 'O' && strchr("0123sz", s[2]) && s[2];
+}
+
+int rj_opts_normalize(struct rj_opts *o, const char *const *opts, size_t n)
+{
+	const char *olevel = "-O3";
+	size_t i;
+	int rc = 0;
+
+	o->buf = o->inline_buf;
+	o->cap = sizeof o->inline_buf;
+	o->len = 0;
+	o->count = 0;
+	if (n && !opts)
+		RJ_FAIL(ROCJIT_EINVAL, "num_options is %zu but options is NULL", n);
+	for (i = 0; i < n && rc == 0; i++) {
+		const char *s = opts[i], *flag;
+		size_t len;
+
+		if (!s) {
+			rc = rj_error_set(ROCJIT_EINVAL, __FILE__, __LINE__,
+					  "compiler option %zu is NULL", i);
+			break;
+		}
+		len = strlen(s);
+		trim(&s, &len);
+		if (len == 0)
+			continue;
+		if (is_target_option(s, len)) {
+			rc = rj_error_set(ROCJIT_EINVAL, __FILE__, __LINE__,
+					  "compiler option \"%s\" names a target: pass the target "
+					  "id as rocjit_options.target, ROCJIT_ARCH or the target "
+					  "argument instead", opts[i]);
+			break;
+		}
+		if (is_opt_level(s, len)) {
+			olevel = s;
+			continue;
+		}
+		if (len >= 2 && s[0] == '-' && s[1] == 'O') {
+			rc = rj_error_set(ROCJIT_EINVAL, __FILE__, __LINE__,
+					  "unknown optimization level \"%s\": use -O0, -O1, -O2, "
+					  "-O3, -Os or -Oz", opts[i]);
+			break;
+		}
+		if (has_prefix(s, len, "-I") || has_prefix(s, len, "-include"))
+			rj_warn_once("option-I", "%s: headers read from disk are not part of the "
+				     "cache key, so edits to them are not seen; pass them as "
+				     "in-memory headers (rocjit_program.headers) instead", opts[i]);
+		flag = joinable(s, len);
+		if (flag) {
+			/* "-D" "N=4": the value is the next argument. */
+			const char *v = i + 1 < n ? opts[i + 1] : NULL;
+			size_t vlen = v ? strlen(v) : 0;
+
+			if (v)
+				trim(&v, &vlen);
+			if (!v || vlen == 0) {
+				rc = rj_error_set(ROCJIT_EINVAL, __FILE__, __LINE__,
+						  "compiler option %s needs a value", flag);
+				break;
+			}
+			i++;
+			rc = append(o, flag, len, v, vlen);
+			continue;
+		}
+		for (size_t k = 0; k < 3; k++) {
+			/* "-D N=4" in one argument. */
+			static const char *const flags[] = { "-D ", "-U ", "-I " };
+			size_t fl = strlen(flags[k]);
+			if (has_prefix(s, len, flags[k])) {
+				const char *v = s + fl;
+				size_t vlen = len - fl;
+				trim(&v, &vlen);
+				flag = flags[k];
+				rc = append(o, flag, fl - 1, v, vlen);
+				break;
+			}
+		}
+		if (!flag)
+			rc = append(o, s, len, "", 0);
+	}
+	if (rc == 0)
+		rc = append(o, olevel, 3, "", 0);
+	if (rc != 0)
+		rj_opts_release(o);
+	return rc;
+}
+
+void rj_opts_release(struct rj_opts *o)
+{
+	if (o->buf && o->buf != o->inline_buf)
+		free(o->buf);
+	o->buf = o->inline_buf;
+	o->cap = sizeof o->inline_buf;
+	o->len = 0;
+	o->count = 0;
+}
+
+const char *rj_opts_next(const struct rj_opts *o, const char *cur)
+{
+	const char *next = cur ? cur + strlen(cur) + 1 : o->buf;
+	return next < o->buf + o->len ? next : NULL;
+}
+
+char *rj_opts_join(const struct rj_opts *o)
+{
+	char *s = malloc(o->len + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, o->buf, o->len);
+	for (size_t i = 0; i + 1 < o->len; i++)
+		if (s[i] == 0)
+			s[i] = ' ';
+	s[o->len ? o->len - 1 : 0] = 0;
+	return s;
+}

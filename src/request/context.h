@@ -1,0 +1,160 @@
+/*
+ * context.h - the context and its in-process table (internal layout).
+ *
+ * A context owns: the platform it uses, its device's target, the on-disk cache handle,
+ * and the in-process table of entries (one per program and target) with their loaded
+ * modules and fetched kernels.  Shared by table.c and context.c only.
+ */
+#ifndef ROCJIT_CONTEXT_H
+#define ROCJIT_CONTEXT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "store/bundle.h"
+#include "store/cache.h"
+#include "key/key.h"
+#include "compile/platform.h"
+#include "key/target.h"
+
+enum rj_state { RJ_PENDING, RJ_READY, RJ_FAILED };
+
+struct rocjit_kernel {
+	const struct rj_platform *platform;
+	void *function;
+	int device;
+	unsigned forks;             /* the fork count when loaded (context.c): launchable
+	                               only in the process that loaded it */
+	struct rj_entry *entry;
+	struct rocjit_kernel *next; /* the entry's kernels */
+	char name[];
+};
+
+/* One program compiled for one target.  Immutable once READY, but for module/kernels. */
+struct rj_entry {
+	rj_key key;
+	const struct rj_platform *platform; /* the target's */
+	enum rj_state state;       /* under ctx->rw */
+	int rc;                    /* FAILED: the error code and message */
+	char *error;
+	rocjit_code code;          /* READY: the public view; code.data is owned */
+	char target[RJ_TARGET_MAX];
+	void *module;              /* loaded on the context's device, or NULL */
+	struct rocjit_kernel *kernels;
+	struct rj_entry *next;     /* hash chain */
+};
+
+/* A registered source as this context resolved it (embedded text or ROCJIT_KERNEL_PATH). */
+struct rj_source {
+	char *name;                /* registered name */
+	char *display;             /* for diagnostics: the name or the file read */
+	const char *text;
+	size_t length;
+	char *owned;               /* text read from ROCJIT_KERNEL_PATH, else NULL */
+	rj_digest digest;
+	struct rj_source *next;
+};
+
+struct rocjit_ctx {
+	uint64_t gen;               /* unique per context opened in this process (recent.c) */
+	const struct rj_platform *platform; /* the device's; NULL until known (AUTO) */
+	int requested_platform;     /* ROCJIT_PLATFORM_* as asked (options, environment) */
+	int device;
+	unsigned int flags;
+	char target[RJ_TARGET_MAX]; /* override (ROCJIT_ARCH / options), or "" */
+	char *kernel_path;          /* $ROCJIT_KERNEL_PATH or NULL */
+	rj_cache *cache;            /* NULL: memory only */
+	struct rj_bundle *bundles;  /* prebuilt, read-only; NULL: none */
+
+	pthread_rwlock_t rw;        /* table, entry states, module pointers, kernel lists,
+	                               sources */
+	pthread_mutex_t wait_mu;    /* with wait_cv: waiting for a PENDING entry */
+	pthread_cond_t wait_cv;
+	pthread_mutex_t load_mu;    /* serializes module loads and device detection */
+	struct rj_entry **buckets;
+	size_t nbuckets, nentries;
+	struct rj_source *sources;
+	/* Every registered header (.h .hpp .cuh .inc), given to registered sources as
+	   in-memory headers; resolved once (sources.c), under load_mu. */
+	atomic_int headers_resolved; /* set once under load_mu, read without it */
+	size_t num_headers;
+	rocjit_header *headers;
+	rj_digest *header_digests;
+
+	atomic_int device_state;    /* 0 unknown, 1 known (device_target), <0 the error;
+	                               set once under load_mu, read without it */
+	char device_target[RJ_TARGET_MAX];
+	char device_error[1024];    /* why there is no device (device_state < 0) */
+
+	atomic_uint_fast64_t memory_hits, disk_hits, misses, compiles, compile_errors,
+		cache_errors;
+	atomic_uint_fast64_t compile_us; /* total compile time */
+	/* What became of compiled code objects (rocjit_stats version 3). */
+	atomic_uint_fast64_t stores, store_failures;
+	pthread_mutex_t store_mu;   /* guards store_error */
+	char store_error[1024];     /* why the last store failed, or "" */
+	char cache_error[1024];     /* why no cache is open (open failed), or "" */
+
+	/* fork (context.c): the process's open contexts, and the kernels a fork child must
+	   not launch (loaded by its parent; freed at close, never unloaded). */
+	struct rocjit_ctx *next_open;
+	struct rocjit_kernel *stale_kernels;
+};
+
+/* lookup.c: a compiled code object was stored (ok) or not (!ok; why in rocjit_last_error()). */
+void rj_note_store(rocjit_ctx *ctx, int ok);
+
+/* table.c: the in-process table.  Callers hold ctx->rw (read for find, write for add). */
+struct rj_entry *rj_table_find(const rocjit_ctx *ctx, const rj_key *key);
+/* Adds a PENDING entry for key. NULL on out of memory. */
+struct rj_entry *rj_table_add(rocjit_ctx *ctx, const rj_key *key);
+/* Frees every entry (unloading modules). No locking: only at close. */
+void rj_table_free(rocjit_ctx *ctx);
+
+/* A validated request: what enters the key, plus where diagnostics go. */
+struct rj_request {
+	const char *source;
+	size_t length;
+	const char *name;
+	const rocjit_header *headers;
+	size_t num_headers;
+	const rj_digest *header_digests; /* precomputed, or NULL */
+	struct rj_opts opts;
+	rj_digest digest;
+	char *log;
+	size_t log_size;
+};
+
+/* What a request is looked up by: its key, and what the key was made of. */
+struct rj_lookup {
+	rj_key key;
+	const struct rj_platform *platform; /* the target's */
+	const char *compiler;               /* its identity (static) */
+	const char *target;                 /* normalized */
+};
+
+/* lookup.c: computes r's lookup for target.  0, ROCJIT_EUNSUPPORTED, ROCJIT_ENOCOMPILER. */
+int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_request *r,
+		   const char *target);
+
+/*
+ * lookup.c: the READY entry for r, from the table, the disk cache or the compiler,
+ * produced once however many threads ask.
+ */
+int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
+		 const struct rj_lookup *lk);
+
+/* recent.c: the calling thread's memo of kernels it got (see recent.c). */
+rocjit_kernel *rj_recent_find(const rocjit_ctx *ctx, const rocjit_program *p, size_t length,
+			      const char *kernel_name);
+void rj_recent_add(const rocjit_ctx *ctx, const rocjit_program *p, size_t length,
+		   const char *kernel_name, rocjit_kernel *kernel);
+
+/* sources.c: resolves a registered name for this context (once); see sources.c. */
+int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name);
+void rj_sources_free(rocjit_ctx *ctx);
+/* The registered headers for this context (resolved once): sets *headers, *digests, *n. */
+int rj_source_headers(rocjit_ctx *ctx, const rocjit_header **headers,
+		      const rj_digest **digests, size_t *n);
+
+#endif

@@ -1,0 +1,490 @@
+/*
+ * lookup.c - producing an entry of the in-process table: on-disk cache, else compile.
+ *
+ * Owns the once-per-key protocol: the first thread to miss a key becomes the entry's
+ * owner and produces it without holding any table lock; threads asking for the same key
+ * meanwhile wait for its result instead of compiling it again.  Talks to the vendor only
+ * through the platform interface and to SQLite only through cache.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codeobj/codeobj.h"
+#include "compile/compiler_id.h"
+#include "store/keylock.h"
+#include "request/context.h"
+#include "base/error.h"
+
+#define MSG_MAX 1024
+
+static void copy_log(const struct rj_request *r, const char *log)
+{
+	if (r->log && r->log_size && log)
+		snprintf(r->log, r->log_size, "%s", log);
+}
+
+/* The first line of the log that says "error", for the one-line error message. */
+static void first_error(char *out, size_t size, const char *log)
+{
+	const char *p = log ? strstr(log, "error") : NULL;
+	const char *start = p, *end;
+
+	out[0] = 0;
+	if (!p)
+		return;
+	while (start > log && start[-1] != '\n')
+		start--;
+	end = strchr(p, '\n');
+	snprintf(out, size, ": %.*s", (int)(end ? end - start : (ptrdiff_t)strlen(start)),
+		 start);
+}
+
+static char *join_header_names(const struct rj_request *r)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; i < r->num_headers; i++)
+		len += strlen(r->headers[i].name) + 1;
+	s = calloc(1, len);
+	for (size_t i = 0; s && i < r->num_headers; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, r->headers[i].name);
+	}
+	return s;
+}
+
+/* e's key less the compiler identity: what finds it in a bundle without a compiler. */
+static rj_key portable_key(const struct rj_request *r, const struct rj_entry *e)
+{
+	struct rj_key_input in;
+
+	in.platform = e->platform->id;
+	in.target = e->target;
+	in.compiler = NULL;
+	in.options = &r->opts;
+	in.headers = r->headers;
+	in.num_headers = r->num_headers;
+	in.header_digests = r->header_digests;
+	in.source = r->digest;
+	return rj_key_compute_portable(&in);
+}
+
+/*
+ * Counts what became of a compiled code object, so that callers can say what was stored
+ * (rocjit_stats.stores, .store_failures) instead of assuming it.  A failure keeps its
+ * reason, rocjit_last_error(), for rocjit_stats.store_error.
+ */
+void rj_note_store(rocjit_ctx *ctx, int ok)
+{
+	if (ok) {
+		atomic_fetch_add(&ctx->stores, 1);
+		return;
+	}
+	atomic_fetch_add(&ctx->store_failures, 1);
+	pthread_mutex_lock(&ctx->store_mu);
+	snprintf(ctx->store_error, sizeof ctx->store_error, "%s", rocjit_last_error());
+	pthread_mutex_unlock(&ctx->store_mu);
+}
+
+/* Stores a fresh code object; failures only cost the next process a compile. */
+static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+		  const char *compiler, const char *kernels)
+{
+	struct rj_cache_meta m;
+	char *options = rj_opts_join(&r->opts), *headers = join_header_names(r);
+
+	if (!options || !headers) {
+		atomic_fetch_add(&ctx->cache_errors, 1);
+		rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__, "out of memory storing %s in the "
+			     "cache", r->name);
+		rj_note_store(ctx, 0);
+		goto out;
+	}
+	m.platform = e->platform->name;
+	m.target = e->target;
+	m.compiler = compiler;
+	m.options = options;
+	m.source_name = r->name;
+	m.headers = headers;
+	m.kernels = kernels;
+	m.compile_ms = e->code.compile_ms;
+	m.pkey = portable_key(r, e);
+	if (rj_cache_put(ctx->cache, &e->key, &m, e->code.data, e->code.size) != 0) {
+		atomic_fetch_add(&ctx->cache_errors, 1);
+		rj_note_store(ctx, 0);
+		rj_warn_once("cache-put", "%s; the kernel is still used", rocjit_last_error());
+	} else {
+		rj_note_store(ctx, 1);
+	}
+out:
+	free(options);
+	free(headers);
+}
+
+static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+		   const char *compiler)
+{
+	struct rj_compile_req req;
+	struct rj_compile_out out;
+	char *source, *kernels = NULL, hex[33], first[512];
+	double t0;
+	int rc;
+
+	rj_key_hex(&e->key, hex);
+	RJ_CHECK(ctx->flags & ROCJIT_OPEN_NO_COMPILE, ROCJIT_ENOTCACHED,
+		 "%s for %s is not in the cache (key %s) and compiling is forbidden "
+		 "(ROCJIT_NO_COMPILE or ROCJIT_OPEN_NO_COMPILE): prewarm the cache for this "
+		 "target, or allow compiling", r->name, e->target, hex);
+	RJ_CHECK(memchr(r->source, 0, r->length) != NULL, ROCJIT_EINVAL,
+		 "%s contains a NUL byte: kernel source must be text", r->name);
+	RJ_FORWARD(e->platform->target_check(e->target));
+	source = malloc(r->length + 1);
+	RJ_CHECK(!source, ROCJIT_ENOMEM, "out of memory compiling %s", r->name);
+	memcpy(source, r->source, r->length);
+	source[r->length] = 0;
+	req.source = source;
+	req.name = r->name;
+	req.options = &r->opts;
+	req.headers = r->headers;
+	req.num_headers = r->num_headers;
+	t0 = rj_now_ms();
+	rc = e->platform->compile(e->target, &req, &out);
+	free(source);
+	e->code.compile_ms = rj_now_ms() - t0;
+	copy_log(r, out.log);
+	if (rc != 0) {
+		char msg[MSG_MAX];
+		atomic_fetch_add(&ctx->compile_errors, 1);
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		first_error(first, sizeof first, out.log);
+		free(out.log);
+		RJ_LOG(RJ_LOG_INFO, "compile failed key=%s target=%s source=%s %.1f ms", hex,
+		       e->target, r->name, e->code.compile_ms);
+		if (rc == ROCJIT_ECOMPILE)
+			RJ_FAIL(rc, "%s did not compile for %s%s", r->name, e->target,
+				first[0] ? first : " (no diagnostics; see the log)");
+		RJ_FAIL(rc, "%s", msg);
+	}
+	if (out.log && *out.log)
+		RJ_LOG(RJ_LOG_INFO, "compiler said for %s:\n%s", r->name, out.log);
+	free(out.log);
+	atomic_fetch_add(&ctx->compiles, 1);
+	atomic_fetch_add(&ctx->compile_us, (uint64_t)(e->code.compile_ms * 1e3));
+	rc = rj_codeobj_check(out.code, out.size, e->target, &kernels);
+	if (rc != 0) {
+		char msg[MSG_MAX];
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		free(out.code);
+		RJ_FAIL(rc, "the compiler returned an unusable code object for %s: %s", r->name,
+			msg);
+	}
+	e->code.data = out.code;
+	e->code.size = out.size;
+	e->code.from_cache = 0;
+	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
+	       hex, e->target, r->name, kernels, out.size, e->code.compile_ms);
+	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY)) {
+		store(ctx, r, e, compiler, kernels);
+	} else if (!ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_CACHE)) {
+		/* A cache was wanted but could not be opened: this object is not kept. */
+		rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "%s", ctx->cache_error[0] ?
+			     ctx->cache_error : "no on-disk cache is open");
+		rj_note_store(ctx, 0);
+	}
+	free(kernels);
+	return 0;
+}
+
+/* 1 and e filled when the on-disk cache has e's key; 0 on a miss (or a cache failure). */
+static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e)
+{
+	void *code;
+	size_t size;
+	double t0 = rj_now_ms(), ms = 0;
+	char hex[33];
+	int rc = rj_cache_get(ctx->cache, &e->key, &code, &size, &ms);
+
+	if (rc == 1) {
+		e->code.data = code;
+		e->code.size = size;
+		e->code.compile_ms = ms;
+		e->code.from_cache = 1;
+		atomic_fetch_add(&ctx->disk_hits, 1);
+		if (rj_log_level() >= RJ_LOG_INFO) {
+			rj_key_hex(&e->key, hex);
+			rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms "
+			       "(compiling took %.1f ms)", hex, e->target, r->name, size,
+			       rj_now_ms() - t0, ms);
+		}
+		return 1;
+	}
+	if (rc < 0) {
+		atomic_fetch_add(&ctx->cache_errors, 1);
+		rj_warn_once("cache-get", "%s; compiling instead", rocjit_last_error());
+	}
+	return 0;
+}
+
+/*
+ * After a disk miss: takes the key's lock across processes, so that of all the processes
+ * missing the same key at once only one compiles.  The others wait for its result in the
+ * cache, taking the lock themselves if the holder dies, for at most the lock timeout.
+ * Returns 1 when the cache answered meanwhile; else 0 with *lock held or not (no lock can
+ * be had: compile anyway).
+ */
+static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+			struct rj_keylock *lock)
+{
+	double deadline = rj_now_ms() + rj_keylock_timeout_ms();
+	unsigned sleep_us = 2000;
+	int rc;
+
+	lock->fd = -1;
+	if ((ctx->flags & ROCJIT_OPEN_READONLY) || rj_cache_readonly(ctx->cache))
+		return 0;
+	while ((rc = rj_keylock_try(lock, rj_cache_dir_of(ctx->cache), &e->key)) == RJ_LOCK_BUSY) {
+		if (rj_now_ms() > deadline) {
+			char hex[33];
+			rj_key_hex(&e->key, hex);
+			rj_log(RJ_LOG_WARN, "another process has been compiling %s (key %s) for "
+			       "%d ms; compiling it here too (ROCJIT_LOCK_TIMEOUT_MS sets the wait)",
+			       r->name, hex, rj_keylock_timeout_ms());
+			return 0;
+		}
+		usleep(sleep_us);
+		if (sleep_us < 50000)
+			sleep_us *= 2;
+		if (disk_lookup(ctx, r, e))
+			return 1;
+	}
+	/* Held: the previous holder may have stored it just before letting go. */
+	if (rc == RJ_LOCK_HELD && disk_lookup(ctx, r, e)) {
+		rj_keylock_release(lock);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The target ids whose code runs on target, most specific first: the id itself, then with
+ * fewer features.  Code built for "gfx90a" (xnack and sramecc "any") runs on every
+ * gfx90a; code for "gfx90a:xnack-" only where xnack is off.  At most 8 (3 features).
+ */
+static size_t compatible_targets(char out[8][RJ_TARGET_MAX], const char *target)
+{
+	const char *feat[3];
+	size_t nfeat = 0, plen = rj_target_processor_len(target), n = 0;
+
+	for (const char *p = strchr(target, ':'); p && nfeat < 3; p = strchr(p + 1, ':'))
+		feat[nfeat++] = p + 1;
+	if (strchr(target, ':') && nfeat == 3 && strchr(feat[2], ':'))
+		nfeat = 0; /* more features than we enumerate: the exact id only */
+	for (unsigned drop = 0; drop < (1u << nfeat) && n < 8; drop++) {
+		size_t len = plen;
+		memcpy(out[n], target, plen);
+		for (size_t i = 0; i < nfeat; i++) {
+			size_t fl = strcspn(feat[i], ":");
+			if (drop & (1u << i))
+				continue;
+			out[n][len++] = ':';
+			memcpy(out[n] + len, feat[i], fl);
+			len += fl;
+		}
+		out[n][len] = 0;
+		n++;
+	}
+	return n ? n : (snprintf(out[0], RJ_TARGET_MAX, "%s", target), 1);
+}
+
+/* 1 and e filled when a bundle has e's program for its target, or for a less specific
+ * id of the same processor whose code runs there. */
+static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+			 const char *compiler)
+{
+	char targets[8][RJ_TARGET_MAX];
+	size_t n, i;
+	const char *which = NULL;
+	void *code = NULL;
+	size_t size = 0;
+	double ms = 0;
+
+	if (!ctx->bundles)
+		return 0;
+	n = compatible_targets(targets, e->target);
+	for (i = 0; i < n; i++) {
+		struct rj_entry t = *e;
+		rj_key pkey;
+		snprintf(t.target, sizeof t.target, "%s", targets[i]);
+		pkey = portable_key(r, &t);
+		if (rj_bundles_get(ctx->bundles, &pkey, targets[i], compiler, &code, &size, &ms,
+				   &which))
+			break;
+	}
+	if (i == n)
+		return 0;
+	e->code.data = code;
+	e->code.size = size;
+	e->code.compile_ms = ms;
+	e->code.from_cache = 1;
+	atomic_fetch_add(&ctx->disk_hits, 1);
+	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", e->target,
+	       r->name, which, targets[i]);
+	return 1;
+}
+
+static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+		   const char *compiler)
+{
+	struct rj_keylock lock = { .fd = -1 };
+	char hex[33];
+	int rc;
+
+	if (!compiler) {
+		/* No compiler is installed: the bundles are all there is. */
+		if (bundle_lookup(ctx, r, e, NULL))
+			return 0;
+		atomic_fetch_add(&ctx->misses, 1);
+		RJ_FAIL(ROCJIT_ENOCOMPILER, "%s for %s is in no bundle, and no compiler is "
+			"installed to compile it: ship a bundle built for %s, or install the "
+			"compiler", r->name, e->target, e->target);
+	}
+	if (ctx->cache && disk_lookup(ctx, r, e))
+		return 0;
+	if (bundle_lookup(ctx, r, e, compiler))
+		return 0;
+	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_COMPILE) && wait_for_key(ctx, r, e, &lock))
+		return 0;
+	atomic_fetch_add(&ctx->misses, 1);
+	if (rj_log_level() >= RJ_LOG_INFO) {
+		rj_key_hex(&e->key, hex);
+		rj_log(RJ_LOG_INFO, "miss key=%s target=%s source=%s", hex, e->target, r->name);
+	}
+	rc = compile(ctx, r, e, compiler);
+	rj_keylock_release(&lock);
+	return rc;
+}
+
+/* Wakes the threads waiting for e after its owner changed its state. */
+static void publish(rocjit_ctx *ctx, struct rj_entry *e, int rc)
+{
+	pthread_rwlock_wrlock(&ctx->rw);
+	if (rc == 0) {
+		e->state = RJ_READY;
+	} else {
+		free(e->error);
+		e->error = strdup(rocjit_last_error());
+		e->rc = rc;
+		e->state = RJ_FAILED;
+	}
+	pthread_rwlock_unlock(&ctx->rw);
+	pthread_mutex_lock(&ctx->wait_mu);
+	pthread_cond_broadcast(&ctx->wait_cv);
+	pthread_mutex_unlock(&ctx->wait_mu);
+}
+
+/*
+ * Returns the READY entry for the request and target, producing it if this thread is
+ * the first to ask.  A FAILED entry is retried by the next request that finds it (its
+ * error may have been passing: a full disk, a missing library installed since); the
+ * threads that waited for the failed attempt get its error.
+ */
+int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_request *r,
+		   const char *target)
+{
+	struct rj_key_input in;
+
+	lk->platform = rj_platform_for_target(target);
+	if (!lk->platform)
+		return ROCJIT_EUNSUPPORTED; /* the message is recorded */
+	lk->compiler = rj_compiler_id(lk->platform, ctx->cache);
+	lk->target = target;
+	if (!lk->compiler && ctx->bundles) {
+		/* No compiler to name: only the bundles can serve, by the portable key. */
+		struct rj_entry e;
+		memset(&e, 0, sizeof e);
+		e.platform = lk->platform;
+		snprintf(e.target, sizeof e.target, "%s", target);
+		lk->key = portable_key(r, &e);
+		return 0;
+	}
+	if (!lk->compiler)
+		return ROCJIT_ENOCOMPILER;
+	in.platform = lk->platform->id;
+	in.target = target;
+	in.compiler = lk->compiler;
+	in.options = &r->opts;
+	in.headers = r->headers;
+	in.num_headers = r->num_headers;
+	in.header_digests = r->header_digests;
+	in.source = r->digest;
+	lk->key = rj_key_compute(&in);
+	return 0;
+}
+
+int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
+		 const struct rj_lookup *lk)
+{
+	const struct rj_platform *platform = lk->platform;
+	const char *compiler = lk->compiler, *target = lk->target;
+	const rj_key key = lk->key;
+	struct rj_entry *e;
+	int rc, owner = 0;
+
+	pthread_rwlock_rdlock(&ctx->rw);
+	e = rj_table_find(ctx, &key);
+	if (e && e->state == RJ_READY) {
+		pthread_rwlock_unlock(&ctx->rw);
+		atomic_fetch_add(&ctx->memory_hits, 1);
+		*out = e;
+		return 0;
+	}
+	pthread_rwlock_unlock(&ctx->rw);
+
+	pthread_rwlock_wrlock(&ctx->rw);
+	e = rj_table_find(ctx, &key);
+	if (!e) {
+		e = rj_table_add(ctx, &key);
+		if (e) {
+			e->platform = platform;
+			snprintf(e->target, sizeof e->target, "%s", target);
+			e->code.target = e->target;
+			rj_key_hex(&key, e->code.key);
+			owner = 1;
+		}
+	} else if (e->state == RJ_FAILED) {
+		e->state = RJ_PENDING;
+		owner = 1;
+	}
+	pthread_rwlock_unlock(&ctx->rw);
+	RJ_CHECK(!e, ROCJIT_ENOMEM, "out of memory in the kernel table");
+
+	if (owner) {
+		rc = produce(ctx, r, e, compiler);
+		publish(ctx, e, rc);
+		*out = e;
+		return rc;
+	}
+	/* Another thread owns it: wait for its result instead of compiling it again. */
+	rc = 0;
+	pthread_mutex_lock(&ctx->wait_mu);
+	for (;;) {
+		enum rj_state st;
+		pthread_rwlock_rdlock(&ctx->rw);
+		st = e->state;
+		if (st == RJ_FAILED)
+			rc = rj_error_set(e->rc, __FILE__, __LINE__, "%s", e->error ? e->error : "");
+		pthread_rwlock_unlock(&ctx->rw);
+		if (st != RJ_PENDING)
+			break;
+		pthread_cond_wait(&ctx->wait_cv, &ctx->wait_mu);
+	}
+	pthread_mutex_unlock(&ctx->wait_mu);
+	*out = e;
+	if (rc == 0)
+		atomic_fetch_add(&ctx->memory_hits, 1);
+	return rc;
+}

@@ -1,0 +1,84 @@
+/*
+ * registry.c - the process-wide table of registered (embedded) kernel sources.
+ *
+ * Owns only pointers to static data that generated code registers from constructors,
+ * before main, possibly from several shared objects.  Lookups are rare (once per
+ * context and name: the context keeps what it resolved), so one mutex suffices.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "request/registry.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static const rocjit_source_file **files;
+static size_t count, cap;
+
+static const rocjit_source_file *find_locked(const char *name)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(files[i]->name, name) == 0)
+			return files[i];
+	return NULL;
+}
+
+ROCJIT_API int rocjit_register_sources(const rocjit_source_file *f, size_t n)
+{
+	int rc = 0;
+
+	RJ_CHECK(n && !f, ROCJIT_EINVAL, "rocjit_register_sources: files is NULL");
+	for (size_t i = 0; i < n; i++)
+		RJ_CHECK(!f[i].name || !*f[i].name || !f[i].text, ROCJIT_EINVAL,
+			 "rocjit_register_sources: file %zu has no name or no text", i);
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (find_locked(f[i].name))
+			continue; /* the first registration wins */
+		if (count == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			const rocjit_source_file **nf = realloc(files, ncap * sizeof *nf);
+			if (!nf) {
+				rc = ROCJIT_ENOMEM;
+				break;
+			}
+			files = nf;
+			cap = ncap;
+		}
+		files[count++] = &f[i];
+	}
+	pthread_mutex_unlock(&lock);
+	RJ_CHECK(rc, rc, "out of memory registering sources");
+	rj_error_clear();
+	return 0;
+}
+
+ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const char *name)
+{
+	const rocjit_source_file *f;
+
+	RJ_CHECK(!out || !name, ROCJIT_EINVAL, "rocjit_registered_source: NULL argument");
+	pthread_mutex_lock(&lock);
+	f = find_locked(name);
+	pthread_mutex_unlock(&lock);
+	*out = f;
+	RJ_CHECK(!f, ROCJIT_ENOTFOUND,
+		 "no kernel source is registered as \"%s\": embed it with rocjit_add_kernels() "
+		 "or check the name (a path relative to the embedded folder, e.g. \"axpy.hip\")",
+		 name);
+	rj_error_clear();
+	return 0;
+}
+
+int rj_registry_snapshot(const rocjit_source_file ***out, size_t *n)
+{
+	pthread_mutex_lock(&lock);
+	*n = count;
+	*out = malloc((count ? count : 1) * sizeof **out);
+	if (*out && count)
+		memcpy(*out, files, count * sizeof *files);
+	pthread_mutex_unlock(&lock);
+	RJ_CHECK(!*out, ROCJIT_ENOMEM, "out of memory");
+	return 0;
+}

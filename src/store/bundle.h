@@ -1,0 +1,28 @@
+/*
+ * bundle.h - read-only bundles of prebuilt code objects, looked in after the user cache
+ * (see bundle.c and the Bundles section of rocjit.h).
+ */
+#ifndef ROCJIT_BUNDLE_H
+#define ROCJIT_BUNDLE_H
+
+#include <stddef.h>
+
+#include "key/key.h"
+
+struct rj_bundle;
+
+/* Opens the bundles of paths (colon-separated; may be NULL), $ROCJIT_BUNDLE_PATH and
+ * <executable>.rocjit.  Unusable ones are skipped with a warning.  NULL when none. */
+struct rj_bundle *rj_bundles_open(const char *paths);
+void rj_bundles_close(struct rj_bundle *list);
+
+/*
+ * Looks a portable key up for target in each bundle in turn, preferring an entry the
+ * given compiler (may be NULL: none installed) made, then the newest.  On a hit (1),
+ * *code is a malloc'ed checked copy and *which the bundle's path.  0 on a miss.
+ */
+int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *target,
+		   const char *compiler, void **code, size_t *size, double *compile_ms,
+		   const char **which);
+
+#endif

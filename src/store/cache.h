@@ -1,0 +1,90 @@
+/*
+ * cache.h - the on-disk SQLite cache of code objects.
+ *
+ * Best-effort by contract: every function here reports failure to its caller, which
+ * treats it as a miss and goes on; none of them can fail a kernel request.  Internally
+ * locked: one connection per rj_cache, shared by the context's threads.
+ */
+#ifndef ROCJIT_CACHE_H
+#define ROCJIT_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "key/key.h"
+
+typedef struct rj_cache rj_cache;
+
+/* The readable columns of an entry (see cache/schema.sql). */
+struct rj_cache_meta {
+	const char *platform;
+	const char *target;
+	const char *compiler;
+	const char *options;
+	const char *source_name;
+	const char *headers;
+	const char *kernels;
+	double compile_ms;
+	rj_key pkey;              /* the portable key: the key less the compiler identity */
+};
+
+/*
+ * Resolves the cache folder: dir if given, else $ROCJIT_CACHE_DIR, else
+ * $XDG_CACHE_HOME/rocjit, else $HOME/.cache/rocjit.  Writes it to out[size].
+ * Returns 0, or ROCJIT_EINVAL when none can be found (no HOME) or it does not fit.
+ */
+int rj_cache_dir(char *out, size_t size, const char *dir);
+
+/*
+ * Opens (creating folder and database as needed) the cache in folder dir.  readonly:
+ * never write.  Returns 0 or a negative code with a message saying why the cache cannot be
+ * used; the caller then runs without one.
+ */
+int rj_cache_open(rj_cache **out, const char *dir, int readonly);
+
+/* Adds a context's misses, compiles and compile time to the counters written at close. */
+void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms);
+
+/* Flushes pending hit counts and counters, and closes. NULL is a no-op. */
+void rj_cache_close(rj_cache *c);
+
+/* The database file's path, and the folder it is in. */
+const char *rj_cache_path(const rj_cache *c);
+const char *rj_cache_dir_of(const rj_cache *c);
+/* The checked cache folder's descriptor, valid while c is open (files in it are opened
+ * with openat and O_NOFOLLOW, see fsutil.h); -1 for a cache given as a file. */
+int rj_cache_dirfd(const rj_cache *c);
+/* 1 when the cache is never written (opened read-only, or a file named directly). */
+int rj_cache_readonly(const rj_cache *c);
+/* The size limit in force (ROCJIT_CACHE_MAXSIZE), 0 for none. */
+uint64_t rj_cache_max_bytes(const rj_cache *c);
+
+/*
+ * Looks key up.  On a hit (returns 1) *code receives a malloc'ed copy the caller frees,
+ * *size its length, *compile_ms what it took to compile.  The checksum is checked: a
+ * mismatch drops the row and is a miss (returns 0, with a warning).  Returns 0 on a miss,
+ * negative on a database error.  The hit is counted in memory and written at close.
+ */
+int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
+		 double *compile_ms);
+
+/* Stores a code object under key (replacing any row with that key).  0 when it is
+ * stored and kept; negative when the write failed, or the size limit refuses or evicts
+ * it at once (then it is not in the cache). */
+int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *meta,
+		 const void *code, size_t size);
+
+/*
+ * The compiler memo of a platform (compiler_id.c): 1 and a malloc'ed *memo when there is
+ * one, 0 when not, negative on error.  Put replaces it.  Both are rare (once a process).
+ */
+int rj_cache_memo_get(rj_cache *c, const char *platform, char **memo);
+int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo);
+
+/* 1 when a statfs f_type names a network file system (NFS, Lustre, SMB, ...). */
+int rj_fs_is_network(unsigned long type);
+
+/* Entries and code bytes in the database. 0 or negative. */
+int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes);
+
+#endif

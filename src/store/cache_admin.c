@@ -1,0 +1,620 @@
+/*
+ * cache_admin.c - the cache administration calls (rocjit_cache_*): walking, finding,
+ * removing, verifying and compacting entries, and the counters across processes.
+ *
+ * Owns the administrative SQL, and the cache's upkeep: the size limit (evicting least
+ * recently used entries after a store) and writing the batched usage records, which
+ * cache.c calls.  The hit path never comes here but to write a batch.
+ *
+ * Callbacks run without the connection's lock: the walks (foreach, find, verify) read
+ * their rows in batches under the lock, in key order from after the last key seen, copy
+ * what the callback gets, and let go of the lock before calling it.  So a callback may
+ * call anything on the same context - statistics, another walk, a removal, a compile -
+ * and a walk sees each key at most once, with what changed meanwhile seen or not.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/cache_internal.h"
+#include "codeobj/codeobj.h"
+#include "request/context.h"
+#include "base/error.h"
+#include "store/keylock.h"
+
+#define ENTRY_COLUMNS \
+	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
+	"created, last_used, hits, compile_ms"
+#define WALK_BATCH 128 /* rows read under the lock at a time; callbacks run after */
+
+static const char *text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	return t ? (const char *)t : "";
+}
+
+/* Fills e from a row selected with ENTRY_COLUMNS first. */
+static void row_entry(sqlite3_stmt *st, rocjit_entry *e)
+{
+	const void *key = sqlite3_column_blob(st, 0);
+	rj_key k;
+
+	memset(&k, 0, sizeof k);
+	if (key && sqlite3_column_bytes(st, 0) == 16)
+		memcpy(k.b, key, 16);
+	rj_key_hex(&k, e->key);
+	e->platform = text(st, 1);
+	e->target = text(st, 2);
+	e->compiler = text(st, 3);
+	e->options = text(st, 4);
+	e->source_name = text(st, 5);
+	e->headers = text(st, 6);
+	e->kernels = text(st, 7);
+	e->size = (uint64_t)sqlite3_column_int64(st, 8);
+	e->created = sqlite3_column_int64(st, 9);
+	e->last_used = sqlite3_column_int64(st, 10);
+	e->hits = (uint64_t)sqlite3_column_int64(st, 11);
+	e->compile_ms = sqlite3_column_double(st, 12);
+}
+
+static int cache_of(rj_cache **out, rocjit_ctx *ctx)
+{
+	RJ_CHECK(!ctx, ROCJIT_EINVAL, "ctx is NULL");
+	RJ_CHECK(!ctx->cache, ROCJIT_EIO,
+		 "this context has no on-disk cache (ROCJIT_DISABLE_CACHE, "
+		 "ROCJIT_OPEN_NO_CACHE, or it could not be opened: see the warning)");
+	*out = ctx->cache;
+	return 0;
+}
+
+static int hex_key(rj_key *key, const char *hex)
+{
+	if (!hex || strlen(hex) != 32)
+		return -1;
+	for (int i = 0; i < 16; i++) {
+		unsigned v;
+		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
+		    sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		key->b[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+/* A copy of e whose strings live in the same allocation (free() it), or NULL. */
+static rocjit_entry *entry_dup(const rocjit_entry *e)
+{
+	const char *const src[] = { e->platform, e->target, e->compiler, e->options,
+				    e->source_name, e->headers, e->kernels };
+	size_t len = sizeof *e;
+	rocjit_entry *d;
+	char *p;
+
+	for (size_t i = 0; i < 7; i++)
+		len += strlen(src[i]) + 1;
+	d = malloc(len);
+	if (!d)
+		return NULL;
+	*d = *e;
+	p = (char *)(d + 1);
+	for (size_t i = 0; i < 7; i++) {
+		size_t n = strlen(src[i]) + 1;
+		const char **dst[] = { &d->platform, &d->target, &d->compiler, &d->options,
+				       &d->source_name, &d->headers, &d->kernels };
+		memcpy(p, src[i], n);
+		*dst[i] = p;
+		p += n;
+	}
+	return d;
+}
+
+/* One batch of a walk: rows copied under the lock, handed to the callback after. */
+struct batch {
+	rocjit_entry *rows[WALK_BATCH];
+	int reason[WALK_BATCH];            /* verify: why the row is bad */
+	char *message[WALK_BATCH];         /* verify: its message */
+	size_t n;
+	size_t read;                       /* rows the statement gave (n <= read) */
+	rj_key last;                       /* the key of the last row read */
+	int started;                       /* last is set: read after it */
+};
+
+static void batch_clear(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->rows[i]);
+		free(b->message[i]);
+	}
+	b->n = 0;
+	b->read = 0;
+}
+
+/* verify's test of one row selected with ENTRY_COLUMNS, code, checksum: 0 good, else the
+ * reason, with msg filled. */
+static int check_row(sqlite3_stmt *st, const rocjit_entry *e, char *msg, size_t size)
+{
+	const void *code = sqlite3_column_blob(st, 13);
+	int n = sqlite3_column_bytes(st, 13);
+
+	if (!code || n <= 0 || (uint64_t)n != e->size ||
+	    rj_checksum(code, (size_t)n) != (uint64_t)sqlite3_column_int64(st, 14)) {
+		snprintf(msg, size, "the code object does not match its checksum");
+		return ROCJIT_BAD_CHECKSUM;
+	}
+	if (rj_codeobj_check(code, (size_t)n, e->target, NULL) != 0) {
+		snprintf(msg, size, "%s", rocjit_last_error());
+		return ROCJIT_BAD_OBJECT;
+	}
+	return 0;
+}
+
+/*
+ * Reads the next batch of a walk in key order, under the lock: every row (verify: 0), or
+ * only the bad ones with their reason (verify: 1; *checked counts the rows looked at).
+ * 0, or ROCJIT_EIO/ENOMEM recorded.  The lock is not held on return.
+ */
+static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checked)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, step = SQLITE_DONE;
+
+	batch_clear(b);
+	if ((rc = rj_cache_lock(c)) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	if (sqlite3_prepare_v2(c->db, verify ? "SELECT " ENTRY_COLUMNS ", code, checksum FROM "
+					       "entries WHERE key > ?1 ORDER BY key LIMIT ?2"
+					     : "SELECT " ENTRY_COLUMNS " FROM entries WHERE key > ?1 "
+					       "ORDER BY key LIMIT ?2",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	if (b->started)
+		sqlite3_bind_blob(st, 1, b->last.b, 16, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_zeroblob(st, 1, 0); /* sorts before every key */
+	sqlite3_bind_int(st, 2, WALK_BATCH);
+	while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		rocjit_entry e;
+		char msg[1100];
+		int reason = 0;
+
+		row_entry(st, &e);
+		hex_key(&b->last, e.key);
+		b->started = 1;
+		b->read++;
+		if (verify) {
+			(*checked)++;
+			if (!(reason = check_row(st, &e, msg, sizeof msg)))
+				continue;
+		}
+		b->rows[b->n] = entry_dup(&e);
+		b->message[b->n] = verify ? strdup(msg) : NULL;
+		b->reason[b->n] = reason;
+		if (!b->rows[b->n] || (verify && !b->message[b->n])) {
+			free(b->rows[b->n]);
+			free(b->message[b->n]);
+			rc = rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__, "out of memory");
+			break;
+		}
+		b->n++;
+	}
+	if (rc == 0 && step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *user)
+{
+	struct batch *b;
+	rj_cache *c = NULL;
+	int rc = 0;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(!fn, ROCJIT_EINVAL, "rocjit_cache_foreach: fn is NULL");
+	b = calloc(1, sizeof *b);
+	RJ_CHECK(!b, ROCJIT_ENOMEM, "out of memory");
+	do {
+		rc = next_batch(c, 0, b, NULL);
+		for (size_t i = 0; rc == 0 && i < b->n; i++)
+			rc = fn(b->rows[i], user);
+	} while (rc == 0 && b->read == WALK_BATCH);
+	batch_clear(b);
+	free(b);
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
+				 int (*fn)(const rocjit_entry *entry, const void *code,
+					   size_t size, void *user),
+				 void *user)
+{
+	char upper[33], matches[256] = "";
+	sqlite3_stmt *st;
+	rocjit_entry e, *one = NULL;
+	rj_cache *c = NULL;
+	void *code = NULL;
+	size_t n, found = 0, size = 0;
+	int rc = 0;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(!fn || !prefix, ROCJIT_EINVAL, "rocjit_cache_find: prefix or fn is NULL");
+	n = strlen(prefix);
+	RJ_CHECK(n < 4 || n > 32 || strspn(prefix, "0123456789abcdefABCDEF") != n, ROCJIT_EINVAL,
+		 "\"%s\" is not a key prefix: give 4 to 32 hex digits of a key (rocjit list "
+		 "shows them)", prefix);
+	for (size_t i = 0; i <= n; i++)
+		upper[i] = (char)toupper((unsigned char)prefix[i]);
+	if ((rc = rj_cache_lock(c)) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	if (sqlite3_prepare_v2(c->db,
+			       "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
+			       "WHERE substr(hex(key), 1, ?2) = ?1 ORDER BY key LIMIT 6",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	sqlite3_bind_text(st, 1, upper, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, (int)n);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		row_entry(st, &e);
+		if (found < 5) {
+			size_t len = strlen(matches);
+			snprintf(matches + len, sizeof matches - len, "%s%.12s", found ? ", " : "",
+				 e.key);
+		}
+		if (found++ == 0) {
+			/* The first match, copied: the callback runs after the lock is let go. */
+			const void *blob = sqlite3_column_blob(st, 13);
+			int blen = sqlite3_column_bytes(st, 13);
+			one = entry_dup(&e);
+			if (blob && (uint64_t)blen == e.size &&
+			    rj_checksum(blob, (size_t)blen) == (uint64_t)sqlite3_column_int64(st, 14) &&
+			    (code = malloc((size_t)blen)) != NULL) {
+				memcpy(code, blob, (size_t)blen);
+				size = (size_t)blen;
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
+	if (found == 1 && one)
+		rc = fn(one, code, size, user);
+	else if (found == 1)
+		rc = rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__, "out of memory");
+	free(one);
+	free(code);
+	RJ_CHECK(found == 0, ROCJIT_ENOTFOUND, "no cache entry's key starts with %s (rocjit list "
+		 "shows the keys)", prefix);
+	RJ_CHECK(found > 1, ROCJIT_EINVAL, "%s matches %s%zu entries (%s%s): give more digits",
+		 prefix, found > 5 ? "more than " : "", found > 5 ? (size_t)5 : found, matches,
+		 found > 5 ? ", ..." : "");
+	return rc;
+}
+
+/* Deletes keys in one transaction; the caller holds the lock. */
+static int remove_locked(rj_cache *c, const rj_key *keys, size_t n, size_t *removed)
+{
+	sqlite3_stmt *st;
+	size_t count = 0;
+
+	RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
+	if (sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		rj_cache_exec(c, "ROLLBACK");
+		DB_FAIL(c, "remove");
+	}
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_blob(st, 1, keys[i].b, 16, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_DONE)
+			count += (size_t)sqlite3_changes(c->db);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rj_cache_exec(c, "COMMIT") != 0) {
+		rj_cache_exec(c, "ROLLBACK");
+		return ROCJIT_EIO;
+	}
+	if (removed)
+		*removed = count;
+	return 0;
+}
+
+ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, size_t n,
+				   size_t *removed)
+{
+	rj_cache *c = NULL;
+	rj_key *k;
+	int rc;
+
+	if (removed)
+		*removed = 0;
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
+	RJ_CHECK(n && !keys, ROCJIT_EINVAL, "rocjit_cache_remove: keys is NULL");
+	k = calloc(n ? n : 1, sizeof *k);
+	RJ_CHECK(!k, ROCJIT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (hex_key(&k[i], keys[i]) != 0) {
+			free(k);
+			RJ_FAIL(ROCJIT_EINVAL, "\"%s\" is not a key (32 hex digits)",
+				keys[i] ? keys[i] : "(null)");
+		}
+	if ((rc = rj_cache_lock(c)) == 0)
+		rc = remove_locked(c, k, n, removed);
+	pthread_mutex_unlock(&c->lock);
+	free(k);
+	/* What purge removes, and lock files killed processes left (cheap: one folder). */
+	rj_keylock_sweep(c->dir, 100000);
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
+{
+	rj_cache *c = NULL;
+	int rc;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
+	rc = rj_cache_lock(c);
+	/* VACUUM rewrites the database through the WAL; the checkpoints move it into the
+	   file and truncate the WAL, so the space really goes back. */
+	if (rc == 0)
+		rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
+	if (rc == 0)
+		rc = rj_cache_exec(c, "VACUUM");
+	if (rc == 0)
+		rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
+	pthread_mutex_unlock(&c->lock);
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
+				   void (*bad)(const rocjit_entry *entry, int reason,
+					       const char *message, void *user),
+				   void *user, uint64_t *checked, uint64_t *bad_count)
+{
+	rj_key *drop = NULL;
+	size_t ndrop = 0, cap = 0;
+	uint64_t nchecked = 0, nbad = 0;
+	struct batch *b;
+	rj_cache *c = NULL;
+	int rc = 0;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(fix && c->readonly, ROCJIT_EIO, "cache %s is opened read-only: cannot fix",
+		 c->path);
+	b = calloc(1, sizeof *b);
+	RJ_CHECK(!b, ROCJIT_ENOMEM, "out of memory");
+	do {
+		rc = next_batch(c, 1, b, &nchecked);
+		for (size_t i = 0; rc == 0 && i < b->n; i++) {
+			nbad++;
+			if (bad)
+				bad(b->rows[i], b->reason[i], b->message[i], user);
+			if (fix && ndrop == cap) {
+				size_t ncap = cap ? cap * 2 : 16;
+				rj_key *nk = realloc(drop, ncap * sizeof *nk);
+				if (!nk)
+					continue;
+				drop = nk;
+				cap = ncap;
+			}
+			if (fix)
+				hex_key(&drop[ndrop++], b->rows[i]->key);
+		}
+	} while (rc == 0 && b->read == WALK_BATCH);
+	batch_clear(b);
+	free(b);
+	if (rc == 0 && ndrop) {
+		if ((rc = rj_cache_lock(c)) == 0)
+			rc = remove_locked(c, drop, ndrop, NULL);
+		pthread_mutex_unlock(&c->lock);
+	}
+	free(drop);
+	if (checked)
+		*checked = nchecked;
+	if (bad_count)
+		*bad_count = nbad;
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}
+
+ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
+{
+	sqlite3_stmt *st;
+	rj_cache *c = NULL;
+	int rc = 0;
+
+	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
+	memset(out, 0, sizeof *out);
+	RJ_FORWARD(cache_of(&c, ctx));
+	if ((rc = rj_cache_lock(c)) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	if (sqlite3_prepare_v2(c->db, "SELECT name, value FROM counters", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = text(st, 0);
+		double v = sqlite3_column_double(st, 1);
+		if (!strcmp(name, "disk_hits"))
+			out->disk_hits = (uint64_t)v;
+		else if (!strcmp(name, "misses"))
+			out->misses = (uint64_t)v;
+		else if (!strcmp(name, "compiles"))
+			out->compiles = (uint64_t)v;
+		else if (!strcmp(name, "compile_ms"))
+			out->compile_ms = v;
+		else if (!strcmp(name, "saved_ms"))
+			out->saved_ms = v;
+		else if (!strcmp(name, "since"))
+			out->since = (int64_t)v;
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
+	rj_error_clear();
+	return 0;
+}
+
+ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)
+{
+	char sql[128];
+	rj_cache *c = NULL;
+	int rc;
+
+	RJ_FORWARD(cache_of(&c, ctx));
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
+	snprintf(sql, sizeof sql,
+		 "DELETE FROM counters; INSERT INTO counters (name, value) VALUES ('since', %lld)",
+		 (long long)time(NULL));
+	if ((rc = rj_cache_lock(c)) == 0 && (rc = rj_cache_exec(c, "BEGIN IMMEDIATE")) == 0) {
+		if ((rc = rj_cache_exec(c, sql)) == 0)
+			rc = rj_cache_exec(c, "COMMIT");
+		if (rc != 0)
+			rj_cache_exec(c, "ROLLBACK");
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (rc == 0)
+		rj_error_clear();
+	return rc;
+}
+
+/* ---- Size limit and counters (called from cache.c) ------------------------------------- */
+
+/*
+ * Keeps the code bytes under c->max_bytes: when a store takes them over, the least
+ * recently used entries go, in one transaction, down to 90% of the limit (so that the
+ * next stores do not evict again at once).  A process reading an entry has its own copy
+ * from one statement, so eviction never takes away what someone is loading.
+ */
+void rj_cache_evict_locked(rj_cache *c)
+{
+	sqlite3_stmt *sel = NULL, *del = NULL;
+	uint64_t total = 0, low = c->max_bytes / 10 * 9;
+	int evicted = 0;
+
+	if (!c->max_bytes || sqlite3_step(c->totals) != SQLITE_ROW) {
+		sqlite3_reset(c->totals);
+		return;
+	}
+	total = (uint64_t)sqlite3_column_int64(c->totals, 1);
+	sqlite3_reset(c->totals);
+	if (total <= c->max_bytes || rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
+		return;
+	if (sqlite3_prepare_v2(c->db, "SELECT key, size FROM entries ORDER BY last_used, created",
+			       -1, &sel, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &del, NULL) ==
+		    SQLITE_OK) {
+		while (total > low && sqlite3_step(sel) == SQLITE_ROW) {
+			sqlite3_bind_blob(del, 1, sqlite3_column_blob(sel, 0),
+					  sqlite3_column_bytes(sel, 0), SQLITE_TRANSIENT);
+			if (sqlite3_step(del) == SQLITE_DONE) {
+				total -= (uint64_t)sqlite3_column_int64(sel, 1);
+				evicted++;
+			}
+			sqlite3_reset(del);
+		}
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(del);
+	if (rj_cache_exec(c, "COMMIT") != 0)
+		rj_cache_exec(c, "ROLLBACK");
+	else if (evicted)
+		RJ_LOG(RJ_LOG_INFO, "cache %s: evicted %d least recently used entries to stay under "
+		       "ROCJIT_CACHE_MAXSIZE (%llu bytes)", c->path, evicted,
+		       (unsigned long long)c->max_bytes);
+}
+
+static void add_counter(rj_cache *c, sqlite3_stmt *st, const char *name, double value)
+{
+	(void)c;
+	if (value == 0)
+		return;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, value);
+	sqlite3_step(st);
+	sqlite3_reset(st);
+}
+
+/*
+ * Writes the usage records gathered since the last flush - each hit entry's count and
+ * last use, and the counters - in one transaction.  When it cannot be written (the cache
+ * busy past the timeout) they stay pending for the next flush; a failure later in the
+ * transaction loses only statistics.
+ */
+void rj_cache_flush_locked(rj_cache *c)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t now = (int64_t)time(NULL);
+
+	if ((!c->nhits && !c->misses && !c->compiles) || c->readonly)
+		return;
+	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
+		return;
+	if (c->nhits &&
+	    sqlite3_prepare_v2(c->db,
+			       "UPDATE entries SET hits = hits + 1, last_used = max(last_used, ?2) "
+			       "WHERE key = ?1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		for (size_t i = 0; i < c->nhits; i++) {
+			sqlite3_bind_blob(st, 1, c->hits[i].b, 16, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 2, now);
+			sqlite3_step(st);
+			sqlite3_reset(st);
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(c->db,
+			       "INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT(name) "
+			       "DO UPDATE SET value = value + excluded.value",
+			       -1, &st, NULL) == SQLITE_OK) {
+		add_counter(c, st, "disk_hits", (double)c->nhits);
+		add_counter(c, st, "saved_ms", c->saved_ms);
+		add_counter(c, st, "misses", (double)c->misses);
+		add_counter(c, st, "compiles", (double)c->compiles);
+		add_counter(c, st, "compile_ms", c->compile_ms);
+	}
+	sqlite3_finalize(st);
+	if (rj_cache_exec(c, "COMMIT") != 0)
+		rj_cache_exec(c, "ROLLBACK");
+	c->nhits = 0;
+	c->saved_ms = 0;
+	c->misses = c->compiles = 0;
+	c->compile_ms = 0;
+}
+
+void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms)
+{
+	pthread_mutex_lock(&c->lock);
+	c->misses += misses;
+	c->compiles += compiles;
+	c->compile_ms += compile_ms;
+	pthread_mutex_unlock(&c->lock);
+}

@@ -1,0 +1,272 @@
+/*
+ * cache_process.c - the process's open caches: opening and closing them, fork(), and the
+ * thread that writes usage records.
+ *
+ * fork(): SQLite forbids using a connection in a child process, even closing it there,
+ * and a connection opened in the child while an inherited one exists shares the parent's
+ * lock bookkeeping (SQLite keeps it per process and file).  So before every fork() each
+ * open cache's connection is closed (under its lock, with no statement running), and the
+ * first use afterwards, in parent or child, opens it again: a child never holds any
+ * connection of its parent.  The hits still pending at the fork are the parent's: the
+ * child forgets its copy of them.
+ *
+ * Owns the list of open caches and the flusher; the connection itself is cache.c's.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/cache_internal.h"
+#include "base/error.h"
+
+#define FLUSH_MS 2000
+
+/* ---- The process's open caches: fork and usage records ---------------------------------- */
+
+/*
+ * Lock order: caches_mu, then a cache's lock, then flush_mu.  Nothing holding a cache's
+ * lock takes caches_mu.
+ */
+static pthread_mutex_t caches_mu = PTHREAD_MUTEX_INITIALIZER;
+static rj_cache *caches;               /* under caches_mu */
+static pthread_once_t process_once = PTHREAD_ONCE_INIT;
+
+/* The flusher: one thread a process, started at the first pending hit, that writes the
+ * pending hits of every cache FLUSH_MS after the oldest came. */
+static pthread_mutex_t flush_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t flush_cv;
+static int flush_armed;                /* under flush_mu: a flush is due at flush_due */
+static struct timespec flush_due;
+static int flusher;                    /* under flush_mu: 0 none, 1 running, -1 failed */
+
+/* Frees a cache whose connection is closed, without the process list. */
+static void free_shell(rj_cache *c)
+{
+	free(c->hits);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+/*
+ * Opens the connection again after a fork() closed it: a fresh cache is opened from what
+ * the first open was given, and its connection and statements move into c.  Caller holds
+ * c->lock (so it must not touch caches_mu: the fresh shell is never listed).
+ */
+static int reopen_locked(rj_cache *c)
+{
+	rj_cache *fresh = NULL;
+	int rc;
+
+	if (c->db)
+		return 0;
+	RJ_CHECK(!c->closed_for_fork, ROCJIT_EIO, "cache %s is not open", c->path);
+	rc = rj_cache_open_unregistered(&fresh, c->opened_as, c->readonly);
+	if (rc != 0)
+		RJ_FAIL(rc, "cache %s could not be opened again after fork(): %s", c->path,
+			rocjit_last_error());
+	c->db = fresh->db;
+	c->get = fresh->get;
+	c->put = fresh->put;
+	c->totals = fresh->totals;
+	fresh->db = NULL;
+	fresh->get = fresh->put = fresh->totals = NULL;
+	/* The descriptors SQLite reads through go along with the connection; c's old ones
+	   (closed before the fork: -1) go with the shell. */
+	{
+		int dirfd = c->dirfd, filefd = c->filefd;
+		c->dirfd = fresh->dirfd;
+		c->filefd = fresh->filefd;
+		fresh->dirfd = dirfd;
+		fresh->filefd = filefd;
+	}
+	rj_cache_close_db(fresh);
+	free_shell(fresh);
+	c->closed_for_fork = 0;
+	return 0;
+}
+
+int rj_cache_lock(rj_cache *c)
+{
+	pthread_mutex_lock(&c->lock);
+	return c->db ? 0 : reopen_locked(c);
+}
+
+/* Writes c's pending hits now (caller holds c->lock).  Best-effort. */
+static void flush_now_locked(rj_cache *c)
+{
+	if (c->nhits && !c->readonly && reopen_locked(c) == 0)
+		rj_cache_flush_locked(c);
+}
+
+/* Every open cache's pending hits.  exiting: take no lock that is held (at exit, other
+ * threads may be anywhere), skip instead. */
+static void flush_all(int exiting)
+{
+	if (exiting ? pthread_mutex_trylock(&caches_mu) != 0 : pthread_mutex_lock(&caches_mu) != 0)
+		return;
+	for (rj_cache *c = caches; c; c = c->next_open) {
+		if (exiting ? pthread_mutex_trylock(&c->lock) != 0
+			    : pthread_mutex_lock(&c->lock) != 0)
+			continue;
+		flush_now_locked(c);
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&caches_mu);
+}
+
+static void flush_at_exit(void)
+{
+	flush_all(1);
+}
+
+static void *flusher_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&flush_mu);
+	for (;;) {
+		while (!flush_armed)
+			pthread_cond_wait(&flush_cv, &flush_mu);
+		if (pthread_cond_timedwait(&flush_cv, &flush_mu, &flush_due) != ETIMEDOUT)
+			continue; /* woken early: wait on for the same time */
+		flush_armed = 0;
+		pthread_mutex_unlock(&flush_mu);
+		flush_all(0);
+		pthread_mutex_lock(&flush_mu);
+	}
+	return NULL;
+}
+
+static void init_flush_cv(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&flush_cv, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+/*
+ * A cache got its first pending hit: makes sure a flush comes within FLUSH_MS.  Called
+ * under the cache's lock, once per batch (never per hit).  The flusher runs with every
+ * signal blocked, so that the application's signals go to its own threads.
+ */
+void rj_cache_arm_flusher(void)
+{
+	pthread_mutex_lock(&flush_mu);
+	if (!flush_armed) {
+		clock_gettime(CLOCK_MONOTONIC, &flush_due);
+		flush_due.tv_sec += FLUSH_MS / 1000;
+		flush_due.tv_nsec += (long)(FLUSH_MS % 1000) * 1000000L;
+		if (flush_due.tv_nsec >= 1000000000L) {
+			flush_due.tv_sec++;
+			flush_due.tv_nsec -= 1000000000L;
+		}
+		flush_armed = 1;
+		if (flusher == 0) {
+			pthread_t t;
+			pthread_attr_t attr;
+			sigset_t all, old;
+			sigfillset(&all);
+			pthread_sigmask(SIG_SETMASK, &all, &old);
+			pthread_attr_init(&attr);
+			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			flusher = pthread_create(&t, &attr, flusher_main, NULL) == 0 ? 1 : -1;
+			pthread_attr_destroy(&attr);
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+		}
+		pthread_cond_signal(&flush_cv);
+	}
+	pthread_mutex_unlock(&flush_mu);
+}
+
+/* Before fork(): every cache quiet and its connection closed (see the top of the file). */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&caches_mu);
+	for (rj_cache *c = caches; c; c = c->next_open) {
+		pthread_mutex_lock(&c->lock);
+		if (c->db) {
+			rj_cache_close_db(c);
+			c->closed_for_fork = 1;
+		}
+	}
+}
+
+static void after_fork_parent(void)
+{
+	for (rj_cache *c = caches; c; c = c->next_open)
+		pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&caches_mu);
+}
+
+/* The child: the pending hits and counts are the parent's to write; no flusher runs. */
+static void after_fork_child(void)
+{
+	for (rj_cache *c = caches; c; c = c->next_open) {
+		c->nhits = 0;
+		c->saved_ms = 0;
+		c->misses = c->compiles = 0;
+		c->compile_ms = 0;
+		pthread_mutex_init(&c->lock, NULL); /* anew: the parent's thread took it */
+	}
+	pthread_mutex_init(&flush_mu, NULL);
+	init_flush_cv();
+	flush_armed = 0;
+	flusher = 0;
+	pthread_mutex_init(&caches_mu, NULL);
+}
+
+static void process_init(void)
+{
+	init_flush_cv();
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	atexit(flush_at_exit);
+}
+
+int rj_cache_open(rj_cache **out, const char *dir, int readonly)
+{
+	rj_cache *c;
+
+	pthread_once(&process_once, process_init);
+	RJ_CHECK(strlen(dir) >= sizeof c->opened_as, ROCJIT_EINVAL,
+		 "cache folder path is too long");
+	RJ_FORWARD(rj_cache_open_unregistered(out, dir, readonly));
+	c = *out;
+	snprintf(c->opened_as, sizeof c->opened_as, "%s", dir);
+	pthread_mutex_lock(&caches_mu);
+	c->next_open = caches;
+	caches = c;
+	c->registered = 1;
+	pthread_mutex_unlock(&caches_mu);
+	return 0;
+}
+
+void rj_cache_close(rj_cache *c)
+{
+	if (!c)
+		return;
+	if (c->registered) {
+		pthread_mutex_lock(&caches_mu);
+		for (rj_cache **p = &caches; *p; p = &(*p)->next_open)
+			if (*p == c) {
+				*p = c->next_open;
+				break;
+			}
+		pthread_mutex_unlock(&caches_mu);
+	}
+	if (c->db || c->closed_for_fork) {
+		pthread_mutex_lock(&c->lock);
+		if ((c->nhits || c->misses || c->compiles) && !c->readonly &&
+		    reopen_locked(c) == 0)
+			rj_cache_flush_locked(c);
+		pthread_mutex_unlock(&c->lock);
+		rj_cache_close_db(c);
+	}
+	free_shell(c);
+}
