@@ -230,15 +230,6 @@ int cli_parse_count(long *out, const char *s, long max)
 	return 0;
 }
 
-int cli_target_platform(const char *target)
-{
-	if (strncmp(target, "gfx", 3) == 0)
-		return ROCJIT_PLATFORM_AMD;
-	if (strncmp(target, "sm_", 3) == 0)
-		return ROCJIT_PLATFORM_NVIDIA;
-	return 0;
-}
-
 static void targets_push(struct cli_targets *t, const char *id)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -256,7 +247,7 @@ int cli_targets_add(struct cli_targets *t, const char *cmd, const char *list)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char norm[ROCJIT_MAX_TARGET];
 		if (rocjit_target_normalize(norm, sizeof norm, tok) != 0 ||
-		    !cli_target_platform(norm)) {
+		    !rocjit_target_platform(norm)) {
 			rc = cli_usage_error(cmd, "\"%s\" is not a target id: AMD targets are "
 					     "gfxNNN[:feature+|-] (gfx90a, gfx90a:sramecc+:xnack-), "
 					     "NVIDIA targets sm_XY (sm_90); `rocjit targets` lists "

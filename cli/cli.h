@@ -108,8 +108,6 @@ struct cli_targets {
 /* Adds "gfx90a,sm_90" to t, normalizing each; a malformed one is a usage error of cmd. */
 int cli_targets_add(struct cli_targets *t, const char *cmd, const char *list);
 void cli_targets_free(struct cli_targets *t);
-/* The platform a target id names (ROCJIT_PLATFORM_AMD for gfx*, _NVIDIA for sm_*), or 0. */
-int cli_target_platform(const char *target);
 /* --arch absent: $ROCJIT_ARCH, else the GPUs present.  CLI_OK or CLI_FAIL (none: says
  * to pass --arch). */
 int cli_targets_default(struct cli_targets *t, const char *cmd);
@@ -129,7 +127,7 @@ int cli_targets_default(struct cli_targets *t, const char *cmd);
 int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache);
 /* After CLI_MISSING: "rocjit: no cache at DIR (...)" on stderr. */
 void cli_no_cache_note(void);
-/* The cache folder the library will use (for messages), into buf. */
+/* The cache folder the library will use (rocjit_cache_dir; for messages), into buf. */
 void cli_cache_dir(char *buf, size_t size);
 /* The database file's size on disk with its WAL, or 0. */
 uint64_t cli_cache_file_bytes(const char *db_path);
@@ -195,8 +193,6 @@ struct cli_set {
  * a file.  CLI_OK or CLI_FAIL (printed). */
 int cli_set_load(struct cli_set *set, const char *path, int as_manifest);
 void cli_set_free(struct cli_set *set);
-/* Whether a registered name is one the library serves as a header. */
-int cli_is_header_name(const char *name);
 
 /* ---- Prewarm's worker processes (workers.c) ---------------------------------------------- */
 

@@ -59,21 +59,11 @@ int64_t cli_now_s(void)
 	return (int64_t)time(NULL);
 }
 
-/* The library's rule (rocjit_options.cache_dir), repeated for messages only. */
+/* The library's own rule; where it finds no folder, its reason stands in for one. */
 void cli_cache_dir(char *buf, size_t size)
 {
-	const char *v;
-
-	if (cli_global.cache_dir)
-		snprintf(buf, size, "%s", cli_global.cache_dir);
-	else if ((v = getenv("ROCJIT_CACHE_DIR")) && *v)
-		snprintf(buf, size, "%s", v);
-	else if ((v = getenv("XDG_CACHE_HOME")) && *v == '/')
-		snprintf(buf, size, "%s/rocjit", v);
-	else if ((v = getenv("HOME")) && *v == '/')
-		snprintf(buf, size, "%s/.cache/rocjit", v);
-	else
-		snprintf(buf, size, "(none: HOME is not an absolute path; set ROCJIT_CACHE_DIR)");
+	if (rocjit_cache_dir(buf, size, cli_global.cache_dir) != 0)
+		snprintf(buf, size, "(none: %s)", rocjit_last_error());
 }
 
 /*

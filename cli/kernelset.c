@@ -28,19 +28,6 @@
 
 #define MANIFEST_MAGIC "# rocjit-manifest "
 
-int cli_is_header_name(const char *name)
-{
-	static const char *const ext[] = { ".h", ".hpp", ".cuh", ".inc" };
-	size_t len = strlen(name);
-
-	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
-		size_t n = strlen(ext[i]);
-		if (len > n && strcmp(name + len - n, ext[i]) == 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* rocjit_add_kernels' default GLOB: *.hip *.h *.hpp *.cuh. */
 static int embedded_by_default(const char *name)
 {
@@ -64,7 +51,7 @@ static void add_file(struct cli_set *set, const char *name, char *text, size_t l
 	f->name = cli_strdup(name);
 	f->text = text;
 	f->length = length;
-	f->header = set->kind != CLI_SET_FILE && cli_is_header_name(name);
+	f->header = set->kind != CLI_SET_FILE && rocjit_is_header_name(name);
 }
 
 /* Reads dir/name into the set.  CLI_OK or CLI_FAIL. */

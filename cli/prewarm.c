@@ -192,8 +192,8 @@ static int check_cached(struct run *r)
 static int cost_cmp(const void *pa, const void *pb)
 {
 	const struct pjob *a = *(struct pjob *const *)pa, *b = *(struct pjob *const *)pb;
-	int pa_amd = cli_target_platform(a->target) == ROCJIT_PLATFORM_AMD;
-	int pb_amd = cli_target_platform(b->target) == ROCJIT_PLATFORM_AMD;
+	int pa_amd = rocjit_target_platform(a->target) == ROCJIT_PLATFORM_AMD;
+	int pb_amd = rocjit_target_platform(b->target) == ROCJIT_PLATFORM_AMD;
 
 	if (pa_amd != pb_amd)
 		return pb_amd - pa_amd;
@@ -317,7 +317,7 @@ static void run_pending(struct run *r)
 	char preload[32];
 
 	for (size_t i = 0; i < r->njobs; i++) {
-		int platform = cli_target_platform(r->jobs[i].target);
+		int platform = rocjit_target_platform(r->jobs[i].target);
 		if (r->jobs[i].state != JOB_PENDING)
 			continue;
 		pending++;

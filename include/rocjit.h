@@ -142,6 +142,13 @@ ROCJIT_API const char *rocjit_platform_name(int platform);
  */
 ROCJIT_API int rocjit_target_normalize(char *out, size_t out_size, const char *target);
 
+/*
+ * The platform a target id names: ROCJIT_PLATFORM_AMD for "gfx...", ROCJIT_PLATFORM_NVIDIA
+ * for "sm_...", 0 for anything else.  The rule the library uses to pick the compiler and
+ * the platform field of the cache key; tools that prewarm use it to agree.  Any thread.
+ */
+ROCJIT_API int rocjit_target_platform(const char *target);
+
 /* ---- Context ----------------------------------------------------------------------------- */
 
 /*
@@ -186,6 +193,15 @@ typedef struct rocjit_options {
  * A cache that cannot be opened is not an error (memory only, one warning).
  */
 ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts);
+
+/*
+ * The cache folder a context opened with rocjit_options.cache_dir = dir would use: dir
+ * when not NULL or empty, else $ROCJIT_CACHE_DIR, else $XDG_CACHE_HOME/rocjit (absolute
+ * only), else $HOME/.cache/rocjit.  Opens nothing.  Returns 0 with the path in out, or
+ * ROCJIT_EINVAL (no HOME, a relative HOME, too long for out_size; rocjit_last_error()
+ * says what to set).  Any thread.
+ */
+ROCJIT_API int rocjit_cache_dir(char *out, size_t out_size, const char *dir);
 
 /*
  * Closes a context: unloads its modules and frees every kernel and code object it
@@ -600,6 +616,13 @@ ROCJIT_API int rocjit_register_sources(const rocjit_source_file *files, size_t c
  * Returns 0 or ROCJIT_ENOTFOUND.  Any thread.
  */
 ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const char *name);
+
+/*
+ * Whether a registered file is a header by its name (".h", ".hpp", ".cuh", ".inc"):
+ * headers are compiled into no kernel of their own and are part of every registered
+ * kernel's key.  The one rule the library and `rocjit prewarm` use.  Any thread.
+ */
+ROCJIT_API int rocjit_is_header_name(const char *name);
 
 /*
  * Includes between registered files: a quoted include resolves relative to the including

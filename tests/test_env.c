@@ -142,13 +142,13 @@ TEST(relative_home_is_named_not_called_unset)
 	char dir[4096];
 
 	setenv("HOME", "relative/home", 1);
-	ASSERT_INT(rj_cache_dir(dir, sizeof dir, NULL), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof dir, NULL), ROCJIT_EINVAL);
 	ASSERT_CONTAINS(rocjit_last_error(), "HOME=relative/home is not an absolute path");
 	unsetenv("HOME");
-	ASSERT_INT(rj_cache_dir(dir, sizeof dir, NULL), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof dir, NULL), ROCJIT_EINVAL);
 	ASSERT_CONTAINS(rocjit_last_error(), "HOME is not set");
 	setenv("HOME", "/somewhere", 1);
-	ASSERT_INT(rj_cache_dir(dir, sizeof dir, NULL), 0);
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof dir, NULL), 0);
 	ASSERT_STR(dir, "/somewhere/.cache/rocjit");
 }
 

@@ -279,3 +279,52 @@ TEST(portable_key_leaves_out_the_compiler_and_nothing_else)
 	ASSERT(!same(k1, rj_key_compute_portable(&in))); /* every other field does */
 	rj_opts_release(&o);
 }
+
+/* The rules the CLI takes from the library (rocjit.h) instead of keeping copies. */
+TEST(target_platform_is_decided_by_the_id_alone)
+{
+	ASSERT_INT(rocjit_target_platform("gfx90a:sramecc+:xnack-"), ROCJIT_PLATFORM_AMD);
+	ASSERT_INT(rocjit_target_platform("gfx1100"), ROCJIT_PLATFORM_AMD);
+	ASSERT_INT(rocjit_target_platform("sm_90"), ROCJIT_PLATFORM_NVIDIA);
+	ASSERT_INT(rocjit_target_platform("sm_100a"), ROCJIT_PLATFORM_NVIDIA);
+	ASSERT_INT(rocjit_target_platform("compute_90"), 0);
+	ASSERT_INT(rocjit_target_platform("GFX90A"), 0); /* normalize first */
+	ASSERT_INT(rocjit_target_platform(""), 0);
+	ASSERT_INT(rocjit_target_platform(NULL), 0);
+	ASSERT_STR(rocjit_platform_name(rocjit_target_platform("sm_80")), "nvidia");
+	ASSERT_STR(rocjit_platform_name(rocjit_target_platform("gfx906")), "amd");
+}
+
+TEST(header_names_are_the_ones_every_kernel_key_includes)
+{
+	const char *yes[] = { "a.h", "ops/rj_ops.h", "x.hpp", "t.cuh", "table.inc", "a.b.h" };
+	const char *no[] = { "a.hip", "a.cu", "a.c", ".h", "h", "a.hh", "a.h.bak", "", NULL };
+
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		ASSERT_INT(rocjit_is_header_name(yes[i]), 1);
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		ASSERT_INT(rocjit_is_header_name(no[i]), 0);
+}
+
+TEST(cache_dir_follows_the_options_then_the_environment)
+{
+	char dir[4096];
+
+	setenv("HOME", "/home/u", 1);
+	unsetenv("ROCJIT_CACHE_DIR");
+	unsetenv("XDG_CACHE_HOME");
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof dir, NULL), 0);
+	ASSERT_STR(dir, "/home/u/.cache/rocjit");
+	setenv("XDG_CACHE_HOME", "relative", 1); /* ignored: not absolute */
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof dir, ""), 0);
+	ASSERT_STR(dir, "/home/u/.cache/rocjit");
+	setenv("XDG_CACHE_HOME", "/xdg", 1);
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof dir, NULL), 0);
+	ASSERT_STR(dir, "/xdg/rocjit");
+	setenv("ROCJIT_CACHE_DIR", "/env/cache", 1);
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof dir, NULL), 0);
+	ASSERT_STR(dir, "/env/cache");
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof dir, "/given"), 0);
+	ASSERT_STR(dir, "/given");
+	ASSERT_INT(rocjit_cache_dir(dir, 4, "/given"), ROCJIT_EINVAL);
+}

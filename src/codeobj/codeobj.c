@@ -596,7 +596,7 @@ int rj_codeobj_check(const void *data, size_t size, const char *target, char **k
 	struct tid want, have;
 	size_t i, len = 1;
 	char *list, *w;
-	int rc = 0, nvidia = target && strncmp(target, "sm_", 3) == 0;
+	int rc = 0, nvidia = rocjit_target_platform(target) == ROCJIT_PLATFORM_NVIDIA;
 
 	if (kernels_out)
 		*kernels_out = NULL;

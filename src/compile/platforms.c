@@ -21,24 +21,14 @@ const struct rj_platform *rj_platform_by_id(int id)
 
 const struct rj_platform *rj_platform_for_target(const char *target)
 {
-	if (strncmp(target, "gfx", 3) == 0)
-		return &rj_platform_amd;
-	if (strncmp(target, "sm_", 3) == 0)
-		return &rj_platform_nvidia;
+	int id = rocjit_target_platform(target);
+
+	if (id)
+		return rj_platform_by_id(id);
 	rj_error_set(ROCJIT_EUNSUPPORTED, __FILE__, __LINE__,
 		     "target \"%s\" belongs to no platform: AMD targets are gfxNNN[:features], "
 		     "NVIDIA targets sm_XY", target);
 	return NULL;
-}
-
-ROCJIT_API const char *rocjit_platform_name(int platform)
-{
-	switch (platform) {
-	case ROCJIT_PLATFORM_AUTO: return "auto";
-	case ROCJIT_PLATFORM_AMD: return "amd";
-	case ROCJIT_PLATFORM_NVIDIA: return "nvidia";
-	default: return "unknown";
-	}
 }
 
 static int platform_arg(const struct rj_platform **out, int platform)

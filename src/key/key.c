@@ -144,3 +144,20 @@ uint64_t rj_checksum(const void *data, size_t size)
 {
 	return XXH3_64bits(data, size);
 }
+
+/*
+ * Field 6 of the key is every registered header; which registered files are headers is
+ * decided here, by name, for the library and (through the public call) for the CLI.
+ */
+ROCJIT_API int rocjit_is_header_name(const char *name)
+{
+	static const char *const ext[] = { ".h", ".hpp", ".cuh", ".inc" };
+	size_t len = name ? strlen(name) : 0;
+
+	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+		size_t n = strlen(ext[i]);
+		if (len > n && strcmp(name + len - n, ext[i]) == 0)
+			return 1;
+	}
+	return 0;
+}

@@ -3,7 +3,8 @@
  *
  * Owns only string rules; it never asks a compiler or a device.  The feature order rule
  * (sorted by name: sramecc before xnack) is the one comgr and the HIP runtime print, so a
- * target read from a device and one typed by a user give the same key.
+ * target read from a device and one typed by a user give the same key.  Also which
+ * platform a target names (rocjit_target_platform), the key's platform field.
  */
 #include "key/target.h"
 
@@ -97,4 +98,27 @@ ROCJIT_API int rocjit_target_normalize(char *out, size_t out_size, const char *t
 	memcpy(out, buf, strlen(buf) + 1);
 	rj_error_clear();
 	return 0;
+}
+
+/* The platform field of the key follows from the target's syntax alone. */
+ROCJIT_API int rocjit_target_platform(const char *target)
+{
+	if (!target)
+		return 0;
+	if (strncmp(target, "gfx", 3) == 0)
+		return ROCJIT_PLATFORM_AMD;
+	if (strncmp(target, "sm_", 3) == 0)
+		return ROCJIT_PLATFORM_NVIDIA;
+	return 0;
+}
+
+/* The platform field of the key, as text. */
+ROCJIT_API const char *rocjit_platform_name(int platform)
+{
+	switch (platform) {
+	case ROCJIT_PLATFORM_AUTO: return "auto";
+	case ROCJIT_PLATFORM_AMD: return "amd";
+	case ROCJIT_PLATFORM_NVIDIA: return "nvidia";
+	default: return "unknown";
+	}
 }

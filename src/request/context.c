@@ -57,7 +57,7 @@ static void open_cache(rocjit_ctx *ctx, const char *dir)
 
 	if (ctx->flags & ROCJIT_OPEN_NO_CACHE)
 		return;
-	rc = rj_cache_dir(path, sizeof path, dir);
+	rc = rocjit_cache_dir(path, sizeof path, dir);
 	if (rc == 0)
 		rc = rj_cache_open(&ctx->cache, path, !!(ctx->flags & ROCJIT_OPEN_READONLY));
 	if (rc != 0) {

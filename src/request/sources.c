@@ -70,7 +70,6 @@ static int read_kernel_file(char **text, size_t *len, char **display, const char
 	return 1;
 }
 
-static int is_header_name(const char *name);
 
 /* s's text as it is compiled: the include rule applied (see the top of this file). */
 static int apply_include_rule(struct rj_source *s)
@@ -90,7 +89,7 @@ static int apply_include_rule(struct rj_source *s)
 		RJ_FAIL(ROCJIT_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
-		if (is_header_name(files[i]->name))
+		if (rocjit_is_header_name(files[i]->name))
 			names[k++] = files[i]->name;
 	rc = rj_include_rewrite(&text, &len, s->name, s->text, s->length, names, k);
 	free(names);
@@ -348,19 +347,6 @@ ROCJIT_API int rocjit_include_resolve(char **out, size_t *out_length, const char
 	return 0;
 }
 
-static int is_header_name(const char *name)
-{
-	static const char *const ext[] = { ".h", ".hpp", ".cuh", ".inc" };
-	size_t len = strlen(name);
-
-	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
-		size_t n = strlen(ext[i]);
-		if (len > n && strcmp(name + len - n, ext[i]) == 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* Collects the registered headers, each resolved like a source (ROCJIT_KERNEL_PATH). */
 static int resolve_headers(rocjit_ctx *ctx)
 {
@@ -379,7 +365,7 @@ static int resolve_headers(rocjit_ctx *ctx)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rj_source *s;
-		if (!is_header_name(files[i]->name))
+		if (!rocjit_is_header_name(files[i]->name))
 			continue;
 		int rc = rj_source_resolve(&s, ctx, files[i]->name);
 		if (rc != 0) {

@@ -235,7 +235,7 @@ static int row_problem(char *why, size_t size, const struct row *r)
 		snprintf(why, size, "its target is not a normalized target id");
 	if (why[0])
 		return -1;
-	platform = strncmp(r->target, "sm_", 3) == 0 ? "nvidia" : "amd";
+	platform = rocjit_platform_name(rocjit_target_platform(r->target));
 	if (!r->platform || strcmp(r->platform, platform) != 0) {
 		snprintf(why, size, "its platform is not %s's (%s)", r->target, platform);
 		return -1;

@@ -43,7 +43,7 @@
 #define FLUSH_HITS 256
 
 
-int rj_cache_dir(char *out, size_t size, const char *dir)
+ROCJIT_API int rocjit_cache_dir(char *out, size_t size, const char *dir)
 {
 	const char *env = getenv("ROCJIT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");

@@ -28,12 +28,7 @@ struct rj_cache_meta {
 	rj_key pkey;              /* the portable key: the key less the compiler identity */
 };
 
-/*
- * Resolves the cache folder: dir if given, else $ROCJIT_CACHE_DIR, else
- * $XDG_CACHE_HOME/rocjit, else $HOME/.cache/rocjit.  Writes it to out[size].
- * Returns 0, or ROCJIT_EINVAL when none can be found (no HOME) or it does not fit.
- */
-int rj_cache_dir(char *out, size_t size, const char *dir);
+/* The cache folder's rule is public: rocjit_cache_dir() (rocjit.h), defined in cache.c. */
 
 /*
  * Opens (creating folder and database as needed) the cache in folder dir.  readonly:
