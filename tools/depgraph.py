@@ -160,7 +160,7 @@ def layers(graph):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("paths", nargs="+", help="object files or folders of them")
     ap.add_argument("--check", action="store_true", help="exit 1 on a cycle")
     ap.add_argument("--dot", metavar="FILE", help="write the graph in Graphviz form")
@@ -191,8 +191,9 @@ def main():
         for f in sorted(graph, key=lambda f: (level[f], f)):
             print(f"{level[f]:3d}  {f}")
 
+    unit = "folders" if args.folders else "files"
     for group in cycles:
-        print(f"depgraph: cycle between {len(group)} files:", file=sys.stderr)
+        print(f"depgraph: cycle between {len(group)} {unit}:", file=sys.stderr)
         members = set(group)
         for a in group:
             for b in sorted(graph[a]):
@@ -203,7 +204,7 @@ def main():
     if args.check:
         if cycles:
             return 1
-        print(f"depgraph: {len(graph)} {'folders' if args.folders else 'files'}, "
+        print(f"depgraph: {len(graph)} {unit}, "
               f"{sum(len(v) for v in graph.values())} edges, no cycle")
     return 0
 
