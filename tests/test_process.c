@@ -300,6 +300,12 @@ static rj_key test_key(void)
  * A process holding a key lock forks a child that lives on, then dies without releasing
  * (as kill -9 does).  The lock must be free at once: the child's inherited descriptor
  * must not keep it for the lock timeout.
+ *
+ * The child closes its copy in the fork handler, which runs in the child before fork()
+ * returns there, not before it returns in the parent.  So the child itself says when it
+ * runs: had the holder said so right after fork(), the holder could die before the child
+ * was first scheduled, and the lock would be seen held for those microseconds (this test
+ * failed about one run in ten that way on a loaded 2-core machine).
  */
 TEST(key_lock_of_a_dead_parent_is_free_at_once_though_its_child_lives)
 {
@@ -320,10 +326,11 @@ TEST(key_lock_of_a_dead_parent_is_free_at_once_though_its_child_lives)
 		c = fork_bounded();
 		CHILD_CHECK(c >= 0);
 		if (c == 0) {
+			c = getpid();
+			CHILD_CHECK(write(ready[1], &c, sizeof c) == sizeof c);
 			pause(); /* lives on with what it inherited */
 			_exit(0);
 		}
-		CHILD_CHECK(write(ready[1], &c, sizeof c) == sizeof c);
 		_exit(0); /* dies holding it */
 	}
 	ASSERT(read(ready[0], &child, sizeof child) == sizeof child);
