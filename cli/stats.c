@@ -1,12 +1,16 @@
 /*
  * stats.c - `rocjit stats`: what the cache holds (per target, per compiler version) and
  * how well it serves (the counters every process adds to, since the last --zero).
+ *
+ * Owns nothing beyond one report.  Uses the files below the commands, never another
+ * command's file or main.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 enum { OPT_ZERO = 1, OPT_JSON };
 

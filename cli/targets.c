@@ -1,10 +1,14 @@
 /*
  * targets.c - `rocjit targets`: per platform, the compiler's identity (as it enters cache
  * keys), the targets it compiles for, and the GPUs of this machine.
+ *
+ * Owns nothing; opens no cache.  Uses the files below the commands, never another
+ * command's file or main.c.
  */
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 static const struct cli_opt targets_opts[] = {
 	{ "json", 0, 0, 1 },

@@ -2,12 +2,16 @@
  * verify.c - `rocjit verify`: check every entry's checksum and that its code object is for
  * the target it is stored under; --fix drops the bad ones.  Exit status 1 when anything
  * was bad (also with --fix: something was wrong, and scripts should know).
+ *
+ * Owns the list of bad entries of one run.  Uses the files below the commands, never
+ * another command's file or main.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 enum { OPT_FIX = 1, OPT_JSON };
 
@@ -123,8 +127,7 @@ int cli_verify(int argc, char **argv)
 	if (rc == CLI_OK && nbad)
 		rc = CLI_FAIL;
 	for (size_t i = 0; i < v.n; i++) {
-		free(v.bad[i].row.target);
-		free(v.bad[i].row.source_name);
+		cli_row_free(&v.bad[i].row);
 		free(v.bad[i].message);
 	}
 	free(v.bad);
