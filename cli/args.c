@@ -116,6 +116,27 @@ int cli_next(struct cli_parser *p, const char **value)
 	return o->id;
 }
 
+int cli_parse_switches(unsigned int *on, const char *cmd, int argc, char **argv,
+		       const struct cli_opt *opts)
+{
+	struct cli_parser p;
+	const char *v;
+	int id;
+
+	*on = 0;
+	cli_parser_init(&p, cmd, argc, argv, opts, 0);
+	while ((id = cli_next(&p, &v)) != CLI_ARG_END) {
+		if (id == CLI_ARG_HELP)
+			return -1;
+		if (id == CLI_ARG_ERROR)
+			return CLI_USAGE;
+		if (id == CLI_ARG_POSITIONAL)
+			return cli_usage_error(cmd, "unexpected argument '%s'", v);
+		*on |= 1u << id;
+	}
+	return CLI_OK;
+}
+
 /* A decimal number with an optional fraction; *end gets the rest.  0 or -1. */
 static int parse_number(double *out, const char *s, const char **end)
 {

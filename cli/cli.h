@@ -182,6 +182,11 @@ void cli_parser_init(struct cli_parser *p, const char *cmd, int argc, char **arg
 		     const struct cli_opt *opts, int allow_rest);
 /* The next option's id (its value in *value), or a CLI_ARG_* code. */
 int cli_next(struct cli_parser *p, const char **value);
+/* The whole command line of a command that takes only on/off options (ids below 32) and
+ * no other argument: bit 1 << id of *on set for each given.  CLI_OK, CLI_USAGE (printed),
+ * or -1 when --help was asked. */
+int cli_parse_switches(unsigned int *on, const char *cmd, int argc, char **argv,
+		       const struct cli_opt *opts);
 
 /* "2G", "512M", "1.5GiB", "4096" -> bytes.  0 or -1 (malformed). */
 int cli_parse_size(uint64_t *out, const char *s);

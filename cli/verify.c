@@ -58,24 +58,14 @@ static const char *reason_name(int reason)
 int cli_verify(int argc, char **argv)
 {
 	struct verify v = { 0 };
-	struct cli_parser p;
 	uint64_t checked = 0, nbad = 0;
-	const char *val;
-	int id, rc = CLI_OK, fix = 0, json = 0;
+	unsigned int on;
+	int id, rc, fix, json;
 	rocjit_ctx *ctx = NULL;
 
-	cli_parser_init(&p, "verify", argc, argv, verify_opts, 0);
-	while (rc == CLI_OK && (id = cli_next(&p, &val)) != CLI_ARG_END) {
-		switch (id) {
-		case CLI_ARG_HELP: rc = -1; break;
-		case CLI_ARG_ERROR: rc = CLI_USAGE; break;
-		case CLI_ARG_POSITIONAL:
-			rc = cli_usage_error("verify", "unexpected argument '%s'", val);
-			break;
-		case OPT_FIX: fix = 1; break;
-		case OPT_JSON: json = 1; break;
-		}
-	}
+	rc = cli_parse_switches(&on, "verify", argc, argv, verify_opts);
+	fix = !!(on & 1u << OPT_FIX);
+	json = !!(on & 1u << OPT_JSON);
 	if (rc == -1)
 		return cli_help("verify");
 	if (rc == CLI_OK)
