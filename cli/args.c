@@ -1,9 +1,10 @@
 /*
- * args.c - reading the command line: options in git's forms (--name V, --name=V, -n V,
- * -nV, "--" ending the options), values with units (sizes, ages, counts), target lists,
- * and the usage and failure messages every command prints.
+ * args.c - reading a command's arguments: options in git's forms (--name V, --name=V,
+ * -n V, -nV, "--" ending the options), values with units (sizes, ages, counts, seconds)
+ * and target lists (--arch, $ROCJIT_ARCH, else the GPUs present).
  *
- * Owns no state beyond the parser a command passes in.
+ * Owns no state beyond the parser a command passes in.  A bad argument is reported through
+ * diagnostics.c; nothing here opens a cache or runs a command.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,18 +18,13 @@
 void cli_parser_init(struct cli_parser *p, const char *cmd, int argc, char **argv,
 		     const struct cli_opt *opts, int allow_rest)
 {
-	p->cmd = cli_command_find(cmd);
+	p->cmd = cmd;
 	p->opts = opts;
 	p->argc = argc;
 	p->argv = argv;
 	p->i = 1;
 	p->rest = argc;
 	p->allow_rest = allow_rest;
-}
-
-static const char *cmd_name(const struct cli_parser *p)
-{
-	return p->cmd ? p->cmd->name : NULL;
 }
 
 /* The option named name (length len), or NULL. */
@@ -48,19 +44,6 @@ static const struct cli_opt *find_short(const struct cli_opt *opts, char c)
 	return NULL;
 }
 
-static void vusage(const char *cmd, const char *fmt, va_list ap)
-{
-	const struct cli_command *c = cmd ? cli_command_find(cmd) : NULL;
-
-	char *msg = cli_vtext(fmt, ap);
-
-	fprintf(stderr, "rocjit%s%s: %s", c ? " " : "", c ? c->name : "", msg);
-	free(msg);
-	fprintf(stderr, "\nusage: %s\n",
-		c ? c->usage : "rocjit [--cache DIR] COMMAND [ARGS...]");
-	fprintf(stderr, "See `rocjit help%s%s`.\n", c ? " " : "", c ? c->name : "");
-}
-
 /* A usage error met while parsing: printed; the parser's caller exits CLI_USAGE. */
 static int arg_error(const struct cli_parser *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -69,7 +52,7 @@ static int arg_error(const struct cli_parser *p, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vusage(cmd_name(p), fmt, ap);
+	cli_usage_verror(p->cmd, fmt, ap);
 	va_end(ap);
 	return CLI_ARG_ERROR;
 }
@@ -133,41 +116,25 @@ int cli_next(struct cli_parser *p, const char **value)
 	return o->id;
 }
 
-int cli_usage_error(const char *cmd, const char *fmt, ...)
+int cli_parse_switches(unsigned int *on, const char *cmd, int argc, char **argv,
+		       const struct cli_opt *opts)
 {
-	va_list ap;
+	struct cli_parser p;
+	const char *v;
+	int id;
 
-	va_start(ap, fmt);
-	vusage(cmd, fmt, ap);
-	va_end(ap);
-	return CLI_USAGE;
-}
-
-int cli_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = cli_vtext(fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "rocjit: %s\n", msg);
-	free(msg);
-	return CLI_FAIL;
-}
-
-void cli_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = cli_vtext(fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "rocjit: warning: %s\n", msg);
-	free(msg);
+	*on = 0;
+	cli_parser_init(&p, cmd, argc, argv, opts, 0);
+	while ((id = cli_next(&p, &v)) != CLI_ARG_END) {
+		if (id == CLI_ARG_HELP)
+			return -1;
+		if (id == CLI_ARG_ERROR)
+			return CLI_USAGE;
+		if (id == CLI_ARG_POSITIONAL)
+			return cli_usage_error(cmd, "unexpected argument '%s'", v);
+		*on |= 1u << id;
+	}
+	return CLI_OK;
 }
 
 /* A decimal number with an optional fraction; *end gets the rest.  0 or -1. */
@@ -225,6 +192,21 @@ int cli_parse_count(long *out, const char *s, long max)
 	errno = 0;
 	v = strtol(s, &e, 10);
 	if (errno || e == s || *e || v < 1 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_seconds(double *out, const char *s)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno || !isfinite(v) || v < 0 || v > 1e7)
 		return -1;
 	*out = v;
 	return 0;

@@ -1,8 +1,23 @@
 /*
- * cli.h - what the files of the rocjit command-line tool share.
+ * cli.h - what the files of the rocjit command-line tool share, below the commands.
  *
  * The tool is built on the public API only (include/rocjit.h): it is the library's first
- * client, and nothing here may include a src/ header.
+ * client, and nothing here may include a src/ header (files.c and kernelset.c use
+ * src/base/fsutil.c, which the tool compiles in: plain POSIX, no library state).
+ *
+ * The files form layers; each uses only those below it (tools/depgraph.py checks it, the
+ * test depgraph.cli_files_form_layers):
+ *     main.c                               the command table, dispatch
+ *     prewarm.c import.c purge.c list.c    the commands, one file each (commands.h);
+ *     show.c stats.c verify.c compile.c    none calls another or main.c
+ *     targets.c
+ *     workers.c progress.c kernelset.c     prewarm's processes, progress and inputs;
+ *     entries.c                            cache entries as the commands see them
+ *     cache.c files.c args.c               the cache, the user's files, the arguments
+ *     diagnostics.c                        failure, warning and usage messages
+ *     output.c help.c global.c clock.c     printing, help texts, global options, clocks
+ *     alloc.c                              memory
+ * The sections below follow the same order, bottom up.
  *
  * Exit codes follow git and ccache: 0 success, 1 failure, 2 usage (bad arguments).  Every
  * message that ends a command says what to do next.
@@ -21,38 +36,123 @@
 #define CLI_FAIL 1
 #define CLI_USAGE 2
 
-/* ---- Commands (rocjit.c) ------------------------------------------------------------------ */
+/* ---- Memory (alloc.c) --------------------------------------------------------------------- */
 
-struct cli_command {
-	const char *name;
-	const char *alias;   /* another name ("ls"), or NULL                              */
-	const char *summary; /* one line for `rocjit --help`                               */
-	const char *usage;   /* the synopsis, without "usage: "                          */
-	const char *help;    /* the rest of `rocjit help CMD`                             */
-	int (*run)(int argc, char **argv); /* argv[0] is the command name                 */
-	int hidden;          /* not listed (the prewarm worker)                          */
-};
+/* Zeroed memory, a resized block, a copy of s (NULL: ""); each exits with "out of memory"
+ * rather than return NULL. */
+void *cli_alloc(size_t size);
+void *cli_realloc(void *p, size_t size);
+char *cli_strdup(const char *s);
+/* Prints "rocjit: out of memory" and exits CLI_FAIL. */
+void cli_out_of_memory(void) __attribute__((noreturn));
 
-const struct cli_command *cli_command_find(const char *name);
+/* ---- Clocks (clock.c) --------------------------------------------------------------------- */
 
-/* Global options, set before a command runs. */
+/* Monotonic milliseconds and wall-clock unix seconds. */
+double cli_now_ms(void);
+int64_t cli_now_s(void);
+
+/* ---- Global options (global.c) ------------------------------------------------------------ */
+
+/* Set by main.c before a command runs; read-only for the commands. */
 struct cli_global {
 	const char *cache_dir; /* --cache DIR, or NULL: the library's default            */
 	const char *self;      /* path to this executable, for worker processes           */
 };
 extern struct cli_global cli_global;
 
-int cli_prewarm(int argc, char **argv);
-int cli_export(int argc, char **argv);
-int cli_import(int argc, char **argv);
-int cli_worker(int argc, char **argv);
-int cli_purge(int argc, char **argv);
-int cli_stats(int argc, char **argv);
-int cli_list(int argc, char **argv);
-int cli_show(int argc, char **argv);
-int cli_verify(int argc, char **argv);
-int cli_compile(int argc, char **argv);
-int cli_targets(int argc, char **argv);
+/* Sets cli_global.self: /proc/self/exe, else argv0. */
+void cli_global_init(const char *argv0);
+
+/* ---- Help texts (help.c) ------------------------------------------------------------------ */
+
+/* What `rocjit help CMD` and a usage error say about a command. */
+struct cli_help_entry {
+	const char *name;
+	const char *alias;   /* another name ("ls"), or NULL                              */
+	const char *summary; /* one line for `rocjit --help`                               */
+	const char *usage;   /* the synopsis, without "usage: "                          */
+	const char *help;    /* the rest of `rocjit help CMD`                             */
+	int hidden;          /* not listed (the prewarm worker)                          */
+};
+
+/* The tool's synopsis: "rocjit [--cache DIR] COMMAND [ARGS...]". */
+extern const char cli_main_usage[];
+/* The entry of the command named name, or of which name is the alias; NULL if none. */
+const struct cli_help_entry *cli_help_find(const char *name);
+/* Prints a command's help (usage, text) on stdout; CLI_OK, or CLI_USAGE (nothing printed)
+ * when cmd is no command. */
+int cli_help(const char *cmd);
+/* Prints `rocjit --help` on f; CLI_OK. */
+int cli_main_help(FILE *f);
+
+/* ---- Output (output.c) -------------------------------------------------------------------- */
+
+/*
+ * Every string the tool did not write itself - stored fields, file names, messages that
+ * quote them - is printed through cli_text (text) or the JSON writer (--json): control
+ * characters, bidirectional overrides and bytes that are not UTF-8 never reach the
+ * terminal raw.
+ */
+/* The length of the valid UTF-8 character at s[0..n) (shortest form, no surrogate, at
+ * most U+10FFFF) with *cp its code point; 0 when s does not start with one. */
+size_t cli_utf8_char(const char *s, size_t n, uint32_t *cp);
+/* Whether a character must not reach a terminal raw: C0, DEL, C1, bidi overrides. */
+int cli_unsafe_char(uint32_t c);
+/* s for a terminal: \n \r \t, \xHH for other control bytes and bytes that are not
+ * UTF-8, \uHHHH for C1 and bidirectional controls; valid UTF-8 text unchanged.  The
+ * copy lives until 16 more calls (use it in the printf that prints it). */
+const char *cli_text(const char *s);
+/* As cli_text, keeping newlines and tabs: a compiler log, which quotes file names and
+ * source lines. */
+const char *cli_text_lines(const char *s);
+/* A formatted message escaped as cli_text does, malloc'ed. */
+char *cli_vtext(const char *fmt, va_list ap);
+
+/* A streaming JSON writer with indentation.  key is NULL inside arrays and at the top. */
+struct cli_json {
+	FILE *f;
+	int depth;
+	int count[32]; /* members written at each depth */
+};
+void cli_json_init(struct cli_json *j, FILE *f);
+void cli_json_object(struct cli_json *j, const char *key);
+void cli_json_array(struct cli_json *j, const char *key);
+void cli_json_end_object(struct cli_json *j);
+void cli_json_end_array(struct cli_json *j);
+void cli_json_str(struct cli_json *j, const char *key, const char *value);
+void cli_json_strn(struct cli_json *j, const char *key, const char *value, size_t len);
+void cli_json_int(struct cli_json *j, const char *key, int64_t value);
+void cli_json_uint(struct cli_json *j, const char *key, uint64_t value);
+void cli_json_num(struct cli_json *j, const char *key, double value);
+void cli_json_bool(struct cli_json *j, const char *key, int value);
+void cli_json_null(struct cli_json *j, const char *key);
+/* Writes a comma-separated list ("a,b") as an array of strings. */
+void cli_json_list(struct cli_json *j, const char *key, const char *csv, char sep);
+/* Ends the document (a newline). */
+void cli_json_finish(struct cli_json *j);
+
+/* "512 B", "12.3 KiB", "4.0 MiB", "1.2 GiB". */
+const char *cli_fmt_size(char *buf, size_t size, uint64_t bytes);
+/* "0.31 s", "12.4 s", "3 min 20 s", "2 h 5 min". */
+const char *cli_fmt_ms(char *buf, size_t size, double ms);
+/* "just now", "5 min ago", "3 h ago", "2 d ago"; "never" for 0. */
+const char *cli_fmt_ago(char *buf, size_t size, int64_t t, int64_t now);
+/* "2026-11-21 18:12:05" local time; "-" for 0. */
+const char *cli_fmt_time(char *buf, size_t size, int64_t t);
+
+/* ---- Diagnostics on stderr (diagnostics.c) ------------------------------------------------ */
+
+/* Prints "rocjit: <message>" on stderr; returns CLI_FAIL. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "rocjit: warning: <message>" on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "rocjit CMD: <message>", the usage line and where help is (cmd NULL or no
+ * command: the tool's); returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int cli_usage_verror(const char *cmd, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* ---- Arguments (args.c) ------------------------------------------------------------------- */
 
@@ -70,7 +170,7 @@ struct cli_opt {
 #define CLI_ARG_ERROR -3      /* a usage error was printed: exit CLI_USAGE              */
 
 struct cli_parser {
-	const struct cli_command *cmd;
+	const char *cmd;            /* the command's name, for usage errors              */
 	const struct cli_opt *opts; /* ends with a zeroed entry                           */
 	int argc, i;
 	char **argv;
@@ -82,16 +182,11 @@ void cli_parser_init(struct cli_parser *p, const char *cmd, int argc, char **arg
 		     const struct cli_opt *opts, int allow_rest);
 /* The next option's id (its value in *value), or a CLI_ARG_* code. */
 int cli_next(struct cli_parser *p, const char **value);
-
-/* Prints "rocjit CMD: <message>", the usage line and where help is; returns CLI_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* Prints "rocjit: <message>" on stderr; returns CLI_FAIL. */
-int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "rocjit: warning: <message>" on stderr. */
-void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints a command's help (usage, text) on stdout; returns CLI_OK. */
-int cli_help(const char *cmd);
+/* The whole command line of a command that takes only on/off options (ids below 32) and
+ * no other argument: bit 1 << id of *on set for each given.  CLI_OK, CLI_USAGE (printed),
+ * or -1 when --help was asked. */
+int cli_parse_switches(unsigned int *on, const char *cmd, int argc, char **argv,
+		       const struct cli_opt *opts);
 
 /* "2G", "512M", "1.5GiB", "4096" -> bytes.  0 or -1 (malformed). */
 int cli_parse_size(uint64_t *out, const char *s);
@@ -99,6 +194,8 @@ int cli_parse_size(uint64_t *out, const char *s);
 int cli_parse_age(int64_t *out, const char *s);
 /* A positive integer up to max.  0 or -1. */
 int cli_parse_count(long *out, const char *s, long max);
+/* "1.5" -> 1.5 seconds: a number >= 0 (a time limit; 0: none).  0 and *out set, or -1. */
+int cli_parse_seconds(double *out, const char *s);
 
 /* A list of normalized target ids, from repeated comma-separated --arch values. */
 struct cli_targets {
@@ -112,7 +209,15 @@ void cli_targets_free(struct cli_targets *t);
  * to pass --arch). */
 int cli_targets_default(struct cli_targets *t, const char *cmd);
 
-/* ---- Contexts and files (common.c) -------------------------------------------------------- */
+/* ---- Files the user names (files.c) ------------------------------------------------------- */
+
+/* Reads a regular file (NUL-terminated); NULL with errno set on failure, described by
+ * cli_read_error(errno) (a FIFO or a device is refused at once, never waited on). */
+char *cli_read_file(const char *path, size_t *len);
+const char *cli_read_error(int err);
+/* Writes data to path ("-" is stdout).  0, or -1 with a message printed. */
+int cli_write_file(const char *path, const void *data, size_t size);
+/* ---- The cache a command works on (cache.c) ----------------------------------------------- */
 
 /*
  * Opens a context on the chosen cache with flags (ROCJIT_OPEN_*).  need_cache: the command
@@ -131,22 +236,6 @@ void cli_no_cache_note(void);
 void cli_cache_dir(char *buf, size_t size);
 /* The database file's size on disk with its WAL, or 0. */
 uint64_t cli_cache_file_bytes(const char *db_path);
-/* Reads a regular file (NUL-terminated); NULL with errno set on failure, described by
- * cli_read_error(errno) (a FIFO or a device is refused at once, never waited on). */
-char *cli_read_file(const char *path, size_t *len);
-const char *cli_read_error(int err);
-/* Writes data to path ("-" is stdout).  0, or -1 with a message printed. */
-int cli_write_file(const char *path, const void *data, size_t size);
-/* Copies s into a new string, or exits with "out of memory". */
-char *cli_strdup(const char *s);
-void *cli_alloc(size_t size);
-void *cli_realloc(void *p, size_t size);
-/* Monotonic milliseconds and wall-clock unix seconds. */
-double cli_now_ms(void);
-int64_t cli_now_s(void);
-
-/* ---- Compiling (compile.c) ----------------------------------------------------------------- */
-
 /* What became of a compile's code object in the on-disk cache. */
 #define CLI_STORED 1      /* stored now, or found there                              */
 #define CLI_NOT_STORED 0  /* compiled, but not in the cache: why says why            */
@@ -160,6 +249,51 @@ int64_t cli_now_s(void);
  */
 int cli_compile_stored(const rocjit_code **out, rocjit_ctx *ctx, const char *target,
 		       const rocjit_program *p, int *stored, char *why, size_t why_size);
+
+/* ---- Cache entries: filters, copies, sorting (entries.c) ---------------------------------- */
+
+/* A copy of a rocjit_entry that outlives the callback. */
+struct cli_row {
+	char key[33];
+	char *platform, *target, *compiler, *options, *source_name, *headers, *kernels;
+	uint64_t size, hits;
+	int64_t created, last_used;
+	double compile_ms;
+};
+
+/* What purge and list select by; all given criteria must hold. */
+struct cli_filter {
+	int64_t older_than;         /* seconds since last use; -1: any                     */
+	struct cli_targets arch;    /* empty: any                                          */
+	int stale_compiler;         /* only entries whose compiler is not the current one  */
+};
+
+#define CLI_FILTER_OPTS(base)                                                       \
+	{ "older-than", 0, 1, (base) + 0 }, { "arch", 'a', 1, (base) + 1 },           \
+		{ "compiler-version-other-than-current", 0, 0, (base) + 2 }
+#define CLI_FILTER_NOPTS 3
+
+void cli_filter_init(struct cli_filter *f);
+void cli_filter_free(struct cli_filter *f);
+/* Handles option id - base of CLI_FILTER_OPTS(base): CLI_OK or CLI_USAGE (printed). */
+int cli_filter_option(struct cli_filter *f, const char *cmd, int which, const char *value);
+int cli_filter_active(const struct cli_filter *f);
+
+/* Fills r with copies of e's fields; cli_row_free frees them (a field left NULL too). */
+void cli_row_from_entry(struct cli_row *r, const rocjit_entry *e);
+void cli_row_free(struct cli_row *r);
+/* Reads every entry into rows (key order); with f, only those it selects.  CLI_OK or
+ * CLI_FAIL (printed). */
+int cli_rows_load(rocjit_ctx *ctx, const struct cli_filter *f, struct cli_row **rows,
+		  size_t *n);
+void cli_rows_free(struct cli_row *rows, size_t n);
+/* Sorts rows by a field name ("key", "target", "size", "last-used", "created", "hits",
+ * "source"); 0, or -1 for an unknown field. */
+int cli_rows_sort(struct cli_row *rows, size_t n, const char *field, int reverse);
+extern const char cli_sort_fields[];
+/* The last use of an entry: last_used, else created. */
+int64_t cli_row_last_use(const struct cli_row *r);
+void cli_row_json(struct cli_json *j, const struct cli_row *r);
 
 /* ---- Kernel sets (kernelset.c) ----------------------------------------------------------- */
 
@@ -235,8 +369,6 @@ struct cli_pool *cli_pool_new(int max_workers, const char *preload);
 /* A job's time limit in seconds (0: none), instead of $ROCJIT_COMPILE_TIMEOUT or 600:
  * a worker past it is killed and its job fails (workers.c). */
 void cli_pool_set_timeout(struct cli_pool *p, double seconds);
-/* "1.5" -> 1.5 seconds: a number >= 0.  0 and *out set, or -1. */
-int cli_parse_seconds(double *out, const char *s);
 /* Starts every worker now, so that they load while the caller prepares.  0 or -1. */
 int cli_pool_start(struct cli_pool *p);
 /* Whether a job can be submitted now (a worker is idle, or another may be started). */
@@ -269,104 +401,5 @@ void cli_progress_finished(struct cli_progress *pr, const char *label, const cha
 void cli_progress_tick(struct cli_progress *pr);
 /* Clears the bar. */
 void cli_progress_end(struct cli_progress *pr);
-
-/* ---- Output (output.c) -------------------------------------------------------------------- */
-
-/*
- * Every string the tool did not write itself - stored fields, file names, messages that
- * quote them - is printed through cli_text (text) or the JSON writer (--json): control
- * characters, bidirectional overrides and bytes that are not UTF-8 never reach the
- * terminal raw.
- */
-/* The length of the valid UTF-8 character at s[0..n) (shortest form, no surrogate, at
- * most U+10FFFF) with *cp its code point; 0 when s does not start with one. */
-size_t cli_utf8_char(const char *s, size_t n, uint32_t *cp);
-/* Whether a character must not reach a terminal raw: C0, DEL, C1, bidi overrides. */
-int cli_unsafe_char(uint32_t c);
-/* s for a terminal: \n \r \t, \xHH for other control bytes and bytes that are not
- * UTF-8, \uHHHH for C1 and bidirectional controls; valid UTF-8 text unchanged.  The
- * copy lives until 16 more calls (use it in the printf that prints it). */
-const char *cli_text(const char *s);
-/* As cli_text, keeping newlines and tabs: a compiler log, which quotes file names and
- * source lines. */
-const char *cli_text_lines(const char *s);
-/* A formatted message escaped as cli_text does, malloc'ed. */
-char *cli_vtext(const char *fmt, va_list ap);
-
-/* A streaming JSON writer with indentation.  key is NULL inside arrays and at the top. */
-struct cli_json {
-	FILE *f;
-	int depth;
-	int count[32]; /* members written at each depth */
-};
-void cli_json_init(struct cli_json *j, FILE *f);
-void cli_json_object(struct cli_json *j, const char *key);
-void cli_json_array(struct cli_json *j, const char *key);
-void cli_json_end_object(struct cli_json *j);
-void cli_json_end_array(struct cli_json *j);
-void cli_json_str(struct cli_json *j, const char *key, const char *value);
-void cli_json_strn(struct cli_json *j, const char *key, const char *value, size_t len);
-void cli_json_int(struct cli_json *j, const char *key, int64_t value);
-void cli_json_uint(struct cli_json *j, const char *key, uint64_t value);
-void cli_json_num(struct cli_json *j, const char *key, double value);
-void cli_json_bool(struct cli_json *j, const char *key, int value);
-void cli_json_null(struct cli_json *j, const char *key);
-/* Writes a comma-separated list ("a,b") as an array of strings. */
-void cli_json_list(struct cli_json *j, const char *key, const char *csv, char sep);
-/* Ends the document (a newline). */
-void cli_json_finish(struct cli_json *j);
-
-/* "512 B", "12.3 KiB", "4.0 MiB", "1.2 GiB". */
-const char *cli_fmt_size(char *buf, size_t size, uint64_t bytes);
-/* "0.31 s", "12.4 s", "3 min 20 s", "2 h 5 min". */
-const char *cli_fmt_ms(char *buf, size_t size, double ms);
-/* "just now", "5 min ago", "3 h ago", "2 d ago"; "never" for 0. */
-const char *cli_fmt_ago(char *buf, size_t size, int64_t t, int64_t now);
-/* "2026-11-21 18:12:05" local time; "-" for 0. */
-const char *cli_fmt_time(char *buf, size_t size, int64_t t);
-
-/* ---- Cache entries: filters, copies, sorting (entries.c) ---------------------------------- */
-
-/* A copy of a rocjit_entry that outlives the callback. */
-struct cli_row {
-	char key[33];
-	char *platform, *target, *compiler, *options, *source_name, *headers, *kernels;
-	uint64_t size, hits;
-	int64_t created, last_used;
-	double compile_ms;
-};
-
-/* What purge and list select by; all given criteria must hold. */
-struct cli_filter {
-	int64_t older_than;         /* seconds since last use; -1: any                     */
-	struct cli_targets arch;    /* empty: any                                          */
-	int stale_compiler;         /* only entries whose compiler is not the current one  */
-};
-
-#define CLI_FILTER_OPTS(base)                                                       \
-	{ "older-than", 0, 1, (base) + 0 }, { "arch", 'a', 1, (base) + 1 },           \
-		{ "compiler-version-other-than-current", 0, 0, (base) + 2 }
-#define CLI_FILTER_NOPTS 3
-
-void cli_filter_init(struct cli_filter *f);
-void cli_filter_free(struct cli_filter *f);
-/* Handles option id - base of CLI_FILTER_OPTS(base): CLI_OK or CLI_USAGE (printed). */
-int cli_filter_option(struct cli_filter *f, const char *cmd, int which, const char *value);
-int cli_filter_active(const struct cli_filter *f);
-
-/* Reads every entry into rows (key order); with f, only those it selects.  CLI_OK or
- * CLI_FAIL (printed). */
-/* Fills r with copies of e's fields (freed with the row). */
-void cli_row_from_entry(struct cli_row *r, const rocjit_entry *e);
-int cli_rows_load(rocjit_ctx *ctx, const struct cli_filter *f, struct cli_row **rows,
-		  size_t *n);
-void cli_rows_free(struct cli_row *rows, size_t n);
-/* Sorts rows by a field name ("key", "target", "size", "last-used", "created", "hits",
- * "source"); 0, or -1 for an unknown field. */
-int cli_rows_sort(struct cli_row *rows, size_t n, const char *field, int reverse);
-extern const char cli_sort_fields[];
-/* The last use of an entry: last_used, else created. */
-int64_t cli_row_last_use(const struct cli_row *r);
-void cli_row_json(struct cli_json *j, const struct cli_row *r);
 
 #endif

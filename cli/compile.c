@@ -3,17 +3,21 @@
  * one or more targets, prints the compiler's diagnostics on stderr in the compiler form
  * the library gives them (FILE:LINE:COL: error: ...), stores the result in the cache
  * unless --no-cache, and prints the kernels the code object holds.  It says "stored" only
- * when the library counted the object as stored (cli_compile_stored, also what prewarm's
- * workers use); compiled but not stored fails the command with the cache's reason.
+ * when the library counted the object as stored (cli_compile_stored in cache.c, also what
+ * prewarm's workers use); compiled but not stored fails the command with the cache's reason.
  *
  * The file is compiled alone, with no in-memory headers: its key is the one an
  * application gets from rocjit_compile with this text and these options.
+ *
+ * Owns nothing beyond one run.  Uses the files below the commands, never another
+ * command's file or main.c.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 enum { OPT_ARCH = 1, OPT_OUTPUT, OPT_NO_CACHE, OPT_JSON };
 
@@ -65,30 +69,6 @@ static int parse(struct compile *c, int argc, char **argv)
 		c->noptions = (size_t)(argc - p.rest - 1);
 	}
 	return CLI_OK;
-}
-
-int cli_compile_stored(const rocjit_code **out, rocjit_ctx *ctx, const char *target,
-		       const rocjit_program *p, int *stored, char *why, size_t why_size)
-{
-	rocjit_stats before = { .version = ROCJIT_STATS_VERSION };
-	rocjit_stats after = { .version = ROCJIT_STATS_VERSION };
-	int rc;
-
-	*stored = CLI_NO_STORE;
-	why[0] = 0;
-	rocjit_stats_get(&before, ctx);
-	rc = rocjit_compile(out, ctx, target, p);
-	if (rc != 0)
-		return rc;
-	rocjit_stats_get(&after, ctx);
-	if (after.store_failures > before.store_failures) {
-		*stored = CLI_NOT_STORED;
-		snprintf(why, why_size, "%s", after.store_error[0] ? after.store_error
-					      : "the cache did not keep it");
-	} else if (after.stores > before.stores || (*out)->from_cache) {
-		*stored = CLI_STORED;
-	}
-	return 0;
 }
 
 static void print_result(const struct compile *c, const rocjit_code *code,

@@ -2,8 +2,10 @@
  * entries.c - cache entries as the commands see them: copies that outlive the library's
  * callback, the filters purge and list share, sorting, and an entry's JSON form.
  *
- * Owns the copies it hands out (freed with cli_rows_free).  The compiler identities the
- * stale-compiler filter compares with are asked from the library once per platform.
+ * Owns the copies it hands out (freed with cli_row_free, cli_rows_free).  The compiler
+ * identities the stale-compiler filter compares with are asked from the library once per
+ * platform.  Below the commands (purge, list, show, stats); it prints nothing but a
+ * warning and a failure.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -191,17 +193,21 @@ int cli_rows_load(rocjit_ctx *ctx, const struct cli_filter *f, struct cli_row **
 	return CLI_OK;
 }
 
+void cli_row_free(struct cli_row *r)
+{
+	free(r->platform);
+	free(r->target);
+	free(r->compiler);
+	free(r->options);
+	free(r->source_name);
+	free(r->headers);
+	free(r->kernels);
+}
+
 void cli_rows_free(struct cli_row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].platform);
-		free(rows[i].target);
-		free(rows[i].compiler);
-		free(rows[i].options);
-		free(rows[i].source_name);
-		free(rows[i].headers);
-		free(rows[i].kernels);
-	}
+	for (size_t i = 0; i < n; i++)
+		cli_row_free(&rows[i]);
 	free(rows);
 }
 

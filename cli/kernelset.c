@@ -8,12 +8,13 @@
  * are part of the key; a quoted include resolves relative to the including file's folder
  * first, the library's rule, applied here through rocjit_include_resolve so that each file
  * is compiled and keyed as the application compiles it.  rocjit_add_kernels() registers
- * a folder's files sorted by their
- * relative path and writes that order into the manifest ("# rocjit-manifest 1",
- * "dir=<folder>", one name per line).  A folder given here is read as the manifest
- * rocjit_add_kernels(DIR folder) would write with its default patterns.
+ * a folder's files sorted by their relative path and writes that order into the manifest
+ * ("# rocjit-manifest 1", "dir=<folder>", one name per line).  A folder given here is read
+ * as the manifest rocjit_add_kernels(DIR folder) would write with its default patterns.
  *
- * Owns the sets it loads (texts and names), freed with cli_set_free.
+ * Owns the sets it loads (texts and names), freed with cli_set_free.  Reads through
+ * files.c and src/base/fsutil.c; below the commands (prewarm, export), it compiles nothing
+ * and opens no cache.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,11 +1,15 @@
 /*
  * list.c - `rocjit list` (`ls`): one line per cache entry, with purge's filters, sortable.
+ *
+ * Owns nothing beyond one listing.  Uses the files below the commands (entries.c reads
+ * and filters the rows), never another command's file or main.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 enum { OPT_FILTER = 1, OPT_SORT = 10, OPT_REVERSE, OPT_JSON };
 

@@ -13,7 +13,8 @@
  * are escaped (text: \xHH) or replaced (JSON: \ufffd), so --json is valid UTF-8 JSON
  * whatever bytes a row holds.
  *
- * Owns the ring of escaped copies cli_text hands out, and no other state.
+ * Owns the ring of escaped copies cli_text hands out, and no other state.  Uses alloc.c
+ * only: it prints what it is given and decides nothing about commands or the cache.
  */
 #include <inttypes.h>
 #include <math.h>

@@ -12,7 +12,10 @@
  * summary with every failure's compiler log and every reason something was not stored.
  * Exit status 1 unless everything asked for is in the cache.
  *
- * Owns the jobs and sets of one run.
+ * `rocjit export` is prewarm, then the entries it stored or found written to a new bundle.
+ *
+ * Owns the jobs and sets of one run.  Uses the files below the commands (kernelset.c,
+ * workers.c, progress.c, cache.c, ...), never another command's file.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 
 #define JOB_PENDING 0
 #define JOB_CACHED 1
@@ -703,33 +707,4 @@ int cli_prewarm(int argc, char **argv)
 int cli_export(int argc, char **argv)
 {
 	return run_command("export", argc, argv);
-}
-
-/* `rocjit import FILE`: copy a bundle's entries into the cache. */
-int cli_import(int argc, char **argv)
-{
-	rocjit_ctx *ctx;
-	size_t n = 0, rejected = 0;
-	int rc;
-
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-		return cli_help("import");
-	if (argc != 2 || argv[1][0] == '-')
-		return cli_usage_error("import", "name one bundle file to import");
-	rc = cli_open(&ctx, 0, 1);
-	if (rc != CLI_OK)
-		return rc;
-	rc = rocjit_bundle_import_v2(ctx, argv[1], &n, &rejected, NULL, NULL);
-	if (rc == ROCJIT_EFORMAT && rejected) {
-		/* The message is "N copied, M rejected: <first reasons>". */
-		printf("import: %s\n", cli_text(rocjit_last_error()));
-		rc = CLI_FAIL;
-	} else if (rc != 0) {
-		fprintf(stderr, "rocjit import: %s\n", cli_text(rocjit_last_error()));
-		rc = CLI_FAIL;
-	} else {
-		printf("import: %zu entries copied into the cache (entries already there kept)\n", n);
-	}
-	rocjit_close(ctx);
-	return rc;
 }

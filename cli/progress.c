@@ -3,7 +3,8 @@
  * (done/total, the kernel started last, elapsed, ETA); otherwise one plain line per
  * finished job, so logs and CI output stay readable.
  *
- * Owns only the state the caller passes in.
+ * Owns only the state the caller passes in.  Uses output.c and clock.c only; it knows
+ * nothing of jobs or workers beyond the labels it is given.
  */
 #include <string.h>
 #include <sys/ioctl.h>

@@ -5,11 +5,15 @@
  * The entries to remove are chosen from a snapshot read first (the library's walk holds
  * the cache), then removed in one transaction (rocjit_cache_remove) and the database is
  * compacted (rocjit_cache_compact) so that the file really shrinks.
+ *
+ * Owns the snapshot of one run.  Uses the files below the commands (entries.c: the rows
+ * and the filters list shares), never another command's file or main.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 enum { OPT_FILTER = 1, OPT_ALL = 10, OPT_MAX_SIZE, OPT_DRY_RUN, OPT_VERBOSE, OPT_JSON };
 

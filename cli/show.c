@@ -1,6 +1,9 @@
 /*
  * show.c - `rocjit show KEY-PREFIX`: everything stored about one entry, and what its code
  * object says about itself (rocjit_codeobj_inspect); --extract writes the object out.
+ *
+ * Owns the copy of one entry.  Uses the files below the commands, never another command's
+ * file or main.c.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -8,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 enum { OPT_EXTRACT = 1, OPT_JSON };
 
@@ -201,13 +205,7 @@ int cli_show(int argc, char **argv)
 	}
 	rocjit_codeobj_free(info);
 	free(f.code);
-	free(f.row.platform);
-	free(f.row.target);
-	free(f.row.compiler);
-	free(f.row.options);
-	free(f.row.source_name);
-	free(f.row.headers);
-	free(f.row.kernels);
+	cli_row_free(&f.row);
 	rocjit_close(ctx);
 	return rc;
 }

@@ -1,12 +1,16 @@
 /*
  * stats.c - `rocjit stats`: what the cache holds (per target, per compiler version) and
  * how well it serves (the counters every process adds to, since the last --zero).
+ *
+ * Owns nothing beyond one report.  Uses the files below the commands, never another
+ * command's file or main.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 enum { OPT_ZERO = 1, OPT_JSON };
 
@@ -83,29 +87,19 @@ int cli_stats(int argc, char **argv)
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
 	rocjit_counters c;
 	char lim[160];
-	struct cli_parser p;
 	struct cli_row *rows = NULL;
 	struct group *targets = NULL, *compilers = NULL;
 	size_t n = 0, nt = 0, nc = 0;
 	uint64_t bytes = 0;
-	const char *v;
-	int id, rc = CLI_OK, zero = 0, json = 0;
+	unsigned int on;
+	int id, rc, zero, json;
 	rocjit_ctx *ctx = NULL;
 	double ratio;
 	char a[32], b[32], d[64];
 
-	cli_parser_init(&p, "stats", argc, argv, stats_opts, 0);
-	while (rc == CLI_OK && (id = cli_next(&p, &v)) != CLI_ARG_END) {
-		switch (id) {
-		case CLI_ARG_HELP: rc = -1; break;
-		case CLI_ARG_ERROR: rc = CLI_USAGE; break;
-		case CLI_ARG_POSITIONAL:
-			rc = cli_usage_error("stats", "unexpected argument '%s'", v);
-			break;
-		case OPT_ZERO: zero = 1; break;
-		case OPT_JSON: json = 1; break;
-		}
-	}
+	rc = cli_parse_switches(&on, "stats", argc, argv, stats_opts);
+	zero = !!(on & 1u << OPT_ZERO);
+	json = !!(on & 1u << OPT_JSON);
 	if (rc == -1)
 		return cli_help("stats");
 	if (rc == CLI_OK)

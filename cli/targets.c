@@ -1,10 +1,14 @@
 /*
  * targets.c - `rocjit targets`: per platform, the compiler's identity (as it enters cache
  * keys), the targets it compiles for, and the GPUs of this machine.
+ *
+ * Owns nothing; opens no cache.  Uses the files below the commands, never another
+ * command's file or main.c.
  */
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 static const struct cli_opt targets_opts[] = {
 	{ "json", 0, 0, 1 },
@@ -89,20 +93,13 @@ static void print_text(const struct platform_info *p, size_t n)
 int cli_targets(int argc, char **argv)
 {
 	static struct platform_info p[2];
-	struct cli_parser ps;
-	const char *v;
-	int id, json = 0;
+	unsigned int json;
+	int rc = cli_parse_switches(&json, "targets", argc, argv, targets_opts);
 
-	cli_parser_init(&ps, "targets", argc, argv, targets_opts, 0);
-	while ((id = cli_next(&ps, &v)) != CLI_ARG_END) {
-		if (id == CLI_ARG_HELP)
-			return cli_help("targets");
-		if (id == CLI_ARG_ERROR)
-			return CLI_USAGE;
-		if (id == CLI_ARG_POSITIONAL)
-			return cli_usage_error("targets", "unexpected argument '%s'", v);
-		json = 1;
-	}
+	if (rc == -1)
+		return cli_help("targets");
+	if (rc != CLI_OK)
+		return rc;
 	probe(&p[0], ROCJIT_PLATFORM_AMD);
 	probe(&p[1], ROCJIT_PLATFORM_NVIDIA);
 	if (json)

@@ -2,12 +2,16 @@
  * verify.c - `rocjit verify`: check every entry's checksum and that its code object is for
  * the target it is stored under; --fix drops the bad ones.  Exit status 1 when anything
  * was bad (also with --fix: something was wrong, and scripts should know).
+ *
+ * Owns the list of bad entries of one run.  Uses the files below the commands, never
+ * another command's file or main.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 enum { OPT_FIX = 1, OPT_JSON };
 
@@ -54,24 +58,14 @@ static const char *reason_name(int reason)
 int cli_verify(int argc, char **argv)
 {
 	struct verify v = { 0 };
-	struct cli_parser p;
 	uint64_t checked = 0, nbad = 0;
-	const char *val;
-	int id, rc = CLI_OK, fix = 0, json = 0;
+	unsigned int on;
+	int id, rc, fix, json;
 	rocjit_ctx *ctx = NULL;
 
-	cli_parser_init(&p, "verify", argc, argv, verify_opts, 0);
-	while (rc == CLI_OK && (id = cli_next(&p, &val)) != CLI_ARG_END) {
-		switch (id) {
-		case CLI_ARG_HELP: rc = -1; break;
-		case CLI_ARG_ERROR: rc = CLI_USAGE; break;
-		case CLI_ARG_POSITIONAL:
-			rc = cli_usage_error("verify", "unexpected argument '%s'", val);
-			break;
-		case OPT_FIX: fix = 1; break;
-		case OPT_JSON: json = 1; break;
-		}
-	}
+	rc = cli_parse_switches(&on, "verify", argc, argv, verify_opts);
+	fix = !!(on & 1u << OPT_FIX);
+	json = !!(on & 1u << OPT_JSON);
 	if (rc == -1)
 		return cli_help("verify");
 	if (rc == CLI_OK)
@@ -123,8 +117,7 @@ int cli_verify(int argc, char **argv)
 	if (rc == CLI_OK && nbad)
 		rc = CLI_FAIL;
 	for (size_t i = 0; i < v.n; i++) {
-		free(v.bad[i].row.target);
-		free(v.bad[i].row.source_name);
+		cli_row_free(&v.bad[i].row);
 		free(v.bad[i].message);
 	}
 	free(v.bad);

@@ -23,7 +23,9 @@
  * compiler stuck in a loop answers nothing else); the job fails saying so, and a later
  * job starts a new worker.  A hung compiler costs one job, never the run.
  *
- * Owns the worker processes and their pipes.
+ * Owns the worker processes and their pipes.  Uses the files below the commands (cache.c
+ * compiles and says what was stored, as `rocjit compile` does) and no command's file;
+ * main.c runs cli_worker, prewarm.c drives the pool.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +39,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 
 extern char **environ;
 
@@ -318,22 +321,6 @@ struct cli_pool {
 	char *preload;
 	double timeout_s;  /* a job's time limit; 0: none                                 */
 };
-
-/* A time limit in seconds: a number >= 0 (0: none).  0 and *out set, or -1. */
-int cli_parse_seconds(double *out, const char *s)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (*end || errno || !isfinite(v) || v < 0 || v > 1e7)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 struct cli_pool *cli_pool_new(int max_workers, const char *preload)
 {

@@ -1,6 +1,9 @@
 /*
- * ops_internal.h - between ops.c (the operations and their launches) and ops_layout.c
- * (views, checks, errors, the launch shapes).
+ * ops_internal.h - what the files of rocjit_ops share.  They form layers, each using only
+ * those below it:
+ *     ops_elementwise.c  ops_rows.c     the operations (beside each other)
+ *     ops_launch.c       ops_kernels.c  the handle and the launch; the kernel set
+ *     ops_layout.c                      views, checks, errors, the launch shapes
  *
  * The rj_* structs are the host side of kernels-src/ops/rj_ops.h's launch shapes, passed
  * to the kernels BY VALUE: same members, same order, same sizes (asserted below).
@@ -84,7 +87,7 @@ int ops_forward(int rc, const char *what);
 			return ops_rc_;    \
 	} while (0)
 
-/* ---- Checks ------------------------------------------------------------------------------- */
+/* ---- Checks (ops_layout.c) --------------------------------------------------------------- */
 
 /* t is a usable view (dtype, ndim, extents >= 0, data unless empty); role names it. */
 int ops_check_view(const rocjit_tensor *t, const char *role);
@@ -111,7 +114,21 @@ void ops_ew_shape(struct rj_ew *s, const rocjit_tensor *const *operands, int nop
 /* Blocks for n work items of `block` threads each, capped at RJ_MAX_GRID. */
 unsigned int ops_grid(int64_t n, unsigned int block);
 
-/* ---- The handle and launches (ops.c) ------------------------------------------------- */
+/* ---- The kernel set (ops_kernels.c) ---------------------------------------------------- */
+
+#define OPS_NUM_PARAM_OPS 4
+
+/* Whether the kernel of an op exists for a type: what the launches refuse with
+ * ROCJIT_EUNSUPPORTED and what rocjit_ops_foreach_kernel leaves out. */
+int ops_unary_exists(rocjit_unary_op op, rocjit_dtype t);
+int ops_binary_exists(rocjit_binary_op op, rocjit_dtype t);
+int ops_param_exists(int param, rocjit_dtype t);
+/* The parameter ops' kernel names: affine clamp elu powf (param 0..3). */
+extern const char *const ops_param_names[OPS_NUM_PARAM_OPS];
+/* The reductions' kernel names: sum min max argmin argmax (the mean runs sum's). */
+extern const char *const ops_reduce_kops[5];
+
+/* ---- The handle and launches (ops_launch.c) ---------------------------------------------- */
 
 struct rocjit_ops {
 	rocjit_ctx *ctx;
@@ -126,7 +143,5 @@ int ops_launch(rocjit_ops *ops, void *stream, const char *file, const char *kern
 /* ops_launch for n work items: RJ_BLOCK threads per block, ops_grid(n) blocks. */
 int ops_launch_ew(rocjit_ops *ops, void *stream, const char *file, const char *kernel,
 		  int64_t n, void **args);
-/* The reductions' kernel names: sum min max argmin argmax (the mean runs sum's). */
-extern const char *const ops_reduce_kops[5];
 
 #endif

@@ -1,6 +1,9 @@
 /*
  * ops_layout.c - views and what is checked about them, the per-thread error message, and
- * the elementwise launch shape.  No launches here (ops.c).
+ * the elementwise launch shape.
+ *
+ * Owns the per-thread error message.  The lowest file of rocjit_ops: it launches nothing
+ * (ops_launch.c), names no kernel (ops_kernels.c) and uses no other file of ops/.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,8 +1,12 @@
 /*
  * ops_rows.c - the operations that are not elementwise: reductions over a dimension, the
  * row operations along the last dimension (softmax, norms, argsort) and indexing.  Each
- * checks its operands, builds its launch shape (ops_internal.h) and launches through
- * ops_launch.
+ * checks its operands (ops_layout.c), builds its launch shape (ops_internal.h) and
+ * launches through ops_launch.c; the reductions' kernel names are the kernel set's
+ * (ops_kernels.c).
+ *
+ * Owns no state.  Beside ops_elementwise.c, above ops_launch.c, ops_kernels.c and
+ * ops_layout.c: it uses nothing of ops_elementwise.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,8 +36,6 @@ struct red_plan {
 	int64_t splits;   /* the split it would use */
 	int64_t chunk;    /* and the elements of the reduced dim per split */
 };
-
-const char *const ops_reduce_kops[5] = { "sum", "min", "max", "argmin", "argmax" };
 
 /* Splits the reduced dim into about `want` (at most `most`) chunks, a multiple of align
  * elements each; no split when that leaves one. */
@@ -355,6 +357,28 @@ static int check_ids(const rocjit_tensor *ids, int one_d, int64_t len, const roc
 	return 0;
 }
 
+/*
+ * The checks gather and scatter share.  x is indexed along dim by ids; w is walked (the
+ * work runs over its extents, and ids has its length along dim, or its shape); x_is_out
+ * says which of the two is written (scatter's dst), the other is read.
+ */
+static int index_check(rocjit_ops *ops, const char *what, const rocjit_tensor *x,
+		       const char *rx, const rocjit_tensor *w, const char *rw, int x_is_out,
+		       const rocjit_tensor *ids, int one_d, int dim)
+{
+	const rocjit_tensor *in = x_is_out ? w : x, *out = x_is_out ? x : w;
+
+	OPS_TRY(ops_check_handle(ops, what));
+	OPS_TRY(x_is_out ? ops_check_out(x, what) : ops_check_view(x, what));
+	OPS_TRY(x_is_out ? ops_check_view(w, what) : ops_check_out(w, what));
+	OPS_TRY(ops_check_dtype(in, what, out->dtype));
+	if (dim < 0 || dim >= x->ndim)
+		return ops_fail(ROCJIT_EINVAL, "%s: dim %d is outside 0..%d", what, dim,
+				x->ndim - 1);
+	OPS_TRY(check_except_dim(w, rw, x, rx, dim));
+	return check_ids(ids, one_d, w->dims[dim], w, what);
+}
+
 /* The indexing shape: work over `over`'s extents; x the indexed tensor, o the other. */
 static void idx_shape(struct rj_idx *s, const rocjit_tensor *over, const rocjit_tensor *x,
 		      const rocjit_tensor *ids, int one_d, const rocjit_tensor *o, int dim)
@@ -377,15 +401,7 @@ static int gather(rocjit_ops *ops, void *stream, const rocjit_tensor *x, const r
 	struct rj_idx s;
 	char name[64];
 
-	OPS_TRY(ops_check_handle(ops, what));
-	OPS_TRY(ops_check_view(x, what));
-	OPS_TRY(ops_check_out(y, what));
-	OPS_TRY(ops_check_dtype(x, what, y->dtype));
-	if (dim < 0 || dim >= x->ndim)
-		return ops_fail(ROCJIT_EINVAL, "%s: dim %d is outside 0..%d", what, dim,
-				x->ndim - 1);
-	OPS_TRY(check_except_dim(y, "y", x, "x", dim));
-	OPS_TRY(check_ids(ids, one_d, y->dims[dim], y, what));
+	OPS_TRY(index_check(ops, what, x, "x", y, "y", 0, ids, one_d, dim));
 	idx_shape(&s, y, x, ids, one_d, y, dim);
 	s.n = rocjit_tensor_numel(y);
 	if (s.n == 0)
@@ -416,15 +432,7 @@ static int scatter(rocjit_ops *ops, void *stream, const rocjit_tensor *dst,
 	rocjit_tensor over;
 	char name[64];
 
-	OPS_TRY(ops_check_handle(ops, what));
-	OPS_TRY(ops_check_out(dst, what));
-	OPS_TRY(ops_check_view(src, what));
-	OPS_TRY(ops_check_dtype(src, what, dst->dtype));
-	if (dim < 0 || dim >= dst->ndim)
-		return ops_fail(ROCJIT_EINVAL, "%s: dim %d is outside 0..%d", what, dim,
-				dst->ndim - 1);
-	OPS_TRY(check_except_dim(src, "src", dst, "dst", dim));
-	OPS_TRY(check_ids(ids, one_d, src->dims[dim], src, what));
+	OPS_TRY(index_check(ops, what, dst, "dst", src, "src", 1, ids, one_d, dim));
 	over = *src;
 	over.dims[dim] = 1;
 	idx_shape(&s, &over, dst, ids, one_d, src, dim);

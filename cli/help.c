@@ -1,24 +1,20 @@
 /*
- * rocjit.c - the rocjit command-line tool: global options, the command table with each
- * command's help, and dispatch.
+ * help.c - the help texts: every command's name, alias, one-line summary, usage line and
+ * help (`rocjit help CMD`, `rocjit CMD --help`), and `rocjit --help`.  The usage line is
+ * also what a usage error prints (diagnostics.c).
  *
- *   rocjit [--cache DIR] COMMAND [ARGS...]
- *
- * Owns the command table and the global options (cli_global).  The commands live in one
- * file each (prewarm.c, purge.c, ...); they use the public API only.
+ * Owns the texts, in the order `rocjit --help` lists the commands.  Data and printing
+ * only: below the commands and the diagnostics, it calls no other file of cli/ and runs no
+ * command (main.c's table does); a command added there gets its entry here.
  */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
-struct cli_global cli_global;
+const char cli_main_usage[] = "rocjit [--cache DIR] COMMAND [ARGS...]";
 
-static const struct cli_command commands[] = {
+static const struct cli_help_entry commands[] = {
 	{ "prewarm", NULL, "compile kernels into the cache for one or more targets",
 	  "rocjit prewarm [--arch T[,T...]]... [--jobs N] [--manifest FILE]... [--json]\n"
 	  "                      [--no-progress] [--timeout SECONDS] [PATH...]\n"
@@ -60,7 +56,7 @@ static const struct cli_command commands[] = {
 	  "STORED with the cache's reason.\n"
 	  "Exit status: 0 when everything is in the cache, 1 when anything failed (each\n"
 	  "failure is listed with its compiler log) or was not stored, 2 for bad arguments.",
-	  cli_prewarm, 0 },
+	  0 },
 	{ "export", NULL, "write a read-only bundle of prebuilt kernels to ship",
 	  "rocjit export -o FILE.rocjit [--arch T[,T...]]... [--jobs N] [--manifest FILE]...\n"
 	  "                     [--json] [--no-progress] [PATH...] [-- COMPILER-OPTIONS...]",
@@ -70,12 +66,12 @@ static const struct cli_command commands[] = {
 	  "looks there after the user cache, and a bundle needs no compiler on the machine\n"
 	  "that uses it.  rocjit list, show and verify read a bundle with --cache FILE.\n"
 	  "Exit status: 0 when the bundle is written, 1 on failure, 2 for bad arguments.",
-	  cli_export, 0 },
+	  0 },
 	{ "import", NULL, "copy a bundle's entries into the cache",
 	  "rocjit import FILE.rocjit",
 	  "Copies every entry of the bundle into the cache; entries already there are kept.\n"
 	  "Exit status: 0 ok, 1 failure, 2 for bad arguments.",
-	  cli_import, 0 },
+	  0 },
 	{ "purge", NULL, "remove entries from the cache and give the space back",
 	  "rocjit purge (--all | [--older-than AGE] [--arch T,...]\n"
 	  "                    [--compiler-version-other-than-current] [--max-size SIZE])\n"
@@ -99,7 +95,7 @@ static const struct cli_command commands[] = {
 	  "  --json             print what was (or would be) removed as JSON\n"
 	  "\n"
 	  "Criteria combine: an entry goes when it matches all of them.",
-	  cli_purge, 0 },
+	  0 },
 	{ "stats", NULL, "show what the cache holds and how well it serves",
 	  "rocjit stats [--zero] [--json]",
 	  "Prints the entries and bytes stored, per target and per compiler version; the\n"
@@ -108,7 +104,7 @@ static const struct cli_command commands[] = {
 	  "\n"
 	  "  -z, --zero   set the counters to zero (the entries stay)\n"
 	  "  --json       print as JSON",
-	  cli_stats, 0 },
+	  0 },
 	{ "list", "ls", "list the cache entries, one per line",
 	  "rocjit list [--older-than AGE] [--arch T,...] [--compiler-version-other-than-current]\n"
 	  "                   [--sort FIELD] [--reverse] [--json]",
@@ -118,7 +114,7 @@ static const struct cli_command commands[] = {
 	  "  -s, --sort FIELD  key (default), target, size, last-used, created, hits, source\n"
 	  "  -r, --reverse     reverse the order\n"
 	  "  --json            print as JSON",
-	  cli_list, 0 },
+	  0 },
 	{ "show", NULL, "show everything stored about one entry",
 	  "rocjit show KEY-PREFIX [--extract FILE] [--json]",
 	  "Prints the entry whose key starts with KEY-PREFIX (at least 4 hex digits; `rocjit\n"
@@ -127,7 +123,7 @@ static const struct cli_command commands[] = {
 	  "\n"
 	  "  -x, --extract FILE  write the code object to FILE (- for stdout)\n"
 	  "  --json              print as JSON",
-	  cli_show, 0 },
+	  0 },
 	{ "verify", NULL, "check every entry's checksum and target",
 	  "rocjit verify [--fix] [--json]",
 	  "Checks that every entry's code matches its checksum and is a code object for the\n"
@@ -135,7 +131,7 @@ static const struct cli_command commands[] = {
 	  "\n"
 	  "  --fix    remove the bad entries\n"
 	  "  --json   print as JSON",
-	  cli_verify, 0 },
+	  0 },
 	{ "compile", NULL, "compile one kernel file, as a compiler would",
 	  "rocjit compile FILE [--arch T,...] [-o OUT] [--no-cache] [--json]\n"
 	  "                      [-- COMPILER-OPTIONS...]",
@@ -151,18 +147,18 @@ static const struct cli_command commands[] = {
 	  "\n"
 	  "Exit status 1 when it did not compile, or compiled but was not stored in the\n"
 	  "cache (the cache's reason is printed; --no-cache does not store).",
-	  cli_compile, 0 },
+	  0 },
 	{ "targets", NULL, "list the targets the compilers support and the GPUs present",
 	  "rocjit targets [--json]",
 	  "For each platform (amd: hipRTC, nvidia: NVRTC): the compiler's identity as it\n"
 	  "enters cache keys, the targets it compiles for, and the GPUs of this machine.",
-	  cli_targets, 0 },
-	{ "__worker", NULL, "prewarm's worker process", "rocjit __worker", "", cli_worker, 1 },
+	  0 },
+	{ "__worker", NULL, "prewarm's worker process", "rocjit __worker", "", 1 },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-const struct cli_command *cli_command_find(const char *name)
+const struct cli_help_entry *cli_help_find(const char *name)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (strcmp(commands[i].name, name) == 0 ||
@@ -171,11 +167,9 @@ const struct cli_command *cli_command_find(const char *name)
 	return NULL;
 }
 
-static const char main_usage[] = "rocjit [--cache DIR] COMMAND [ARGS...]";
-
-static int main_help(FILE *f)
+int cli_main_help(FILE *f)
 {
-	fprintf(f, "usage: %s\n\n", main_usage);
+	fprintf(f, "usage: %s\n\n", cli_main_usage);
 	fprintf(f, "Compiles HIP kernels ahead of time into rocjit's cache and keeps it tidy.\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++) {
@@ -206,102 +200,10 @@ static int main_help(FILE *f)
 
 int cli_help(const char *name)
 {
-	const struct cli_command *c = cli_command_find(name);
+	const struct cli_help_entry *c = cli_help_find(name);
 
 	if (!c)
-		return cli_usage_error(NULL, "'%s' is not a rocjit command", name);
+		return CLI_USAGE;
 	printf("usage: %s\n\n%s\n", c->usage, c->help);
 	return CLI_OK;
-}
-
-static int help_command(int argc, char **argv)
-{
-	if (argc < 2)
-		return main_help(stdout);
-	if (argc > 2)
-		return cli_usage_error(NULL, "help takes one command name");
-	return cli_help(argv[1]);
-}
-
-/* Where this executable is, for starting workers: /proc/self/exe, else argv[0]. */
-static void find_self(const char *argv0)
-{
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-
-	if (n > 0) {
-		path[n] = 0;
-		cli_global.self = path;
-	} else {
-		cli_global.self = argv0;
-	}
-}
-
-/*
- * Output that did not all reach standard output (a full disk, a closed pipe) is a
- * failure, whatever the command: a script must not take a cut listing or JSON document
- * for the whole.  Checked once, here, after every command, as coreutils' close_stdout
- * does: the stream's error flag catches a failed write anywhere before, fclose the last
- * buffered bytes.
- */
-static int close_stdout(int rc)
-{
-	int failed, err;
-
-	errno = 0;
-	failed = fflush(stdout) != 0 || ferror(stdout);
-	err = errno;
-	if (fclose(stdout) != 0 && !failed) {
-		failed = 1;
-		err = errno;
-	}
-	if (!failed)
-		return rc;
-	fprintf(stderr, "rocjit: cannot write the output: %s; check where standard output "
-		"goes (a full disk, a closed pipe) and run the command again\n",
-		err ? strerror(err) : "a write failed");
-	return rc == CLI_OK ? CLI_FAIL : rc;
-}
-
-static int run(int argc, char **argv)
-{
-	const struct cli_command *c;
-	int i = 1;
-
-	find_self(argv[0]);
-	while (i < argc && argv[i][0] == '-') {
-		const char *a = argv[i];
-		if (!strcmp(a, "--cache") || !strncmp(a, "--cache=", 8)) {
-			const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!v || !*v)
-				return cli_usage_error(NULL, "--cache needs a folder");
-			cli_global.cache_dir = v;
-		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-			int v = rocjit_version();
-			printf("rocjit %s (library %d.%d.%d)\n", ROCJIT_VERSION_STRING, v / 10000,
-			       v / 100 % 100, v % 100);
-			return CLI_OK;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			return main_help(stdout);
-		} else {
-			return cli_usage_error(NULL, "unknown option %s", a);
-		}
-		i++;
-	}
-	if (i >= argc) {
-		fprintf(stderr, "usage: %s\n", main_usage);
-		fprintf(stderr, "rocjit: a command is missing; `rocjit --help` lists them\n");
-		return CLI_USAGE;
-	}
-	if (!strcmp(argv[i], "help"))
-		return help_command(argc - i, argv + i);
-	c = cli_command_find(argv[i]);
-	if (!c)
-		return cli_usage_error(NULL, "'%s' is not a rocjit command", argv[i]);
-	return c->run(argc - i, argv + i);
-}
-
-int main(int argc, char **argv)
-{
-	return close_stdout(run(argc, argv));
 }

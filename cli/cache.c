@@ -1,0 +1,132 @@
+/*
+ * cache.c - the cache a command works on: which folder the library will use (--cache DIR,
+ * else its default), whether a cache exists there, opening a context on it (and saying
+ * what to do when it cannot be used), the database file's size, and whether a compile's
+ * code object was stored in it as the library counts it.
+ *
+ * Owns nothing: the contexts it opens belong to the caller.  Reads cli_global (global.c),
+ * reports through diagnostics.c; it runs no command and reads no command line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+/* The library's own rule; where it finds no folder, its reason stands in for one. */
+void cli_cache_dir(char *buf, size_t size)
+{
+	if (rocjit_cache_dir(buf, size, cli_global.cache_dir) != 0)
+		snprintf(buf, size, "(none: %s)", rocjit_last_error());
+}
+
+/*
+ * Whether the cache the library would open exists: its folder with its database, or a
+ * file named as the cache.  Asked before opening, so that a command that only reads or
+ * trims a cache never creates one (or its folder) where there was none.  Anything
+ * other than "not there" counts as there: the library then says what is wrong with it.
+ */
+static int cache_exists(const char *dir)
+{
+	char db[4200];
+	struct stat st;
+
+	if (stat(dir, &st) != 0)
+		return errno != ENOENT;
+	if (!S_ISDIR(st.st_mode))
+		return 1;
+	snprintf(db, sizeof db, "%s/rocjit-cache.sqlite", dir);
+	return stat(db, &st) == 0 || errno != ENOENT;
+}
+
+void cli_no_cache_note(void)
+{
+	char dir[4096];
+
+	cli_cache_dir(dir, sizeof dir);
+	fprintf(stderr, "rocjit: no cache at %s (nothing has been stored there; none was "
+		"created)\n", cli_text(dir));
+}
+
+int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	char dir[4096];
+	int rc;
+
+	*out = NULL;
+	cli_cache_dir(dir, sizeof dir);
+	if (need_cache && rocjit_env_flag("ROCJIT_DISABLE_CACHE"))
+		return cli_fail("ROCJIT_DISABLE_CACHE=%s turns the on-disk cache off, and this "
+				"command works on it: unset ROCJIT_DISABLE_CACHE",
+				getenv("ROCJIT_DISABLE_CACHE"));
+	if (need_cache == CLI_EXISTING && !cache_exists(dir))
+		return CLI_MISSING;
+	o.cache_dir = cli_global.cache_dir;
+	o.flags = flags;
+	rc = rocjit_open(out, &o);
+	if (rc != 0)
+		return cli_fail("cannot open rocjit: %s (%s); check ROCJIT_ARCH and "
+				"ROCJIT_PLATFORM", rocjit_last_error(), rocjit_strerror(rc));
+	if (!need_cache)
+		return CLI_OK;
+	rocjit_stats_get(&st, *out);
+	if (!st.cache_open) {
+		rocjit_close(*out);
+		*out = NULL;
+		if (flags & ROCJIT_OPEN_READONLY)
+			return cli_fail("cannot read the cache in %s (the warning above says "
+					"why): check that it is yours and readable, or choose "
+					"another with --cache DIR or ROCJIT_CACHE_DIR", dir);
+		return cli_fail("cannot use the cache in %s (the warning above says why): "
+				"check that the folder is yours and writable, or choose another "
+				"with --cache DIR or ROCJIT_CACHE_DIR", dir);
+	}
+	return CLI_OK;
+}
+
+uint64_t cli_cache_file_bytes(const char *db_path)
+{
+	char wal[4200];
+	struct stat st;
+	uint64_t n = 0;
+
+	if (!db_path || !*db_path)
+		return 0;
+	if (stat(db_path, &st) == 0)
+		n += (uint64_t)st.st_size;
+	snprintf(wal, sizeof wal, "%s-wal", db_path);
+	if (stat(wal, &st) == 0)
+		n += (uint64_t)st.st_size;
+	return n;
+}
+
+/*
+ * The library's counters before and after: a store that failed (a full disk, a read-only
+ * cache, a size limit too small) raises store_failures with its reason in store_error.
+ */
+int cli_compile_stored(const rocjit_code **out, rocjit_ctx *ctx, const char *target,
+		       const rocjit_program *p, int *stored, char *why, size_t why_size)
+{
+	rocjit_stats before = { .version = ROCJIT_STATS_VERSION };
+	rocjit_stats after = { .version = ROCJIT_STATS_VERSION };
+	int rc;
+
+	*stored = CLI_NO_STORE;
+	why[0] = 0;
+	rocjit_stats_get(&before, ctx);
+	rc = rocjit_compile(out, ctx, target, p);
+	if (rc != 0)
+		return rc;
+	rocjit_stats_get(&after, ctx);
+	if (after.store_failures > before.store_failures) {
+		*stored = CLI_NOT_STORED;
+		snprintf(why, why_size, "%s", after.store_error[0] ? after.store_error
+					      : "the cache did not keep it");
+	} else if (after.stores > before.stores || (*out)->from_cache) {
+		*stored = CLI_STORED;
+	}
+	return 0;
+}
