@@ -3,8 +3,13 @@
  *
  * A platform compiles source for a target id, says which target a device has, and loads
  * and launches code objects.  Vendor libraries are loaded at run time (dlopen), so one
- * build runs on machines with and without them.  The context (context.c) is the only
- * caller; it never talks to a vendor library itself.
+ * build runs on machines with and without them, and needs no vendor header.
+ *
+ * Callers: the request layer (request/context.c: devices, modules, launches;
+ * request/lookup.c: target checks and compiles) and, within compile/, platforms.c (the
+ * public calls about compilers and devices) and compiler_id.c (the compiler's files).
+ * None of them talks to a vendor library itself.  Implemented by platform_amd.c and
+ * platform_nvidia.c; headers.c and diagnostics.c hold the helpers declared at the end.
  */
 #ifndef ROCJIT_PLATFORM_H
 #define ROCJIT_PLATFORM_H
