@@ -98,10 +98,12 @@ const struct rj_platform *rj_platform_by_id(int id);
 const struct rj_platform *rj_platform_for_target(const char *target);
 
 /* A request's headers as vendor compilers take them: slots [0, first) are the caller's,
- * [first, n) hold NUL-terminated copies of req->headers (headers.c). */
+ * [first, n) hold NUL-terminated copies of req->headers, which all lie in text
+ * (headers.c). */
 struct rj_header_arrays {
 	const char **src, **names;
 	size_t n, first;
+	char *text;
 };
 
 /* 0 or ROCJIT_ENOMEM (then nothing is left allocated). */
