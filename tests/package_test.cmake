@@ -146,9 +146,12 @@ foreach(t rocjit_cli rocjit_ops hello_kernels bench_cache rocjit_probe fuzz_code
 endforeach()
 add_executable(app \"${WORK_DIR}/pc.c\")
 target_link_libraries(app PRIVATE rocjit::rocjit)
+add_executable(app_static \"${WORK_DIR}/pc.c\")
+target_link_libraries(app_static PRIVATE rocjit::rocjit_static)
 ")
 run(${CMAKE_COMMAND} -S ${WORK_DIR}/sub -B ${WORK_DIR}/sub/build -DCMAKE_BUILD_TYPE=Release)
-run(${CMAKE_COMMAND} --build ${WORK_DIR}/sub/build --target app)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/sub/build --target app app_static)
 run(${WORK_DIR}/sub/build/app)
+run(${WORK_DIR}/sub/build/app_static)
 message(STATUS "installed package consumed by CMake and pkg-config (shared and static); "
         "components and the subproject build checked")
