@@ -2,15 +2,18 @@
 #
 #   rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...]
 #                      [BUNDLE_ARCHS <target-id>...] [BUNDLE_OPTIONS <option>...]
-#                      [BUNDLE_DESTINATION <install dir>])
+#                      [BUNDLE_DESTINATION <install dir>] [BUNDLE_NO_INSTALL])
 #
 # BUNDLE_ARCHS builds, with every build of <target>, a prebuilt bundle of its kernels for
 # those target ids (`rocjit export`): <target's file>.rocjit next to the executable, where
 # rocjit looks for it, and installs it to BUNDLE_DESTINATION (default: the binary dir,
-# ${CMAKE_INSTALL_BINDIR} or bin).  With a bundle for its GPU the application needs no
-# compiler on the machine it runs on.  BUNDLE_OPTIONS are the compiler options the
-# application passes (part of the key).  Needs the rocjit tool: the rocjit_cli target of
-# this build, or the installed rocjit::rocjit_cli / `rocjit` program.
+# ${CMAKE_INSTALL_BINDIR} or bin).  Install <target> there too (install(TARGETS)): the
+# bundle serves the executable beside it.  BUNDLE_NO_INSTALL, for a program that is not
+# installed, builds the bundle next to it and installs nothing.  With a bundle for its
+# GPU the application needs no compiler on the machine it runs on.  BUNDLE_OPTIONS are
+# the compiler options the application passes (part of the key).  Needs the rocjit tool:
+# the rocjit_cli target of this build, or the installed rocjit::rocjit_cli / `rocjit`
+# program.
 #
 # Embeds every file under <dir> (recursively) whose name matches one of the patterns
 # (default: *.hip *.h *.hpp *.cuh) into <target> as text, and registers them with
@@ -55,7 +58,7 @@ set(_ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set_property(GLOBAL PROPERTY _ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(rocjit_add_kernels)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;DIR;BUNDLE_DESTINATION"
+  cmake_parse_arguments(PARSE_ARGV 0 arg "BUNDLE_NO_INSTALL" "TARGET;DIR;BUNDLE_DESTINATION"
                         "GLOB;BUNDLE_ARCHS;BUNDLE_OPTIONS")
   set(usage "usage: rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...])")
 
@@ -186,13 +189,17 @@ function(rocjit_add_kernels)
     ROCJIT_KERNELS_DIR "${dir}")
 
   if(arg_BUNDLE_ARCHS)
+    if(arg_BUNDLE_NO_INSTALL AND arg_BUNDLE_DESTINATION)
+      message(FATAL_ERROR "rocjit_add_kernels: BUNDLE_NO_INSTALL and BUNDLE_DESTINATION "
+        "contradict each other: pass one of them")
+    endif()
     _rocjit_add_bundle("${target}" "${manifest}" "${arg_BUNDLE_ARCHS}" "${arg_BUNDLE_OPTIONS}"
-                       "${arg_BUNDLE_DESTINATION}" "${paths}")
+                       "${arg_BUNDLE_DESTINATION}" "${arg_BUNDLE_NO_INSTALL}" "${paths}")
   endif()
 endfunction()
 
 # The bundle step of rocjit_add_kernels(BUNDLE_ARCHS ...).
-function(_rocjit_add_bundle target manifest archs options destination depends)
+function(_rocjit_add_bundle target manifest archs options destination no_install depends)
   if(TARGET rocjit_cli)
     set(tool "$<TARGET_FILE:rocjit_cli>")
     set(tool_dep rocjit_cli)
@@ -230,6 +237,10 @@ function(_rocjit_add_bundle target manifest archs options destination depends)
             "$<TARGET_FILE:${target}>.rocjit"
     VERBATIM)
   add_dependencies("${target}_rocjit_bundle" "${target}")
+  set_target_properties("${target}" PROPERTIES ROCJIT_BUNDLE "${bundle}")
+  if(no_install)
+    return()
+  endif()
   if(NOT destination)
     if(CMAKE_INSTALL_BINDIR)
       set(destination "${CMAKE_INSTALL_BINDIR}")
@@ -243,5 +254,4 @@ function(_rocjit_add_bundle target manifest archs options destination depends)
   endif()
   install(FILES "${bundle}" DESTINATION "${destination}"
           RENAME "${name}${CMAKE_EXECUTABLE_SUFFIX}.rocjit")
-  set_target_properties("${target}" PROPERTIES ROCJIT_BUNDLE "${bundle}")
 endfunction()

@@ -2,7 +2,7 @@
  * compiler_id.c - the compiler identity in the cache key, without loading the compiler
  * on a hit.
  *
- * The key holds the compiler's identity ("nvrtc 13.0", "hiprtc 9.0; hip ...; comgr 2.4"),
+ * The key holds the compiler's identity ("nvrtc 13.0 ...", "hiprtc 9.0; hip ...; comgr 2.4"),
  * and learning it means loading the vendor library: 38 ms for NVRTC, 47 ms for
  * libamdhip64 + comgr, far more than a disk hit's 25 us.  So the identity is remembered in
  * the cache with a fingerprint of the files it came from: each library's path, device,

@@ -3,8 +3,13 @@
  *
  * A platform compiles source for a target id, says which target a device has, and loads
  * and launches code objects.  Vendor libraries are loaded at run time (dlopen), so one
- * build runs on machines with and without them.  The context (context.c) is the only
- * caller; it never talks to a vendor library itself.
+ * build runs on machines with and without them, and needs no vendor header.
+ *
+ * Callers: the request layer (request/context.c: devices, modules, launches;
+ * request/lookup.c: target checks and compiles) and, within compile/, platforms.c (the
+ * public calls about compilers and devices) and compiler_id.c (the compiler's files).
+ * None of them talks to a vendor library itself.  Implemented by platform_amd.c and
+ * platform_nvidia.c; headers.c and diagnostics.c hold the helpers declared at the end.
  */
 #ifndef ROCJIT_PLATFORM_H
 #define ROCJIT_PLATFORM_H
@@ -93,10 +98,12 @@ const struct rj_platform *rj_platform_by_id(int id);
 const struct rj_platform *rj_platform_for_target(const char *target);
 
 /* A request's headers as vendor compilers take them: slots [0, first) are the caller's,
- * [first, n) hold NUL-terminated copies of req->headers (headers.c). */
+ * [first, n) hold NUL-terminated copies of req->headers, which all lie in text
+ * (headers.c). */
 struct rj_header_arrays {
 	const char **src, **names;
 	size_t n, first;
+	char *text;
 };
 
 /* 0 or ROCJIT_ENOMEM (then nothing is left allocated). */

@@ -1,105 +1,147 @@
 /*
  * platform_amd.c - the AMD platform: hipRTC for compiles, the HIP module API for devices.
  *
- * Owns every call into libamdhip64, libhiprtc and libamd_comgr, all loaded with dlopen:
- * the vendor headers give the types, no symbol is linked.  hipRTC lives in libhiprtc.so
- * from ROCm 5.3 on and inside libamdhip64.so before (Debian 12 ships HIP 5.2).
+ * Owns every call into libamdhip64, libhiprtc and libamd_comgr, all loaded with dlopen.
+ * The few types, values and entry points used are declared below with their C ABI, so no
+ * AMD header is needed to build rocjit and one build serves both vendors.  hipRTC lives in
+ * libhiprtc.so from ROCm 5.3 on and inside libamdhip64.so before (Debian 12 ships HIP 5.2).
  *
- * Hazards handled here (measured: shared/NOTES.md):
+ * Hazards handled here (measured: the project's platform notes, README "What runs where"):
  *  - comgr ABORTS the process on a target it does not know, so every target is first
  *    checked with amd_comgr_get_isa_metadata, which fails cleanly instead;
  *  - hipRTC 5.2 is not thread-safe, so compiles hold compile_lock;
- *  - the log size has no NUL and nothing is written when it is 0.
+ *  - the log size has no NUL and nothing is written when it is 0 (vendor_lib.c reads it).
  *
  * The device half (device_target, module_*, launch) cannot run on any machine this
  * project can reach (no AMD GPU); it is kept thin, one vendor call each, and mirrors
  * the NVIDIA platform's path, which does run on a GPU.
  */
-#define __HIP_PLATFORM_AMD__ 1
-#include <amd_comgr.h>
-#include <hip/hip_runtime_api.h>
-#include <hip/hiprtc.h>
-
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "compile/platform.h"
+#include "compile/vendor_lib.h"
+
+/*
+ * The vendor ABI used here, taken from HIP 5.2.3's hip/hiprtc.h and hip/hip_runtime_api.h
+ * and comgr 2.4's amd_comgr.h (Debian 12).  Enums are int-sized in the C ABI; handles are
+ * opaque pointers.  These values and signatures have not changed since ROCm 5.
+ */
+typedef int hiprtcResult;                         /* enum hiprtcResult */
+typedef rj_vendor_program hiprtcProgram;          /* struct _hiprtcProgram * */
+#define HIPRTC_SUCCESS 0
+#define HIPRTC_ERROR_OUT_OF_MEMORY 1
+#define HIPRTC_ERROR_INTERNAL_ERROR 11
+
+typedef int hipError_t;                           /* enum hipError_t */
+typedef struct ihipModule_t *hipModule_t;
+typedef struct ihipModuleSymbol_t *hipFunction_t;
+typedef struct ihipStream_t *hipStream_t;
+#define hipSuccess 0
+#define hipErrorNotFound 500
+
+typedef int amd_comgr_status_t;                   /* enum amd_comgr_status_s */
+typedef struct { uint64_t handle; } amd_comgr_metadata_node_t;
+#define AMD_COMGR_STATUS_SUCCESS 0
+
+/*
+ * hipDeviceProp_t up to gcnArchName, field for field as HIP 5.2.3's hip_runtime_api.h
+ * lays it out.  The unversioned hipGetDeviceProperties fills this layout in every
+ * libamdhip64: ROCm 6 keeps it as hipDeviceProp_tR0000 and gives its new layout another
+ * symbol (hipGetDevicePropertiesR0600).  The struct is longer than this head and grows
+ * between versions, so the caller passes a buffer far larger than any of them.
+ */
+struct hip_device_prop_head {
+	char name[256];
+	size_t totalGlobalMem;
+	size_t sharedMemPerBlock;
+	int regsPerBlock;
+	int warpSize;
+	int maxThreadsPerBlock;
+	int maxThreadsDim[3];
+	int maxGridSize[3];
+	int clockRate;
+	int memoryClockRate;
+	int memoryBusWidth;
+	size_t totalConstMem;
+	int major;
+	int minor;
+	int multiProcessorCount;
+	int l2CacheSize;
+	int maxThreadsPerMultiProcessor;
+	int computeMode;
+	int clockInstructionRate;
+	unsigned arch;  /* hipDeviceArch_t: 22 one-bit fields in one unsigned int */
+	int concurrentKernels;
+	int pciDomainID;
+	int pciBusID;
+	int pciDeviceID;
+	size_t maxSharedMemoryPerMultiProcessor;
+	int isMultiGpuBoard;
+	int canMapHostMemory;
+	int gcnArch;
+	char gcnArchName[256];  /* the full target id: "gfx90a:sramecc+:xnack-" */
+};
+/* offsetof(hipDeviceProp_t, gcnArchName) with HIP 5.2.3's header on x86-64 and aarch64. */
+_Static_assert(sizeof(size_t) != 8 || offsetof(struct hip_device_prop_head, gcnArchName) == 396,
+	       "hipDeviceProp_t layout");
 
 #define ISA_PREFIX "amdgcn-amd-amdhsa--"
 
-#define SYM(name) __typeof__(&name) name
 static struct {
-	pthread_once_t compiler_once, runtime_once;
-	int compiler_rc, runtime_rc;
-	char compiler_error[512], runtime_error[512];
+	struct rj_vendor_load compiler, runtime;
 	char id[128];
 	void *hip, *rtc, *comgr;
 	/* compiler */
-	SYM(hiprtcVersion);
-	SYM(hiprtcCreateProgram);
-	SYM(hiprtcCompileProgram);
-	SYM(hiprtcDestroyProgram);
-	SYM(hiprtcGetProgramLogSize);
-	SYM(hiprtcGetProgramLog);
-	SYM(hiprtcGetCodeSize);
-	SYM(hiprtcGetCode);
-	SYM(hiprtcGetErrorString);
-	SYM(amd_comgr_get_version);
-	SYM(amd_comgr_get_isa_count);
-	SYM(amd_comgr_get_isa_name);
-	SYM(amd_comgr_get_isa_metadata);
-	SYM(amd_comgr_destroy_metadata);
+	hiprtcResult (*hiprtcVersion)(int *, int *);
+	hiprtcResult (*hiprtcCreateProgram)(hiprtcProgram *, const char *, const char *, int,
+					    const char **, const char **);
+	hiprtcResult (*hiprtcCompileProgram)(hiprtcProgram, int, const char **);
+	hiprtcResult (*hiprtcDestroyProgram)(hiprtcProgram *);
+	hiprtcResult (*hiprtcGetProgramLogSize)(hiprtcProgram, size_t *);
+	hiprtcResult (*hiprtcGetProgramLog)(hiprtcProgram, char *);
+	hiprtcResult (*hiprtcGetCodeSize)(hiprtcProgram, size_t *);
+	hiprtcResult (*hiprtcGetCode)(hiprtcProgram, char *);
+	const char *(*hiprtcGetErrorString)(hiprtcResult);
+	void (*amd_comgr_get_version)(size_t *, size_t *);
+	amd_comgr_status_t (*amd_comgr_get_isa_count)(size_t *);
+	amd_comgr_status_t (*amd_comgr_get_isa_name)(size_t, const char **);
+	amd_comgr_status_t (*amd_comgr_get_isa_metadata)(const char *, amd_comgr_metadata_node_t *);
+	amd_comgr_status_t (*amd_comgr_destroy_metadata)(amd_comgr_metadata_node_t);
 	/* runtime */
-	SYM(hipRuntimeGetVersion);
-	SYM(hipGetDeviceCount);
-	SYM(hipGetDeviceProperties);
-	SYM(hipSetDevice);
-	SYM(hipGetDevice);
-	SYM(hipModuleLoadData);
-	SYM(hipModuleUnload);
-	SYM(hipModuleGetFunction);
-	SYM(hipModuleLaunchKernel);
-	SYM(hipGetErrorString);
-} amd = { .compiler_once = PTHREAD_ONCE_INIT, .runtime_once = PTHREAD_ONCE_INIT };
-#undef SYM
+	hipError_t (*hipRuntimeGetVersion)(int *);
+	hipError_t (*hipGetDeviceCount)(int *);
+	hipError_t (*hipGetDeviceProperties)(struct hip_device_prop_head *, int);
+	hipError_t (*hipSetDevice)(int);
+	hipError_t (*hipGetDevice)(int *);
+	hipError_t (*hipModuleLoadData)(hipModule_t *, const void *);
+	hipError_t (*hipModuleUnload)(hipModule_t);
+	hipError_t (*hipModuleGetFunction)(hipFunction_t *, hipModule_t, const char *);
+	hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned, unsigned, unsigned,
+					    unsigned, unsigned, unsigned, hipStream_t, void **,
+					    void **);
+	const char *(*hipGetErrorString)(hipError_t);
+} amd = { .compiler = RJ_VENDOR_LOAD_INIT, .runtime = RJ_VENDOR_LOAD_INIT };
 
 static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *open_first(const char *const *names)
-{
-	for (; *names; names++) {
-		void *h = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
-		if (h)
-			return h;
-	}
-	return NULL;
-}
 
 /* The first of names found in the folder of the library file lib (in the loader's search
  * path, as lib itself, when lib names no folder), or NULL. */
 static void *open_beside(const char *lib, const char *const *names)
 {
 	const char *slash = strrchr(lib, '/');
-	char path[4096];
 
-	if (!slash)
-		return open_first(names);
-	for (; *names; names++) {
-		void *h;
-		if (snprintf(path, sizeof path, "%.*s/%s", (int)(slash - lib), lib, *names) >=
-		    (int)sizeof path)
-			return NULL;
-		if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
-			return h;
-	}
-	return NULL;
+	return slash ? rj_vendor_open(lib, (size_t)(slash - lib), names)
+		     : rj_vendor_open(NULL, 0, names);
 }
 
-#define LOAD(handle, name) (*(void **)&amd.name = (handle) ? dlsym((handle), #name) : NULL)
+#define LOAD(handle, name) (*(void **)&amd.name = rj_vendor_sym((handle), #name))
 
 static void load_runtime(void)
 {
@@ -109,7 +151,7 @@ static void load_runtime(void)
 	const char *const chosen[] = { env, NULL };
 
 	/* $ROCJIT_HIP_LIBRARY names the HIP runtime (and, before ROCm 5.3, hipRTC) exactly. */
-	amd.hip = open_first(env && *env ? chosen : hip_names);
+	amd.hip = rj_vendor_open(NULL, 0, env && *env ? chosen : hip_names);
 	LOAD(amd.hip, hipRuntimeGetVersion);
 	LOAD(amd.hip, hipGetDeviceCount);
 	LOAD(amd.hip, hipGetDeviceProperties);
@@ -124,11 +166,11 @@ static void load_runtime(void)
 	    !amd.hipModuleLoadData || !amd.hipModuleGetFunction || !amd.hipModuleLaunchKernel ||
 	    !amd.hipSetDevice || !amd.hipGetDevice || !amd.hipModuleUnload ||
 	    !amd.hipGetErrorString) {
-		amd.runtime_rc = ROCJIT_ENODEV;
-		snprintf(amd.runtime_error, sizeof amd.runtime_error,
-			 "the HIP runtime (libamdhip64.so) could not be loaded: %s; install it "
-			 "(Debian: libamdhip64-5) to run kernels on an AMD GPU",
-			 amd.hip ? "symbols missing" : dlerror());
+		rj_vendor_load_fail(&amd.runtime, ROCJIT_ENODEV,
+				    "the HIP runtime (libamdhip64.so) could not be loaded: %s; "
+				    "install it (Debian: libamdhip64-5) to run kernels on an AMD "
+				    "GPU",
+				    amd.hip ? "symbols missing" : dlerror());
 	}
 }
 
@@ -144,7 +186,8 @@ static void load_compiler(void)
 
 	const char *env = getenv("ROCJIT_HIP_LIBRARY");
 
-	pthread_once(&amd.runtime_once, load_runtime);
+	/* Its failure is the devices' concern: hipRTC may still load (ROCm 5.3 on). */
+	pthread_once(&amd.runtime.once, load_runtime);
 	if (env && *env) {
 		/* The named HIP's own hipRTC and comgr: from ROCm 5.3 on they are separate
 		   libraries in its folder; before, hipRTC is inside it.  Never another
@@ -152,10 +195,10 @@ static void load_compiler(void)
 		amd.rtc = open_beside(env, rtc_names);
 		amd.comgr = open_beside(env, comgr_names);
 	} else {
-		amd.rtc = open_first(rtc_names);
+		amd.rtc = rj_vendor_open(NULL, 0, rtc_names);
 	}
 	if (!amd.comgr)
-		amd.comgr = open_first(comgr_names);
+		amd.comgr = rj_vendor_open(NULL, 0, comgr_names);
 	/* Before ROCm 5.3 hipRTC is part of libamdhip64. */
 	rtc = amd.rtc ? amd.rtc : amd.hip;
 	LOAD(rtc, hiprtcVersion);
@@ -175,22 +218,21 @@ static void load_compiler(void)
 	if (!amd.hiprtcVersion || !amd.hiprtcCreateProgram || !amd.hiprtcCompileProgram ||
 	    !amd.hiprtcDestroyProgram || !amd.hiprtcGetProgramLogSize ||
 	    !amd.hiprtcGetProgramLog || !amd.hiprtcGetCodeSize || !amd.hiprtcGetCode) {
-		amd.compiler_rc = ROCJIT_ENOCOMPILER;
-		snprintf(amd.compiler_error, sizeof amd.compiler_error,
-			 "hipRTC could not be loaded (neither libhiprtc.so nor libamdhip64.so "
-			 "%s%s%s provides it); install it (Debian: libamdhip64-dev, ROCm: hiprtc)%s",
-			 env && *env ? "in the folder of ROCJIT_HIP_LIBRARY=" : "",
-			 env && *env ? env : "", env && *env ? "," : "",
-			 env && *env ? " or unset ROCJIT_HIP_LIBRARY" : "");
+		rj_vendor_load_fail(&amd.compiler, ROCJIT_ENOCOMPILER,
+				    "hipRTC could not be loaded (neither libhiprtc.so nor "
+				    "libamdhip64.so %s%s%s provides it); install it (Debian: "
+				    "libamdhip64-dev, ROCm: hiprtc)%s",
+				    env && *env ? "in the folder of ROCJIT_HIP_LIBRARY=" : "",
+				    env && *env ? env : "", env && *env ? "," : "",
+				    env && *env ? " or unset ROCJIT_HIP_LIBRARY" : "");
 		return;
 	}
 	/* Without comgr no target can be checked, and an unchecked one can abort us. */
 	if (!amd.amd_comgr_get_isa_metadata || !amd.amd_comgr_get_isa_count ||
 	    !amd.amd_comgr_get_isa_name || !amd.amd_comgr_destroy_metadata) {
-		amd.compiler_rc = ROCJIT_ENOCOMPILER;
-		snprintf(amd.compiler_error, sizeof amd.compiler_error,
-			 "libamd_comgr.so could not be loaded; hipRTC needs it (Debian: "
-			 "libamd-comgr2)");
+		rj_vendor_load_fail(&amd.compiler, ROCJIT_ENOCOMPILER,
+				    "libamd_comgr.so could not be loaded; hipRTC needs it (Debian: "
+				    "libamd-comgr2)");
 		return;
 	}
 	amd.hiprtcVersion(&rtc_major, &rtc_minor);
@@ -204,16 +246,12 @@ static void load_compiler(void)
 
 static int compiler_ready(void)
 {
-	pthread_once(&amd.compiler_once, load_compiler);
-	RJ_CHECK(amd.compiler_rc, amd.compiler_rc, "%s", amd.compiler_error);
-	return 0;
+	return rj_vendor_load_ready(&amd.compiler, load_compiler);
 }
 
 static int runtime_ready(void)
 {
-	pthread_once(&amd.runtime_once, load_runtime);
-	RJ_CHECK(amd.runtime_rc, amd.runtime_rc, "%s", amd.runtime_error);
-	return 0;
+	return rj_vendor_load_ready(&amd.runtime, load_runtime);
 }
 
 static const char *amd_compiler_id(void)
@@ -221,16 +259,17 @@ static const char *amd_compiler_id(void)
 	return compiler_ready() == 0 ? amd.id : NULL;
 }
 
+/* Adds the file symbol came from to paths[n] unless it is there already; the new n. */
 static size_t add_file(const char **paths, size_t n, size_t max, void *symbol)
 {
-	Dl_info info;
+	const char *file = rj_vendor_file(symbol);
 
-	if (n >= max || !symbol || !dladdr(symbol, &info) || !info.dli_fname)
+	if (n >= max || !file)
 		return n;
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(paths[i], info.dli_fname) == 0)
+		if (strcmp(paths[i], file) == 0)
 			return n;
-	paths[n] = info.dli_fname;
+	paths[n] = file;
 	return n + 1;
 }
 
@@ -310,20 +349,6 @@ static int amd_device_count(int *count)
 	return 0;
 }
 
-/* The program's log, NUL-terminated (hipRTC's size has no NUL and 0 writes nothing). */
-static char *program_log(hiprtcProgram prog)
-{
-	size_t n = 0;
-	char *log;
-
-	if (amd.hiprtcGetProgramLogSize(prog, &n) != HIPRTC_SUCCESS)
-		n = 0;
-	log = calloc(1, n + 1);
-	if (log && n && amd.hiprtcGetProgramLog(prog, log) != HIPRTC_SUCCESS)
-		log[0] = 0;
-	return log;
-}
-
 static int compile_locked(const char *target, const struct rj_compile_req *req,
 			  struct rj_compile_out *out, const char **argv, int argc,
 			  const char **hsrc, const char **hname)
@@ -337,7 +362,7 @@ static int compile_locked(const char *target, const struct rj_compile_req *req,
 	RJ_CHECK(r != HIPRTC_SUCCESS, r == HIPRTC_ERROR_OUT_OF_MEMORY ? ROCJIT_ENOMEM :
 		 ROCJIT_ECOMPILE, "hiprtcCreateProgram failed (%d)", (int)r);
 	r = amd.hiprtcCompileProgram(prog, argc, argv);
-	raw = program_log(prog);
+	raw = rj_vendor_program_log(prog, amd.hiprtcGetProgramLogSize, amd.hiprtcGetProgramLog);
 	out->log = raw ? rj_log_map_names(raw, req->name) : NULL;
 	free(raw);
 	if (r == HIPRTC_SUCCESS) {
@@ -393,10 +418,10 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 
 static int amd_device_target(int device, char *out, size_t size)
 {
-	/* Room for any HIP version's hipDeviceProp_t: the layout of the fields we read is
-	   the one every libamdhip64 keeps for the unversioned hipGetDeviceProperties. */
+	/* Room for any HIP version's hipDeviceProp_t; only its head is read (see
+	   struct hip_device_prop_head). */
 	union {
-		hipDeviceProp_t prop;
+		struct hip_device_prop_head prop;
 		char pad[16384];
 	} u;
 	int count = 0;

@@ -16,7 +16,6 @@
  * Modules are loaded into each device's primary context, the one the CUDA runtime uses,
  * so rocjit kernels run on the application's streams and buffers without copies.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 
 #include "base/error.h"
 #include "compile/platform.h"
+#include "compile/vendor_lib.h"
 #include "rocjit_nvrtc_preamble.h" /* generated from nvidia/hip_runtime.h */
 
 typedef int CUresult;
@@ -35,7 +35,7 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef int nvrtcResult;
-typedef struct _nvrtcProgram *nvrtcProgram;
+typedef rj_vendor_program nvrtcProgram; /* struct _nvrtcProgram * */
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_INVALID_CONTEXT 201
@@ -48,9 +48,7 @@ typedef struct _nvrtcProgram *nvrtcProgram;
 #define MAX_DEVICES 64
 
 static struct {
-	pthread_once_t compiler_once, driver_once;
-	int compiler_rc, driver_rc;
-	char compiler_error[512], driver_error[512];
+	struct rj_vendor_load compiler, driver;
 	char id[96];
 	char include_opt[4200];
 	char fp16_header[4300]; /* <include>/cuda_fp16.h: part of the compiler's files */
@@ -86,10 +84,10 @@ static struct {
 	int device_count;
 	pthread_mutex_t ctx_lock;
 	CUcontext primary[MAX_DEVICES]; /* retained once, kept for the process's life */
-} nv = { .compiler_once = PTHREAD_ONCE_INIT, .driver_once = PTHREAD_ONCE_INIT,
+} nv = { .compiler = RJ_VENDOR_LOAD_INIT, .driver = RJ_VENDOR_LOAD_INIT,
 	 .ctx_lock = PTHREAD_MUTEX_INITIALIZER };
 
-#define LOAD(handle, name) (*(void **)&nv.name = dlsym((handle), #name))
+#define LOAD(handle, name) (*(void **)&nv.name = rj_vendor_sym((handle), #name))
 
 static const char *cu_error(CUresult r)
 {
@@ -103,25 +101,24 @@ static const char *cu_error(CUresult r)
 /* dlopen's search first, then the usual toolkit folders. */
 static void *open_nvrtc(void)
 {
-	static const char *const names[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so" };
+	static const char *const names[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+					     NULL };
 	const char *env = getenv("ROCJIT_NVRTC_LIBRARY");
+	const char *const chosen[] = { env, NULL };
 	const char *dirs[] = { getenv("CUDA_PATH"), getenv("CUDA_HOME"), "/usr/local/cuda" };
-	char path[4200];
+	char lib64[4200];
 	void *h;
 
 	if (env && *env)
-		return dlopen(env, RTLD_NOW | RTLD_LOCAL);
-	for (size_t i = 0; i < 3; i++)
-		if ((h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
-			return h;
+		return rj_vendor_open(NULL, 0, chosen);
+	if ((h = rj_vendor_open(NULL, 0, names)))
+		return h;
 	for (size_t d = 0; d < 3; d++) {
 		if (!dirs[d] || !*dirs[d])
 			continue;
-		for (size_t i = 0; i < 3; i++) {
-			snprintf(path, sizeof path, "%s/lib64/%s", dirs[d], names[i]);
-			if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
-				return h;
-		}
+		snprintf(lib64, sizeof lib64, "%s/lib64", dirs[d]);
+		if ((h = rj_vendor_open(lib64, strlen(lib64), names)))
+			return h;
 	}
 	return NULL;
 }
@@ -139,11 +136,11 @@ static int find_include_dir(char *out, size_t size)
 {
 	const char *roots[] = { getenv("CUDA_PATH"), getenv("CUDA_HOME"), NULL,
 				"/usr/local/cuda" };
+	const char *lib = rj_vendor_file(*(void **)&nv.nvrtcVersion);
 	char libdir[4096] = "";
-	Dl_info info;
 
-	if (dladdr(*(void **)&nv.nvrtcVersion, &info) && info.dli_fname) {
-		snprintf(libdir, sizeof libdir, "%s", info.dli_fname);
+	if (lib) {
+		snprintf(libdir, sizeof libdir, "%s", lib);
 		if (strrchr(libdir, '/'))
 			*strrchr(libdir, '/') = 0;
 		roots[2] = libdir;
@@ -181,11 +178,10 @@ static void load_compiler(void)
 
 	nv.nvrtc = open_nvrtc();
 	if (!nv.nvrtc) {
-		nv.compiler_rc = ROCJIT_ENOCOMPILER;
-		snprintf(nv.compiler_error, sizeof nv.compiler_error,
-			 "NVRTC (libnvrtc.so) could not be loaded: install the CUDA toolkit, add "
-			 "its lib64 folder to LD_LIBRARY_PATH, or set CUDA_PATH or "
-			 "ROCJIT_NVRTC_LIBRARY");
+		rj_vendor_load_fail(&nv.compiler, ROCJIT_ENOCOMPILER,
+				    "NVRTC (libnvrtc.so) could not be loaded: install the CUDA "
+				    "toolkit, add its lib64 folder to LD_LIBRARY_PATH, or set "
+				    "CUDA_PATH or ROCJIT_NVRTC_LIBRARY");
 		return;
 	}
 	LOAD(nv.nvrtc, nvrtcVersion);
@@ -203,29 +199,28 @@ static void load_compiler(void)
 	    !nv.nvrtcGetProgramLogSize || !nv.nvrtcGetProgramLog || !nv.nvrtcGetCUBINSize ||
 	    !nv.nvrtcGetCUBIN || !nv.nvrtcDestroyProgram || !nv.nvrtcGetNumSupportedArchs ||
 	    !nv.nvrtcGetSupportedArchs) {
-		nv.compiler_rc = ROCJIT_ENOCOMPILER;
-		snprintf(nv.compiler_error, sizeof nv.compiler_error,
-			 "the NVRTC library lacks functions rocjit needs (CUDA 11.2 or newer)");
+		rj_vendor_load_fail(&nv.compiler, ROCJIT_ENOCOMPILER,
+				    "the NVRTC library lacks functions rocjit needs (CUDA 11.2 "
+				    "or newer)");
 		return;
 	}
 	nv.nvrtcVersion(&major, &minor);
 	{
 		/* NVRTC reports major.minor only: the library's size tells its patch releases
 		   apart, and rocjit's own preamble is compiled into every program. */
-		Dl_info info;
+		const char *lib = rj_vendor_file(*(void **)&nv.nvrtcVersion);
 		struct stat st;
 		long long size = -1;
-		if (dladdr(*(void **)&nv.nvrtcVersion, &info) && info.dli_fname &&
-		    stat(info.dli_fname, &st) == 0)
+		if (lib && stat(lib, &st) == 0)
 			size = (long long)st.st_size;
 		snprintf(nv.id, sizeof nv.id, "nvrtc %d.%d (%lld bytes); preamble %08x", major,
 			 minor, size, preamble_hash());
 	}
 	if (find_include_dir(dir, sizeof dir) != 0) {
-		nv.compiler_rc = ROCJIT_ENOCOMPILER;
-		snprintf(nv.compiler_error, sizeof nv.compiler_error,
-			 "the CUDA headers (cuda_fp16.h) were not found: set CUDA_PATH to the "
-			 "CUDA toolkit (e.g. CUDA_PATH=/usr/local/cuda)");
+		rj_vendor_load_fail(&nv.compiler, ROCJIT_ENOCOMPILER,
+				    "the CUDA headers (cuda_fp16.h) were not found: set "
+				    "CUDA_PATH to the CUDA toolkit (e.g. "
+				    "CUDA_PATH=/usr/local/cuda)");
 		return;
 	}
 	snprintf(nv.include_opt, sizeof nv.include_opt, "-I%s", dir);
@@ -234,9 +229,7 @@ static void load_compiler(void)
 
 static int compiler_ready(void)
 {
-	pthread_once(&nv.compiler_once, load_compiler);
-	RJ_CHECK(nv.compiler_rc, nv.compiler_rc, "%s", nv.compiler_error);
-	return 0;
+	return rj_vendor_load_ready(&nv.compiler, load_compiler);
 }
 
 static const char *nv_compiler_id(void)
@@ -247,13 +240,13 @@ static const char *nv_compiler_id(void)
 /* NVRTC's library and the CUDA headers it compiles against. */
 static size_t nv_compiler_files(const char **paths, size_t max)
 {
-	Dl_info info;
+	const char *lib;
 	size_t n = 0;
 
 	if (compiler_ready() != 0 || max < 2)
 		return 0;
-	if (dladdr(*(void **)&nv.nvrtcCompileProgram, &info) && info.dli_fname)
-		paths[n++] = info.dli_fname;
+	if ((lib = rj_vendor_file(*(void **)&nv.nvrtcCompileProgram)))
+		paths[n++] = lib;
 	paths[n++] = nv.fp16_header;
 	return n;
 }
@@ -337,19 +330,6 @@ static const char *translate_option(const char *opt, char *buf, size_t size)
 	return opt;
 }
 
-static char *program_log(nvrtcProgram prog)
-{
-	size_t n = 0;
-	char *log;
-
-	if (nv.nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS)
-		n = 0;
-	log = calloc(1, n + 1);
-	if (log && n && nv.nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
-		log[0] = 0;
-	return log;
-}
-
 static int nv_compile(const char *target, const struct rj_compile_req *req,
 		      struct rj_compile_out *out)
 {
@@ -390,7 +370,7 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	}
 	/* NVRTC is thread-safe: compiles of different programs run in parallel. */
 	r = nv.nvrtcCompileProgram(prog, (int)argc, argv);
-	raw = program_log(prog);
+	raw = rj_vendor_program_log(prog, nv.nvrtcGetProgramLogSize, nv.nvrtcGetProgramLog);
 	out->log = raw ? rj_log_map_nvrtc(raw) : NULL;
 	free(raw);
 	if (r == NVRTC_SUCCESS) {
@@ -424,11 +404,12 @@ static void load_driver(void)
 {
 	CUresult r;
 
-	nv.cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	static const char *const names[] = { "libcuda.so.1", NULL };
+
+	nv.cuda = rj_vendor_open(NULL, 0, names);
 	if (!nv.cuda) {
-		nv.driver_rc = ROCJIT_ENODEV;
-		snprintf(nv.driver_error, sizeof nv.driver_error,
-			 "no NVIDIA driver (libcuda.so.1 could not be loaded)");
+		rj_vendor_load_fail(&nv.driver, ROCJIT_ENODEV,
+				    "no NVIDIA driver (libcuda.so.1 could not be loaded)");
 		return;
 	}
 	LOAD(nv.cuda, cuInit);
@@ -447,26 +428,23 @@ static void load_driver(void)
 	    !nv.cuDevicePrimaryCtxRetain || !nv.cuCtxGetCurrent || !nv.cuCtxSetCurrent ||
 	    !nv.cuModuleLoadData || !nv.cuModuleUnload || !nv.cuModuleGetFunction ||
 	    !nv.cuLaunchKernel) {
-		nv.driver_rc = ROCJIT_ENODEV;
-		snprintf(nv.driver_error, sizeof nv.driver_error,
-			 "the NVIDIA driver (libcuda.so.1) lacks functions rocjit needs");
+		rj_vendor_load_fail(&nv.driver, ROCJIT_ENODEV,
+				    "the NVIDIA driver (libcuda.so.1) lacks functions rocjit "
+				    "needs");
 		return;
 	}
 	r = nv.cuInit(0);
 	if (r == CUDA_SUCCESS)
 		r = nv.cuDeviceGetCount(&nv.device_count);
 	if (r != CUDA_SUCCESS || nv.device_count <= 0) {
-		nv.driver_rc = ROCJIT_ENODEV;
-		snprintf(nv.driver_error, sizeof nv.driver_error, "no NVIDIA GPU found (%s)",
-			 r != CUDA_SUCCESS ? cu_error(r) : "0 devices");
+		rj_vendor_load_fail(&nv.driver, ROCJIT_ENODEV, "no NVIDIA GPU found (%s)",
+				    r != CUDA_SUCCESS ? cu_error(r) : "0 devices");
 	}
 }
 
 static int driver_ready(void)
 {
-	pthread_once(&nv.driver_once, load_driver);
-	RJ_CHECK(nv.driver_rc, nv.driver_rc, "%s", nv.driver_error);
-	return 0;
+	return rj_vendor_load_ready(&nv.driver, load_driver);
 }
 
 #define CU_FAIL(r, what) RJ_FAIL(ROCJIT_EDEVICE, "%s failed: %s (%d)", (what), cu_error(r), (r))

@@ -1,0 +1,75 @@
+/*
+ * vendor_lib.h - what both platforms do alike with the vendor libraries they dlopen:
+ * load them once per process and give that outcome to every caller, find a library by
+ * its names, say which file a symbol came from, and read a compiler's program log.
+ *
+ * Knows no vendor API: each platform (platform_amd.c, platform_nvidia.c) declares the
+ * entry points it uses and passes them in.
+ */
+#ifndef ROCJIT_VENDOR_LIB_H
+#define ROCJIT_VENDOR_LIB_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "base/error.h"
+
+/*
+ * One set of vendor libraries, loaded once per process.  The first caller runs the load;
+ * its outcome, success or the error, is kept and given to every later caller, so a
+ * missing library costs one dlopen per process, not one per request.  Static storage,
+ * initialized with RJ_VENDOR_LOAD_INIT.
+ */
+struct rj_vendor_load {
+	pthread_once_t once;
+	int rc;           /* 0, or the ROCJIT_E* code every caller gets */
+	char error[512];  /* why, when rc != 0 */
+};
+#define RJ_VENDOR_LOAD_INIT { PTHREAD_ONCE_INIT, 0, "" }
+
+/*
+ * Runs load() if no thread has yet (the others wait until it returns), then returns 0, or
+ * the code load() gave rj_vendor_load_fail() with its message recorded as the calling
+ * thread's error.  Any thread.
+ */
+int rj_vendor_load_ready(struct rj_vendor_load *l, void (*load)(void));
+
+/* For load() only: the libraries cannot be used; every caller gets code and the message. */
+void rj_vendor_load_fail(struct rj_vendor_load *l, int code, const char *fmt, ...)
+	RJ_PRINTF(3, 4);
+
+/*
+ * dlopen()s (RTLD_NOW | RTLD_LOCAL) the first of names (NULL-terminated) that loads: from
+ * the folder given by the first dirlen bytes of dir, or where the loader searches when dir
+ * is NULL.  NULL when none loads.
+ */
+void *rj_vendor_open(const char *dir, size_t dirlen, const char *const *names);
+
+/* handle's symbol name, or NULL when handle is NULL or lacks it. */
+void *rj_vendor_sym(void *handle, const char *name);
+
+/*
+ * The file of the loaded library that defines symbol (a function pointer the platform
+ * loaded, passed as *(void **)&fn), or NULL.  Valid while the library stays loaded, which
+ * the platforms' libraries do for the process's life.
+ */
+const char *rj_vendor_file(void *symbol);
+
+/*
+ * A vendor compiler's program handle (hiprtcProgram, nvrtcProgram): opaque, and a
+ * pointer in both ABIs.  The platforms declare their handle as this type so that the one
+ * log reader below takes either compiler's functions as they are.
+ */
+typedef struct rj_vendor_program *rj_vendor_program;
+
+/*
+ * The program's log as a NUL-terminated malloc'ed string ("" when there is none), or NULL
+ * when out of memory.  size and get are the compiler's GetProgramLogSize and
+ * GetProgramLog, which return 0 on success in both hipRTC and NVRTC.  Both give a size
+ * that may not count a NUL, and write nothing for a size of 0: the buffer is one byte
+ * longer and zeroed.
+ */
+char *rj_vendor_program_log(rj_vendor_program prog, int (*size)(rj_vendor_program, size_t *),
+			    int (*get)(rj_vendor_program, char *));
+
+#endif
