@@ -56,7 +56,8 @@ int64_t cli_now_s(void);
 
 /* Set by main.c before a command runs; read-only for the commands. */
 struct cli_global {
-	const char *cache_dir; /* --cache DIR, or NULL: the library's default            */
+	char *cache_dir;       /* --cache DIR (in argv: a worker's argv reuses it), or NULL:
+	                          the library's default                                  */
 	const char *self;      /* path to this executable, for worker processes           */
 };
 extern struct cli_global cli_global;

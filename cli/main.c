@@ -84,7 +84,7 @@ static int run(int argc, char **argv)
 	while (i < argc && argv[i][0] == '-') {
 		const char *a = argv[i];
 		if (!strcmp(a, "--cache") || !strncmp(a, "--cache=", 8)) {
-			const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+			char *v = a[7] == '=' ? argv[i] + 8 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!v || !*v)
 				return cli_usage_error(NULL, "--cache needs a folder");
 			cli_global.cache_dir = v;

@@ -83,7 +83,7 @@ static void put_cstr(struct buf *b, const char *s)
 }
 
 struct reader {
-	const char *p;
+	char *p;        /* the frame, owned: freed by whoever read it */
 	size_t len, off;
 	int bad;
 };
@@ -247,7 +247,8 @@ static void run_job(rocjit_ctx *ctx, struct reader *r, struct buf *out, char *lo
 	}
 	put(&kernels, "", 1);
 	put_u32(out, (uint32_t)rc);
-	put_u32(out, rc == 0 ? (uint32_t)code->from_cache | (stored == CLI_NOT_STORED) << 1 : 0);
+	put_u32(out, rc == 0 ? (uint32_t)code->from_cache | (uint32_t)(stored == CLI_NOT_STORED) << 1
+			     : 0);
 	put_f64(out, rc == 0 ? code->compile_ms : 0);
 	put_cstr(out, rc == 0 ? code->key : "");
 	put_cstr(out, kernels.p);
@@ -291,7 +292,7 @@ int cli_worker(int argc, char **argv)
 	while ((rc = recv_frame(STDIN_FILENO, &r)) == 1) {
 		struct buf res = { 0 };
 		run_job(ctx, &r, &res, log);
-		free((void *)r.p);
+		free(r.p);
 		rc = send_frame(out, &res);
 		free(res.p);
 		if (rc != 0)
@@ -362,7 +363,7 @@ static int spawn(const struct cli_pool *p, struct worker *w)
 	argv[argc++] = (char *)"rocjit";
 	if (cli_global.cache_dir) {
 		argv[argc++] = (char *)"--cache";
-		argv[argc++] = (char *)cli_global.cache_dir;
+		argv[argc++] = cli_global.cache_dir;
 	}
 	argv[argc++] = (char *)"__worker";
 	if (p->preload) {
@@ -507,7 +508,7 @@ static void collect(struct worker *w, struct cli_job_result *res)
 		res->kernels = cli_strdup(get_str(&r, NULL));
 		res->message = cli_strdup(get_str(&r, NULL));
 		res->log = cli_strdup(get_str(&r, NULL));
-		free((void *)r.p);
+		free(r.p);
 		if (!r.bad) {
 			w->busy = 0;
 			return;

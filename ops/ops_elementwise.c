@@ -52,7 +52,8 @@ int rocjit_ops_unary(rocjit_ops *ops, void *stream, rocjit_unary_op op, const ro
 	if (s.n == 0)
 		return 0;
 	snprintf(name, sizeof name, "unary_%s_%s", rocjit_unary_op_name(op), tn(x->dtype));
-	void *args[] = { &s, (void *)&x->data, (void *)&y->data };
+	void *x_data = x->data, *y_data = y->data;
+	void *args[] = { &s, &x_data, &y_data };
 	return ops_launch_ew(ops, stream, "unary.hip", name, s.n, args);
 }
 
@@ -73,7 +74,8 @@ static int param_op(rocjit_ops *ops, void *stream, int param, const rocjit_tenso
 	if (s.n == 0)
 		return 0;
 	snprintf(name, sizeof name, "%s_%s", ops_param_names[param], tn(x->dtype));
-	void *args[] = { &s, (void *)&x->data, (void *)&y->data, &p0, &p1 };
+	void *x_data = x->data, *y_data = y->data;
+	void *args[] = { &s, &x_data, &y_data, &p0, &p1 };
 	return ops_launch_ew(ops, stream, "unary.hip", name, s.n, args);
 }
 
@@ -121,7 +123,8 @@ int rocjit_ops_binary(rocjit_ops *ops, void *stream, rocjit_binary_op op, const 
 	if (s.n == 0)
 		return 0;
 	snprintf(name, sizeof name, "binary_%s_%s", rocjit_binary_op_name(op), tn(a->dtype));
-	void *args[] = { &s, (void *)&a->data, (void *)&b->data, (void *)&out->data };
+	void *a_data = a->data, *b_data = b->data, *out_data = out->data;
+	void *args[] = { &s, &a_data, &b_data, &out_data };
 	return ops_launch_ew(ops, stream, "binary.hip", name, s.n, args);
 }
 
@@ -141,8 +144,9 @@ int rocjit_ops_where(rocjit_ops *ops, void *stream, const rocjit_tensor *cond,
 	if (s.n == 0)
 		return 0;
 	snprintf(name, sizeof name, "where_%s_b%zu", tn(cond->dtype), rocjit_dtype_size(out->dtype));
-	void *args[] = { &s, (void *)&cond->data, (void *)&a->data, (void *)&b->data,
-			 (void *)&out->data };
+	void *cond_data = cond->data, *a_data = a->data, *b_data = b->data;
+	void *out_data = out->data;
+	void *args[] = { &s, &cond_data, &a_data, &b_data, &out_data };
 	return ops_launch_ew(ops, stream, "binary.hip", name, s.n, args);
 }
 
@@ -161,7 +165,8 @@ int rocjit_ops_cast(rocjit_ops *ops, void *stream, const rocjit_tensor *x, const
 		snprintf(name, sizeof name, "copy_b%zu", rocjit_dtype_size(x->dtype));
 	else
 		snprintf(name, sizeof name, "cast_%s_%s", tn(x->dtype), tn(y->dtype));
-	void *args[] = { &s, (void *)&x->data, (void *)&y->data };
+	void *x_data = x->data, *y_data = y->data;
+	void *args[] = { &s, &x_data, &y_data };
 	return ops_launch_ew(ops, stream, "cast.hip", name, s.n, args);
 }
 
@@ -213,7 +218,8 @@ int rocjit_ops_fill(rocjit_ops *ops, void *stream, const rocjit_tensor *y, const
 		return 0;
 	memcpy(&bits, value, rocjit_dtype_size(y->dtype)); /* little-endian host and GPU */
 	snprintf(name, sizeof name, "fill_b%zu", rocjit_dtype_size(y->dtype));
-	void *args[] = { &s, (void *)&y->data, &bits };
+	void *y_data = y->data;
+	void *args[] = { &s, &y_data, &bits };
 	return ops_launch_ew(ops, stream, "cast.hip", name, s.n, args);
 }
 
@@ -242,6 +248,7 @@ int rocjit_ops_arange(rocjit_ops *ops, void *stream, const rocjit_tensor *y, dou
 	if (s.n == 0)
 		return 0;
 	snprintf(name, sizeof name, "arange_%s", tn(y->dtype));
-	void *args[] = { &s, (void *)&y->data, &a, &b };
+	void *y_data = y->data;
+	void *args[] = { &s, &y_data, &a, &b };
 	return ops_launch_ew(ops, stream, "cast.hip", name, s.n, args);
 }

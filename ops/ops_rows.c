@@ -165,7 +165,8 @@ int rocjit_ops_reduce(rocjit_ops *ops, void *stream, rocjit_reduce_op op, const 
 	} else {
 		workspace = NULL;
 	}
-	void *args[] = { &p.s, (void *)&x->data, (void *)&y->data, &workspace };
+	void *x_data = x->data, *y_data = y->data;
+	void *args[] = { &p.s, &x_data, &y_data, &workspace };
 	snprintf(name, sizeof name, "reduce_%s_%s_%s", ops_reduce_kops[p.kop], variants[p.variant], t);
 	rocjit_dim3 grid = { p.s.nout < RJ_MAX_GRID ? (unsigned int)p.s.nout : RJ_MAX_GRID,
 			     (unsigned int)p.s.splits, 1 };
@@ -234,7 +235,8 @@ static int softmax(rocjit_ops *ops, void *stream, const rocjit_tensor *x, const 
 	OPS_TRY(ops_check_handle(ops, kernel));
 	OPS_TRY(rows_check(x, y, kernel));
 	rows_shape(&s, x, y);
-	void *args[] = { &s, (void *)&x->data, (void *)&y->data };
+	void *x_data = x->data, *y_data = y->data;
+	void *args[] = { &s, &x_data, &y_data };
 	return launch_rows(ops, stream, kernel, x, &s, args);
 }
 
@@ -283,7 +285,8 @@ static int norm(rocjit_ops *ops, void *stream, const char *kernel, const rocjit_
 	s.beta_cs = beta ? beta->strides[0] : 0;
 	a = alpha ? alpha->data : NULL;
 	b = beta ? beta->data : NULL;
-	void *args[] = { &s, (void *)&x->data, &a, &b, (void *)&y->data };
+	void *x_data = x->data, *y_data = y->data;
+	void *args[] = { &s, &x_data, &a, &b, &y_data };
 	return launch_rows(ops, stream, kernel, x, &s, args);
 }
 
@@ -322,7 +325,8 @@ int rocjit_ops_argsort(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
 		pad <<= 1;
 	snprintf(name, sizeof name, "argsort_%s_%s", descending ? "desc" : "asc",
 		 rocjit_dtype_name(x->dtype));
-	void *args[] = { &s, (void *)&x->data, (void *)&y->data };
+	void *x_data = x->data, *y_data = y->data;
+	void *args[] = { &s, &x_data, &y_data };
 	return ops_launch(ops, stream, "sort.hip", name,
 			  ops_dim1(s.rows < RJ_MAX_GRID ? (unsigned int)s.rows : RJ_MAX_GRID),
 			  ops_dim1(pad < 1024 ? pad : 1024), pad * 4, args);
@@ -408,7 +412,8 @@ static int gather(rocjit_ops *ops, void *stream, const rocjit_tensor *x, const r
 		return 0;
 	snprintf(name, sizeof name, "gather_%s_b%zu", rocjit_dtype_name(ids->dtype),
 		 rocjit_dtype_size(x->dtype));
-	void *args[] = { &s, (void *)&ids->data, (void *)&x->data, (void *)&y->data };
+	void *ids_data = ids->data, *x_data = x->data, *y_data = y->data;
+	void *args[] = { &s, &ids_data, &x_data, &y_data };
 	return ops_launch_ew(ops, stream, "indexing.hip", name, s.n, args);
 }
 
@@ -442,7 +447,8 @@ static int scatter(rocjit_ops *ops, void *stream, const rocjit_tensor *dst,
 		return 0;
 	snprintf(name, sizeof name, "scatter_add_%s_%s", rocjit_dtype_name(ids->dtype),
 		 rocjit_dtype_name(dst->dtype));
-	void *args[] = { &s, (void *)&ids->data, (void *)&src->data, (void *)&dst->data };
+	void *ids_data = ids->data, *src_data = src->data, *dst_data = dst->data;
+	void *args[] = { &s, &ids_data, &src_data, &dst_data };
 	return ops_launch_ew(ops, stream, "indexing.hip", name, s.n, args);
 }
 

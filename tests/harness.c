@@ -103,7 +103,22 @@ void rj_test_write_file(const char *path, const void *data, size_t size)
 		rj_test_fail(__FILE__, __LINE__, "cannot write %s", path);
 }
 
-int rj_test_run(char *const argv[], char *const env[], char **output)
+void rj_test_exec(const char *const argv[], const char *const env[])
+{
+	char *args[64];
+	size_t n = 0;
+
+	for (size_t i = 0; env && env[i]; i++)
+		putenv(strdup(env[i]));
+	for (; argv[n] && n < 63; n++)
+		args[n] = strdup(argv[n]);
+	args[n] = NULL;
+	execv(args[0], args);
+	perror(args[0]);
+	_exit(127);
+}
+
+int rj_test_run(const char *const argv[], const char *const env[], char **output)
 {
 	int pipefd[2];
 	pid_t pid;
@@ -119,11 +134,7 @@ int rj_test_run(char *const argv[], char *const env[], char **output)
 		dup2(pipefd[1], 2);
 		close(pipefd[0]);
 		close(pipefd[1]);
-		for (size_t i = 0; env && env[i]; i++)
-			putenv(env[i]);
-		execv(argv[0], argv);
-		perror(argv[0]);
-		_exit(127);
+		rj_test_exec(argv, env);
 	}
 	close(pipefd[1]);
 	for (;;) {

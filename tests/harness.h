@@ -87,6 +87,9 @@ void rj_test_write_file(const char *path, const void *data, size_t size);
 /* Runs argv (argv[0] a path) with extra environment entries "K=V" (NULL-terminated list),
  * captures stdout+stderr into a malloc'ed string (*output, may be NULL) and returns the
  * exit status, or -1 when it did not exit normally. */
-int rj_test_run(char *const argv[], char *const env[], char **output);
+int rj_test_run(const char *const argv[], const char *const env[], char **output);
+/* In a child process: runs argv (argv[0] a path) with env's "K=V" entries added; exits
+ * 127 when it cannot.  exec and putenv take writable strings: they get copies. */
+void rj_test_exec(const char *const argv[], const char *const env[]) __attribute__((noreturn));
 
 #endif

@@ -81,9 +81,9 @@ TEST(application_runs_from_a_bundle_with_no_compiler_installed)
 	snprintf(src, sizeof src, "%s/axpy.hip", rj_test_dir);
 	rj_test_write_file(src, rj_test_axpy, strlen(rj_test_axpy));
 	{
-		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", fresh, "--target", "gfx90a",
+		const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", fresh, "--target", "gfx90a",
 				 "--file", src, NULL };
-		char *env[] = { "ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so", env_bundle,
+		const char *env[] = { "ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so", env_bundle,
 				NULL };
 		status = rj_test_run(argv, env, &out);
 		printf("%s", out);
@@ -93,9 +93,9 @@ TEST(application_runs_from_a_bundle_with_no_compiler_installed)
 	}
 	{
 		/* What the bundle lacks cannot be served: the error says what to do. */
-		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", fresh, "--target", "gfx1030",
+		const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", fresh, "--target", "gfx1030",
 				 "--file", src, NULL };
-		char *env[] = { "ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so", env_bundle,
+		const char *env[] = { "ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so", env_bundle,
 				NULL };
 		status = rj_test_run(argv, env, &out);
 		printf("%s", out);

@@ -72,7 +72,7 @@ TEST(second_context_hits_disk_with_zero_compiles)
 static char *run_probe(const char *target, int *status)
 {
 	char *out;
-	char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target", (char *)target,
+	const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target", target,
 			 "--registered", "axpy.hip", NULL };
 	*status = rj_test_run(argv, NULL, &out);
 	return out;
@@ -517,9 +517,9 @@ TEST(threads_compiling_different_kernels_get_the_right_ones)
 static char *probe_debug(const char *extra_env, int *status)
 {
 	char *out;
-	char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target", "gfx90a",
+	const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target", "gfx90a",
 			 "--registered", "axpy.hip", NULL };
-	char *env[] = { "ROCJIT_LOG=debug", (char *)extra_env, NULL };
+	const char *env[] = { "ROCJIT_LOG=debug", extra_env, NULL };
 	*status = rj_test_run(argv, env, &out);
 	return out;
 }

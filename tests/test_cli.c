@@ -21,19 +21,19 @@
 #define MAX_ARGS 64
 
 /* argv for the tool: the binary, --cache <test cache>, then args (NULL-terminated). */
-static void argv_of(char *argv[MAX_ARGS], const char *const *args)
+static void argv_of(const char *argv[MAX_ARGS], const char *const *args)
 {
 	int n = 0;
 
-	argv[n++] = (char *)ROCJIT_TEST_CLI;
-	argv[n++] = (char *)"--cache";
+	argv[n++] = ROCJIT_TEST_CLI;
+	argv[n++] = "--cache";
 	argv[n++] = rj_test_cache_dir;
 	for (; *args && n < MAX_ARGS - 1; args++)
-		argv[n++] = (char *)*args;
+		argv[n++] = *args;
 	argv[n] = NULL;
 }
 
-static void build_argv(char *argv[MAX_ARGS], va_list ap)
+static void build_argv(const char *argv[MAX_ARGS], va_list ap)
 {
 	const char *args[MAX_ARGS];
 	int n = 0;
@@ -44,7 +44,7 @@ static void build_argv(char *argv[MAX_ARGS], va_list ap)
 	argv_of(argv, args);
 }
 
-static void echo_command(char *const argv[], const char *output)
+static void echo_command(const char *const argv[], const char *output)
 {
 	printf("$ rocjit");
 	for (int i = 3; argv[i]; i++)
@@ -54,9 +54,10 @@ static void echo_command(char *const argv[], const char *output)
 }
 
 /* Runs the tool with extra environment entries; stdout+stderr into *out (may be NULL). */
-static int cli_env(char *const env[], char **out, ...)
+static int cli_env(const char *const env[], char **out, ...)
 {
-	char *argv[MAX_ARGS], *output = NULL;
+	const char *argv[MAX_ARGS];
+	char *output = NULL;
 	va_list ap;
 	int rc;
 
@@ -81,9 +82,10 @@ static int cli_env(char *const env[], char **out, ...)
  */
 static char *cli_json(int expect, ...)
 {
-	char *argv[MAX_ARGS], path[4200], *text;
-	char *check[] = { (char *)"/usr/bin/env", (char *)"python3", (char *)"-m",
-			  (char *)"json.tool", path, NULL };
+	const char *argv[MAX_ARGS];
+	char path[4200], *text;
+	const char *check[] = { "/usr/bin/env", "python3", "-m",
+			  "json.tool", path, NULL };
 	va_list ap;
 	pid_t pid;
 	int status;
@@ -96,8 +98,7 @@ static char *cli_json(int expect, ...)
 	if (pid == 0) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 1);
-		execv(argv[0], argv);
-		_exit(127);
+		rj_test_exec(argv, NULL);
 	}
 	waitpid(pid, &status, 0);
 	text = rj_test_read_file(path, NULL);
@@ -112,10 +113,10 @@ static char *cli_json(int expect, ...)
 static int probe(const char *exe, const char *target, const char *how, const char *what,
 		 const char *option, char **out)
 {
-	char *env[] = { (char *)"ROCJIT_NO_COMPILE=1", NULL };
-	char *argv[] = { (char *)exe, (char *)"--cache", rj_test_cache_dir, (char *)"--target",
-			 (char *)target, (char *)how, (char *)what,
-			 (char *)(option ? "--option" : NULL), (char *)option, NULL };
+	const char *env[] = { "ROCJIT_NO_COMPILE=1", NULL };
+	const char *argv[] = { exe, "--cache", rj_test_cache_dir, "--target",
+			 target, how, what,
+			 (option ? "--option" : NULL), option, NULL };
 	char *output;
 	int rc = rj_test_run(argv, env, &output);
 
@@ -292,7 +293,8 @@ TEST(bad_arguments_exit_2_with_a_usage_line)
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char *argv[MAX_ARGS], *out;
+		const char *argv[MAX_ARGS];
+		char *out;
 		int rc;
 
 		argv_of(argv, cases[i]);
@@ -341,7 +343,7 @@ TEST(prewarm_manifest_then_forbidden_compile_hits_every_key)
 
 TEST(prewarm_single_file_takes_options_and_ignores_no_compile)
 {
-	char *env[] = { (char *)"ROCJIT_NO_COMPILE=1", (char *)"ROCJIT_ARCH=gfx90a", NULL };
+	const char *env[] = { "ROCJIT_NO_COMPILE=1", "ROCJIT_ARCH=gfx90a", NULL };
 	char *out;
 
 	/* No --arch: $ROCJIT_ARCH.  ROCJIT_NO_COMPILE is for applications, not prewarm. */
@@ -692,9 +694,9 @@ TEST(targets_lists_compilers_and_gpus)
 
 TEST(an_unusable_cache_says_what_to_do)
 {
-	char *env[] = { (char *)"ROCJIT_DISABLE_CACHE=1", NULL };
+	const char *env[] = { "ROCJIT_DISABLE_CACHE=1", NULL };
 	char file[4200], path[4300];
-	char *argv[] = { (char *)ROCJIT_TEST_CLI, (char *)"--cache", path, (char *)"list", NULL };
+	const char *argv[] = { ROCJIT_TEST_CLI, "--cache", path, "list", NULL };
 	char *out;
 
 	/* A file where the folder should be. */
@@ -732,8 +734,8 @@ TEST(export_manifest_then_application_without_compiler_runs_from_the_bundle)
 	free(out);
 	/* list and verify read the bundle itself. */
 	{
-		char *argv[] = { (char *)ROCJIT_TEST_CLI, (char *)"--cache", bundle,
-				 (char *)"verify", NULL };
+		const char *argv[] = { ROCJIT_TEST_CLI, "--cache", bundle,
+				 "verify", NULL };
 		ASSERT_INT(rj_test_run(argv, NULL, &out), 0);
 		ASSERT_CONTAINS(out, "2 entries checked, 0 bad");
 		free(out);
@@ -741,12 +743,12 @@ TEST(export_manifest_then_application_without_compiler_runs_from_the_bundle)
 	snprintf(bundle_env, sizeof bundle_env, "ROCJIT_BUNDLE_PATH=%s", bundle);
 	snprintf(fresh, sizeof fresh, "%s/elsewhere", rj_test_dir);
 	for (size_t s = 0; s < 2; s++) {
-		char *env[] = { (char *)"ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so",
-				(char *)"ROCJIT_NVRTC_LIBRARY=/nonexistent/libnvrtc.so", bundle_env,
+		const char *env[] = { "ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so",
+				"ROCJIT_NVRTC_LIBRARY=/nonexistent/libnvrtc.so", bundle_env,
 				NULL };
-		char *argv[] = { (char *)ROCJIT_TEST_PROBE_DATA, (char *)"--cache", fresh,
-				 (char *)"--target", (char *)"gfx90a", (char *)"--registered",
-				 (char *)sources[s], NULL };
+		const char *argv[] = { ROCJIT_TEST_PROBE_DATA, "--cache", fresh,
+				 "--target", "gfx90a", "--registered",
+				 sources[s], NULL };
 		int rc = rj_test_run(argv, env, &out);
 		printf("%s", out);
 		ASSERT_INT(rc, 0);
@@ -783,8 +785,8 @@ static void make_writes_fail(void)
 
 TEST(prewarm_counts_only_what_the_cache_kept_under_a_tiny_size_limit)
 {
-	char *env[] = { (char *)"ROCJIT_CACHE_MAXSIZE=1K", NULL };
-	char *env12[] = { (char *)"ROCJIT_CACHE_MAXSIZE=12K", NULL };
+	const char *env[] = { "ROCJIT_CACHE_MAXSIZE=1K", NULL };
+	const char *env12[] = { "ROCJIT_CACHE_MAXSIZE=12K", NULL };
 	char *out, *json;
 
 	/* Every object is larger than the limit: nothing is stored, and it says so. */
@@ -904,7 +906,8 @@ TEST(read_only_commands_never_create_a_cache)
 	snprintf(rj_test_cache_dir, sizeof rj_test_cache_dir, "%s/x", parent);
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		const char *const *a = cmds[i].args;
-		char *argv[MAX_ARGS], *out;
+		const char *argv[MAX_ARGS];
+		char *out;
 		argv_of(argv, a);
 		ASSERT_INT(rj_test_run(argv, NULL, &out), cmds[i].rc);
 		echo_command(argv, out);
@@ -925,7 +928,7 @@ TEST(read_only_commands_never_create_a_cache)
 		before = rj_test_read_file(db, &nb);
 		chmod(rj_test_cache_dir, 0500);
 		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
-			char *argv[MAX_ARGS];
+			const char *argv[MAX_ARGS];
 			argv_of(argv, cmds[i].args);
 			rj_test_run(argv, NULL, &out);
 			ASSERT(!strstr(out, "no cache at"));
@@ -942,7 +945,8 @@ TEST(read_only_commands_never_create_a_cache)
 /* Runs the tool with stdout on /dev/full; its exit status, stderr into *err. */
 static int cli_to_dev_full(char **err, const char *const *args)
 {
-	char *argv[MAX_ARGS], path[4200];
+	const char *argv[MAX_ARGS];
+	char path[4200];
 	pid_t pid;
 	int status;
 
@@ -954,8 +958,7 @@ static int cli_to_dev_full(char **err, const char *const *args)
 		int e = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(out, 1);
 		dup2(e, 2);
-		execv(argv[0], argv);
-		_exit(127);
+		rj_test_exec(argv, NULL);
 	}
 	waitpid(pid, &status, 0);
 	*err = rj_test_read_file(path, NULL);

@@ -156,9 +156,9 @@ static char *prewarm(char *cache, size_t size, const char *dir)
 
 	snprintf(cache, size, "%s/prewarmed", rj_test_dir);
 	{
-		char *argv[] = { ROCJIT_TEST_CLI, "--cache", cache, "prewarm", "--arch", "gfx90a",
-				 "--no-progress", (char *)dir, NULL };
-		char *env[] = { NULL };
+		const char *argv[] = { ROCJIT_TEST_CLI, "--cache", cache, "prewarm", "--arch", "gfx90a",
+				 "--no-progress", dir, NULL };
+		const char *env[] = { NULL };
 		status = rj_test_run(argv, env, &out);
 	}
 	printf("%s", out);

@@ -34,15 +34,16 @@ static const char fine_utf8[] = "na\xc3\xafve-\xe2\x82\xac.hip"; /* valid: print
 /* Runs the tool (--cache cache, then args); stdout and stderr into *out and *err. */
 static int run(const char *cache, char **out, size_t *out_len, char **err, const char *const *args)
 {
-	char *argv[32], opath[4200], epath[4200];
+	const char *argv[32];
+	char opath[4200], epath[4200];
 	int n = 0, status;
 	pid_t pid;
 
-	argv[n++] = (char *)ROCJIT_TEST_CLI;
-	argv[n++] = (char *)"--cache";
-	argv[n++] = (char *)cache;
+	argv[n++] = ROCJIT_TEST_CLI;
+	argv[n++] = "--cache";
+	argv[n++] = cache;
 	for (; *args && n < 31; args++)
-		argv[n++] = (char *)*args;
+		argv[n++] = *args;
 	argv[n] = NULL;
 	snprintf(opath, sizeof opath, "%.4000s/stdout", rj_test_dir);
 	snprintf(epath, sizeof epath, "%.4000s/stderr", rj_test_dir);
@@ -52,8 +53,7 @@ static int run(const char *cache, char **out, size_t *out_len, char **err, const
 		int e = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(o, 1);
 		dup2(e, 2);
-		execv(argv[0], argv);
-		_exit(127);
+		rj_test_exec(argv, NULL);
 	}
 	waitpid(pid, &status, 0);
 	*out = rj_test_read_file(opath, out_len);
@@ -111,8 +111,8 @@ static void assert_safe_text(const char *what, const char *text, size_t n)
 static void assert_json(const char *what, const char *text, size_t n)
 {
 	char path[4200];
-	char *check[] = { (char *)"/usr/bin/python3", (char *)"-c",
-			  (char *)"import json,sys; json.loads(open(sys.argv[1], 'rb').read()"
+	const char *check[] = { "/usr/bin/python3", "-c",
+			  "import json,sys; json.loads(open(sys.argv[1], 'rb').read()"
 				  ".decode('utf-8', 'strict'))",
 			  path, NULL };
 	char *out;

@@ -622,21 +622,21 @@ static const char hang_source[] =
 static int run_prewarm(const char *timeout, const char *env_timeout, char **out)
 {
 	char dir[4300], env[64];
-	char *argv[12];
-	char *envp[2] = { NULL, NULL };
+	const char *argv[12];
+	const char *envp[2] = { NULL, NULL };
 	int n = 0;
 
 	snprintf(dir, sizeof dir, "%s/kernels", rj_test_dir);
-	argv[n++] = (char *)ROCJIT_TEST_CLI;
-	argv[n++] = (char *)"--cache";
+	argv[n++] = ROCJIT_TEST_CLI;
+	argv[n++] = "--cache";
 	argv[n++] = rj_test_cache_dir;
-	argv[n++] = (char *)"prewarm";
-	argv[n++] = (char *)"--arch";
-	argv[n++] = (char *)TARGET;
-	argv[n++] = (char *)"--no-progress";
+	argv[n++] = "prewarm";
+	argv[n++] = "--arch";
+	argv[n++] = TARGET;
+	argv[n++] = "--no-progress";
 	if (timeout) {
-		argv[n++] = (char *)"--timeout";
-		argv[n++] = (char *)timeout;
+		argv[n++] = "--timeout";
+		argv[n++] = timeout;
 	}
 	argv[n++] = dir;
 	argv[n] = NULL;

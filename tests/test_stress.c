@@ -21,7 +21,7 @@ static long long epoch_ms(void)
 }
 
 /* Starts a probe with stdout+stderr to a file; returns its pid. */
-static pid_t spawn_probe(char *const argv[], const char *out, char *const env[])
+static pid_t spawn_probe(const char *const argv[], const char *out, const char *const env[])
 {
 	pid_t pid;
 
@@ -32,10 +32,7 @@ static pid_t spawn_probe(char *const argv[], const char *out, char *const env[])
 		FILE *f = freopen(out, "w", stdout);
 		(void)f;
 		dup2(1, 2);
-		for (size_t i = 0; env && env[i]; i++)
-			putenv(env[i]);
-		execv(argv[0], argv);
-		_exit(127);
+		rj_test_exec(argv, env);
 	}
 	return pid;
 }
@@ -65,7 +62,7 @@ TEST(stampede_of_processes_and_threads_compiles_each_key_once)
 		snprintf(cache, sizeof cache, "%s/round-%d", rj_test_dir, round);
 		snprintf(start, sizeof start, "%lld", epoch_ms() + 1000);
 		for (int i = 0; i < PROCS; i++) {
-			char *argv[] = { ROCJIT_TEST_PROBE, "--cache", cache, "--target", "gfx90a",
+			const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", cache, "--target", "gfx90a",
 					 "--file", src, "--threads", i % 2 ? "4" : "1",
 					 "--start-at", start, NULL };
 			snprintf(out[i], sizeof out[i], "%s/probe-%d-%d.out", rj_test_dir, round, i);
@@ -121,7 +118,7 @@ static int lock_files(void)
 static void holder_then_waiter(int sig, const char *timeout_env, double max_wait_ms)
 {
 	char src[4300], out_a[4300], out_b[4300];
-	char *env[] = { (char *)timeout_env, NULL };
+	const char *env[] = { timeout_env, NULL };
 	pid_t a, b;
 	int status;
 	double t0;
@@ -132,7 +129,7 @@ static void holder_then_waiter(int sig, const char *timeout_env, double max_wait
 	snprintf(out_a, sizeof out_a, "%s/a.out", rj_test_dir);
 	snprintf(out_b, sizeof out_b, "%s/b.out", rj_test_dir);
 	{
-		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target",
+		const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target",
 				 "gfx1030", "--file", src, NULL };
 		a = spawn_probe(argv, out_a, env);
 		/* Wait until A holds the key's lock (it is compiling). */
@@ -197,7 +194,7 @@ TEST(kill_9_during_writes_never_leaves_a_bad_entry)
 	snprintf(src, sizeof src, "%s/axpy.hip", ROCJIT_TEST_KERNELS);
 	snprintf(out, sizeof out, "%s/trial.out", rj_test_dir);
 	for (int t = 0; t < TRIALS; t++) {
-		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target",
+		const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target",
 				 t % 2 ? "gfx90a" : "gfx1030", "--file", src, "--option", opt,
 				 NULL };
 		struct timespec nap;

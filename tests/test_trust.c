@@ -34,17 +34,17 @@ static void assert_file_holds(const char *path, const char *text)
 	free(got);
 }
 
-static int cli_run(char **out, char *const env[], ...)
+static int cli_run(char **out, const char *const env[], ...)
 {
-	char *argv[MAX_ARGS];
+	const char *argv[MAX_ARGS];
 	va_list ap;
 	int n = 0, rc;
 
-	argv[n++] = (char *)"/usr/bin/timeout";
-	argv[n++] = (char *)"-s";
-	argv[n++] = (char *)"KILL";
-	argv[n++] = (char *)"30";
-	argv[n++] = (char *)ROCJIT_TEST_CLI;
+	argv[n++] = "/usr/bin/timeout";
+	argv[n++] = "-s";
+	argv[n++] = "KILL";
+	argv[n++] = "30";
+	argv[n++] = ROCJIT_TEST_CLI;
 	va_start(ap, env);
 	while (n < MAX_ARGS - 1 && (argv[n] = va_arg(ap, char *)) != NULL)
 		n++;
@@ -364,7 +364,7 @@ TEST(fifo_in_a_prewarm_folder_is_refused_without_blocking)
 static void check_file_cache_refused(const char *db, const char *why)
 {
 	char env[4400], *out = NULL;
-	char *envs[] = { env, NULL };
+	const char *envs[] = { env, NULL };
 	rocjit_ctx *ctx = open_on(db);
 
 	ASSERT_INT(stats(ctx).cache_open, 0);
@@ -502,7 +502,7 @@ TEST(shared_mode_never_loosens_an_existing_private_cache)
 TEST(new_shared_cache_is_group_writable_and_a_private_run_says_what_to_do)
 {
 	char db[4300], shared[] = "ROCJIT_CACHE_SHARED=1", *out = NULL;
-	char *envs[] = { shared, NULL };
+	const char *envs[] = { shared, NULL };
 	rocjit_ctx *ctx;
 
 	umask(022);

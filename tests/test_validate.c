@@ -260,8 +260,8 @@ TEST(cli_import_reports_rejected_entries_and_exits_1)
 	make_tampered_bundle();
 	snprintf(cache, sizeof cache, "%s/cli-cache", rj_test_dir);
 	{
-		char *argv[] = { ROCJIT_TEST_CLI, "--cache", cache, "import", bundle, NULL };
-		char *env[] = { NULL };
+		const char *argv[] = { ROCJIT_TEST_CLI, "--cache", cache, "import", bundle, NULL };
+		const char *env[] = { NULL };
 		status = rj_test_run(argv, env, &out);
 	}
 	printf("%s", out);
@@ -322,9 +322,9 @@ TEST(bundle_entry_with_bad_code_is_a_miss_without_a_compiler)
 	rj_test_write_file(src, rj_test_axpy, strlen(rj_test_axpy));
 	for (int i = 0; i < NVARIANTS; i++) {
 		char opt[32], *out = NULL;
-		char *argv[] = { ROCJIT_TEST_PROBE, "--cache", fresh, "--target", "gfx90a",
+		const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", fresh, "--target", "gfx90a",
 				 "--file", src, "--option", opt, NULL };
-		char *env[] = { "ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so", env_bundle,
+		const char *env[] = { "ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so", env_bundle,
 				NULL };
 		int status;
 

@@ -979,7 +979,8 @@ CHILD(child_axpy_from_shared_cache)
 static char *run_child(const char *entry, const char *cache_dir)
 {
 	char exe[] = "/proc/self/exe", name[128], env0[4400];
-	char *argv[] = { exe, name, NULL }, *env[] = { env0, NULL }, *out = NULL;
+	const char *argv[] = { exe, name, NULL }, *env[] = { env0, NULL };
+	char *out = NULL;
 	int rc;
 
 	snprintf(name, sizeof name, "%s", entry);
