@@ -33,10 +33,10 @@
 #include "base/fsutil.h"
 #include "rocjit_schema.h"
 #include "store/sqlite_fd.h"
+#include "store/trust.h"
 #include "key/target.h"
 
 #define RJ_BUNDLE_FORMAT 2
-#define RJ_CACHE_APP_ID 0x726a6974 /* "rjit", as cache.c */
 
 struct rj_bundle {
 	sqlite3 *db;
@@ -528,9 +528,10 @@ ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const cha
 	}
 	RJ_FORWARD(create_output(&dirfd, &fd, name, sizeof name, base, sizeof base, path));
 	rj_error_clear();
-	if ((rc = rj_cache_lock(c)) == 0)
+	if ((rc = rj_cache_lock(c)) == 0) {
 		rc = export_locked(c, name, path, keys, n, count);
-	pthread_mutex_unlock(&c->lock);
+		pthread_mutex_unlock(&c->lock);
+	}
 	if (rc != 0) {
 		/* Remove what this call created, if the name still is that file. */
 		struct stat a, b;
@@ -672,9 +673,10 @@ ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t
 	b = open_one(path, 0);
 	RJ_CHECK(!b, ROCJIT_EIO, "cannot import %s: %s", path,
 		 bundle_error[0] ? bundle_error : "not a usable bundle");
-	if ((rc = rj_cache_lock(c)) == 0)
+	if ((rc = rj_cache_lock(c)) == 0) {
 		rc = import_locked(c, b, &rj, &n);
-	pthread_mutex_unlock(&c->lock);
+		pthread_mutex_unlock(&c->lock);
+	}
 	rj_bundles_close(b);
 	if (copied)
 		*copied = n;

@@ -2,9 +2,7 @@
  * cache_admin.c - the cache administration calls (rocjit_cache_*): walking, finding,
  * removing, verifying and compacting entries, and the counters across processes.
  *
- * Owns the administrative SQL, and the cache's upkeep: the size limit (evicting least
- * recently used entries after a store) and writing the batched usage records, which
- * cache.c calls.  The hit path never comes here but to write a batch.
+ * Owns the administrative SQL.  The hit path never comes here.
  *
  * Callbacks run without the connection's lock: the walks (foreach, find, verify) read
  * their rows in batches under the lock, in key order from after the last key seen, copy
@@ -161,10 +159,8 @@ static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checke
 	int rc, step = SQLITE_DONE;
 
 	batch_clear(b);
-	if ((rc = rj_cache_lock(c)) != 0) {
-		pthread_mutex_unlock(&c->lock);
+	if ((rc = rj_cache_lock(c)) != 0)
 		return rc;
-	}
 	if (sqlite3_prepare_v2(c->db, verify ? "SELECT " ENTRY_COLUMNS ", code, checksum FROM "
 					       "entries WHERE key > ?1 ORDER BY key LIMIT ?2"
 					     : "SELECT " ENTRY_COLUMNS " FROM entries WHERE key > ?1 "
@@ -256,10 +252,8 @@ ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
 		 "shows them)", prefix);
 	for (size_t i = 0; i <= n; i++)
 		upper[i] = (char)toupper((unsigned char)prefix[i]);
-	if ((rc = rj_cache_lock(c)) != 0) {
-		pthread_mutex_unlock(&c->lock);
+	if ((rc = rj_cache_lock(c)) != 0)
 		return rc;
-	}
 	if (sqlite3_prepare_v2(c->db,
 			       "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
 			       "WHERE substr(hex(key), 1, ?2) = ?1 ORDER BY key LIMIT 6",
@@ -355,9 +349,10 @@ ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, siz
 			RJ_FAIL(ROCJIT_EINVAL, "\"%s\" is not a key (32 hex digits)",
 				keys[i] ? keys[i] : "(null)");
 		}
-	if ((rc = rj_cache_lock(c)) == 0)
+	if ((rc = rj_cache_lock(c)) == 0) {
 		rc = remove_locked(c, k, n, removed);
-	pthread_mutex_unlock(&c->lock);
+		pthread_mutex_unlock(&c->lock);
+	}
 	free(k);
 	/* What purge removes, and lock files killed processes left (cheap: one folder). */
 	rj_keylock_sweep(c->dir, 100000);
@@ -373,11 +368,10 @@ ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
 
 	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
-	rc = rj_cache_lock(c);
+	RJ_FORWARD(rj_cache_lock(c));
 	/* VACUUM rewrites the database through the WAL; the checkpoints move it into the
 	   file and truncate the WAL, so the space really goes back. */
-	if (rc == 0)
-		rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
+	rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
 	if (rc == 0)
 		rc = rj_cache_exec(c, "VACUUM");
 	if (rc == 0)
@@ -426,9 +420,10 @@ ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
 	batch_clear(b);
 	free(b);
 	if (rc == 0 && ndrop) {
-		if ((rc = rj_cache_lock(c)) == 0)
+		if ((rc = rj_cache_lock(c)) == 0) {
 			rc = remove_locked(c, drop, ndrop, NULL);
-		pthread_mutex_unlock(&c->lock);
+			pthread_mutex_unlock(&c->lock);
+		}
 	}
 	free(drop);
 	if (checked)
@@ -449,10 +444,8 @@ ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
 	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
 	memset(out, 0, sizeof *out);
 	RJ_FORWARD(cache_of(&c, ctx));
-	if ((rc = rj_cache_lock(c)) != 0) {
-		pthread_mutex_unlock(&c->lock);
+	if ((rc = rj_cache_lock(c)) != 0)
 		return rc;
-	}
 	if (sqlite3_prepare_v2(c->db, "SELECT name, value FROM counters", -1, &st, NULL) !=
 	    SQLITE_OK) {
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
@@ -493,7 +486,8 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)
 	snprintf(sql, sizeof sql,
 		 "DELETE FROM counters; INSERT INTO counters (name, value) VALUES ('since', %lld)",
 		 (long long)time(NULL));
-	if ((rc = rj_cache_lock(c)) == 0 && (rc = rj_cache_exec(c, "BEGIN IMMEDIATE")) == 0) {
+	RJ_FORWARD(rj_cache_lock(c));
+	if ((rc = rj_cache_exec(c, "BEGIN IMMEDIATE")) == 0) {
 		if ((rc = rj_cache_exec(c, sql)) == 0)
 			rc = rj_cache_exec(c, "COMMIT");
 		if (rc != 0)
@@ -503,118 +497,4 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)
 	if (rc == 0)
 		rj_error_clear();
 	return rc;
-}
-
-/* ---- Size limit and counters (called from cache.c) ------------------------------------- */
-
-/*
- * Keeps the code bytes under c->max_bytes: when a store takes them over, the least
- * recently used entries go, in one transaction, down to 90% of the limit (so that the
- * next stores do not evict again at once).  A process reading an entry has its own copy
- * from one statement, so eviction never takes away what someone is loading.
- */
-void rj_cache_evict_locked(rj_cache *c)
-{
-	sqlite3_stmt *sel = NULL, *del = NULL;
-	uint64_t total = 0, low = c->max_bytes / 10 * 9;
-	int evicted = 0;
-
-	if (!c->max_bytes || sqlite3_step(c->totals) != SQLITE_ROW) {
-		sqlite3_reset(c->totals);
-		return;
-	}
-	total = (uint64_t)sqlite3_column_int64(c->totals, 1);
-	sqlite3_reset(c->totals);
-	if (total <= c->max_bytes || rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
-		return;
-	if (sqlite3_prepare_v2(c->db, "SELECT key, size FROM entries ORDER BY last_used, created",
-			       -1, &sel, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &del, NULL) ==
-		    SQLITE_OK) {
-		while (total > low && sqlite3_step(sel) == SQLITE_ROW) {
-			sqlite3_bind_blob(del, 1, sqlite3_column_blob(sel, 0),
-					  sqlite3_column_bytes(sel, 0), SQLITE_TRANSIENT);
-			if (sqlite3_step(del) == SQLITE_DONE) {
-				total -= (uint64_t)sqlite3_column_int64(sel, 1);
-				evicted++;
-			}
-			sqlite3_reset(del);
-		}
-	}
-	sqlite3_finalize(sel);
-	sqlite3_finalize(del);
-	if (rj_cache_exec(c, "COMMIT") != 0)
-		rj_cache_exec(c, "ROLLBACK");
-	else if (evicted)
-		RJ_LOG(RJ_LOG_INFO, "cache %s: evicted %d least recently used entries to stay under "
-		       "ROCJIT_CACHE_MAXSIZE (%llu bytes)", c->path, evicted,
-		       (unsigned long long)c->max_bytes);
-}
-
-static void add_counter(rj_cache *c, sqlite3_stmt *st, const char *name, double value)
-{
-	(void)c;
-	if (value == 0)
-		return;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 2, value);
-	sqlite3_step(st);
-	sqlite3_reset(st);
-}
-
-/*
- * Writes the usage records gathered since the last flush - each hit entry's count and
- * last use, and the counters - in one transaction.  When it cannot be written (the cache
- * busy past the timeout) they stay pending for the next flush; a failure later in the
- * transaction loses only statistics.
- */
-void rj_cache_flush_locked(rj_cache *c)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t now = (int64_t)time(NULL);
-
-	if ((!c->nhits && !c->misses && !c->compiles) || c->readonly)
-		return;
-	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
-		return;
-	if (c->nhits &&
-	    sqlite3_prepare_v2(c->db,
-			       "UPDATE entries SET hits = hits + 1, last_used = max(last_used, ?2) "
-			       "WHERE key = ?1",
-			       -1, &st, NULL) == SQLITE_OK) {
-		for (size_t i = 0; i < c->nhits; i++) {
-			sqlite3_bind_blob(st, 1, c->hits[i].b, 16, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 2, now);
-			sqlite3_step(st);
-			sqlite3_reset(st);
-		}
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(c->db,
-			       "INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT(name) "
-			       "DO UPDATE SET value = value + excluded.value",
-			       -1, &st, NULL) == SQLITE_OK) {
-		add_counter(c, st, "disk_hits", (double)c->nhits);
-		add_counter(c, st, "saved_ms", c->saved_ms);
-		add_counter(c, st, "misses", (double)c->misses);
-		add_counter(c, st, "compiles", (double)c->compiles);
-		add_counter(c, st, "compile_ms", c->compile_ms);
-	}
-	sqlite3_finalize(st);
-	if (rj_cache_exec(c, "COMMIT") != 0)
-		rj_cache_exec(c, "ROLLBACK");
-	c->nhits = 0;
-	c->saved_ms = 0;
-	c->misses = c->compiles = 0;
-	c->compile_ms = 0;
-}
-
-void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms)
-{
-	pthread_mutex_lock(&c->lock);
-	c->misses += misses;
-	c->compiles += compiles;
-	c->compile_ms += compile_ms;
-	pthread_mutex_unlock(&c->lock);
 }

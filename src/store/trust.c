@@ -17,8 +17,9 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "store/cache_internal.h"
 #include "base/error.h"
+#include "store/cache.h"
+#include "store/trust.h"
 
 int rj_cache_trust_flags(void)
 {
