@@ -28,7 +28,6 @@
 #include "store/bundle.h"
 #include "store/cache_internal.h"
 #include "codeobj/codeobj.h"
-#include "request/context.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "rocjit_schema.h"
@@ -337,41 +336,24 @@ int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *targe
 
 /* ---- Export and import (the user cache's connection, under its lock) -------------------- */
 
-static int hex_key(uint8_t out[16], const char *hex)
-{
-	if (!hex || strlen(hex) != 32 || strspn(hex, "0123456789abcdefABCDEF") != 32)
-		return -1;
-	for (int i = 0; i < 16; i++) {
-		unsigned v;
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return 0;
-}
-
 /* How many different keys the list holds (a key may be listed twice). */
-static size_t distinct_keys(const char *const *keys, size_t n)
+static size_t distinct_keys(const rj_key *keys, size_t n)
 {
 	size_t d = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t j;
-		for (j = 0; j < i && strcasecmp(keys[i], keys[j]) != 0; j++)
+		for (j = 0; j < i && memcmp(keys[i].b, keys[j].b, sizeof keys[i].b) != 0; j++)
 			;
 		d += j == i;
 	}
 	return d;
 }
 
-#define ENTRY_FIELDS \
-	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
-	"checksum, created, last_used, hits, compile_ms, pkey, code"
-
 /* Writes the new bundle's schema and header, then copies the entries, all in the file.
  * name: the file as SQLite is to open it (sqlite_fd.h); path: as the user gave it. */
-static int export_locked(rj_cache *c, const char *name, const char *path,
-			 const char *const *keys, size_t n, size_t *count)
+static int export_locked(rj_cache *c, const char *name, const char *path, const rj_key *keys,
+			 size_t n, size_t *count)
 {
 	char sql[256];
 	sqlite3_stmt *st = NULL;
@@ -398,15 +380,12 @@ static int export_locked(rj_cache *c, const char *name, const char *path,
 	st = NULL;
 	if (rj_cache_exec(c, "BEGIN") != 0)
 		goto detach;
-	if (sqlite3_prepare_v2(c->db, "INSERT OR IGNORE INTO bundle.entries (" ENTRY_FIELDS ") SELECT "
-			       ENTRY_FIELDS " FROM main.entries WHERE key = ?1",
+	if (sqlite3_prepare_v2(c->db, "INSERT OR IGNORE INTO bundle.entries (" RJ_ENTRY_COLUMNS ") "
+			       "SELECT " RJ_ENTRY_COLUMNS " FROM main.entries WHERE key = ?1",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto rollback;
 	for (size_t i = 0; i < n; i++) {
-		uint8_t key[16];
-		if (hex_key(key, keys[i]) != 0)
-			goto rollback;
-		sqlite3_bind_blob(st, 1, key, 16, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(st, 1, keys[i].b, 16, SQLITE_TRANSIENT);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cannot write bundle %s: %s",
 				     path, sqlite3_errmsg(c->db));
@@ -449,15 +428,6 @@ fail:
 	if (count)
 		*count = copied;
 	return rc;
-}
-
-static int cache_of(rj_cache **out, rocjit_ctx *ctx)
-{
-	RJ_CHECK(!ctx, ROCJIT_EINVAL, "ctx is NULL");
-	RJ_CHECK(!ctx->cache, ROCJIT_EIO, "this context has no on-disk cache to export from or "
-		 "import into");
-	*out = ctx->cache;
-	return 0;
 }
 
 /*
@@ -509,29 +479,26 @@ static int create_output(int *dirfd, int *fd, char *name, size_t size, char *bas
 	return 0;
 }
 
-ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const char *const *keys,
-				    size_t n, size_t *count)
+int rj_bundle_export(rj_cache *c, const char *path, const char *const *keys, size_t n,
+		     size_t *count)
 {
 	char name[4400], base[4096];
-	rj_cache *c = NULL;
 	int rc, dirfd = -1, fd = -1;
+	rj_key *k;
 
-	if (count)
-		*count = 0;
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(!path || !*path || (n && !keys), ROCJIT_EINVAL,
 		 "rocjit_bundle_export: path or keys missing");
-	for (size_t i = 0; i < n; i++) {
-		uint8_t k[16];
-		RJ_CHECK(hex_key(k, keys[i]) != 0, ROCJIT_EINVAL,
-			 "\"%s\" is not a key (32 hex digits)", keys[i] ? keys[i] : "(null)");
+	RJ_FORWARD(rj_cache_keys_from_hex(&k, keys, n));
+	if ((rc = create_output(&dirfd, &fd, name, sizeof name, base, sizeof base, path)) != 0) {
+		free(k);
+		return rc;
 	}
-	RJ_FORWARD(create_output(&dirfd, &fd, name, sizeof name, base, sizeof base, path));
 	rj_error_clear();
 	if ((rc = rj_cache_lock(c)) == 0) {
-		rc = export_locked(c, name, path, keys, n, count);
+		rc = export_locked(c, name, path, k, n, count);
 		pthread_mutex_unlock(&c->lock);
 	}
+	free(k);
 	if (rc != 0) {
 		/* Remove what this call created, if the name still is that file. */
 		struct stat a, b;
@@ -652,20 +619,14 @@ out:
 	return rc;
 }
 
-ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t *copied,
-				       size_t *rejected, rocjit_reject_fn fn, void *user)
+int rj_bundle_import(rj_cache *c, const char *path, size_t *copied, size_t *rejected,
+		     rocjit_reject_fn fn, void *user)
 {
 	struct rejects rj = { 0, "", fn, user };
 	struct rj_bundle *b;
-	rj_cache *c = NULL;
 	size_t n = 0;
 	int rc;
 
-	if (copied)
-		*copied = 0;
-	if (rejected)
-		*rejected = 0;
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(!path, ROCJIT_EINVAL, "rocjit_bundle_import: path is NULL");
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
 	/* Checked the way a context would use it, and read through that connection. */
@@ -689,9 +650,4 @@ ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t
 			rj.n > 3 ? "; ..." : "");
 	rj_error_clear();
 	return 0;
-}
-
-ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count)
-{
-	return rocjit_bundle_import_v2(ctx, path, count, NULL, NULL, NULL);
 }

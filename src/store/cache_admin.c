@@ -1,8 +1,11 @@
 /*
- * cache_admin.c - the cache administration calls (rocjit_cache_*): walking, finding,
- * removing, verifying and compacting entries, and the counters across processes.
+ * cache_admin.c - administering a cache: walking, finding, removing, verifying and
+ * compacting entries, and reading or zeroing the counters across processes.
  *
- * Owns the administrative SQL.  The hit path never comes here.
+ * Owns the administrative SQL, on the rj_cache it is given (cache_admin.h); the public
+ * calls (rocjit_cache_*) that find that cache in a context are src/request/admin.c's.
+ * The top of the cache's layers (cache_internal.h): nothing in the cache calls it, and
+ * the hit path never comes here.
  *
  * Callbacks run without the connection's lock: the walks (foreach, find, verify) read
  * their rows in batches under the lock, in key order from after the last key seen, copy
@@ -16,10 +19,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/cache_internal.h"
-#include "codeobj/codeobj.h"
-#include "request/context.h"
 #include "base/error.h"
+#include "codeobj/codeobj.h"
+#include "store/cache_admin.h"
+#include "store/cache_internal.h"
 #include "store/keylock.h"
 
 #define ENTRY_COLUMNS \
@@ -33,16 +36,15 @@ static const char *text(sqlite3_stmt *st, int col)
 	return t ? (const char *)t : "";
 }
 
-/* Fills e from a row selected with ENTRY_COLUMNS first. */
-static void row_entry(sqlite3_stmt *st, rocjit_entry *e)
+/* Fills e, and *k with its key, from a row selected with ENTRY_COLUMNS first. */
+static void row_entry(sqlite3_stmt *st, rocjit_entry *e, rj_key *k)
 {
 	const void *key = sqlite3_column_blob(st, 0);
-	rj_key k;
 
-	memset(&k, 0, sizeof k);
+	memset(k, 0, sizeof *k);
 	if (key && sqlite3_column_bytes(st, 0) == 16)
-		memcpy(k.b, key, 16);
-	rj_key_hex(&k, e->key);
+		memcpy(k->b, key, 16);
+	rj_key_hex(k, e->key);
 	e->platform = text(st, 1);
 	e->target = text(st, 2);
 	e->compiler = text(st, 3);
@@ -57,17 +59,8 @@ static void row_entry(sqlite3_stmt *st, rocjit_entry *e)
 	e->compile_ms = sqlite3_column_double(st, 12);
 }
 
-static int cache_of(rj_cache **out, rocjit_ctx *ctx)
-{
-	RJ_CHECK(!ctx, ROCJIT_EINVAL, "ctx is NULL");
-	RJ_CHECK(!ctx->cache, ROCJIT_EIO,
-		 "this context has no on-disk cache (ROCJIT_DISABLE_CACHE, "
-		 "ROCJIT_OPEN_NO_CACHE, or it could not be opened: see the warning)");
-	*out = ctx->cache;
-	return 0;
-}
-
-static int hex_key(rj_key *key, const char *hex)
+/* The key hex spells: 0, or -1 when hex is not 32 hex digits. */
+static int key_from_hex(rj_key *key, const char *hex)
 {
 	if (!hex || strlen(hex) != 32)
 		return -1;
@@ -77,6 +70,36 @@ static int hex_key(rj_key *key, const char *hex)
 		    sscanf(hex + 2 * i, "%2x", &v) != 1)
 			return -1;
 		key->b[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+int rj_cache_keys_from_hex(rj_key **out, const char *const *keys, size_t n)
+{
+	*out = calloc(n ? n : 1, sizeof **out);
+	RJ_CHECK(!*out, ROCJIT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (key_from_hex(&(*out)[i], keys[i]) != 0) {
+			free(*out);
+			*out = NULL;
+			RJ_FAIL(ROCJIT_EINVAL, "\"%s\" is not a key (32 hex digits)",
+				keys[i] ? keys[i] : "(null)");
+		}
+	return 0;
+}
+
+/* Takes c's lock and prepares sql: 0 with the lock held and *st to finalize, or
+ * ROCJIT_EIO recorded with the lock let go. */
+static int lock_prepare(rj_cache *c, const char *sql, sqlite3_stmt **st)
+{
+	int rc;
+
+	RJ_FORWARD(rj_cache_lock(c));
+	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
 	}
 	return 0;
 }
@@ -156,21 +179,14 @@ static int check_row(sqlite3_stmt *st, const rocjit_entry *e, char *msg, size_t 
 static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checked)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, step = SQLITE_DONE;
+	int rc = 0, step = SQLITE_DONE;
 
 	batch_clear(b);
-	if ((rc = rj_cache_lock(c)) != 0)
-		return rc;
-	if (sqlite3_prepare_v2(c->db, verify ? "SELECT " ENTRY_COLUMNS ", code, checksum FROM "
-					       "entries WHERE key > ?1 ORDER BY key LIMIT ?2"
-					     : "SELECT " ENTRY_COLUMNS " FROM entries WHERE key > ?1 "
-					       "ORDER BY key LIMIT ?2",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
-				  sqlite3_errmsg(c->db));
-		pthread_mutex_unlock(&c->lock);
-		return rc;
-	}
+	RJ_FORWARD(lock_prepare(c, verify ? "SELECT " ENTRY_COLUMNS ", code, checksum FROM "
+					    "entries WHERE key > ?1 ORDER BY key LIMIT ?2"
+					  : "SELECT " ENTRY_COLUMNS " FROM entries WHERE key > ?1 "
+					    "ORDER BY key LIMIT ?2",
+				&st));
 	if (b->started)
 		sqlite3_bind_blob(st, 1, b->last.b, 16, SQLITE_TRANSIENT);
 	else
@@ -181,8 +197,7 @@ static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checke
 		char msg[1100];
 		int reason = 0;
 
-		row_entry(st, &e);
-		hex_key(&b->last, e.key);
+		row_entry(st, &e, &b->last);
 		b->started = 1;
 		b->read++;
 		if (verify) {
@@ -209,13 +224,11 @@ static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checke
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *user)
+int rj_cache_foreach(rj_cache *c, rocjit_entry_fn fn, void *user)
 {
 	struct batch *b;
-	rj_cache *c = NULL;
 	int rc = 0;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(!fn, ROCJIT_EINVAL, "rocjit_cache_foreach: fn is NULL");
 	b = calloc(1, sizeof *b);
 	RJ_CHECK(!b, ROCJIT_ENOMEM, "out of memory");
@@ -231,20 +244,16 @@ ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *u
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
-				 int (*fn)(const rocjit_entry *entry, const void *code,
-					   size_t size, void *user),
-				 void *user)
+int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *user)
 {
 	char upper[33], matches[256] = "";
 	sqlite3_stmt *st;
 	rocjit_entry e, *one = NULL;
-	rj_cache *c = NULL;
+	rj_key k;
 	void *code = NULL;
 	size_t n, found = 0, size = 0;
 	int rc = 0;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(!fn || !prefix, ROCJIT_EINVAL, "rocjit_cache_find: prefix or fn is NULL");
 	n = strlen(prefix);
 	RJ_CHECK(n < 4 || n > 32 || strspn(prefix, "0123456789abcdefABCDEF") != n, ROCJIT_EINVAL,
@@ -252,21 +261,13 @@ ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
 		 "shows them)", prefix);
 	for (size_t i = 0; i <= n; i++)
 		upper[i] = (char)toupper((unsigned char)prefix[i]);
-	if ((rc = rj_cache_lock(c)) != 0)
-		return rc;
-	if (sqlite3_prepare_v2(c->db,
-			       "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
-			       "WHERE substr(hex(key), 1, ?2) = ?1 ORDER BY key LIMIT 6",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
-				  sqlite3_errmsg(c->db));
-		pthread_mutex_unlock(&c->lock);
-		return rc;
-	}
+	RJ_FORWARD(lock_prepare(c, "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
+				"WHERE substr(hex(key), 1, ?2) = ?1 ORDER BY key LIMIT 6",
+				&st));
 	sqlite3_bind_text(st, 1, upper, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, (int)n);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		row_entry(st, &e);
+		row_entry(st, &e, &k);
 		if (found < 5) {
 			size_t len = strlen(matches);
 			snprintf(matches + len, sizeof matches - len, "%s%.12s", found ? ", " : "",
@@ -329,26 +330,14 @@ static int remove_locked(rj_cache *c, const rj_key *keys, size_t n, size_t *remo
 	return 0;
 }
 
-ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, size_t n,
-				   size_t *removed)
+int rj_cache_remove(rj_cache *c, const char *const *keys, size_t n, size_t *removed)
 {
-	rj_cache *c = NULL;
 	rj_key *k;
 	int rc;
 
-	if (removed)
-		*removed = 0;
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
 	RJ_CHECK(n && !keys, ROCJIT_EINVAL, "rocjit_cache_remove: keys is NULL");
-	k = calloc(n ? n : 1, sizeof *k);
-	RJ_CHECK(!k, ROCJIT_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		if (hex_key(&k[i], keys[i]) != 0) {
-			free(k);
-			RJ_FAIL(ROCJIT_EINVAL, "\"%s\" is not a key (32 hex digits)",
-				keys[i] ? keys[i] : "(null)");
-		}
+	RJ_FORWARD(rj_cache_keys_from_hex(&k, keys, n));
 	if ((rc = rj_cache_lock(c)) == 0) {
 		rc = remove_locked(c, k, n, removed);
 		pthread_mutex_unlock(&c->lock);
@@ -361,12 +350,10 @@ ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, siz
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
+int rj_cache_compact(rj_cache *c)
 {
-	rj_cache *c = NULL;
 	int rc;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
 	RJ_FORWARD(rj_cache_lock(c));
 	/* VACUUM rewrites the database through the WAL; the checkpoints move it into the
@@ -382,19 +369,15 @@ ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
-				   void (*bad)(const rocjit_entry *entry, int reason,
-					       const char *message, void *user),
-				   void *user, uint64_t *checked, uint64_t *bad_count)
+int rj_cache_verify(rj_cache *c, int fix, rj_cache_bad_fn bad, void *user, uint64_t *checked,
+		    uint64_t *bad_count)
 {
 	rj_key *drop = NULL;
 	size_t ndrop = 0, cap = 0;
 	uint64_t nchecked = 0, nbad = 0;
 	struct batch *b;
-	rj_cache *c = NULL;
 	int rc = 0;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(fix && c->readonly, ROCJIT_EIO, "cache %s is opened read-only: cannot fix",
 		 c->path);
 	b = calloc(1, sizeof *b);
@@ -414,7 +397,7 @@ ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
 				cap = ncap;
 			}
 			if (fix)
-				hex_key(&drop[ndrop++], b->rows[i]->key);
+				key_from_hex(&drop[ndrop++], b->rows[i]->key);
 		}
 	} while (rc == 0 && b->read == WALK_BATCH);
 	batch_clear(b);
@@ -435,24 +418,11 @@ ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
+int rj_cache_counters(rj_cache *c, rocjit_counters *out)
 {
 	sqlite3_stmt *st;
-	rj_cache *c = NULL;
-	int rc = 0;
 
-	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
-	memset(out, 0, sizeof *out);
-	RJ_FORWARD(cache_of(&c, ctx));
-	if ((rc = rj_cache_lock(c)) != 0)
-		return rc;
-	if (sqlite3_prepare_v2(c->db, "SELECT name, value FROM counters", -1, &st, NULL) !=
-	    SQLITE_OK) {
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
-				  sqlite3_errmsg(c->db));
-		pthread_mutex_unlock(&c->lock);
-		return rc;
-	}
+	RJ_FORWARD(lock_prepare(c, "SELECT name, value FROM counters", &st));
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = text(st, 0);
 		double v = sqlite3_column_double(st, 1);
@@ -475,13 +445,11 @@ ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
 	return 0;
 }
 
-ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)
+int rj_cache_zero(rj_cache *c)
 {
 	char sql[128];
-	rj_cache *c = NULL;
 	int rc;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
 	snprintf(sql, sizeof sql,
 		 "DELETE FROM counters; INSERT INTO counters (name, value) VALUES ('since', %lld)",

@@ -110,4 +110,10 @@ void rj_cache_forget_pending(rj_cache *c);
 /* A cache got its first pending hit: a flush comes within 2 s. */
 void rj_cache_arm_flusher(void);
 
+/* ---- cache_admin.c --------------------------------------------------------------------- */
+
+/* Parses n keys of 32 hex digits into a malloc'ed array (*out, freed by the caller).
+ * 0, or ROCJIT_EINVAL naming the first that is not a key, or ROCJIT_ENOMEM. */
+int rj_cache_keys_from_hex(rj_key **out, const char *const *keys, size_t n);
+
 #endif
