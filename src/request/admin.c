@@ -5,14 +5,14 @@
  *
  * Owns only the step from the context to the store: checking the context, finding its
  * cache (or saying why it has none), clearing the out-parameters, then handing the
- * rj_cache to the store (store/cache_admin.h, store/bundle.h), which does the work and
+ * rj_cache to the store (store/cache_admin.h, store/bundle_transfer.h), which does the work and
  * knows nothing of contexts.  Never touches SQLite, the table or a compiler itself.
  */
 #include <string.h>
 
 #include "base/error.h"
 #include "request/context.h"
-#include "store/bundle.h"
+#include "store/bundle_transfer.h"
 #include "store/cache_admin.h"
 
 #define NO_CACHE " (ROCJIT_DISABLE_CACHE, ROCJIT_OPEN_NO_CACHE, or it could not be opened: " \

@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "store/bundle.h"
+#include "store/bundle_lookup.h"
 #include "store/cache.h"
 #include "key/key.h"
 #include "compile/platform.h"

@@ -278,8 +278,6 @@ static int prepare_statements(rj_cache *c)
  */
 static int open_file(rj_cache *c, int fd, const char *file)
 {
-	char uri[64];
-
 	c->readonly = 1;
 	c->filefd = fd;
 	snprintf(c->path, sizeof c->path, "%s", file);
@@ -287,9 +285,7 @@ static int open_file(rj_cache *c, int fd, const char *file)
 	if (strrchr(c->dir, '/'))
 		*strrchr(c->dir, '/') = 0;
 	RJ_FORWARD(rj_trust_check(fd, file, "cache file", rj_cache_trust_flags()));
-	rj_sqlite_fd_uri(uri, sizeof uri, fd, "immutable=1");
-	if (sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
-			    SQLITE_OPEN_NOMUTEX, rj_sqlite_vfs()) != SQLITE_OK)
+	if (rj_sqlite_open_fd(&c->db, fd) != SQLITE_OK)
 		RJ_FAIL(ROCJIT_EIO, "cannot open %s: %s", file,
 			c->db ? sqlite3_errmsg(c->db) : "out of memory");
 	return init_schema(c);
@@ -385,8 +381,10 @@ static int open_folder(rj_cache *c, int fd, const char *dir)
 	 * can change only by this user (the folder is writable by nobody else) or, in a
 	 * shared cache, by the group trusted with its contents - and SQLite opens each of
 	 * its files O_NOFOLLOW.  The name is never a URI: a folder called "file:/x" is
-	 * ./file:/x.  NOMUTEX: c->lock serializes every use of the connection.  URI: bundles
-	 * are attached as "file:" URIs (bundle.c).
+	 * ./file:/x.  NOMUTEX: c->lock serializes every use of the connection.  URI: the
+	 * names this connection is given (its database's, and the bundle file export
+	 * attaches: both from rj_sqlite_name_in) never start with "file:", so none is read
+	 * as a URI.
 	 */
 	RJ_CHECK(rj_sqlite_name_in(name, sizeof name, c->dirfd, dir, RJ_CACHE_FILE) != 0,
 		 ROCJIT_EINVAL, "cache folder path is too long");

@@ -208,10 +208,13 @@ const char *rj_sqlite_vfs(void)
 	return base ? vfs.zName : NULL;
 }
 
-void rj_sqlite_fd_uri(char *out, size_t size, int fd, const char *query)
+int rj_sqlite_open_fd(sqlite3 **db, int fd)
 {
-	snprintf(out, size, "file:" FD_NAME "%d%s%s", fd, query && *query ? "?" : "",
-		 query ? query : "");
+	char uri[64];
+
+	snprintf(uri, sizeof uri, "file:" FD_NAME "%d?immutable=1", fd);
+	return sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+			       SQLITE_OPEN_NOMUTEX, rj_sqlite_vfs());
 }
 
 int rj_sqlite_name_in(char *out, size_t size, int dirfd, const char *dir, const char *name)

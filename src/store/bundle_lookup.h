@@ -1,15 +1,13 @@
 /*
- * bundle.h - read-only bundles of prebuilt code objects, looked in after the user cache
- * (see bundle.c and the Bundles section of rocjit.h).
+ * bundle_lookup.h - the bundle tier: read-only bundles of prebuilt code objects, looked
+ * in after the user cache (see bundle_lookup.c and the Bundles section of rocjit.h).
  */
-#ifndef ROCJIT_BUNDLE_H
-#define ROCJIT_BUNDLE_H
+#ifndef ROCJIT_BUNDLE_LOOKUP_H
+#define ROCJIT_BUNDLE_LOOKUP_H
 
 #include <stddef.h>
 
-#include "rocjit.h"
 #include "key/key.h"
-#include "store/cache.h"
 
 struct rj_bundle;
 
@@ -26,12 +24,5 @@ void rj_bundles_close(struct rj_bundle *list);
 int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *target,
 		   const char *compiler, void **code, size_t *size, double *compile_ms,
 		   const char **which);
-
-/* rocjit_bundle_export, from cache c: the keys' entries into a new bundle file path. */
-int rj_bundle_export(rj_cache *c, const char *path, const char *const *keys, size_t n,
-		     size_t *count);
-/* rocjit_bundle_import_v2, into cache c. */
-int rj_bundle_import(rj_cache *c, const char *path, size_t *copied, size_t *rejected,
-		     rocjit_reject_fn fn, void *user);
 
 #endif
