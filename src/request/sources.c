@@ -4,7 +4,9 @@
  *
  * Owns the context's list of resolved sources (ctx->sources, under ctx->rw) and its set
  * of registered headers.  Each name is resolved once per context, so a registered request
- * hashes no source text at all: its digest is computed here, once.
+ * hashes no source text at all: its digest is computed here, once.  Reads the registry
+ * (registry.c) and files under $ROCJIT_KERNEL_PATH only; never touches the table, the
+ * stores or a compiler.
  *
  * Registered headers: every registered file named *.h, *.hpp, *.cuh or *.inc is given to
  * every registered source as an in-memory header under its registered name, so kernels

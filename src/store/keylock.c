@@ -25,7 +25,8 @@
  * parent still holds.  So the process's held locks are listed, and a fork child closes
  * its copies and forgets them (pthread_atfork): the parent's locks stay the parent's.
  *
- * Owns the locks/ folder; never touches the database.
+ * Owns the key lock files in the locks/ folder (cache_db.c's open.lock beside them is the
+ * cache's); never touches the database, and knows no rj_cache: it is given the folder.
  */
 #include <ctype.h>
 #include <dirent.h>

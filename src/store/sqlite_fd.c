@@ -7,7 +7,9 @@
  * the folder again, raceably), and "rocjit-fd:<n>" opens a read-only file on a duplicate
  * of descriptor n, read with pread.  Everything else is the unix VFS's.
  *
- * Owns the VFS and the process's table of pinned folder descriptors.
+ * Owns the VFS and the process's table of pinned folder descriptors.  Knows nothing of
+ * rocjit's databases (schema, caches, bundles) and checks nothing itself: its callers
+ * hand it descriptors they have checked (trust.c).
  */
 #include "store/sqlite_fd.h"
 
