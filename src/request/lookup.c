@@ -211,6 +211,16 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	return 0;
 }
 
+/* A store's hit fills s: code (malloc'ed, s owns it now), counted as a disk hit. */
+static void take_hit(rocjit_ctx *ctx, struct rj_slot *s, void *code, size_t size, double ms)
+{
+	s->code.data = code;
+	s->code.size = size;
+	s->code.compile_ms = ms;
+	s->code.from_cache = 1;
+	atomic_fetch_add(&ctx->disk_hits, 1);
+}
+
 /* 1 and s filled when the on-disk cache has s's key; 0 on a miss (or a cache failure). */
 static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s)
 {
@@ -221,11 +231,7 @@ static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_sl
 	int rc = rj_cache_get(ctx->cache, &s->key, &code, &size, &ms);
 
 	if (rc == 1) {
-		s->code.data = code;
-		s->code.size = size;
-		s->code.compile_ms = ms;
-		s->code.from_cache = 1;
-		atomic_fetch_add(&ctx->disk_hits, 1);
+		take_hit(ctx, s, code, size, ms);
 		if (rj_log_level() >= RJ_LOG_INFO) {
 			rj_key_hex(&s->key, hex);
 			rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms "
@@ -335,11 +341,7 @@ static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	}
 	if (i == n)
 		return 0;
-	s->code.data = code;
-	s->code.size = size;
-	s->code.compile_ms = ms;
-	s->code.from_cache = 1;
-	atomic_fetch_add(&ctx->disk_hits, 1);
+	take_hit(ctx, s, code, size, ms);
 	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", s->target,
 	       r->name, which, targets[i]);
 	return 1;

@@ -45,6 +45,7 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "store/keylock.h"
+#include "store/trust.h"
 
 #define STALE_AFTER_S 60     /* a lock file nobody holds, this old, was left behind */
 #define SWEEP_ON_LOCK 512    /* names looked at by the sweep a process makes on its own */
@@ -112,10 +113,10 @@ static void list_remove(struct rj_keylock *l)
 
 /* ---- The locks/ folder ----------------------------------------------------------------- */
 
-/* ROCJIT_CACHE_SHARED as a switch: "", 0, false, no, off (any case) are off. */
+/* ROCJIT_CACHE_SHARED, as the trust rule reads it (trust.c). */
 static int shared_mode(void)
 {
-	return rocjit_env_flag("ROCJIT_CACHE_SHARED");
+	return !!(rj_cache_trust_flags() & RJ_TRUST_SHARED);
 }
 
 /*
