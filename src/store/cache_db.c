@@ -556,8 +556,7 @@ int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly)
 		/* Keep the message: closing must not overwrite it. */
 		char msg[1024];
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
-		if (c->db)
-			rj_cache_close_db(c);
+		rj_cache_close_db(c);
 		rj_cache_free(c);
 		return rj_error_set(rc, __FILE__, __LINE__, "%s", msg);
 	}
