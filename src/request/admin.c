@@ -5,8 +5,9 @@
  *
  * Owns only the step from the context to the store: checking the context, finding its
  * cache (or saying why it has none), clearing the out-parameters, then handing the
- * rj_cache to the store (store/cache_admin.h, store/bundle_transfer.h), which does the work and
- * knows nothing of contexts.  Never touches SQLite, the table or a compiler itself.
+ * rj_cache to the store (store/cache_admin.h, store/bundle_transfer.h), which does the
+ * work and knows nothing of contexts.  Never touches SQLite, the table or a compiler
+ * itself.
  */
 #include <string.h>
 

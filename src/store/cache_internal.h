@@ -1,7 +1,8 @@
 /*
  * cache_internal.h - the cache connection's layout and the helpers the store's files
- * share.  Included by the files of src/store that work on a cache's connection (and by
- * white-box tests); nothing outside src/store includes it.
+ * share (one application id, one entry column list, one way to create a rocjit
+ * database).  Included by files of src/store (and by white-box tests); nothing outside
+ * src/store includes it.
  *
  * The cache's files form layers, each calling only those below it:
  *   cache_db.c       the connection: open, schema, statements, exec, lock, close
