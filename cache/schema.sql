@@ -1,5 +1,5 @@
 -- rocjit on-disk cache, format version 2 (stored as PRAGMA user_version = 2).
--- Embedded into the library at build time (src/cache.c runs it when a database is new).
+-- Embedded into the library at build time (src/store/cache_db.c runs it when a database is new).
 -- See cache/FORMAT.md.
 
 CREATE TABLE IF NOT EXISTS entries (
@@ -27,13 +27,13 @@ CREATE INDEX IF NOT EXISTS entries_target ON entries (target);
 CREATE INDEX IF NOT EXISTS entries_pkey ON entries (pkey);
 
 -- What each platform's compiler identity was, with a fingerprint of the files it came
--- from (src/compiler_id.c): lets a cache hit skip loading the compiler.
+-- from (src/compile/compiler_id.c): lets a cache hit skip loading the compiler.
 CREATE TABLE IF NOT EXISTS compilers (
 	platform    TEXT    PRIMARY KEY,        -- "amd", "nvidia"
 	memo        TEXT    NOT NULL            -- identity + file and environment fingerprint
 );
 
--- Counters across processes since the last `rocjit stats --zero` (src/cache.c adds each
+-- Counters across processes since the last `rocjit stats --zero` (src/store/cache_usage.c adds each
 -- context's counts when it closes).  Rows: disk_hits, misses, compiles, compile_ms,
 -- saved_ms (compile time the disk hits did not spend again), since (unix seconds).
 CREATE TABLE IF NOT EXISTS counters (

@@ -9,7 +9,7 @@
  * content-hashed SQLite cache, and every later request - from this process or any other -
  * is served from the cache.
  *
- * Lookup order for a kernel:  in-process table  ->  on-disk cache  ->  compile.
+ * Lookup order for a kernel:  in-process table  ->  on-disk cache  ->  bundles  ->  compile
  *
  * Caveats
  *  - The on-disk cache is best-effort: a cache that cannot be opened, read or written is a
@@ -18,8 +18,10 @@
  *  - Vendor libraries (hipRTC, the HIP runtime, comgr) are loaded at run time with dlopen.
  *    A machine without them can still open a context; requests that need a compiler then
  *    fail with ROCJIT_ENOCOMPILER, requests that need a device with ROCJIT_ENODEV.
- *  - hipRTC 5.x is not thread-safe: rocjit serializes compiles inside a process.  Requests
- *    that hit the cache never wait for a compile of another kernel.
+ *  - hipRTC 5.x is not thread-safe: rocjit serializes hipRTC (AMD) compiles inside a
+ *    process, one at a time.  NVRTC (NVIDIA) compiles are not serialized: threads compile
+ *    different kernels at once.  Requests that hit the cache never wait for a compile of
+ *    another kernel.
  *  - Strings are UTF-8 and NUL-terminated unless a length is given.
  *  - fork(): a context opened before fork() may be used in the child.  The child never
  *    uses its parent's database connection (every open cache's connection is closed

@@ -215,7 +215,7 @@ static int has_pending(rocjit_ctx *ctx)
 	int pending = 0;
 	pthread_rwlock_rdlock(&ctx->rw);
 	for (size_t i = 0; i < ctx->nbuckets; i++)
-		for (struct rj_entry *e = ctx->buckets[i]; e; e = e->next)
+		for (struct rj_slot *e = ctx->buckets[i]; e; e = e->next)
 			pending |= e->state == RJ_PENDING;
 	pthread_rwlock_unlock(&ctx->rw);
 	return pending;

@@ -2,19 +2,19 @@
  * context.c - the public context, kernel, compile and statistics calls.
  *
  * Owns argument checking, target resolution (override, else the device's, looked at
- * once), module loading and function lookup.  Entries are produced by lookup.c; this file
- * never talks to SQLite or a compiler itself.
+ * once), module loading and function lookup.  Slots of the table are filled by lookup.c;
+ * this file never talks to SQLite or a compiler itself.
  *
  * The hit path of rocjit_kernel_get is: normalize options (no allocation), hash the
- * source and the key, take the read lock, find the entry and its kernel.
+ * source and the key, take the read lock, find the slot and its kernel.
  *
  * fork(): every open context is made quiet before a fork (its locks taken, so that no
- * table is half-changed) and set right in the child (pthread_atfork): an entry a parent
+ * table is half-changed) and set right in the child (pthread_atfork): a slot a parent
  * thread was producing fails there, to be produced anew by the next request; the
  * parent's modules and kernels are forgotten (GPU runtimes do not carry over a fork), and
  * when the parent had initialized the device, the child's device requests fail with a
  * message saying so.  Code objects in the table stay valid, so rocjit_compile works in the
- * child, as do the cache (cache.c) and the key locks (keylock.c).
+ * child, as do the cache (cache_process.c) and the key locks (keylock.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -94,7 +94,7 @@ static void before_fork(void)
 static void init_locks(rocjit_ctx *ctx)
 {
 	/* Writers first: a stream of hits must not starve the thread publishing a fresh
-	   entry (nothing takes the read lock recursively). */
+	   slot (nothing takes the read lock recursively). */
 	pthread_rwlockattr_t attr;
 
 	pthread_rwlockattr_init(&attr);
@@ -127,22 +127,22 @@ static void child_fixup(rocjit_ctx *ctx)
 {
 	ctx->gen = atomic_fetch_add(&next_gen, 1) + 1; /* the thread memos no longer match */
 	for (size_t i = 0; i < ctx->nbuckets; i++)
-		for (struct rj_entry *e = ctx->buckets[i]; e; e = e->next) {
-			struct rocjit_kernel *k = e->kernels, *next;
-			if (e->state == RJ_PENDING) {
+		for (struct rj_slot *s = ctx->buckets[i]; s; s = s->next) {
+			struct rocjit_kernel *k = s->kernels, *next;
+			if (s->state == RJ_PENDING) {
 				/* Its producer was a parent thread: the next request retries. */
-				free(e->error);
-				e->error = NULL;
-				e->rc = ROCJIT_EIO;
-				e->state = RJ_FAILED;
+				free(s->error);
+				s->error = NULL;
+				s->rc = ROCJIT_EIO;
+				s->state = RJ_FAILED;
 			}
 			for (; k; k = next) {
 				next = k->next;
 				k->next = ctx->stale_kernels;
 				ctx->stale_kernels = k;
 			}
-			e->kernels = NULL;
-			e->module = NULL;
+			s->kernels = NULL;
+			s->module = NULL;
 		}
 	if (atomic_load(&ctx->device_state) == 1) {
 		snprintf(ctx->device_error, sizeof ctx->device_error,
@@ -373,15 +373,15 @@ static int compile_request(const rocjit_code **out, rocjit_ctx *ctx, const char 
 			   struct rj_request *r)
 {
 	struct rj_lookup lk;
-	struct rj_entry *e;
+	struct rj_slot *s;
 	int rc = rj_lookup_init(&lk, ctx, r, target);
 
 	if (rc == 0)
-		rc = rj_entry_get(&e, ctx, r, &lk);
+		rc = rj_slot_get(&s, ctx, r, &lk);
 
 	rj_opts_release(&r->opts);
 	RJ_FORWARD(rc);
-	*out = &e->code;
+	*out = &s->code;
 	rj_error_clear();
 	return 0;
 }
@@ -401,16 +401,16 @@ ROCJIT_API int rocjit_compile(const rocjit_code **out, rocjit_ctx *ctx, const ch
 
 /* ---- Kernels ----------------------------------------------------------------------------- */
 
-static struct rocjit_kernel *find_kernel(const struct rj_entry *e, const char *name)
+static struct rocjit_kernel *find_kernel(const struct rj_slot *s, const char *name)
 {
-	for (struct rocjit_kernel *k = e->kernels; k; k = k->next)
+	for (struct rocjit_kernel *k = s->kernels; k; k = k->next)
 		if (strcmp(k->name, name) == 0)
 			return k;
 	return NULL;
 }
 
-/* Loads e's module on the device (once) and fetches the named function (once). */
-static int load_kernel(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_entry *e,
+/* Loads s's module on the device (once) and fetches the named function (once). */
+static int load_kernel(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_slot *s,
 		       const char *name)
 {
 	struct rocjit_kernel *k;
@@ -419,17 +419,17 @@ static int load_kernel(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_entry *e,
 
 	pthread_mutex_lock(&ctx->load_mu);
 	pthread_rwlock_rdlock(&ctx->rw);
-	module = e->module;
-	k = find_kernel(e, name);
+	module = s->module;
+	k = find_kernel(s, name);
 	pthread_rwlock_unlock(&ctx->rw);
 	if (k)
 		goto out;
 	if (!module) {
-		rc = ctx->platform->module_load(ctx->device, e->code.data, e->code.size, &module);
+		rc = ctx->platform->module_load(ctx->device, s->code.data, s->code.size, &module);
 		if (rc)
 			goto out;
 		pthread_rwlock_wrlock(&ctx->rw);
-		e->module = module;
+		s->module = module;
 		pthread_rwlock_unlock(&ctx->rw);
 	}
 	rc = ctx->platform->function_get(module, name, &fn);
@@ -444,11 +444,11 @@ static int load_kernel(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_entry *e,
 	k->device = ctx->device;
 	k->forks = atomic_load_explicit(&forks, memory_order_relaxed);
 	k->function = fn;
-	k->entry = e;
+	k->slot = s;
 	memcpy(k->name, name, strlen(name) + 1);
 	pthread_rwlock_wrlock(&ctx->rw);
-	k->next = e->kernels;
-	e->kernels = k;
+	k->next = s->kernels;
+	s->kernels = k;
 	pthread_rwlock_unlock(&ctx->rw);
 out:
 	pthread_mutex_unlock(&ctx->load_mu);
@@ -457,14 +457,14 @@ out:
 }
 
 /*
- * The hit path: one read lock finds both the entry and its kernel.  The first request
+ * The hit path: one read lock finds both the slot and its kernel.  The first request
  * for a program or a kernel name takes the slow path once.
  */
 static int kernel_get(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_request *r,
 		      const char *kernel_name)
 {
 	struct rj_lookup lk;
-	struct rj_entry *e;
+	struct rj_slot *s;
 	struct rocjit_kernel *k = NULL;
 	const char *target;
 	int rc;
@@ -478,19 +478,19 @@ static int kernel_get(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_request *r
 		rc = rj_lookup_init(&lk, ctx, r, target);
 	if (rc == 0) {
 		pthread_rwlock_rdlock(&ctx->rw);
-		e = rj_table_find(ctx, &lk.key);
-		if (e && e->state == RJ_READY)
-			k = find_kernel(e, kernel_name);
+		s = rj_table_find(ctx, &lk.key);
+		if (s && s->state == RJ_READY)
+			k = find_kernel(s, kernel_name);
 		pthread_rwlock_unlock(&ctx->rw);
 		if (k)
 			atomic_fetch_add_explicit(&ctx->memory_hits, 1, memory_order_relaxed);
 		else
-			rc = rj_entry_get(&e, ctx, r, &lk);
+			rc = rj_slot_get(&s, ctx, r, &lk);
 	}
 	rj_opts_release(&r->opts);
 	RJ_FORWARD(rc);
 	if (!k)
-		RJ_FORWARD(load_kernel(&k, ctx, e, kernel_name));
+		RJ_FORWARD(load_kernel(&k, ctx, s, kernel_name));
 	*out = k;
 	rj_error_clear();
 	return 0;

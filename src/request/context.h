@@ -1,9 +1,14 @@
 /*
- * context.h - the context and its in-process table (internal layout).
+ * context.h - the context and its in-process table of slots (internal layout), and what
+ * the request path's files share.
  *
- * A context owns: the platform it uses, its device's target, the on-disk cache handle,
- * and the in-process table of entries (one per program and target) with their loaded
- * modules and fetched kernels.  Shared by table.c and context.c only.
+ * A context owns: the platform it uses, its device's target, the handles of its stores
+ * (the on-disk cache, the bundles), the registered sources it resolved, and the
+ * in-process table: one slot per program and target, holding its code object, loaded
+ * module and fetched kernels.  (A slot is not a rocjit_entry, which is a row of the
+ * on-disk cache.)  Included by the files of src/request only (context.c, table.c,
+ * lookup.c, sources.c, recent.c, admin.c) and by white-box tests: the layers below never
+ * see a context, they get the handle they need (rj_cache *, struct rj_bundle *).
  */
 #ifndef ROCJIT_CONTEXT_H
 #define ROCJIT_CONTEXT_H
@@ -11,7 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "store/bundle.h"
+#include "store/bundle_lookup.h"
 #include "store/cache.h"
 #include "key/key.h"
 #include "compile/platform.h"
@@ -25,13 +30,14 @@ struct rocjit_kernel {
 	int device;
 	unsigned forks;             /* the fork count when loaded (context.c): launchable
 	                               only in the process that loaded it */
-	struct rj_entry *entry;
-	struct rocjit_kernel *next; /* the entry's kernels */
+	struct rj_slot *slot;
+	struct rocjit_kernel *next; /* the slot's kernels */
 	char name[];
 };
 
-/* One program compiled for one target.  Immutable once READY, but for module/kernels. */
-struct rj_entry {
+/* A slot of the in-process table: one program compiled for one target.  Immutable once
+ * READY, but for module/kernels. */
+struct rj_slot {
 	rj_key key;
 	const struct rj_platform *platform; /* the target's */
 	enum rj_state state;       /* under ctx->rw */
@@ -41,7 +47,7 @@ struct rj_entry {
 	char target[RJ_TARGET_MAX];
 	void *module;              /* loaded on the context's device, or NULL */
 	struct rocjit_kernel *kernels;
-	struct rj_entry *next;     /* hash chain */
+	struct rj_slot *next;      /* hash chain */
 };
 
 /* A registered source as this context resolved it (embedded text or ROCJIT_KERNEL_PATH). */
@@ -66,13 +72,13 @@ struct rocjit_ctx {
 	rj_cache *cache;            /* NULL: memory only */
 	struct rj_bundle *bundles;  /* prebuilt, read-only; NULL: none */
 
-	pthread_rwlock_t rw;        /* table, entry states, module pointers, kernel lists,
+	pthread_rwlock_t rw;        /* table, slot states, module pointers, kernel lists,
 	                               sources */
-	pthread_mutex_t wait_mu;    /* with wait_cv: waiting for a PENDING entry */
+	pthread_mutex_t wait_mu;    /* with wait_cv: waiting for a PENDING slot */
 	pthread_cond_t wait_cv;
 	pthread_mutex_t load_mu;    /* serializes module loads and device detection */
-	struct rj_entry **buckets;
-	size_t nbuckets, nentries;
+	struct rj_slot **buckets;
+	size_t nbuckets, nslots;
 	struct rj_source *sources;
 	/* Every registered header (.h .hpp .cuh .inc), given to registered sources as
 	   in-memory headers; resolved once (sources.c), under load_mu. */
@@ -105,10 +111,10 @@ struct rocjit_ctx {
 void rj_note_store(rocjit_ctx *ctx, int ok);
 
 /* table.c: the in-process table.  Callers hold ctx->rw (read for find, write for add). */
-struct rj_entry *rj_table_find(const rocjit_ctx *ctx, const rj_key *key);
-/* Adds a PENDING entry for key. NULL on out of memory. */
-struct rj_entry *rj_table_add(rocjit_ctx *ctx, const rj_key *key);
-/* Frees every entry (unloading modules). No locking: only at close. */
+struct rj_slot *rj_table_find(const rocjit_ctx *ctx, const rj_key *key);
+/* Adds a PENDING slot for key. NULL on out of memory. */
+struct rj_slot *rj_table_add(rocjit_ctx *ctx, const rj_key *key);
+/* Frees every slot (unloading modules). No locking: only at close. */
 void rj_table_free(rocjit_ctx *ctx);
 
 /* A validated request: what enters the key, plus where diagnostics go. */
@@ -138,11 +144,11 @@ int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_reques
 		   const char *target);
 
 /*
- * lookup.c: the READY entry for r, from the table, the disk cache or the compiler,
- * produced once however many threads ask.
+ * lookup.c: the READY slot for r, from the table, the disk cache, a bundle or the
+ * compiler, filled once however many threads ask.
  */
-int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
-		 const struct rj_lookup *lk);
+int rj_slot_get(struct rj_slot **out, rocjit_ctx *ctx, const struct rj_request *r,
+		const struct rj_lookup *lk);
 
 /* recent.c: the calling thread's memo of kernels it got (see recent.c). */
 rocjit_kernel *rj_recent_find(const rocjit_ctx *ctx, const rocjit_program *p, size_t length,

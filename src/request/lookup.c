@@ -1,10 +1,13 @@
 /*
- * lookup.c - producing an entry of the in-process table: on-disk cache, else compile.
+ * lookup.c - filling a slot of the in-process table: from the on-disk cache, else a
+ * bundle, else the compiler.
  *
- * Owns the once-per-key protocol: the first thread to miss a key becomes the entry's
- * owner and produces it without holding any table lock; threads asking for the same key
- * meanwhile wait for its result instead of compiling it again.  Talks to the vendor only
- * through the platform interface and to SQLite only through cache.h.
+ * Owns the once-per-key protocol: the first thread to miss a key becomes the slot's
+ * owner and fills it without holding any table lock; threads asking for the same key
+ * meanwhile wait for its result instead of compiling it again.  Owns the order of the
+ * tiers and the key of a request.  Talks to the vendor only through the platform
+ * interface, and to the stores only through their handles (cache.h, bundle_lookup.h,
+ * keylock.h): never SQLite, never a store's layout.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,19 +60,28 @@ static char *join_header_names(const struct rj_request *r)
 	return s;
 }
 
-/* e's key less the compiler identity: what finds it in a bundle without a compiler. */
-static rj_key portable_key(const struct rj_request *r, const struct rj_entry *e)
+/* What r's key for target is made of; compiler NULL for the portable key. */
+static void key_input(struct rj_key_input *in, const struct rj_request *r,
+		      const struct rj_platform *platform, const char *target, const char *compiler)
+{
+	in->platform = platform->id;
+	in->target = target;
+	in->compiler = compiler;
+	in->options = &r->opts;
+	in->headers = r->headers;
+	in->num_headers = r->num_headers;
+	in->header_digests = r->header_digests;
+	in->source = r->digest;
+}
+
+/* r's key for target less the compiler identity: what finds it in a bundle without a
+ * compiler. */
+static rj_key portable_key(const struct rj_request *r, const struct rj_platform *platform,
+			   const char *target)
 {
 	struct rj_key_input in;
 
-	in.platform = e->platform->id;
-	in.target = e->target;
-	in.compiler = NULL;
-	in.options = &r->opts;
-	in.headers = r->headers;
-	in.num_headers = r->num_headers;
-	in.header_digests = r->header_digests;
-	in.source = r->digest;
+	key_input(&in, r, platform, target, NULL);
 	return rj_key_compute_portable(&in);
 }
 
@@ -91,7 +103,7 @@ void rj_note_store(rocjit_ctx *ctx, int ok)
 }
 
 /* Stores a fresh code object; failures only cost the next process a compile. */
-static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		  const char *compiler, const char *kernels)
 {
 	struct rj_cache_meta m;
@@ -104,16 +116,16 @@ static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *
 		rj_note_store(ctx, 0);
 		goto out;
 	}
-	m.platform = e->platform->name;
-	m.target = e->target;
+	m.platform = s->platform->name;
+	m.target = s->target;
 	m.compiler = compiler;
 	m.options = options;
 	m.source_name = r->name;
 	m.headers = headers;
 	m.kernels = kernels;
-	m.compile_ms = e->code.compile_ms;
-	m.pkey = portable_key(r, e);
-	if (rj_cache_put(ctx->cache, &e->key, &m, e->code.data, e->code.size) != 0) {
+	m.compile_ms = s->code.compile_ms;
+	m.pkey = portable_key(r, s->platform, s->target);
+	if (rj_cache_put(ctx->cache, &s->key, &m, s->code.data, s->code.size) != 0) {
 		atomic_fetch_add(&ctx->cache_errors, 1);
 		rj_note_store(ctx, 0);
 		rj_warn_once("cache-put", "%s; the kernel is still used", rocjit_last_error());
@@ -125,7 +137,7 @@ out:
 	free(headers);
 }
 
-static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		   const char *compiler)
 {
 	struct rj_compile_req req;
@@ -134,14 +146,14 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 	double t0;
 	int rc;
 
-	rj_key_hex(&e->key, hex);
+	rj_key_hex(&s->key, hex);
 	RJ_CHECK(ctx->flags & ROCJIT_OPEN_NO_COMPILE, ROCJIT_ENOTCACHED,
 		 "%s for %s is not in the cache (key %s) and compiling is forbidden "
 		 "(ROCJIT_NO_COMPILE or ROCJIT_OPEN_NO_COMPILE): prewarm the cache for this "
-		 "target, or allow compiling", r->name, e->target, hex);
+		 "target, or allow compiling", r->name, s->target, hex);
 	RJ_CHECK(memchr(r->source, 0, r->length) != NULL, ROCJIT_EINVAL,
 		 "%s contains a NUL byte: kernel source must be text", r->name);
-	RJ_FORWARD(e->platform->target_check(e->target));
+	RJ_FORWARD(s->platform->target_check(s->target));
 	source = malloc(r->length + 1);
 	RJ_CHECK(!source, ROCJIT_ENOMEM, "out of memory compiling %s", r->name);
 	memcpy(source, r->source, r->length);
@@ -152,9 +164,9 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 	req.headers = r->headers;
 	req.num_headers = r->num_headers;
 	t0 = rj_now_ms();
-	rc = e->platform->compile(e->target, &req, &out);
+	rc = s->platform->compile(s->target, &req, &out);
 	free(source);
-	e->code.compile_ms = rj_now_ms() - t0;
+	s->code.compile_ms = rj_now_ms() - t0;
 	copy_log(r, out.log);
 	if (rc != 0) {
 		char msg[MSG_MAX];
@@ -163,9 +175,9 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 		first_error(first, sizeof first, out.log);
 		free(out.log);
 		RJ_LOG(RJ_LOG_INFO, "compile failed key=%s target=%s source=%s %.1f ms", hex,
-		       e->target, r->name, e->code.compile_ms);
+		       s->target, r->name, s->code.compile_ms);
 		if (rc == ROCJIT_ECOMPILE)
-			RJ_FAIL(rc, "%s did not compile for %s%s", r->name, e->target,
+			RJ_FAIL(rc, "%s did not compile for %s%s", r->name, s->target,
 				first[0] ? first : " (no diagnostics; see the log)");
 		RJ_FAIL(rc, "%s", msg);
 	}
@@ -173,8 +185,8 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 		RJ_LOG(RJ_LOG_INFO, "compiler said for %s:\n%s", r->name, out.log);
 	free(out.log);
 	atomic_fetch_add(&ctx->compiles, 1);
-	atomic_fetch_add(&ctx->compile_us, (uint64_t)(e->code.compile_ms * 1e3));
-	rc = rj_codeobj_check(out.code, out.size, e->target, &kernels);
+	atomic_fetch_add(&ctx->compile_us, (uint64_t)(s->code.compile_ms * 1e3));
+	rc = rj_codeobj_check(out.code, out.size, s->target, &kernels);
 	if (rc != 0) {
 		char msg[MSG_MAX];
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
@@ -182,13 +194,13 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 		RJ_FAIL(rc, "the compiler returned an unusable code object for %s: %s", r->name,
 			msg);
 	}
-	e->code.data = out.code;
-	e->code.size = out.size;
-	e->code.from_cache = 0;
+	s->code.data = out.code;
+	s->code.size = out.size;
+	s->code.from_cache = 0;
 	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
-	       hex, e->target, r->name, kernels, out.size, e->code.compile_ms);
+	       hex, s->target, r->name, kernels, out.size, s->code.compile_ms);
 	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY)) {
-		store(ctx, r, e, compiler, kernels);
+		store(ctx, r, s, compiler, kernels);
 	} else if (!ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_CACHE)) {
 		/* A cache was wanted but could not be opened: this object is not kept. */
 		rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "%s", ctx->cache_error[0] ?
@@ -199,25 +211,31 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 	return 0;
 }
 
-/* 1 and e filled when the on-disk cache has e's key; 0 on a miss (or a cache failure). */
-static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e)
+/* A store's hit fills s: code (malloc'ed, s owns it now), counted as a disk hit. */
+static void take_hit(rocjit_ctx *ctx, struct rj_slot *s, void *code, size_t size, double ms)
+{
+	s->code.data = code;
+	s->code.size = size;
+	s->code.compile_ms = ms;
+	s->code.from_cache = 1;
+	atomic_fetch_add(&ctx->disk_hits, 1);
+}
+
+/* 1 and s filled when the on-disk cache has s's key; 0 on a miss (or a cache failure). */
+static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s)
 {
 	void *code;
 	size_t size;
 	double t0 = rj_now_ms(), ms = 0;
 	char hex[33];
-	int rc = rj_cache_get(ctx->cache, &e->key, &code, &size, &ms);
+	int rc = rj_cache_get(ctx->cache, &s->key, &code, &size, &ms);
 
 	if (rc == 1) {
-		e->code.data = code;
-		e->code.size = size;
-		e->code.compile_ms = ms;
-		e->code.from_cache = 1;
-		atomic_fetch_add(&ctx->disk_hits, 1);
+		take_hit(ctx, s, code, size, ms);
 		if (rj_log_level() >= RJ_LOG_INFO) {
-			rj_key_hex(&e->key, hex);
+			rj_key_hex(&s->key, hex);
 			rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms "
-			       "(compiling took %.1f ms)", hex, e->target, r->name, size,
+			       "(compiling took %.1f ms)", hex, s->target, r->name, size,
 			       rj_now_ms() - t0, ms);
 		}
 		return 1;
@@ -236,7 +254,7 @@ static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_en
  * Returns 1 when the cache answered meanwhile; else 0 with *lock held or not (no lock can
  * be had: compile anyway).
  */
-static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 			struct rj_keylock *lock)
 {
 	double deadline = rj_now_ms() + rj_keylock_timeout_ms();
@@ -246,10 +264,10 @@ static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_e
 	lock->fd = -1;
 	if ((ctx->flags & ROCJIT_OPEN_READONLY) || rj_cache_readonly(ctx->cache))
 		return 0;
-	while ((rc = rj_keylock_try(lock, rj_cache_dir_of(ctx->cache), &e->key)) == RJ_LOCK_BUSY) {
+	while ((rc = rj_keylock_try(lock, rj_cache_dir_of(ctx->cache), &s->key)) == RJ_LOCK_BUSY) {
 		if (rj_now_ms() > deadline) {
 			char hex[33];
-			rj_key_hex(&e->key, hex);
+			rj_key_hex(&s->key, hex);
 			rj_log(RJ_LOG_WARN, "another process has been compiling %s (key %s) for "
 			       "%d ms; compiling it here too (ROCJIT_LOCK_TIMEOUT_MS sets the wait)",
 			       r->name, hex, rj_keylock_timeout_ms());
@@ -258,11 +276,11 @@ static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_e
 		usleep(sleep_us);
 		if (sleep_us < 50000)
 			sleep_us *= 2;
-		if (disk_lookup(ctx, r, e))
+		if (disk_lookup(ctx, r, s))
 			return 1;
 	}
 	/* Held: the previous holder may have stored it just before letting go. */
-	if (rc == RJ_LOCK_HELD && disk_lookup(ctx, r, e)) {
+	if (rc == RJ_LOCK_HELD && disk_lookup(ctx, r, s)) {
 		rj_keylock_release(lock);
 		return 1;
 	}
@@ -300,9 +318,9 @@ static size_t compatible_targets(char out[8][RJ_TARGET_MAX], const char *target)
 	return n ? n : (snprintf(out[0], RJ_TARGET_MAX, "%s", target), 1);
 }
 
-/* 1 and e filled when a bundle has e's program for its target, or for a less specific
+/* 1 and s filled when a bundle has s's program for its target, or for a less specific
  * id of the same processor whose code runs there. */
-static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 			 const char *compiler)
 {
 	char targets[8][RJ_TARGET_MAX];
@@ -314,29 +332,22 @@ static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 
 	if (!ctx->bundles)
 		return 0;
-	n = compatible_targets(targets, e->target);
+	n = compatible_targets(targets, s->target);
 	for (i = 0; i < n; i++) {
-		struct rj_entry t = *e;
-		rj_key pkey;
-		snprintf(t.target, sizeof t.target, "%s", targets[i]);
-		pkey = portable_key(r, &t);
+		rj_key pkey = portable_key(r, s->platform, targets[i]);
 		if (rj_bundles_get(ctx->bundles, &pkey, targets[i], compiler, &code, &size, &ms,
 				   &which))
 			break;
 	}
 	if (i == n)
 		return 0;
-	e->code.data = code;
-	e->code.size = size;
-	e->code.compile_ms = ms;
-	e->code.from_cache = 1;
-	atomic_fetch_add(&ctx->disk_hits, 1);
-	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", e->target,
+	take_hit(ctx, s, code, size, ms);
+	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", s->target,
 	       r->name, which, targets[i]);
 	return 1;
 }
 
-static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry *e,
+static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		   const char *compiler)
 {
 	struct rj_keylock lock = { .fd = -1 };
@@ -345,40 +356,40 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_entry 
 
 	if (!compiler) {
 		/* No compiler is installed: the bundles are all there is. */
-		if (bundle_lookup(ctx, r, e, NULL))
+		if (bundle_lookup(ctx, r, s, NULL))
 			return 0;
 		atomic_fetch_add(&ctx->misses, 1);
 		RJ_FAIL(ROCJIT_ENOCOMPILER, "%s for %s is in no bundle, and no compiler is "
 			"installed to compile it: ship a bundle built for %s, or install the "
-			"compiler", r->name, e->target, e->target);
+			"compiler", r->name, s->target, s->target);
 	}
-	if (ctx->cache && disk_lookup(ctx, r, e))
+	if (ctx->cache && disk_lookup(ctx, r, s))
 		return 0;
-	if (bundle_lookup(ctx, r, e, compiler))
+	if (bundle_lookup(ctx, r, s, compiler))
 		return 0;
-	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_COMPILE) && wait_for_key(ctx, r, e, &lock))
+	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_COMPILE) && wait_for_key(ctx, r, s, &lock))
 		return 0;
 	atomic_fetch_add(&ctx->misses, 1);
 	if (rj_log_level() >= RJ_LOG_INFO) {
-		rj_key_hex(&e->key, hex);
-		rj_log(RJ_LOG_INFO, "miss key=%s target=%s source=%s", hex, e->target, r->name);
+		rj_key_hex(&s->key, hex);
+		rj_log(RJ_LOG_INFO, "miss key=%s target=%s source=%s", hex, s->target, r->name);
 	}
-	rc = compile(ctx, r, e, compiler);
+	rc = compile(ctx, r, s, compiler);
 	rj_keylock_release(&lock);
 	return rc;
 }
 
-/* Wakes the threads waiting for e after its owner changed its state. */
-static void publish(rocjit_ctx *ctx, struct rj_entry *e, int rc)
+/* Wakes the threads waiting for s after its owner changed its state. */
+static void publish(rocjit_ctx *ctx, struct rj_slot *s, int rc)
 {
 	pthread_rwlock_wrlock(&ctx->rw);
 	if (rc == 0) {
-		e->state = RJ_READY;
+		s->state = RJ_READY;
 	} else {
-		free(e->error);
-		e->error = strdup(rocjit_last_error());
-		e->rc = rc;
-		e->state = RJ_FAILED;
+		free(s->error);
+		s->error = strdup(rocjit_last_error());
+		s->rc = rc;
+		s->state = RJ_FAILED;
 	}
 	pthread_rwlock_unlock(&ctx->rw);
 	pthread_mutex_lock(&ctx->wait_mu);
@@ -387,10 +398,9 @@ static void publish(rocjit_ctx *ctx, struct rj_entry *e, int rc)
 }
 
 /*
- * Returns the READY entry for the request and target, producing it if this thread is
- * the first to ask.  A FAILED entry is retried by the next request that finds it (its
- * error may have been passing: a full disk, a missing library installed since); the
- * threads that waited for the failed attempt get its error.
+ * What r is looked up by for target: the platform that compiles for it, the compiler's
+ * identity and the key.  Without a compiler, a context with bundles still gets a lookup:
+ * the portable key, which is all the bundles can be asked by (lk->compiler NULL).
  */
 int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_request *r,
 		   const char *target)
@@ -404,68 +414,63 @@ int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_reques
 	lk->target = target;
 	if (!lk->compiler && ctx->bundles) {
 		/* No compiler to name: only the bundles can serve, by the portable key. */
-		struct rj_entry e;
-		memset(&e, 0, sizeof e);
-		e.platform = lk->platform;
-		snprintf(e.target, sizeof e.target, "%s", target);
-		lk->key = portable_key(r, &e);
+		lk->key = portable_key(r, lk->platform, target);
 		return 0;
 	}
 	if (!lk->compiler)
 		return ROCJIT_ENOCOMPILER;
-	in.platform = lk->platform->id;
-	in.target = target;
-	in.compiler = lk->compiler;
-	in.options = &r->opts;
-	in.headers = r->headers;
-	in.num_headers = r->num_headers;
-	in.header_digests = r->header_digests;
-	in.source = r->digest;
+	key_input(&in, r, lk->platform, target, lk->compiler);
 	lk->key = rj_key_compute(&in);
 	return 0;
 }
 
-int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request *r,
-		 const struct rj_lookup *lk)
+/*
+ * Returns the READY slot for the request and target, filling it if this thread is the
+ * first to ask.  A FAILED slot is retried by the next request that finds it (its error
+ * may have been passing: a full disk, a missing library installed since); the threads
+ * that waited for the failed attempt get its error.
+ */
+int rj_slot_get(struct rj_slot **out, rocjit_ctx *ctx, const struct rj_request *r,
+		const struct rj_lookup *lk)
 {
 	const struct rj_platform *platform = lk->platform;
 	const char *compiler = lk->compiler, *target = lk->target;
 	const rj_key key = lk->key;
-	struct rj_entry *e;
+	struct rj_slot *s;
 	int rc, owner = 0;
 
 	pthread_rwlock_rdlock(&ctx->rw);
-	e = rj_table_find(ctx, &key);
-	if (e && e->state == RJ_READY) {
+	s = rj_table_find(ctx, &key);
+	if (s && s->state == RJ_READY) {
 		pthread_rwlock_unlock(&ctx->rw);
 		atomic_fetch_add(&ctx->memory_hits, 1);
-		*out = e;
+		*out = s;
 		return 0;
 	}
 	pthread_rwlock_unlock(&ctx->rw);
 
 	pthread_rwlock_wrlock(&ctx->rw);
-	e = rj_table_find(ctx, &key);
-	if (!e) {
-		e = rj_table_add(ctx, &key);
-		if (e) {
-			e->platform = platform;
-			snprintf(e->target, sizeof e->target, "%s", target);
-			e->code.target = e->target;
-			rj_key_hex(&key, e->code.key);
+	s = rj_table_find(ctx, &key);
+	if (!s) {
+		s = rj_table_add(ctx, &key);
+		if (s) {
+			s->platform = platform;
+			snprintf(s->target, sizeof s->target, "%s", target);
+			s->code.target = s->target;
+			rj_key_hex(&key, s->code.key);
 			owner = 1;
 		}
-	} else if (e->state == RJ_FAILED) {
-		e->state = RJ_PENDING;
+	} else if (s->state == RJ_FAILED) {
+		s->state = RJ_PENDING;
 		owner = 1;
 	}
 	pthread_rwlock_unlock(&ctx->rw);
-	RJ_CHECK(!e, ROCJIT_ENOMEM, "out of memory in the kernel table");
+	RJ_CHECK(!s, ROCJIT_ENOMEM, "out of memory in the kernel table");
 
 	if (owner) {
-		rc = produce(ctx, r, e, compiler);
-		publish(ctx, e, rc);
-		*out = e;
+		rc = produce(ctx, r, s, compiler);
+		publish(ctx, s, rc);
+		*out = s;
 		return rc;
 	}
 	/* Another thread owns it: wait for its result instead of compiling it again. */
@@ -474,16 +479,16 @@ int rj_entry_get(struct rj_entry **out, rocjit_ctx *ctx, const struct rj_request
 	for (;;) {
 		enum rj_state st;
 		pthread_rwlock_rdlock(&ctx->rw);
-		st = e->state;
+		st = s->state;
 		if (st == RJ_FAILED)
-			rc = rj_error_set(e->rc, __FILE__, __LINE__, "%s", e->error ? e->error : "");
+			rc = rj_error_set(s->rc, __FILE__, __LINE__, "%s", s->error ? s->error : "");
 		pthread_rwlock_unlock(&ctx->rw);
 		if (st != RJ_PENDING)
 			break;
 		pthread_cond_wait(&ctx->wait_cv, &ctx->wait_mu);
 	}
 	pthread_mutex_unlock(&ctx->wait_mu);
-	*out = e;
+	*out = s;
 	if (rc == 0)
 		atomic_fetch_add(&ctx->memory_hits, 1);
 	return rc;

@@ -2,12 +2,12 @@
  * recent.c - each thread's memo of the last kernels it got with rocjit_kernel_get, so
  * that asking again for the same program costs a comparison instead of a hash.
  *
- * A memo slot keeps a private copy of the program's source and options and answers only
+ * A memo keeps a private copy of the program's source and options and answers only
  * when the caller's bytes still equal the copy (memcmp: cheaper than hashing them), for
  * the same context (by generation number, so a context closed and another opened at the
  * same address never matches).  Programs with in-memory headers are not memoized.
  *
- * Owns thread-local slots and their copies (freed when the thread exits).  Never touches
+ * Owns each thread's memos and their copies (freed when the thread exits).  Never touches
  * a kernel of a context other than the one asking.
  */
 #include <pthread.h>
@@ -16,9 +16,9 @@
 
 #include "request/context.h"
 
-#define SLOTS 8
+#define MEMOS 8 /* per thread */
 
-struct slot {
+struct memo {
 	uint64_t ctx_gen;         /* 0: empty */
 	const char *source;       /* the caller's pointer, as given */
 	size_t length;
@@ -30,7 +30,7 @@ struct slot {
 };
 
 struct recent {
-	struct slot slot[SLOTS];
+	struct memo memo[MEMOS];
 	unsigned next;
 };
 
@@ -41,8 +41,8 @@ static void free_recent(void *p)
 {
 	struct recent *r = p;
 
-	for (int i = 0; r && i < SLOTS; i++)
-		free(r->slot[i].copy);
+	for (int i = 0; r && i < MEMOS; i++)
+		free(r->memo[i].copy);
 	free(r);
 }
 
@@ -51,7 +51,7 @@ static void make_key(void)
 	pthread_key_create(&key, free_recent);
 }
 
-static int options_match(const struct slot *s, const char *const *opts, size_t n)
+static int options_match(const struct memo *s, const char *const *opts, size_t n)
 {
 	const char *p = s->copy + s->length;
 
@@ -77,8 +77,8 @@ rocjit_kernel *rj_recent_find(const rocjit_ctx *ctx, const rocjit_program *p, si
 	r = pthread_getspecific(key);
 	if (!r)
 		return NULL;
-	for (int i = 0; i < SLOTS; i++) {
-		const struct slot *s = &r->slot[i];
+	for (int i = 0; i < MEMOS; i++) {
+		const struct memo *s = &r->memo[i];
 		if (s->ctx_gen == ctx->gen && s->source == p->source && s->length == length &&
 		    strcmp(s->kernel_name, kernel_name) == 0 &&
 		    options_match(s, p->options, p->num_options) &&
@@ -92,7 +92,7 @@ void rj_recent_add(const rocjit_ctx *ctx, const rocjit_program *p, size_t length
 		   const char *kernel_name, rocjit_kernel *kernel)
 {
 	struct recent *r;
-	struct slot *s;
+	struct memo *s;
 	size_t olen = 0, nlen = strlen(kernel_name) + 1;
 	char *copy, *q;
 
@@ -120,7 +120,7 @@ void rj_recent_add(const rocjit_ctx *ctx, const rocjit_program *p, size_t length
 		q += len;
 	}
 	memcpy(q, kernel_name, nlen);
-	s = &r->slot[r->next++ % SLOTS];
+	s = &r->memo[r->next++ % MEMOS];
 	free(s->copy);
 	s->ctx_gen = ctx->gen;
 	s->source = p->source;

@@ -3,7 +3,8 @@
  *
  * Owns only pointers to static data that generated code registers from constructors,
  * before main, possibly from several shared objects.  Lookups are rare (once per
- * context and name: the context keeps what it resolved), so one mutex suffices.
+ * context and name: the context keeps what it resolved, sources.c), so one mutex
+ * suffices.  Knows nothing of contexts, and never copies or frees what it points to.
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -4,7 +4,9 @@
  *
  * Owns the context's list of resolved sources (ctx->sources, under ctx->rw) and its set
  * of registered headers.  Each name is resolved once per context, so a registered request
- * hashes no source text at all: its digest is computed here, once.
+ * hashes no source text at all: its digest is computed here, once.  Reads the registry
+ * (registry.c) and files under $ROCJIT_KERNEL_PATH only; never touches the table, the
+ * stores or a compiler.
  *
  * Registered headers: every registered file named *.h, *.hpp, *.cuh or *.inc is given to
  * every registered source as an in-memory header under its registered name, so kernels
@@ -103,6 +105,14 @@ static int apply_include_rule(struct rj_source *s)
 	return rc;
 }
 
+static void source_free(struct rj_source *s)
+{
+	free(s->owned);
+	free(s->display);
+	free(s->name);
+	free(s);
+}
+
 /*
  * The context's view of a registered source, resolved once: the file in
  * $ROCJIT_KERNEL_PATH when there is one (the kernel developer's edit loop), else the
@@ -142,19 +152,13 @@ int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char 
 	}
 	s->name = strdup(name);
 	if (rc < 0 || !s->name || !s->display) {
-		free(s->owned);
-		free(s->display);
-		free(s->name);
-		free(s);
+		source_free(s);
 		RJ_CHECK(rc == 0, ROCJIT_ENOMEM, "out of memory");
 		return rc;
 	}
 	rc = apply_include_rule(s);
 	if (rc != 0) {
-		free(s->owned);
-		free(s->display);
-		free(s->name);
-		free(s);
+		source_free(s);
 		return rc;
 	}
 	s->digest = rj_digest_of(s->text, s->length);
@@ -165,10 +169,7 @@ int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char 
 		for (t = ctx->sources; t && strcmp(t->name, name) != 0; t = t->next)
 			;
 		if (t) {
-			free(s->owned);
-			free(s->display);
-			free(s->name);
-			free(s);
+			source_free(s);
 			s = t;
 		} else {
 			s->next = ctx->sources;
@@ -186,10 +187,7 @@ void rj_sources_free(rocjit_ctx *ctx)
 
 	for (; s; s = next) {
 		next = s->next;
-		free(s->name);
-		free(s->display);
-		free(s->owned);
-		free(s);
+		source_free(s);
 	}
 	ctx->sources = NULL;
 	free(ctx->headers);

@@ -1,10 +1,11 @@
 /*
- * table.c - the in-process tier: a hash table from cache key to entry.
+ * table.c - the in-process tier: a hash table from cache key to slot (struct rj_slot).
  *
- * Owns the buckets and the entries' memory.  The key is already a uniform 128-bit hash,
- * so its first 8 bytes index the buckets directly.  Entries are never moved or freed
+ * Owns the buckets and the slots' memory.  The key is already a uniform 128-bit hash,
+ * so its first 8 bytes index the buckets directly.  Slots are never moved or freed
  * before close, so a pointer found under the read lock stays valid after it is dropped.
- * Locking is the caller's (ctx->rw), see context.h.
+ * Locking is the caller's (ctx->rw), see context.h; filling a slot is lookup.c's.  Never
+ * touches a store or a compiler.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,33 +20,33 @@ static size_t bucket_of(const rj_key *key, size_t nbuckets)
 	return (size_t)(h & (nbuckets - 1));
 }
 
-struct rj_entry *rj_table_find(const rocjit_ctx *ctx, const rj_key *key)
+struct rj_slot *rj_table_find(const rocjit_ctx *ctx, const rj_key *key)
 {
-	struct rj_entry *e;
+	struct rj_slot *s;
 
 	if (!ctx->nbuckets)
 		return NULL;
-	for (e = ctx->buckets[bucket_of(key, ctx->nbuckets)]; e; e = e->next)
-		if (memcmp(e->key.b, key->b, sizeof key->b) == 0)
-			return e;
+	for (s = ctx->buckets[bucket_of(key, ctx->nbuckets)]; s; s = s->next)
+		if (memcmp(s->key.b, key->b, sizeof key->b) == 0)
+			return s;
 	return NULL;
 }
 
-/* Doubles the bucket array (power of two) once entries outnumber buckets. */
+/* Doubles the bucket array (power of two) once slots outnumber buckets. */
 static int grow(rocjit_ctx *ctx)
 {
 	size_t n = ctx->nbuckets ? ctx->nbuckets * 2 : 64;
-	struct rj_entry **b = calloc(n, sizeof *b);
+	struct rj_slot **b = calloc(n, sizeof *b);
 
 	if (!b)
 		return -1;
 	for (size_t i = 0; i < ctx->nbuckets; i++) {
-		struct rj_entry *e = ctx->buckets[i], *next;
-		for (; e; e = next) {
-			size_t k = bucket_of(&e->key, n);
-			next = e->next;
-			e->next = b[k];
-			b[k] = e;
+		struct rj_slot *s = ctx->buckets[i], *next;
+		for (; s; s = next) {
+			size_t k = bucket_of(&s->key, n);
+			next = s->next;
+			s->next = b[k];
+			b[k] = s;
 		}
 	}
 	free(ctx->buckets);
@@ -54,44 +55,44 @@ static int grow(rocjit_ctx *ctx)
 	return 0;
 }
 
-struct rj_entry *rj_table_add(rocjit_ctx *ctx, const rj_key *key)
+struct rj_slot *rj_table_add(rocjit_ctx *ctx, const rj_key *key)
 {
-	struct rj_entry *e;
+	struct rj_slot *s;
 	size_t k;
 
-	if (ctx->nentries >= ctx->nbuckets && grow(ctx) != 0)
+	if (ctx->nslots >= ctx->nbuckets && grow(ctx) != 0)
 		return NULL;
-	e = calloc(1, sizeof *e);
-	if (!e)
+	s = calloc(1, sizeof *s);
+	if (!s)
 		return NULL;
-	e->key = *key;
-	e->state = RJ_PENDING;
+	s->key = *key;
+	s->state = RJ_PENDING;
 	k = bucket_of(key, ctx->nbuckets);
-	e->next = ctx->buckets[k];
-	ctx->buckets[k] = e;
-	ctx->nentries++;
-	return e;
+	s->next = ctx->buckets[k];
+	ctx->buckets[k] = s;
+	ctx->nslots++;
+	return s;
 }
 
 void rj_table_free(rocjit_ctx *ctx)
 {
 	for (size_t i = 0; i < ctx->nbuckets; i++) {
-		struct rj_entry *e = ctx->buckets[i], *next;
-		for (; e; e = next) {
-			struct rocjit_kernel *k = e->kernels, *kn;
-			next = e->next;
+		struct rj_slot *s = ctx->buckets[i], *next;
+		for (; s; s = next) {
+			struct rocjit_kernel *k = s->kernels, *kn;
+			next = s->next;
 			for (; k; k = kn) {
 				kn = k->next;
 				free(k);
 			}
-			if (e->module)
-				e->platform->module_unload(e->module);
-			free((void *)e->code.data);
-			free(e->error);
-			free(e);
+			if (s->module)
+				s->platform->module_unload(s->module);
+			free((void *)s->code.data);
+			free(s->error);
+			free(s);
 		}
 	}
 	free(ctx->buckets);
 	ctx->buckets = NULL;
-	ctx->nbuckets = ctx->nentries = 0;
+	ctx->nbuckets = ctx->nslots = 0;
 }

@@ -4,6 +4,11 @@
  * Best-effort by contract: every function here reports failure to its caller, which
  * treats it as a miss and goes on; none of them can fail a kernel request.  Internally
  * locked: one connection per rj_cache, shared by the context's threads.
+ *
+ * The tier's interface, for the request path (src/request) and the compiler memo
+ * (src/compile).  Defined across the cache's files (see cache_internal.h for their
+ * layers): opening and closing in cache_process.c, the accessors in cache_db.c, the
+ * counters in cache_usage.c, get, put, totals and the memo in cache.c.
  */
 #ifndef ROCJIT_CACHE_H
 #define ROCJIT_CACHE_H
@@ -28,7 +33,7 @@ struct rj_cache_meta {
 	rj_key pkey;              /* the portable key: the key less the compiler identity */
 };
 
-/* The cache folder's rule is public: rocjit_cache_dir() (rocjit.h), defined in cache.c. */
+/* The cache folder's rule is public: rocjit_cache_dir() (rocjit.h), defined in cache_db.c. */
 
 /*
  * Opens (creating folder and database as needed) the cache in folder dir.  readonly:
@@ -76,7 +81,7 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *met
 int rj_cache_memo_get(rj_cache *c, const char *platform, char **memo);
 int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo);
 
-/* 1 when a statfs f_type names a network file system (NFS, Lustre, SMB, ...). */
+/* 1 when a statfs f_type names a network file system (NFS, Lustre, SMB, ...): trust.c. */
 int rj_fs_is_network(unsigned long type);
 
 /* Entries and code bytes in the database. 0 or negative. */

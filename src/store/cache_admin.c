@@ -1,10 +1,11 @@
 /*
- * cache_admin.c - the cache administration calls (rocjit_cache_*): walking, finding,
- * removing, verifying and compacting entries, and the counters across processes.
+ * cache_admin.c - administering a cache: walking, finding, removing, verifying and
+ * compacting entries, and reading or zeroing the counters across processes.
  *
- * Owns the administrative SQL, and the cache's upkeep: the size limit (evicting least
- * recently used entries after a store) and writing the batched usage records, which
- * cache.c calls.  The hit path never comes here but to write a batch.
+ * Owns the administrative SQL, on the rj_cache it is given (cache_admin.h); the public
+ * calls (rocjit_cache_*) that find that cache in a context are src/request/admin.c's.
+ * The top of the cache's layers (cache_internal.h): nothing in the cache calls it, and
+ * the hit path never comes here.
  *
  * Callbacks run without the connection's lock: the walks (foreach, find, verify) read
  * their rows in batches under the lock, in key order from after the last key seen, copy
@@ -18,10 +19,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/cache_internal.h"
-#include "codeobj/codeobj.h"
-#include "request/context.h"
 #include "base/error.h"
+#include "codeobj/codeobj.h"
+#include "store/cache_admin.h"
+#include "store/cache_internal.h"
 #include "store/keylock.h"
 
 #define ENTRY_COLUMNS \
@@ -35,16 +36,15 @@ static const char *text(sqlite3_stmt *st, int col)
 	return t ? (const char *)t : "";
 }
 
-/* Fills e from a row selected with ENTRY_COLUMNS first. */
-static void row_entry(sqlite3_stmt *st, rocjit_entry *e)
+/* Fills e, and *k with its key, from a row selected with ENTRY_COLUMNS first. */
+static void row_entry(sqlite3_stmt *st, rocjit_entry *e, rj_key *k)
 {
 	const void *key = sqlite3_column_blob(st, 0);
-	rj_key k;
 
-	memset(&k, 0, sizeof k);
+	memset(k, 0, sizeof *k);
 	if (key && sqlite3_column_bytes(st, 0) == 16)
-		memcpy(k.b, key, 16);
-	rj_key_hex(&k, e->key);
+		memcpy(k->b, key, 16);
+	rj_key_hex(k, e->key);
 	e->platform = text(st, 1);
 	e->target = text(st, 2);
 	e->compiler = text(st, 3);
@@ -59,17 +59,8 @@ static void row_entry(sqlite3_stmt *st, rocjit_entry *e)
 	e->compile_ms = sqlite3_column_double(st, 12);
 }
 
-static int cache_of(rj_cache **out, rocjit_ctx *ctx)
-{
-	RJ_CHECK(!ctx, ROCJIT_EINVAL, "ctx is NULL");
-	RJ_CHECK(!ctx->cache, ROCJIT_EIO,
-		 "this context has no on-disk cache (ROCJIT_DISABLE_CACHE, "
-		 "ROCJIT_OPEN_NO_CACHE, or it could not be opened: see the warning)");
-	*out = ctx->cache;
-	return 0;
-}
-
-static int hex_key(rj_key *key, const char *hex)
+/* The key hex spells: 0, or -1 when hex is not 32 hex digits. */
+static int key_from_hex(rj_key *key, const char *hex)
 {
 	if (!hex || strlen(hex) != 32)
 		return -1;
@@ -79,6 +70,36 @@ static int hex_key(rj_key *key, const char *hex)
 		    sscanf(hex + 2 * i, "%2x", &v) != 1)
 			return -1;
 		key->b[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+int rj_cache_keys_from_hex(rj_key **out, const char *const *keys, size_t n)
+{
+	*out = calloc(n ? n : 1, sizeof **out);
+	RJ_CHECK(!*out, ROCJIT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (key_from_hex(&(*out)[i], keys[i]) != 0) {
+			free(*out);
+			*out = NULL;
+			RJ_FAIL(ROCJIT_EINVAL, "\"%s\" is not a key (32 hex digits)",
+				keys[i] ? keys[i] : "(null)");
+		}
+	return 0;
+}
+
+/* Takes c's lock and prepares sql: 0 with the lock held and *st to finalize, or
+ * ROCJIT_EIO recorded with the lock let go. */
+static int lock_prepare(rj_cache *c, const char *sql, sqlite3_stmt **st)
+{
+	int rc;
+
+	RJ_FORWARD(rj_cache_lock(c));
+	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				  sqlite3_errmsg(c->db));
+		pthread_mutex_unlock(&c->lock);
+		return rc;
 	}
 	return 0;
 }
@@ -158,23 +179,14 @@ static int check_row(sqlite3_stmt *st, const rocjit_entry *e, char *msg, size_t 
 static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checked)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, step = SQLITE_DONE;
+	int rc = 0, step = SQLITE_DONE;
 
 	batch_clear(b);
-	if ((rc = rj_cache_lock(c)) != 0) {
-		pthread_mutex_unlock(&c->lock);
-		return rc;
-	}
-	if (sqlite3_prepare_v2(c->db, verify ? "SELECT " ENTRY_COLUMNS ", code, checksum FROM "
-					       "entries WHERE key > ?1 ORDER BY key LIMIT ?2"
-					     : "SELECT " ENTRY_COLUMNS " FROM entries WHERE key > ?1 "
-					       "ORDER BY key LIMIT ?2",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
-				  sqlite3_errmsg(c->db));
-		pthread_mutex_unlock(&c->lock);
-		return rc;
-	}
+	RJ_FORWARD(lock_prepare(c, verify ? "SELECT " ENTRY_COLUMNS ", code, checksum FROM "
+					    "entries WHERE key > ?1 ORDER BY key LIMIT ?2"
+					  : "SELECT " ENTRY_COLUMNS " FROM entries WHERE key > ?1 "
+					    "ORDER BY key LIMIT ?2",
+				&st));
 	if (b->started)
 		sqlite3_bind_blob(st, 1, b->last.b, 16, SQLITE_TRANSIENT);
 	else
@@ -185,8 +197,7 @@ static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checke
 		char msg[1100];
 		int reason = 0;
 
-		row_entry(st, &e);
-		hex_key(&b->last, e.key);
+		row_entry(st, &e, &b->last);
 		b->started = 1;
 		b->read++;
 		if (verify) {
@@ -213,13 +224,11 @@ static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checke
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *user)
+int rj_cache_foreach(rj_cache *c, rocjit_entry_fn fn, void *user)
 {
 	struct batch *b;
-	rj_cache *c = NULL;
 	int rc = 0;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(!fn, ROCJIT_EINVAL, "rocjit_cache_foreach: fn is NULL");
 	b = calloc(1, sizeof *b);
 	RJ_CHECK(!b, ROCJIT_ENOMEM, "out of memory");
@@ -235,20 +244,16 @@ ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *u
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
-				 int (*fn)(const rocjit_entry *entry, const void *code,
-					   size_t size, void *user),
-				 void *user)
+int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *user)
 {
 	char upper[33], matches[256] = "";
 	sqlite3_stmt *st;
 	rocjit_entry e, *one = NULL;
-	rj_cache *c = NULL;
+	rj_key k;
 	void *code = NULL;
 	size_t n, found = 0, size = 0;
 	int rc = 0;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(!fn || !prefix, ROCJIT_EINVAL, "rocjit_cache_find: prefix or fn is NULL");
 	n = strlen(prefix);
 	RJ_CHECK(n < 4 || n > 32 || strspn(prefix, "0123456789abcdefABCDEF") != n, ROCJIT_EINVAL,
@@ -256,23 +261,13 @@ ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
 		 "shows them)", prefix);
 	for (size_t i = 0; i <= n; i++)
 		upper[i] = (char)toupper((unsigned char)prefix[i]);
-	if ((rc = rj_cache_lock(c)) != 0) {
-		pthread_mutex_unlock(&c->lock);
-		return rc;
-	}
-	if (sqlite3_prepare_v2(c->db,
-			       "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
-			       "WHERE substr(hex(key), 1, ?2) = ?1 ORDER BY key LIMIT 6",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
-				  sqlite3_errmsg(c->db));
-		pthread_mutex_unlock(&c->lock);
-		return rc;
-	}
+	RJ_FORWARD(lock_prepare(c, "SELECT " ENTRY_COLUMNS ", code, checksum FROM entries "
+				"WHERE substr(hex(key), 1, ?2) = ?1 ORDER BY key LIMIT 6",
+				&st));
 	sqlite3_bind_text(st, 1, upper, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, (int)n);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		row_entry(st, &e);
+		row_entry(st, &e, &k);
 		if (found < 5) {
 			size_t len = strlen(matches);
 			snprintf(matches + len, sizeof matches - len, "%s%.12s", found ? ", " : "",
@@ -335,29 +330,18 @@ static int remove_locked(rj_cache *c, const rj_key *keys, size_t n, size_t *remo
 	return 0;
 }
 
-ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, size_t n,
-				   size_t *removed)
+int rj_cache_remove(rj_cache *c, const char *const *keys, size_t n, size_t *removed)
 {
-	rj_cache *c = NULL;
 	rj_key *k;
 	int rc;
 
-	if (removed)
-		*removed = 0;
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
 	RJ_CHECK(n && !keys, ROCJIT_EINVAL, "rocjit_cache_remove: keys is NULL");
-	k = calloc(n ? n : 1, sizeof *k);
-	RJ_CHECK(!k, ROCJIT_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		if (hex_key(&k[i], keys[i]) != 0) {
-			free(k);
-			RJ_FAIL(ROCJIT_EINVAL, "\"%s\" is not a key (32 hex digits)",
-				keys[i] ? keys[i] : "(null)");
-		}
-	if ((rc = rj_cache_lock(c)) == 0)
+	RJ_FORWARD(rj_cache_keys_from_hex(&k, keys, n));
+	if ((rc = rj_cache_lock(c)) == 0) {
 		rc = remove_locked(c, k, n, removed);
-	pthread_mutex_unlock(&c->lock);
+		pthread_mutex_unlock(&c->lock);
+	}
 	free(k);
 	/* What purge removes, and lock files killed processes left (cheap: one folder). */
 	rj_keylock_sweep(c->dir, 100000);
@@ -366,18 +350,15 @@ ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, siz
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
+int rj_cache_compact(rj_cache *c)
 {
-	rj_cache *c = NULL;
 	int rc;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
-	rc = rj_cache_lock(c);
+	RJ_FORWARD(rj_cache_lock(c));
 	/* VACUUM rewrites the database through the WAL; the checkpoints move it into the
 	   file and truncate the WAL, so the space really goes back. */
-	if (rc == 0)
-		rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
+	rc = rj_cache_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)");
 	if (rc == 0)
 		rc = rj_cache_exec(c, "VACUUM");
 	if (rc == 0)
@@ -388,19 +369,15 @@ ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
-				   void (*bad)(const rocjit_entry *entry, int reason,
-					       const char *message, void *user),
-				   void *user, uint64_t *checked, uint64_t *bad_count)
+int rj_cache_verify(rj_cache *c, int fix, rj_cache_bad_fn bad, void *user, uint64_t *checked,
+		    uint64_t *bad_count)
 {
 	rj_key *drop = NULL;
 	size_t ndrop = 0, cap = 0;
 	uint64_t nchecked = 0, nbad = 0;
 	struct batch *b;
-	rj_cache *c = NULL;
 	int rc = 0;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(fix && c->readonly, ROCJIT_EIO, "cache %s is opened read-only: cannot fix",
 		 c->path);
 	b = calloc(1, sizeof *b);
@@ -420,15 +397,16 @@ ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
 				cap = ncap;
 			}
 			if (fix)
-				hex_key(&drop[ndrop++], b->rows[i]->key);
+				key_from_hex(&drop[ndrop++], b->rows[i]->key);
 		}
 	} while (rc == 0 && b->read == WALK_BATCH);
 	batch_clear(b);
 	free(b);
 	if (rc == 0 && ndrop) {
-		if ((rc = rj_cache_lock(c)) == 0)
+		if ((rc = rj_cache_lock(c)) == 0) {
 			rc = remove_locked(c, drop, ndrop, NULL);
-		pthread_mutex_unlock(&c->lock);
+			pthread_mutex_unlock(&c->lock);
+		}
 	}
 	free(drop);
 	if (checked)
@@ -440,26 +418,11 @@ ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
 	return rc;
 }
 
-ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
+int rj_cache_counters(rj_cache *c, rocjit_counters *out)
 {
 	sqlite3_stmt *st;
-	rj_cache *c = NULL;
-	int rc = 0;
 
-	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
-	memset(out, 0, sizeof *out);
-	RJ_FORWARD(cache_of(&c, ctx));
-	if ((rc = rj_cache_lock(c)) != 0) {
-		pthread_mutex_unlock(&c->lock);
-		return rc;
-	}
-	if (sqlite3_prepare_v2(c->db, "SELECT name, value FROM counters", -1, &st, NULL) !=
-	    SQLITE_OK) {
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
-				  sqlite3_errmsg(c->db));
-		pthread_mutex_unlock(&c->lock);
-		return rc;
-	}
+	RJ_FORWARD(lock_prepare(c, "SELECT name, value FROM counters", &st));
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = text(st, 0);
 		double v = sqlite3_column_double(st, 1);
@@ -482,18 +445,17 @@ ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
 	return 0;
 }
 
-ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)
+int rj_cache_zero(rj_cache *c)
 {
 	char sql[128];
-	rj_cache *c = NULL;
 	int rc;
 
-	RJ_FORWARD(cache_of(&c, ctx));
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
 	snprintf(sql, sizeof sql,
 		 "DELETE FROM counters; INSERT INTO counters (name, value) VALUES ('since', %lld)",
 		 (long long)time(NULL));
-	if ((rc = rj_cache_lock(c)) == 0 && (rc = rj_cache_exec(c, "BEGIN IMMEDIATE")) == 0) {
+	RJ_FORWARD(rj_cache_lock(c));
+	if ((rc = rj_cache_exec(c, "BEGIN IMMEDIATE")) == 0) {
 		if ((rc = rj_cache_exec(c, sql)) == 0)
 			rc = rj_cache_exec(c, "COMMIT");
 		if (rc != 0)
@@ -503,118 +465,4 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)
 	if (rc == 0)
 		rj_error_clear();
 	return rc;
-}
-
-/* ---- Size limit and counters (called from cache.c) ------------------------------------- */
-
-/*
- * Keeps the code bytes under c->max_bytes: when a store takes them over, the least
- * recently used entries go, in one transaction, down to 90% of the limit (so that the
- * next stores do not evict again at once).  A process reading an entry has its own copy
- * from one statement, so eviction never takes away what someone is loading.
- */
-void rj_cache_evict_locked(rj_cache *c)
-{
-	sqlite3_stmt *sel = NULL, *del = NULL;
-	uint64_t total = 0, low = c->max_bytes / 10 * 9;
-	int evicted = 0;
-
-	if (!c->max_bytes || sqlite3_step(c->totals) != SQLITE_ROW) {
-		sqlite3_reset(c->totals);
-		return;
-	}
-	total = (uint64_t)sqlite3_column_int64(c->totals, 1);
-	sqlite3_reset(c->totals);
-	if (total <= c->max_bytes || rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
-		return;
-	if (sqlite3_prepare_v2(c->db, "SELECT key, size FROM entries ORDER BY last_used, created",
-			       -1, &sel, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &del, NULL) ==
-		    SQLITE_OK) {
-		while (total > low && sqlite3_step(sel) == SQLITE_ROW) {
-			sqlite3_bind_blob(del, 1, sqlite3_column_blob(sel, 0),
-					  sqlite3_column_bytes(sel, 0), SQLITE_TRANSIENT);
-			if (sqlite3_step(del) == SQLITE_DONE) {
-				total -= (uint64_t)sqlite3_column_int64(sel, 1);
-				evicted++;
-			}
-			sqlite3_reset(del);
-		}
-	}
-	sqlite3_finalize(sel);
-	sqlite3_finalize(del);
-	if (rj_cache_exec(c, "COMMIT") != 0)
-		rj_cache_exec(c, "ROLLBACK");
-	else if (evicted)
-		RJ_LOG(RJ_LOG_INFO, "cache %s: evicted %d least recently used entries to stay under "
-		       "ROCJIT_CACHE_MAXSIZE (%llu bytes)", c->path, evicted,
-		       (unsigned long long)c->max_bytes);
-}
-
-static void add_counter(rj_cache *c, sqlite3_stmt *st, const char *name, double value)
-{
-	(void)c;
-	if (value == 0)
-		return;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 2, value);
-	sqlite3_step(st);
-	sqlite3_reset(st);
-}
-
-/*
- * Writes the usage records gathered since the last flush - each hit entry's count and
- * last use, and the counters - in one transaction.  When it cannot be written (the cache
- * busy past the timeout) they stay pending for the next flush; a failure later in the
- * transaction loses only statistics.
- */
-void rj_cache_flush_locked(rj_cache *c)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t now = (int64_t)time(NULL);
-
-	if ((!c->nhits && !c->misses && !c->compiles) || c->readonly)
-		return;
-	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
-		return;
-	if (c->nhits &&
-	    sqlite3_prepare_v2(c->db,
-			       "UPDATE entries SET hits = hits + 1, last_used = max(last_used, ?2) "
-			       "WHERE key = ?1",
-			       -1, &st, NULL) == SQLITE_OK) {
-		for (size_t i = 0; i < c->nhits; i++) {
-			sqlite3_bind_blob(st, 1, c->hits[i].b, 16, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 2, now);
-			sqlite3_step(st);
-			sqlite3_reset(st);
-		}
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(c->db,
-			       "INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT(name) "
-			       "DO UPDATE SET value = value + excluded.value",
-			       -1, &st, NULL) == SQLITE_OK) {
-		add_counter(c, st, "disk_hits", (double)c->nhits);
-		add_counter(c, st, "saved_ms", c->saved_ms);
-		add_counter(c, st, "misses", (double)c->misses);
-		add_counter(c, st, "compiles", (double)c->compiles);
-		add_counter(c, st, "compile_ms", c->compile_ms);
-	}
-	sqlite3_finalize(st);
-	if (rj_cache_exec(c, "COMMIT") != 0)
-		rj_cache_exec(c, "ROLLBACK");
-	c->nhits = 0;
-	c->saved_ms = 0;
-	c->misses = c->compiles = 0;
-	c->compile_ms = 0;
-}
-
-void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms)
-{
-	pthread_mutex_lock(&c->lock);
-	c->misses += misses;
-	c->compiles += compiles;
-	c->compile_ms += compile_ms;
-	pthread_mutex_unlock(&c->lock);
 }

@@ -1,6 +1,15 @@
 /*
- * cache_internal.h - the cache connection's layout, shared by cache.c (open, get, put)
- * and cache_admin.c (walk, remove, verify, compact, counters).  Nothing else includes it.
+ * cache_internal.h - the cache connection's layout and the helpers the store's files
+ * share (one application id, one entry column list, one way to create a rocjit
+ * database).  Included by files of src/store (and by white-box tests); nothing outside
+ * src/store includes it.
+ *
+ * The cache's files form layers, each calling only those below it:
+ *   cache_db.c       the connection: open, schema, statements, exec, lock, close
+ *   cache_usage.c    usage records (batched hits, counters) and the size limit
+ *   cache_process.c  the process's open caches, fork(), the usage-record flusher
+ *   cache.c          get, put, totals, the compiler memo (the request path)
+ *   cache_admin.c    walks, find, remove, verify, compact, counters (rocjit_cache_*)
  */
 #ifndef ROCJIT_CACHE_INTERNAL_H
 #define ROCJIT_CACHE_INTERNAL_H
@@ -10,12 +19,20 @@
 
 #include "store/cache.h"
 
+/* PRAGMA application_id of every rocjit database, cache or bundle: "rjit". */
+#define RJ_CACHE_APP_ID 0x726a6974
+
+/* Every column of an entry, in the order the statements that write whole rows use. */
+#define RJ_ENTRY_COLUMNS                                                                   \
+	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
+	"checksum, created, last_used, hits, compile_ms, pkey, code"
+
 struct rj_cache {
 	sqlite3 *db;
 	pthread_mutex_t lock;
 	sqlite3_stmt *get, *put, *totals;
 	int readonly;
-	rj_key *hits; /* keys hit and not yet written (batched: cache.c) */
+	rj_key *hits; /* keys hit and not yet written (batched: cache_usage.c) */
 	size_t nhits, caphits;
 	double saved_ms;                    /* compile time of those hits */
 	uint64_t misses, compiles;          /* reported by the context at close */
@@ -26,8 +43,8 @@ struct rj_cache {
 	int filefd;     /* a cache given as a file: the checked file SQLite reads, or -1 */
 	int bad_file;   /* open failed because the file is no usable rocjit cache: move it aside */
 	uint64_t max_bytes; /* $ROCJIT_CACHE_MAXSIZE: code bytes kept at most; 0 no limit */
-	/* fork (cache.c): the connection is closed before every fork() and opened again,
-	   from what rj_cache_open was given, by the first use in parent or child. */
+	/* fork (cache_process.c): the connection is closed before every fork() and opened
+	   again, from what rj_cache_open was given, by the first use in parent or child. */
 	char opened_as[4096];
 	int closed_for_fork;
 	int registered;                /* in the process's list of open caches */
@@ -39,47 +56,65 @@ struct rj_cache {
 	RJ_FAIL(ROCJIT_EIO, "cache %s: %s failed: %s", (c)->path, (what),             \
 		sqlite3_errmsg((c)->db))
 
-/*
- * trust.c: the trust rule, applied to the descriptor fd that is then used (what:
- * "cache", "bundle", ... for the message).  0, or ROCJIT_EIO saying why it must not be
- * used and what to do.  RJ_TRUST_CACHE: a cache (its hints name ROCJIT_CACHE_DIR and
- * ROCJIT_CACHE_SHARED); with RJ_TRUST_SHARED, a cache shared by a group of this user.
- */
-#define RJ_TRUST_CACHE 1
-#define RJ_TRUST_SHARED 2
-int rj_trust_check(int fd, const char *path, const char *what, int flags);
-/* RJ_TRUST_CACHE, plus RJ_TRUST_SHARED when $ROCJIT_CACHE_SHARED is on. */
-int rj_cache_trust_flags(void);
-/*
- * cache.c: <dir>/locks opened through the checked cache folder dirfd (created 0700, or
- * 0770 in shared mode; never through a link) and checked by the trust rule.  Returns the
- * descriptor, or a negative code with the message recorded.
- */
-int rj_cache_locks_dir(int dirfd, const char *dir);
-/* 0, or ROCJIT_EIO when folder dirfd is on a network file system (and not allowed). */
-int rj_cache_check_local(int dirfd, const char *dir);
+/* ---- cache_db.c: the connection ------------------------------------------------------- */
+
+/* Opens a cache that is not in the process's list (cache_process.c lists them). */
+int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly);
+/* Closes c's connection and the descriptors SQLite reads through, keeping the rest of c. */
+void rj_cache_close_db(rj_cache *c);
+/* Frees a cache whose connection is closed (its pending hits and its lock). */
+void rj_cache_free(rj_cache *c);
 
 /*
  * Takes c->lock and makes sure the connection is open (it is closed across fork():
- * cache.c).  Returns with the lock held in every case: 0, or ROCJIT_EIO (recorded) when
- * the connection cannot be opened again; the caller then unlocks and fails.
+ * cache_process.c).  0 with the lock held; or ROCJIT_EIO (recorded) with the lock let go,
+ * when the connection cannot be opened again.
  */
 int rj_cache_lock(rj_cache *c);
-
-/* cache.c, for cache_process.c: opens a cache that is not in the process's list; closes
- * its connection and the descriptors SQLite reads through. */
-int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly);
-void rj_cache_close_db(rj_cache *c);
-/* cache_process.c: a cache got its first pending hit; a flush comes within 2 s. */
-void rj_cache_arm_flusher(void);
-
-/* cache_admin.c: evicts least recently used entries past max_bytes (caller holds lock);
- * writes the pending hit counts and counters in one transaction (caller holds lock, the
- * connection open); kept pending when the write fails. */
-void rj_cache_evict_locked(rj_cache *c);
-void rj_cache_flush_locked(rj_cache *c);
+/* The same for a caller that holds c->lock already: opens the connection again when a
+ * fork() closed it.  0, or ROCJIT_EIO recorded; the lock stays held either way. */
+int rj_cache_reopen_locked(rj_cache *c);
 
 /* Runs sql (no results); 0 or ROCJIT_EIO with the message recorded.  Caller holds lock. */
 int rj_cache_exec(rj_cache *c, const char *sql);
+
+/* The first column of sql's first row into *value (0 when there is no row): 0, or an
+ * SQLite error code (nothing recorded). */
+int rj_db_int(sqlite3 *db, const char *sql, int *value);
+
+/*
+ * Writes the schema (cache/schema.sql) into the empty database db, marks it a rocjit
+ * database of the given format version, then runs more (may be NULL).  SQLITE_OK, or an
+ * SQLite code with *msg from sqlite3_exec (sqlite3_free it; may be NULL).
+ */
+int rj_db_create(sqlite3 *db, int format, const char *more, char **msg);
+
+/*
+ * <dir>/locks opened through the checked cache folder dirfd (created 0700, or 0770 in
+ * shared mode; never through a link) and checked by the trust rule.  Returns the
+ * descriptor, or a negative code with the message recorded.
+ */
+int rj_cache_locks_dir(int dirfd, const char *dir);
+
+/* ---- cache_usage.c: usage records and the size limit ---------------------------------- */
+
+/* Evicts least recently used entries past max_bytes (caller holds lock). */
+void rj_cache_evict_locked(rj_cache *c);
+/* Writes the pending hit counts and counters in one transaction (caller holds lock, the
+ * connection open); kept pending when the write fails. */
+void rj_cache_flush_locked(rj_cache *c);
+/* Forgets the pending hits and counts without writing them (caller holds lock). */
+void rj_cache_forget_pending(rj_cache *c);
+
+/* ---- cache_process.c: the process's open caches ---------------------------------------- */
+
+/* A cache got its first pending hit: a flush comes within 2 s. */
+void rj_cache_arm_flusher(void);
+
+/* ---- cache_admin.c --------------------------------------------------------------------- */
+
+/* Parses n keys of 32 hex digits into a malloc'ed array (*out, freed by the caller).
+ * 0, or ROCJIT_EINVAL naming the first that is not a key, or ROCJIT_ENOMEM. */
+int rj_cache_keys_from_hex(rj_key **out, const char *const *keys, size_t n);
 
 #endif

@@ -8,9 +8,13 @@
  * open cache's connection is closed (under its lock, with no statement running), and the
  * first use afterwards, in parent or child, opens it again: a child never holds any
  * connection of its parent.  The hits still pending at the fork are the parent's: the
- * child forgets its copy of them.
+ * child forgets its copy of them.  The connection is opened again by rj_cache_lock
+ * (cache_db.c).
  *
- * Owns the list of open caches and the flusher; the connection itself is cache.c's.
+ * Owns the list of open caches, the fork handlers and the flusher thread.  The connection
+ * is cache_db.c's and the usage records cache_usage.c's: this file decides when they are
+ * closed or written, never how.  Above both in the cache's layers (cache_internal.h); it
+ * never calls get, put or the administrative walks.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -44,62 +48,10 @@ static int flush_armed;                /* under flush_mu: a flush is due at flus
 static struct timespec flush_due;
 static int flusher;                    /* under flush_mu: 0 none, 1 running, -1 failed */
 
-/* Frees a cache whose connection is closed, without the process list. */
-static void free_shell(rj_cache *c)
-{
-	free(c->hits);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
-}
-
-/*
- * Opens the connection again after a fork() closed it: a fresh cache is opened from what
- * the first open was given, and its connection and statements move into c.  Caller holds
- * c->lock (so it must not touch caches_mu: the fresh shell is never listed).
- */
-static int reopen_locked(rj_cache *c)
-{
-	rj_cache *fresh = NULL;
-	int rc;
-
-	if (c->db)
-		return 0;
-	RJ_CHECK(!c->closed_for_fork, ROCJIT_EIO, "cache %s is not open", c->path);
-	rc = rj_cache_open_unregistered(&fresh, c->opened_as, c->readonly);
-	if (rc != 0)
-		RJ_FAIL(rc, "cache %s could not be opened again after fork(): %s", c->path,
-			rocjit_last_error());
-	c->db = fresh->db;
-	c->get = fresh->get;
-	c->put = fresh->put;
-	c->totals = fresh->totals;
-	fresh->db = NULL;
-	fresh->get = fresh->put = fresh->totals = NULL;
-	/* The descriptors SQLite reads through go along with the connection; c's old ones
-	   (closed before the fork: -1) go with the shell. */
-	{
-		int dirfd = c->dirfd, filefd = c->filefd;
-		c->dirfd = fresh->dirfd;
-		c->filefd = fresh->filefd;
-		fresh->dirfd = dirfd;
-		fresh->filefd = filefd;
-	}
-	rj_cache_close_db(fresh);
-	free_shell(fresh);
-	c->closed_for_fork = 0;
-	return 0;
-}
-
-int rj_cache_lock(rj_cache *c)
-{
-	pthread_mutex_lock(&c->lock);
-	return c->db ? 0 : reopen_locked(c);
-}
-
 /* Writes c's pending hits now (caller holds c->lock).  Best-effort. */
 static void flush_now_locked(rj_cache *c)
 {
-	if (c->nhits && !c->readonly && reopen_locked(c) == 0)
+	if (c->nhits && !c->readonly && rj_cache_reopen_locked(c) == 0)
 		rj_cache_flush_locked(c);
 }
 
@@ -209,10 +161,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
 	for (rj_cache *c = caches; c; c = c->next_open) {
-		c->nhits = 0;
-		c->saved_ms = 0;
-		c->misses = c->compiles = 0;
-		c->compile_ms = 0;
+		rj_cache_forget_pending(c);
 		pthread_mutex_init(&c->lock, NULL); /* anew: the parent's thread took it */
 	}
 	pthread_mutex_init(&flush_mu, NULL);
@@ -263,10 +212,10 @@ void rj_cache_close(rj_cache *c)
 	if (c->db || c->closed_for_fork) {
 		pthread_mutex_lock(&c->lock);
 		if ((c->nhits || c->misses || c->compiles) && !c->readonly &&
-		    reopen_locked(c) == 0)
+		    rj_cache_reopen_locked(c) == 0)
 			rj_cache_flush_locked(c);
 		pthread_mutex_unlock(&c->lock);
 		rj_cache_close_db(c);
 	}
-	free_shell(c);
+	rj_cache_free(c);
 }

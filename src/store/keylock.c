@@ -25,7 +25,8 @@
  * parent still holds.  So the process's held locks are listed, and a fork child closes
  * its copies and forgets them (pthread_atfork): the parent's locks stay the parent's.
  *
- * Owns the locks/ folder; never touches the database.
+ * Owns the key lock files in the locks/ folder (cache_db.c's open.lock beside them is the
+ * cache's); never touches the database, and knows no rj_cache: it is given the folder.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -44,6 +45,7 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "store/keylock.h"
+#include "store/trust.h"
 
 #define STALE_AFTER_S 60     /* a lock file nobody holds, this old, was left behind */
 #define SWEEP_ON_LOCK 512    /* names looked at by the sweep a process makes on its own */
@@ -111,10 +113,10 @@ static void list_remove(struct rj_keylock *l)
 
 /* ---- The locks/ folder ----------------------------------------------------------------- */
 
-/* ROCJIT_CACHE_SHARED as a switch: "", 0, false, no, off (any case) are off. */
+/* ROCJIT_CACHE_SHARED, as the trust rule reads it (trust.c). */
 static int shared_mode(void)
 {
-	return rocjit_env_flag("ROCJIT_CACHE_SHARED");
+	return !!(rj_cache_trust_flags() & RJ_TRUST_SHARED);
 }
 
 /*

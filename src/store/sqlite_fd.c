@@ -7,7 +7,9 @@
  * the folder again, raceably), and "rocjit-fd:<n>" opens a read-only file on a duplicate
  * of descriptor n, read with pread.  Everything else is the unix VFS's.
  *
- * Owns the VFS and the process's table of pinned folder descriptors.
+ * Owns the VFS and the process's table of pinned folder descriptors.  Knows nothing of
+ * rocjit's databases (schema, caches, bundles) and checks nothing itself: its callers
+ * hand it descriptors they have checked (trust.c).
  */
 #include "store/sqlite_fd.h"
 
@@ -208,10 +210,13 @@ const char *rj_sqlite_vfs(void)
 	return base ? vfs.zName : NULL;
 }
 
-void rj_sqlite_fd_uri(char *out, size_t size, int fd, const char *query)
+int rj_sqlite_open_fd(sqlite3 **db, int fd)
 {
-	snprintf(out, size, "file:" FD_NAME "%d%s%s", fd, query && *query ? "?" : "",
-		 query ? query : "");
+	char uri[64];
+
+	snprintf(uri, sizeof uri, "file:" FD_NAME "%d?immutable=1", fd);
+	return sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+			       SQLITE_OPEN_NOMUTEX, rj_sqlite_vfs());
 }
 
 int rj_sqlite_name_in(char *out, size_t size, int dirfd, const char *dir, const char *name)

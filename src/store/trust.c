@@ -2,11 +2,11 @@
  * trust.c - whether what rocjit opens may be used at all: the one trust rule for
  * every file that can feed code to the GPU (a cache folder and its files, bundles, import
  * sources: owned by this user or root and writable by nobody else), whether a cache is on
- * a local file system (SQLite's WAL locking fails on network ones), shared mode, and the
- * size limit's syntax.
+ * a local file system (SQLite's WAL locking fails on network ones), and shared mode.
  *
- * Owns these rules only; cache.c and bundle.c ask, about descriptors they opened, before
- * SQLite reads anything.
+ * Owns these rules only (trust.h); cache_db.c and bundle_lookup.c ask, about descriptors
+ * they opened, before SQLite reads anything.  Opens nothing itself and never touches a
+ * database.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,8 +17,9 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "store/cache_internal.h"
 #include "base/error.h"
+#include "store/cache.h"
+#include "store/trust.h"
 
 int rj_cache_trust_flags(void)
 {

@@ -1,9 +1,9 @@
 /*
- * bundle.h - read-only bundles of prebuilt code objects, looked in after the user cache
- * (see bundle.c and the Bundles section of rocjit.h).
+ * bundle_lookup.h - the bundle tier: read-only bundles of prebuilt code objects, looked
+ * in after the user cache (see bundle_lookup.c and the Bundles section of rocjit.h).
  */
-#ifndef ROCJIT_BUNDLE_H
-#define ROCJIT_BUNDLE_H
+#ifndef ROCJIT_BUNDLE_LOOKUP_H
+#define ROCJIT_BUNDLE_LOOKUP_H
 
 #include <stddef.h>
 

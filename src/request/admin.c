@@ -1,0 +1,126 @@
+/*
+ * admin.c - the public calls on a context's on-disk stores: administering its cache
+ * (rocjit_cache_foreach, _find, _remove, _compact, _verify, _counters, _zero) and moving
+ * entries between its cache and a bundle file (rocjit_bundle_export, _import).
+ *
+ * Owns only the step from the context to the store: checking the context, finding its
+ * cache (or saying why it has none), clearing the out-parameters, then handing the
+ * rj_cache to the store (store/cache_admin.h, store/bundle_transfer.h), which does the
+ * work and knows nothing of contexts.  Never touches SQLite, the table or a compiler
+ * itself.
+ */
+#include <string.h>
+
+#include "base/error.h"
+#include "request/context.h"
+#include "store/bundle_transfer.h"
+#include "store/cache_admin.h"
+
+#define NO_CACHE " (ROCJIT_DISABLE_CACHE, ROCJIT_OPEN_NO_CACHE, or it could not be opened: " \
+		 "see the warning)"
+#define NO_CACHE_FOR_BUNDLES " to export from or import into"
+
+/* The context's on-disk cache, or ROCJIT_EIO saying it has none (why: the message's end). */
+static int cache_of(rj_cache **out, rocjit_ctx *ctx, const char *why)
+{
+	RJ_CHECK(!ctx, ROCJIT_EINVAL, "ctx is NULL");
+	RJ_CHECK(!ctx->cache, ROCJIT_EIO, "this context has no on-disk cache%s", why);
+	*out = ctx->cache;
+	return 0;
+}
+
+ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *user)
+{
+	rj_cache *c = NULL;
+
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	return rj_cache_foreach(c, fn, user);
+}
+
+ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
+				 int (*fn)(const rocjit_entry *entry, const void *code,
+					   size_t size, void *user),
+				 void *user)
+{
+	rj_cache *c = NULL;
+
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	return rj_cache_find(c, prefix, fn, user);
+}
+
+ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, size_t n,
+				   size_t *removed)
+{
+	rj_cache *c = NULL;
+
+	if (removed)
+		*removed = 0;
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	return rj_cache_remove(c, keys, n, removed);
+}
+
+ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
+{
+	rj_cache *c = NULL;
+
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	return rj_cache_compact(c);
+}
+
+ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
+				   void (*bad)(const rocjit_entry *entry, int reason,
+					       const char *message, void *user),
+				   void *user, uint64_t *checked, uint64_t *bad_count)
+{
+	rj_cache *c = NULL;
+
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	return rj_cache_verify(c, fix, bad, user, checked, bad_count);
+}
+
+ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
+{
+	rj_cache *c = NULL;
+
+	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
+	memset(out, 0, sizeof *out);
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	return rj_cache_counters(c, out);
+}
+
+ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)
+{
+	rj_cache *c = NULL;
+
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	return rj_cache_zero(c);
+}
+
+ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const char *const *keys,
+				    size_t n, size_t *count)
+{
+	rj_cache *c = NULL;
+
+	if (count)
+		*count = 0;
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE_FOR_BUNDLES));
+	return rj_bundle_export(c, path, keys, n, count);
+}
+
+ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t *copied,
+				       size_t *rejected, rocjit_reject_fn fn, void *user)
+{
+	rj_cache *c = NULL;
+
+	if (copied)
+		*copied = 0;
+	if (rejected)
+		*rejected = 0;
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE_FOR_BUNDLES));
+	return rj_bundle_import(c, path, copied, rejected, fn, user);
+}
+
+ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count)
+{
+	return rocjit_bundle_import_v2(ctx, path, count, NULL, NULL, NULL);
+}

@@ -1,0 +1,39 @@
+/*
+ * cache_admin.h - administering an open cache (cache_admin.c): the work behind the
+ * public rocjit_cache_* calls, on the rj_cache that src/request/admin.c finds in the
+ * context.  Each behaves as its public call documents in rocjit.h (return codes, the
+ * thread's last error, callbacks run without any lock held); the caller has checked the
+ * context and set the out-parameters the public call clears first.
+ */
+#ifndef ROCJIT_CACHE_ADMIN_H
+#define ROCJIT_CACHE_ADMIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rocjit.h"
+#include "store/cache.h"
+
+typedef int (*rj_cache_found_fn)(const rocjit_entry *entry, const void *code, size_t size,
+				 void *user);
+typedef void (*rj_cache_bad_fn)(const rocjit_entry *entry, int reason, const char *message,
+				void *user);
+
+/* rocjit_cache_foreach: every entry, in key order. */
+int rj_cache_foreach(rj_cache *c, rocjit_entry_fn fn, void *user);
+/* rocjit_cache_find: the one entry whose key starts with prefix. */
+int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *user);
+/* rocjit_cache_remove: removes keys (32 hex digits each); *removed (may be NULL) counts
+ * them, and is left alone on an error. */
+int rj_cache_remove(rj_cache *c, const char *const *keys, size_t n, size_t *removed);
+/* rocjit_cache_compact. */
+int rj_cache_compact(rj_cache *c);
+/* rocjit_cache_verify. */
+int rj_cache_verify(rj_cache *c, int fix, rj_cache_bad_fn bad, void *user, uint64_t *checked,
+		    uint64_t *bad_count);
+/* rocjit_cache_counters: fills *out, which the caller has zeroed. */
+int rj_cache_counters(rj_cache *c, rocjit_counters *out);
+/* rocjit_cache_zero. */
+int rj_cache_zero(rj_cache *c);
+
+#endif

@@ -1,0 +1,643 @@
+/*
+ * cache_db.c - the on-disk cache's connection: one SQLite database per user (format:
+ * cache/FORMAT.md), opened through checked descriptors.
+ *
+ * Owns the cache folder's rule (rocjit_cache_dir), opening the database (the folder and
+ * file checks, the schema, WAL, moving a damaged file aside), its prepared statements,
+ * running SQL, the connection's lock, and opening the connection again after a fork()
+ * closed it.  The bottom of the cache's layers (see cache_internal.h): it calls no other
+ * cache file, and knows nothing of compilers or devices, of usage records, of the
+ * process's list of open caches, or of what the rows mean.  Every failure is returned to
+ * the caller, who treats it as a miss (see cache.h).
+ */
+#include "store/cache.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/env.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "store/cache_internal.h"
+#include "store/sqlite_fd.h"
+#include "store/trust.h"
+#include "rocjit_schema.h" /* generated from cache/schema.sql: rj_schema_sql */
+
+#define RJ_CACHE_FORMAT 2
+#define RJ_CACHE_FILE "rocjit-cache.sqlite"
+#define BUSY_TIMEOUT_MS 5000
+#define RJ_CACHE_DEFAULT_MAX (4ull << 30) /* 4 GiB of code, like the peers' few GiB */
+
+ROCJIT_API int rocjit_cache_dir(char *out, size_t size, const char *dir)
+{
+	const char *env = getenv("ROCJIT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+
+	if (dir && *dir)
+		n = snprintf(out, size, "%s", dir);
+	else if (env && *env)
+		n = snprintf(out, size, "%s", env);
+	else if (xdg && *xdg == '/')
+		n = snprintf(out, size, "%s/rocjit", xdg);
+	else if (home && *home == '/')
+		n = snprintf(out, size, "%s/.cache/rocjit", home);
+	else if (home && *home)
+		RJ_FAIL(ROCJIT_EINVAL, "no cache folder: HOME=%s is not an absolute path; set "
+			"HOME to one, or set ROCJIT_CACHE_DIR", home);
+	else
+		RJ_FAIL(ROCJIT_EINVAL, "no cache folder: HOME is not set; set ROCJIT_CACHE_DIR");
+	RJ_CHECK(n < 0 || (size_t)n >= size, ROCJIT_EINVAL, "cache folder path is too long");
+	return 0;
+}
+
+int rj_cache_exec(rj_cache *c, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(c->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				      msg ? msg : sqlite3_errmsg(c->db));
+		sqlite3_free(msg);
+		return rc;
+	}
+	return 0;
+}
+
+int rj_db_int(sqlite3 *db, const char *sql, int *value)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*value = 0;
+	if ((rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL)) != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*value = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int pragma_int(rj_cache *c, const char *sql, int *value)
+{
+	if (rj_db_int(c->db, sql, value) != SQLITE_OK)
+		DB_FAIL(c, sql);
+	return 0;
+}
+
+/*
+ * The one place a rocjit database is created, cache or bundle: the schema, then the
+ * header that says whose file it is and in which format.  Run in the caller's
+ * transaction (or none, for a bundle's new file that nobody else sees yet).
+ */
+int rj_db_create(sqlite3 *db, int format, const char *more, char **msg)
+{
+	char sql[128];
+	int rc;
+
+	if (msg)
+		*msg = NULL;
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+		 RJ_CACHE_APP_ID, format);
+	rc = sqlite3_exec(db, rj_schema_sql, NULL, NULL, msg);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, sql, NULL, NULL, msg);
+	if (rc == SQLITE_OK && more)
+		rc = sqlite3_exec(db, more, NULL, NULL, msg);
+	return rc;
+}
+
+/*
+ * Creates the schema in a new database, or checks an existing one's format.  Runs in an
+ * immediate transaction so that two processes creating the same new file do not both
+ * run it half-way.
+ */
+static int init_schema(rj_cache *c)
+{
+	int version, app;
+	char sql[256];
+
+	RJ_FORWARD(pragma_int(c, "PRAGMA user_version", &version));
+	if (version == 1 && !c->readonly) {
+		/* Format 1 lacked the portable key: add the column; old rows have none. */
+		RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
+		if (pragma_int(c, "PRAGMA user_version", &version) == 0 && version == 1 &&
+		    (rj_cache_exec(c, "ALTER TABLE entries ADD COLUMN pkey BLOB; "
+				   "CREATE INDEX IF NOT EXISTS entries_pkey ON entries (pkey); "
+				   "PRAGMA user_version = 2") != 0)) {
+			rj_cache_exec(c, "ROLLBACK");
+			return ROCJIT_EIO;
+		}
+		RJ_FORWARD(rj_cache_exec(c, "COMMIT"));
+		version = RJ_CACHE_FORMAT;
+	}
+	if (version == RJ_CACHE_FORMAT)
+		goto check_app;
+	if (version != 0) {
+		c->bad_file = 1;
+		RJ_FAIL(ROCJIT_EIO, "cache %s has format version %d, this rocjit reads version %d",
+			c->path, version, RJ_CACHE_FORMAT);
+	}
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is empty and opened read-only", c->path);
+	RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
+	/* Under the write lock, so that another process creating the same cache right now is
+	   seen either not at all or complete. */
+	if (pragma_int(c, "PRAGMA user_version", &version) == 0 && version == 0) {
+		int tables = 0;
+		if (pragma_int(c, "SELECT count(*) FROM sqlite_master", &tables) != 0 ||
+		    tables != 0) {
+			/* Version 0 with tables: somebody else's SQLite file. */
+			rj_cache_exec(c, "ROLLBACK");
+			c->bad_file = 1;
+			RJ_FAIL(ROCJIT_EIO, "%s is an SQLite file but not a rocjit cache", c->path);
+		}
+		char *msg;
+		snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO counters (name, value) VALUES "
+			 "('since', %lld)", (long long)time(NULL));
+		if (rj_db_create(c->db, RJ_CACHE_FORMAT, sql, &msg) != SQLITE_OK) {
+			rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+				     msg ? msg : sqlite3_errmsg(c->db));
+			sqlite3_free(msg);
+			rj_cache_exec(c, "ROLLBACK");
+			return ROCJIT_EIO;
+		}
+	}
+	RJ_FORWARD(rj_cache_exec(c, "COMMIT"));
+check_app:
+	RJ_FORWARD(pragma_int(c, "PRAGMA application_id", &app));
+	if (app != RJ_CACHE_APP_ID) {
+		c->bad_file = 1;
+		RJ_FAIL(ROCJIT_EIO, "%s is not a rocjit cache (application_id %d)", c->path, app);
+	}
+	return 0;
+}
+
+static int set_wal(rj_cache *c)
+{
+	return rj_cache_exec(c, "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL");
+}
+
+/*
+ * Runs step again while SQLite answers "busy", for as long as the busy timeout: switching
+ * to WAL and reading the schema of a database that other processes are creating or
+ * recovering at the same moment can be refused at once, without the busy handler.  A
+ * crowd of processes opening a new cache together must all get it.
+ */
+static int retry_busy(rj_cache *c, int (*step)(rj_cache *c))
+{
+	double deadline = rj_now_ms() + BUSY_TIMEOUT_MS;
+	struct timespec nap = { 0, 2000000 };
+	int rc;
+
+	while ((rc = step(c)) != 0) {
+		int code = sqlite3_errcode(c->db) & 0xff;
+		if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || rj_now_ms() > deadline)
+			return rc;
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 32000000)
+			nap.tv_nsec *= 2;
+	}
+	return 0;
+}
+
+/* Marks a failure that says the file is no database (garbage, truncated, foreign). */
+static int damaged(rj_cache *c)
+{
+	int code = sqlite3_errcode(c->db) & 0xff;
+
+	if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+		c->bad_file = 1;
+	return ROCJIT_EIO;
+}
+
+/*
+ * A file shorter than the pages its header counts was cut short (a full disk, a copy
+ * interrupted).  Only when no WAL holds newer pages: those may not be in the file yet.
+ */
+static int check_truncated(rj_cache *c)
+{
+	struct stat st, sw;
+	int pages = 0, page_size = 0;
+	int truncated;
+
+	/* In one read transaction: no checkpoint can shrink the file under it, and a WAL
+	   that holds pages the file lacks is seen (then nothing is concluded). */
+	if (rj_cache_exec(c, "BEGIN") != 0)
+		return 0;
+	truncated = pragma_int(c, "PRAGMA page_count", &pages) == 0 &&
+		    pragma_int(c, "PRAGMA page_size", &page_size) == 0 &&
+		    !(fstatat(c->dirfd, RJ_CACHE_FILE "-wal", &sw, AT_SYMLINK_NOFOLLOW) == 0 &&
+		      sw.st_size > 0) &&
+		    fstatat(c->dirfd, RJ_CACHE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (long long)st.st_size < (long long)pages * page_size;
+	rj_cache_exec(c, "COMMIT");
+	if (truncated) {
+		c->bad_file = 1;
+		RJ_FAIL(ROCJIT_EIO, "cache %s is truncated (%lld of %lld bytes)", c->path,
+			(long long)st.st_size, (long long)pages * page_size);
+	}
+	return 0;
+}
+
+static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
+{
+	if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+		DB_FAIL(c, "prepare");
+	return 0;
+}
+
+/* The statements of the request path, prepared once per connection: get and totals,
+ * and put unless the cache is read-only. */
+static int prepare_statements(rj_cache *c)
+{
+	RJ_FORWARD(prepare(c, &c->get,
+			   "SELECT code, size, checksum, compile_ms FROM entries WHERE key = ?1"));
+	RJ_FORWARD(prepare(c, &c->totals, "SELECT count(*), coalesce(sum(size), 0) FROM entries"));
+	if (c->readonly)
+		return 0;
+	return prepare(c, &c->put, "INSERT OR REPLACE INTO entries (" RJ_ENTRY_COLUMNS ") VALUES "
+		       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, 0, ?12, ?14, ?13)");
+}
+
+/*
+ * A cache "folder" that is a file is a bundle (or a cache file) named directly, as
+ * `rocjit list --cache app.rocjit` does: opened read-only and immutable, never changed.
+ * fd is the file as opened and checked: SQLite reads that descriptor (sqlite_fd.h), so
+ * what the trust rule saw is what is served.  c keeps fd.
+ */
+static int open_file(rj_cache *c, int fd, const char *file)
+{
+	c->readonly = 1;
+	c->filefd = fd;
+	snprintf(c->path, sizeof c->path, "%s", file);
+	snprintf(c->dir, sizeof c->dir, "%s", file);
+	if (strrchr(c->dir, '/'))
+		*strrchr(c->dir, '/') = 0;
+	RJ_FORWARD(rj_trust_check(fd, file, "cache file", rj_cache_trust_flags()));
+	if (rj_sqlite_open_fd(&c->db, fd) != SQLITE_OK)
+		RJ_FAIL(ROCJIT_EIO, "cannot open %s: %s", file,
+			c->db ? sqlite3_errmsg(c->db) : "out of memory");
+	return init_schema(c);
+}
+
+/*
+ * Opens the cache folder dir (creating it, and the folders above it, unless read-only),
+ * or the file dir names.  Returns the descriptor; *is_dir says which.  The folder is
+ * created 0700, or 0770 for a new cache in shared mode (fchmod past the umask: only what
+ * was created here, never an existing folder).
+ */
+static int open_cache_path(rj_cache *c, const char *dir, int *is_dir)
+{
+	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED, created = 0, fd;
+	struct stat st;
+
+	/* O_NONBLOCK: a FIFO named as the cache is refused below, never waited on. */
+	fd = open(dir, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && !c->readonly) {
+		fd = rj_fs_make_dirs(dir, shared ? 0770 : 0700, &created);
+		if (fd >= 0 && created && shared)
+			fchmod(fd, 0770);
+	}
+	RJ_CHECK(fd < 0 && errno == ENOENT, ROCJIT_EIO,
+		 "cache folder %s does not exist (it is opened read-only, so not created)", dir);
+	RJ_CHECK(fd < 0, ROCJIT_EIO, "cannot %s cache folder %s: %s; choose another with "
+		 "ROCJIT_CACHE_DIR", c->readonly ? "open" : "open or create", dir,
+		 strerror(errno));
+	if (fstat(fd, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+		close(fd);
+		RJ_FAIL(ROCJIT_EIO, "cache %s is %s, not a folder or a cache file: it is not "
+			"used; choose another with ROCJIT_CACHE_DIR", dir, rj_fs_kind(st.st_mode));
+	}
+	*is_dir = S_ISDIR(st.st_mode);
+	return fd;
+}
+
+/*
+ * The files SQLite will open in the cache folder - the database, its -wal and -shm - must
+ * be regular files (never symbolic links, FIFOs or devices) that pass the trust rule.
+ * Checked through dirfd without following links.  A missing database is created here,
+ * O_EXCL and O_NOFOLLOW, 0600 (0660 for a new cache in shared mode), so SQLite never
+ * creates it through a link and its mode is never changed afterwards.
+ */
+static int check_files(rj_cache *c, int dirfd)
+{
+	static const char *const names[] = { RJ_CACHE_FILE, RJ_CACHE_FILE "-wal",
+					     RJ_CACHE_FILE "-shm" };
+	int tflags = rj_cache_trust_flags();
+	mode_t mode = tflags & RJ_TRUST_SHARED ? 0660 : 0600;
+
+	for (int i = 0; i < 3; i++) {
+		struct stat st;
+		char shown[4200];
+		int fd = -1, rc;
+
+		snprintf(shown, sizeof shown, "%s/%s", c->dir, names[i]);
+		if (i == 0 && !c->readonly) {
+			fd = rj_fs_open_regular(dirfd, names[i],
+						O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode, &st);
+			if (fd >= 0)
+				fchmod(fd, mode); /* created here: past the umask */
+		}
+		if (fd < 0 && (i != 0 || c->readonly || errno == EEXIST))
+			fd = rj_fs_open_regular(dirfd, names[i], O_RDONLY | O_NOFOLLOW, 0, &st);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		RJ_CHECK(fd < 0, ROCJIT_EIO, "cache %s: %s: it is not used; remove it, or "
+			 "choose another cache folder with ROCJIT_CACHE_DIR", shown,
+			 rj_fs_why(errno, &st));
+		rc = rj_trust_check(fd, shown, "cache", tflags);
+		close(fd);
+		RJ_FORWARD(rc);
+	}
+	return 0;
+}
+
+/* Opens the database in the cache folder fd (dir), checked and pinned first. */
+static int open_folder(rj_cache *c, int fd, const char *dir)
+{
+	int flags = c->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	char name[4300];
+
+	/* Pinned at once: from here on c->dirfd is closed by close_db whatever happens. */
+	c->dirfd = rj_sqlite_pin_dir(fd);
+	RJ_FORWARD(rj_trust_check(c->dirfd, dir, "cache folder", rj_cache_trust_flags()));
+	RJ_FORWARD(rj_cache_check_local(c->dirfd, dir));
+	RJ_FORWARD(check_files(c, c->dirfd));
+	/*
+	 * SQLite opens the database by name.  The name goes through the checked folder's
+	 * descriptor (/proc/self/fd/N/..., see sqlite_fd.h), so it is the folder checked
+	 * above, whatever happened to the path meanwhile; in it, the names checked above
+	 * can change only by this user (the folder is writable by nobody else) or, in a
+	 * shared cache, by the group trusted with its contents - and SQLite opens each of
+	 * its files O_NOFOLLOW.  The name is never a URI: a folder called "file:/x" is
+	 * ./file:/x.  NOMUTEX: c->lock serializes every use of the connection.  URI: the
+	 * names this connection is given (its database's, and the bundle file export
+	 * attaches: both from rj_sqlite_name_in) never start with "file:", so none is read
+	 * as a URI.
+	 */
+	RJ_CHECK(rj_sqlite_name_in(name, sizeof name, c->dirfd, dir, RJ_CACHE_FILE) != 0,
+		 ROCJIT_EINVAL, "cache folder path is too long");
+	if (sqlite3_open_v2(name, &c->db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+			    rj_sqlite_vfs()) != SQLITE_OK)
+		RJ_FAIL(ROCJIT_EIO, "cannot open cache %s: %s", c->path,
+			c->db ? sqlite3_errmsg(c->db) : "out of memory");
+	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	if (!c->readonly && retry_busy(c, set_wal) != 0)
+		return damaged(c);
+	if (retry_busy(c, init_schema) != 0)
+		return damaged(c);
+	return check_truncated(c);
+}
+
+static int open_db(rj_cache *c, const char *dir)
+{
+	int fd, is_dir = 0;
+
+	snprintf(c->dir, sizeof c->dir, "%s", dir);
+	RJ_CHECK((size_t)snprintf(c->path, sizeof c->path, "%s/%s", dir, RJ_CACHE_FILE) >=
+			 sizeof c->path,
+		 ROCJIT_EINVAL, "cache folder path is too long");
+	fd = open_cache_path(c, dir, &is_dir);
+	RJ_FORWARD(fd < 0 ? ROCJIT_EIO : 0);
+	if (!is_dir)
+		RJ_FORWARD(open_file(c, fd, dir));
+	else
+		RJ_FORWARD(open_folder(c, fd, dir));
+	return prepare_statements(c);
+}
+
+/* Closes c's connection and statements, keeping its descriptors and the rest of c. */
+static void close_conn(rj_cache *c)
+{
+	sqlite3_finalize(c->get);
+	sqlite3_finalize(c->put);
+	sqlite3_finalize(c->totals);
+	c->get = c->put = c->totals = NULL;
+	if (c->db)
+		sqlite3_close(c->db);
+	c->db = NULL;
+}
+
+/* Closes the connection, then the descriptors SQLite read through. */
+void rj_cache_close_db(rj_cache *c)
+{
+	close_conn(c);
+	rj_sqlite_unpin_dir(c->dirfd);
+	if (c->filefd >= 0)
+		close(c->filefd);
+	c->dirfd = c->filefd = -1;
+}
+
+int rj_cache_locks_dir(int dirfd, const char *dir)
+{
+	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED, created = 0, locks;
+	char shown[4200];
+	struct stat st;
+
+	snprintf(shown, sizeof shown, "%s/locks", dir);
+	locks = rj_fs_make_dir_at(dirfd, "locks", shared ? 0770 : 0700, &created);
+	if (locks >= 0 && created && shared)
+		fchmod(locks, 0770); /* made here: past the umask, for every member */
+	if (locks < 0) {
+		int e = errno;
+		if (fstatat(dirfd, "locks", &st, AT_SYMLINK_NOFOLLOW) != 0)
+			memset(&st, 0, sizeof st);
+		RJ_FAIL(ROCJIT_EIO, "cache locks folder %s is not used: %s", shown,
+			S_ISLNK(st.st_mode) ? rj_fs_why(ELOOP, &st) : strerror(e));
+	}
+	if (rj_trust_check(locks, shown, "cache locks folder", rj_cache_trust_flags()) != 0) {
+		close(locks);
+		return ROCJIT_EIO;
+	}
+	return locks;
+}
+
+int rj_cache_dirfd(const rj_cache *c)
+{
+	return c->dirfd;
+}
+
+/*
+ * Takes <cache>/locks/open.lock, exclusively, in the checked locks folder, without
+ * following links: a planted link makes no file anywhere else.  Returns the descriptor
+ * (the lock dies with it), or -1: then the caller goes on unlocked (best effort).
+ */
+static int take_open_lock(int dirfd, const char *dir)
+{
+	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED;
+	int locks = rj_cache_locks_dir(dirfd, dir), fd;
+	struct stat st;
+
+	if (locks < 0) {
+		rj_log(RJ_LOG_WARN, "%s", rocjit_last_error());
+		return -1;
+	}
+	fd = rj_fs_open_regular(locks, "open.lock", O_RDWR | O_CREAT | O_NOFOLLOW,
+				shared ? 0660 : 0600, &st);
+	if (fd < 0)
+		rj_log(RJ_LOG_WARN, "cache lock %s/locks/open.lock is not used: %s", dir,
+		       rj_fs_why(errno, &st));
+	close(locks);
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
+	return fd;
+}
+
+/*
+ * Keeps a damaged database for inspection and starts a fresh one.  Processes that find
+ * the same damage at once take turns (a flock in locks/); each looks again once it has
+ * its turn, so only the first moves the file, and a fresh cache another made meanwhile
+ * is never moved.  The -wal and -shm go along with the file they belong to.  Renames are
+ * made in the folder descriptor that was checked, not by path.
+ */
+static int move_aside_and_reopen(rj_cache *c, const char *dir)
+{
+	char msg[1024], aside[300], from[300], to[320];
+	int fd = -1, rc;
+
+	snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+	close_conn(c);
+	if (c->dirfd >= 0)
+		fd = take_open_lock(c->dirfd, dir);
+	rj_cache_close_db(c);
+	c->bad_file = 0;
+	rc = open_db(c, dir); /* another process may have mended it meanwhile */
+	if (rc < 0 && c->bad_file && c->dirfd >= 0) {
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		close_conn(c);
+		snprintf(aside, sizeof aside, "%s.bad-%lld-%d", RJ_CACHE_FILE,
+			 (long long)time(NULL), (int)getpid());
+		if (renameat(c->dirfd, RJ_CACHE_FILE, c->dirfd, aside) == 0) {
+			static const char *const sides[] = { "-wal", "-shm" };
+			for (int i = 0; i < 2; i++) {
+				snprintf(from, sizeof from, "%s%s", RJ_CACHE_FILE, sides[i]);
+				snprintf(to, sizeof to, "%s%s", aside, sides[i]);
+				renameat(c->dirfd, from, c->dirfd, to);
+			}
+			rj_warn_once("cache-moved", "%s; moved it aside to %s/%s and started a "
+				     "fresh cache", msg, dir, aside);
+			rj_cache_close_db(c);
+			c->bad_file = 0;
+			rc = open_db(c, dir);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly)
+{
+	rj_cache *c = calloc(1, sizeof *c);
+	int rc;
+
+	*out = NULL;
+	RJ_CHECK(!c, ROCJIT_ENOMEM, "out of memory opening the cache");
+	pthread_mutex_init(&c->lock, NULL);
+	c->dirfd = c->filefd = -1;
+	c->readonly = readonly;
+	c->max_bytes = RJ_CACHE_DEFAULT_MAX;
+	rj_env_size("ROCJIT_CACHE_MAXSIZE", RJ_CACHE_DEFAULT_MAX, &c->max_bytes);
+	rc = open_db(c, dir);
+	if (rc < 0 && c->bad_file && !c->readonly)
+		rc = move_aside_and_reopen(c, dir);
+	if (rc < 0) {
+		/* Keep the message: closing must not overwrite it. */
+		char msg[1024];
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		rj_cache_close_db(c);
+		rj_cache_free(c);
+		return rj_error_set(rc, __FILE__, __LINE__, "%s", msg);
+	}
+	*out = c;
+	return 0;
+}
+
+void rj_cache_free(rj_cache *c)
+{
+	free(c->hits);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+/*
+ * Opens the connection again after a fork() closed it: a fresh cache is opened from what
+ * the first open was given, and its connection and statements move into c.  Caller holds
+ * c->lock (so it must not touch caches_mu: the fresh shell is never listed).
+ */
+int rj_cache_reopen_locked(rj_cache *c)
+{
+	rj_cache *fresh = NULL;
+	int rc;
+
+	if (c->db)
+		return 0;
+	RJ_CHECK(!c->closed_for_fork, ROCJIT_EIO, "cache %s is not open", c->path);
+	rc = rj_cache_open_unregistered(&fresh, c->opened_as, c->readonly);
+	if (rc != 0)
+		RJ_FAIL(rc, "cache %s could not be opened again after fork(): %s", c->path,
+			rocjit_last_error());
+	c->db = fresh->db;
+	c->get = fresh->get;
+	c->put = fresh->put;
+	c->totals = fresh->totals;
+	fresh->db = NULL;
+	fresh->get = fresh->put = fresh->totals = NULL;
+	/* The descriptors SQLite reads through go along with the connection; c's old ones
+	   (closed before the fork: -1) go with the shell. */
+	{
+		int dirfd = c->dirfd, filefd = c->filefd;
+		c->dirfd = fresh->dirfd;
+		c->filefd = fresh->filefd;
+		fresh->dirfd = dirfd;
+		fresh->filefd = filefd;
+	}
+	rj_cache_close_db(fresh);
+	rj_cache_free(fresh);
+	c->closed_for_fork = 0;
+	return 0;
+}
+
+int rj_cache_lock(rj_cache *c)
+{
+	int rc;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->db)
+		return 0;
+	rc = rj_cache_reopen_locked(c);
+	if (rc != 0)
+		pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+const char *rj_cache_path(const rj_cache *c)
+{
+	return c->path;
+}
+
+const char *rj_cache_dir_of(const rj_cache *c)
+{
+	return c->dir;
+}
+
+int rj_cache_readonly(const rj_cache *c)
+{
+	return c->readonly;
+}
+
+uint64_t rj_cache_max_bytes(const rj_cache *c)
+{
+	return c->max_bytes;
+}

@@ -1,0 +1,134 @@
+/*
+ * cache_usage.c - the cache's usage records and its size limit.
+ *
+ * Owns what is written about entries after the fact: the batched hit counts and last-use
+ * times (gathered in memory by cache.c, written here in one transaction per batch), the
+ * counters across processes, and eviction of the least recently used entries past
+ * ROCJIT_CACHE_MAXSIZE.  Works on a connection cache_db.c opened, under the lock its
+ * caller holds; never opens, locks or closes one itself.  When a batch is written is
+ * its callers' choice: cache.c (a full batch, a store), cache_process.c (the flusher
+ * thread, close, exit).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "base/error.h"
+#include "store/cache_internal.h"
+
+/*
+ * Keeps the code bytes under c->max_bytes: when a store takes them over, the least
+ * recently used entries go, in one transaction, down to 90% of the limit (so that the
+ * next stores do not evict again at once).  A process reading an entry has its own copy
+ * from one statement, so eviction never takes away what someone is loading.
+ */
+void rj_cache_evict_locked(rj_cache *c)
+{
+	sqlite3_stmt *sel = NULL, *del = NULL;
+	uint64_t total = 0, low = c->max_bytes / 10 * 9;
+	int evicted = 0;
+
+	if (!c->max_bytes || sqlite3_step(c->totals) != SQLITE_ROW) {
+		sqlite3_reset(c->totals);
+		return;
+	}
+	total = (uint64_t)sqlite3_column_int64(c->totals, 1);
+	sqlite3_reset(c->totals);
+	if (total <= c->max_bytes || rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
+		return;
+	if (sqlite3_prepare_v2(c->db, "SELECT key, size FROM entries ORDER BY last_used, created",
+			       -1, &sel, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &del, NULL) ==
+		    SQLITE_OK) {
+		while (total > low && sqlite3_step(sel) == SQLITE_ROW) {
+			sqlite3_bind_blob(del, 1, sqlite3_column_blob(sel, 0),
+					  sqlite3_column_bytes(sel, 0), SQLITE_TRANSIENT);
+			if (sqlite3_step(del) == SQLITE_DONE) {
+				total -= (uint64_t)sqlite3_column_int64(sel, 1);
+				evicted++;
+			}
+			sqlite3_reset(del);
+		}
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(del);
+	if (rj_cache_exec(c, "COMMIT") != 0)
+		rj_cache_exec(c, "ROLLBACK");
+	else if (evicted)
+		RJ_LOG(RJ_LOG_INFO, "cache %s: evicted %d least recently used entries to stay under "
+		       "ROCJIT_CACHE_MAXSIZE (%llu bytes)", c->path, evicted,
+		       (unsigned long long)c->max_bytes);
+}
+
+static void add_counter(rj_cache *c, sqlite3_stmt *st, const char *name, double value)
+{
+	(void)c;
+	if (value == 0)
+		return;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, value);
+	sqlite3_step(st);
+	sqlite3_reset(st);
+}
+
+/*
+ * Writes the usage records gathered since the last flush - each hit entry's count and
+ * last use, and the counters - in one transaction.  When it cannot be written (the cache
+ * busy past the timeout) they stay pending for the next flush; a failure later in the
+ * transaction loses only statistics.
+ */
+void rj_cache_flush_locked(rj_cache *c)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t now = (int64_t)time(NULL);
+
+	if ((!c->nhits && !c->misses && !c->compiles) || c->readonly)
+		return;
+	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
+		return;
+	if (c->nhits &&
+	    sqlite3_prepare_v2(c->db,
+			       "UPDATE entries SET hits = hits + 1, last_used = max(last_used, ?2) "
+			       "WHERE key = ?1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		for (size_t i = 0; i < c->nhits; i++) {
+			sqlite3_bind_blob(st, 1, c->hits[i].b, 16, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 2, now);
+			sqlite3_step(st);
+			sqlite3_reset(st);
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(c->db,
+			       "INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT(name) "
+			       "DO UPDATE SET value = value + excluded.value",
+			       -1, &st, NULL) == SQLITE_OK) {
+		add_counter(c, st, "disk_hits", (double)c->nhits);
+		add_counter(c, st, "saved_ms", c->saved_ms);
+		add_counter(c, st, "misses", (double)c->misses);
+		add_counter(c, st, "compiles", (double)c->compiles);
+		add_counter(c, st, "compile_ms", c->compile_ms);
+	}
+	sqlite3_finalize(st);
+	if (rj_cache_exec(c, "COMMIT") != 0)
+		rj_cache_exec(c, "ROLLBACK");
+	rj_cache_forget_pending(c);
+}
+
+void rj_cache_forget_pending(rj_cache *c)
+{
+	c->nhits = 0;
+	c->saved_ms = 0;
+	c->misses = c->compiles = 0;
+	c->compile_ms = 0;
+}
+
+void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms)
+{
+	pthread_mutex_lock(&c->lock);
+	c->misses += misses;
+	c->compiles += compiles;
+	c->compile_ms += compile_ms;
+	pthread_mutex_unlock(&c->lock);
+}
