@@ -93,7 +93,13 @@ int bench_run_self(const char *const *argv, char *t0s, size_t t0s_size, char *ou
 		if (dup2(fd[1], 1) < 0)
 			_exit(127);
 		close(fd[1]);
-		execv("/proc/self/exe", (char *const *)argv);
+		/* exec takes writable strings: copies (the process is replaced or exits) */
+		char *args[64];
+		size_t n = 0;
+		for (; argv[n] && n < 63; n++)
+			args[n] = strdup(argv[n]);
+		args[n] = NULL;
+		execv("/proc/self/exe", args);
 		fprintf(stderr, "%s: cannot run myself again: %s\n", bench_prog, strerror(errno));
 		_exit(127);
 	}

@@ -36,7 +36,7 @@ static void put_le(struct buf *b, uint64_t v, int n)
 {
 	ASSERT(b->n + (size_t)n <= sizeof b->d);
 	for (int i = 0; i < n; i++)
-		b->d[b->n + i] = (unsigned char)(v >> (8 * i));
+		b->d[b->n + (size_t)i] = (unsigned char)(v >> (8 * i));
 	b->n += (size_t)n;
 }
 
@@ -44,7 +44,7 @@ static void put_be(struct buf *b, uint64_t v, int n)
 {
 	ASSERT(b->n + (size_t)n <= sizeof b->d);
 	for (int i = 0; i < n; i++)
-		b->d[b->n + i] = (unsigned char)(v >> (8 * (n - 1 - i)));
+		b->d[b->n + (size_t)i] = (unsigned char)(v >> (8 * (n - 1 - i)));
 	b->n += (size_t)n;
 }
 

@@ -174,7 +174,7 @@ static struct keys craft(void)
 	ASSERT_INT(k.n, 5);
 	snprintf(path, sizeof path, "%s/rocjit-cache.sqlite", rj_test_cache_dir);
 	ASSERT_INT(sqlite3_open(path, &db), SQLITE_OK);
-	for (int e = 0; e < 4; e++)
+	for (size_t e = 0; e < 4; e++)
 		for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
 			set_field(db, fields[f], hostile[(e + f) % 4], k.key[e]);
 	set_field(db, "source_name", fine_utf8, k.key[4]);

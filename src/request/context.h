@@ -43,7 +43,8 @@ struct rj_slot {
 	enum rj_state state;       /* under ctx->rw */
 	int rc;                    /* FAILED: the error code and message */
 	char *error;
-	rocjit_code code;          /* READY: the public view; code.data is owned */
+	rocjit_code code;          /* READY: the public view of code_mem */
+	void *code_mem;            /* READY: the code object, owned (code.data is const) */
 	char target[RJ_TARGET_MAX];
 	void *module;              /* loaded on the context's device, or NULL */
 	struct rocjit_kernel *kernels;

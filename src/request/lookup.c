@@ -194,7 +194,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		RJ_FAIL(rc, "the compiler returned an unusable code object for %s: %s", r->name,
 			msg);
 	}
-	s->code.data = out.code;
+	s->code.data = s->code_mem = out.code;
 	s->code.size = out.size;
 	s->code.from_cache = 0;
 	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
@@ -214,7 +214,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 /* A store's hit fills s: code (malloc'ed, s owns it now), counted as a disk hit. */
 static void take_hit(rocjit_ctx *ctx, struct rj_slot *s, void *code, size_t size, double ms)
 {
-	s->code.data = code;
+	s->code.data = s->code_mem = code;
 	s->code.size = size;
 	s->code.compile_ms = ms;
 	s->code.from_cache = 1;
@@ -315,7 +315,11 @@ static size_t compatible_targets(char out[8][RJ_TARGET_MAX], const char *target)
 		out[n][len] = 0;
 		n++;
 	}
-	return n ? n : (snprintf(out[0], RJ_TARGET_MAX, "%s", target), 1);
+	if (n == 0) {
+		snprintf(out[0], RJ_TARGET_MAX, "%s", target);
+		n = 1;
+	}
+	return n;
 }
 
 /* 1 and s filled when a bundle has s's program for its target, or for a less specific

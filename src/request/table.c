@@ -87,7 +87,7 @@ void rj_table_free(rocjit_ctx *ctx)
 			}
 			if (s->module)
 				s->platform->module_unload(s->module);
-			free((void *)s->code.data);
+			free(s->code_mem);
 			free(s->error);
 			free(s);
 		}

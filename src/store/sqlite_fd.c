@@ -48,7 +48,7 @@ static int fd_read(sqlite3_file *f, void *buf, int amount, sqlite3_int64 offset)
 	size_t got = 0;
 
 	while (got < (size_t)amount) {
-		ssize_t n = pread(fd, (char *)buf + got, (size_t)amount - got, (off_t)offset + got);
+		ssize_t n = pread(fd, (char *)buf + got, (size_t)amount - got, (off_t)((size_t)offset + got));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

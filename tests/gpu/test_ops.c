@@ -1027,7 +1027,7 @@ static void unary_case(int op, rocjit_dtype dt, int k)
 		w[i].nin = 1;
 		w[i].v = is_int(dt) ? (long double)unary_ref_int((rocjit_unary_op)op, (int64_t)v) :
 				      unary_ref((rocjit_unary_op)op, v);
-		w[i].mag = fabsl(w[i].v);
+		w[i].mag = (double)fabsl(w[i].v);
 	}
 	OPS_OK(rocjit_ops_unary(fx.ops, stream, (rocjit_unary_op)op, &x->t, &y->t));
 	finish(stream, y, w, is_int(dt) ? M_EXACT : unary_info[op].mode);
@@ -1122,7 +1122,7 @@ static void scalar_ref(const struct scalar_op *s, rocjit_dtype dt, long double v
 		w->v = x < s->a ? s->a : x > s->b ? s->b : x;
 		break;
 	}
-	w->mag = fabsl(w->v);
+	w->mag = (double)fabsl(w->v);
 }
 
 static void scalar_case(const struct scalar_op *s, int si, rocjit_dtype dt, int k)
@@ -1295,7 +1295,7 @@ static void binary_case(int bop, rocjit_dtype dt, int k)
 			w[i].v = binary_ref_int(op, (int64_t)va, (int64_t)vb);
 		else
 			w[i].v = binary_ref(op, va, vb);
-		w[i].mag = fabsl(w[i].v);
+		w[i].mag = (double)fabsl(w[i].v);
 	}
 	m = is_int(dt) || (op != ROCJIT_DIV && op != ROCJIT_POW) ? M_EXACT : M_TOL;
 	OPS_OK(rocjit_ops_binary(fx.ops, stream, op, &a->t, &b->t, &y->t));
@@ -1946,12 +1946,12 @@ static void reduce_refs(const struct tens *x, int dim, int pass, struct want *w[
 				}
 			}
 			w[ROCJIT_SUM][e].v = is_int(dt) ? (long double)(int64_t)isum : s;
-			w[ROCJIT_SUM][e].mag = fabsl(s);
-			w[ROCJIT_SUM][e].extra = pass == 1 ? 4 * u * sqrt((double)len) * sabs : 0;
+			w[ROCJIT_SUM][e].mag = (double)fabsl(s);
+			w[ROCJIT_SUM][e].extra = (double)(pass == 1 ? 4 * u * sqrt((double)len) * sabs : 0);
 			w[ROCJIT_MEAN][e].v = len ? s / len : NAN;
-			w[ROCJIT_MEAN][e].mag = len ? fabsl(s / len) : 0;
+			w[ROCJIT_MEAN][e].mag = (double)(len ? fabsl(s / len) : 0);
 			w[ROCJIT_MEAN][e].extra =
-				len ? 4 * u * sqrt((double)len) * sabs / len : 0;
+				(double)(len ? 4 * u * sqrt((double)len) * sabs / len : 0);
 			w[ROCJIT_MIN_R][e].v = inan >= 0 ? NAN : vmin;
 			w[ROCJIT_MAX_R][e].v = inan >= 0 ? NAN : vmax;
 			w[ROCJIT_ARGMIN][e].v = inan >= 0 ? inan : imin;
@@ -2139,23 +2139,23 @@ static void row_ref(enum row_op op, const struct tens *x, const struct tens *alp
 		switch (op) {
 		case R_SOFTMAX:
 			e->v = expl(v - mx) / s;
-			e->mag = fabsl(e->v);
+			e->mag = (double)fabsl(e->v);
 			e->extra = 4 * u * grow * e->mag;
 			break;
 		case R_LOG_SOFTMAX:
 			e->v = v - mx - logl(s);
-			e->mag = fabsl(v - mx) + fabsl(logl(s));
+			e->mag = (double)(fabsl(v - mx) + fabsl(logl(s)));
 			e->extra = 4 * u * grow;
 			break;
 		case R_LAYER_NORM:
 			rs = 1 / sqrtl(var + eps);
 			e->v = (v - mean) * rs * a + b;
-			e->mag = fabsl((v - mean) * rs * a) + fabsl(b);
-			e->extra = 8 * u * grow * (e->mag + fabsl(a));
+			e->mag = (double)(fabsl((v - mean) * rs * a) + fabsl(b));
+			e->extra = (double)(8 * u * grow * (e->mag + fabsl(a)));
 			break;
 		case R_RMS_NORM:
 			e->v = v / sqrtl(sq / n + eps) * a;
-			e->mag = fabsl(e->v);
+			e->mag = (double)fabsl(e->v);
 			e->extra = 8 * u * grow * e->mag;
 			break;
 		}
@@ -2343,7 +2343,7 @@ static void want_add(rocjit_dtype dt, struct want *w, long double v)
 		w->v = (int64_t)((uint64_t)(int64_t)w->v + (uint64_t)(int64_t)v);
 	else
 		w->v += v;
-	w->mag += fabsl(v);
+	w->mag += (double)fabsl(v);
 }
 
 /*
@@ -2389,7 +2389,7 @@ static void index_case(enum index_op op, rocjit_dtype dt, rocjit_dtype idt, int 
 	if (adds) {
 		for (int64_t i = 0; i < x->n; i++) {
 			w[i].v = val(x, i);
-			w[i].mag = fabsl(w[i].v);
+			w[i].mag = (double)fabsl(w[i].v);
 		}
 		for (int64_t i = 0; i < y->n; i++) {
 			int64_t j = id_at(ids, gatherish ? i : coord_of(c->ndim, ydims, i, c->dim),
