@@ -1,5 +1,5 @@
 /*
- * test_recent.c - the per-thread memo of served programs (src/recent.c): it answers only
+ * test_recent.c - the per-thread memo of served programs (src/request/recent.c): it answers only
  * for the same context, pointer, bytes, options and kernel name.
  */
 #include "request/context.h"
