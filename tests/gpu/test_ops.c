@@ -291,7 +291,7 @@ static uint64_t round_float_bits(long double v, int frac_bits, int exp_bits)
 static double decode_half(uint16_t h, int frac_bits, int exp_bits)
 {
 	int bias = (1 << (exp_bits - 1)) - 1;
-	unsigned int e = (h >> frac_bits) & ((1u << exp_bits) - 1);
+	unsigned int e = ((unsigned int)h >> frac_bits) & ((1u << exp_bits) - 1);
 	unsigned int f = h & ((1u << frac_bits) - 1);
 	double v;
 
