@@ -148,6 +148,14 @@ const char *cli_fmt_time(char *buf, size_t size, int64_t t);
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "rocjit: warning: <message>" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The warning for a code object that holds no kernel (compile, prewarm): what it is and
+ * its likely cause, after "FILE (TARGET): ". */
+#define CLI_NO_KERNELS_WARNING \
+	"the code object holds 0 kernels; likely cause: templates that were never " \
+	"instantiated: add name expressions (rocjit compile --name-expr 'k<float>') or " \
+	"explicit instantiations (template __global__ void k<float>(float *);)"
+
 /* Prints "rocjit CMD: <message>", the usage line and where help is (cmd NULL or no
  * command: the tool's); returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -303,7 +311,8 @@ struct cli_source {
 	char *name;     /* as the application registers it ("sub/x.hip"), or the path given */
 	char *text;
 	size_t length;
-	int header;     /* *.h, *.hpp, *.cuh, *.inc: an in-memory header of every source    */
+	int header;     /* *.h, *.hpp, *.cuh, *.inc, or named a header (a manifest's header=,
+	                   prewarm --header): an in-memory header of every source          */
 };
 
 /*
@@ -325,8 +334,11 @@ struct cli_set {
 #define CLI_SET_MANIFEST 3
 
 /* Reads path: a manifest (as_manifest, or its first line is the manifest's), a folder or
- * a file.  CLI_OK or CLI_FAIL (printed). */
-int cli_set_load(struct cli_set *set, const char *path, int as_manifest);
+ * a file.  headers: names relative to a folder that are headers whatever their extension
+ * (read even when no default pattern matches them: "cmath"); a manifest names its own.
+ * CLI_OK or CLI_FAIL (printed). */
+int cli_set_load(struct cli_set *set, const char *path, int as_manifest,
+		 const char *const *headers, size_t num_headers);
 void cli_set_free(struct cli_set *set);
 
 /* ---- Prewarm's worker processes (workers.c) ---------------------------------------------- */

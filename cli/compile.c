@@ -112,6 +112,11 @@ static void json_result(struct cli_json *j, const char *target, int rc, const ro
 		for (size_t i = 0; info && i < info->num_kernels; i++)
 			cli_json_str(j, NULL, info->kernels[i]);
 		cli_json_end_array(j);
+		cli_json_uint(j, "num_kernels", info ? info->num_kernels : 0);
+		cli_json_array(j, "warnings");
+		if (info && info->num_kernels == 0)
+			cli_json_str(j, NULL, CLI_NO_KERNELS_WARNING);
+		cli_json_end_array(j);
 	} else {
 		cli_json_str(j, "error", rocjit_strerror(rc));
 		cli_json_str(j, "message", message);
@@ -150,6 +155,9 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 	}
 	if (rc == 0 && rocjit_codeobj_inspect(&info, code->data, code->size) != 0)
 		cli_warn("cannot read the code object: %s", rocjit_last_error());
+	if (info && info->num_kernels == 0)
+		cli_warn("%s (%s): %s", cli_text(c->file), cli_text(code->target),
+			 CLI_NO_KERNELS_WARNING);
 	if (j)
 		json_result(j, target, rc, code, info, message, log, stored);
 	else if (rc == 0)

@@ -285,8 +285,8 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
  * dir/source_name instead when that file exists (once per context), so an edited kernel
  * is recompiled on the next run without rebuilding the application.
  *
- * Every registered file named *.h, *.hpp, *.cuh or *.inc is an in-memory header of every
- * registered source, under its registered name (#include "common.h"), and is part of its
+ * Every registered file named *.h, *.hpp, *.cuh or *.inc, and every file registered with
+ * rocjit_register_headers, is an in-memory header of every registered source, under its registered name (#include "common.h"), and is part of its
  * key: editing any registered header recompiles the registered kernels.  A quoted include
  * resolves relative to the including file's folder first (see rocjit_include_resolve).
  *
@@ -361,7 +361,7 @@ ROCJIT_API int rocjit_compile_registered(const rocjit_code **out, rocjit_ctx *ct
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
-#define ROCJIT_STATS_VERSION 3
+#define ROCJIT_STATS_VERSION 4
 
 typedef struct rocjit_stats {
 	unsigned int version;      /* in: ROCJIT_STATS_VERSION                          */
@@ -394,6 +394,11 @@ typedef struct rocjit_stats {
 	                              given as the cache)                               */
 	char store_error[1024];    /* why the last store failed (what to do included),
 	                              or "" when none has                               */
+	/* version 4 */
+	uint64_t empty_objects;    /* compiles by this context whose code object holds
+	                              no kernel (each also logged as a warning): most
+	                              often templates never instantiated - add name
+	                              expressions or explicit instantiations            */
 } rocjit_stats;
 
 /*
@@ -614,6 +619,25 @@ typedef struct rocjit_source_file {
 ROCJIT_API int rocjit_register_sources(const rocjit_source_file *files, size_t count);
 
 /*
+ * Registers files as headers, process-wide, whatever their names: extensionless headers
+ * such as "cmath" or "cuda/std/limits" (files named *.h, *.hpp, *.cuh or *.inc need not
+ * be registered here: rocjit_register_sources makes them headers by their names).  A
+ * header is an in-memory header of every registered source under its registered name
+ * (#include <cmath>, #include "cuda/std/limits") and part of every registered kernel's
+ * key; it is never compiled on its own.  Same lifetime rule as rocjit_register_sources.
+ * A name already registered keeps its first text but becomes a header, whichever call
+ * came first.  rocjit_add_kernels(... HEADERS name...) calls this.  Returns 0,
+ * ROCJIT_EINVAL, ROCJIT_ENOMEM.  Any thread.
+ */
+ROCJIT_API int rocjit_register_headers(const rocjit_source_file *files, size_t count);
+
+/*
+ * Whether name is a header of the registered set: registered by rocjit_register_headers,
+ * or (registered or not) named like a header (rocjit_is_header_name).  Any thread.
+ */
+ROCJIT_API int rocjit_registered_is_header(const char *name);
+
+/*
  * Finds a registered source by name; *out points into the registered (static) data.
  * Returns 0 or ROCJIT_ENOTFOUND.  Any thread.
  */
@@ -622,7 +646,9 @@ ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const ch
 /*
  * Whether a registered file is a header by its name (".h", ".hpp", ".cuh", ".inc"):
  * headers are compiled into no kernel of their own and are part of every registered
- * kernel's key.  The one rule the library and `rocjit prewarm` use.  Any thread.
+ * kernel's key.  The one rule the library and `rocjit prewarm` use; files registered
+ * with rocjit_register_headers (and prewarm's --header) are headers whatever their
+ * names.  Any thread.
  */
 ROCJIT_API int rocjit_is_header_name(const char *name);
 

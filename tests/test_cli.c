@@ -994,3 +994,71 @@ TEST(a_write_error_on_standard_output_exits_1)
 	}
 	ASSERT_INT(cache_keys().n, 1); /* and nothing else happened */
 }
+
+/* ---- Issue 13 tooling: .cu files, headers by name, code objects without kernels ---------- */
+
+static const char tmpl_only[] = "template <unsigned B> __global__ void tk(float *y) { y[0] = B; }\n";
+
+static void write_cuda_folder(char *dir, size_t size)
+{
+	snprintf(dir, size, "%s/cudadev", rj_test_dir);
+	write_text(dir, "k.cu", "#include \"common.cuh\"\n#include <mylimits>\n"
+		   "extern \"C\" __global__ void kcu(int *x) { x[0] = TWICE(MY_MAX); }\n");
+	write_text(dir, "common.cuh", "#pragma once\n#define TWICE(x) ((x) * 2)\n");
+	write_text(dir, "mylimits", "#pragma once\n#define MY_MAX 7\n");
+	write_text(dir, "tmpl.hip", tmpl_only);
+}
+
+TEST(prewarm_takes_cu_files_extensionless_headers_and_warns_of_empty_objects)
+{
+	char dir[4200], *out, *json;
+
+	write_cuda_folder(dir, sizeof dir);
+	/* Without --header, mylimits is not read: k.cu fails to compile. */
+	ASSERT_INT(cli(&out, "prewarm", dir, "--arch", "gfx90a", "--no-progress", NULL), 1);
+	ASSERT_CONTAINS(out, "mylimits");
+	free(out);
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "mylimits", "--arch", "gfx90a",
+		       "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "2 compiled, 2 stored, 0 already cached, 0 failed");
+	ASSERT_CONTAINS(out, "warning: tmpl.hip (gfx90a): the code object holds 0 kernels");
+	ASSERT_CONTAINS(out, "templates that were never instantiated");
+	ASSERT(!strstr(out, "warning: k.cu"));
+	free(out);
+	/* Cached now; the JSON says 0 kernels and carries the warning. */
+	json = cli_json(0, "prewarm", dir, "--header", "mylimits", "--arch", "gfx90a",
+			"--json", NULL);
+	ASSERT_CONTAINS(json, "\"cached\": 2");
+	ASSERT_CONTAINS(json, "\"num_kernels\": 0");
+	ASSERT_CONTAINS(json, "\"warnings\": [");
+	ASSERT_CONTAINS(json, "templates that were never instantiated");
+	ASSERT_CONTAINS(json, "\"kcu\"");
+	free(json);
+	/* A missing --header file is named. */
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "nosuch", "--arch", "gfx90a", NULL), 1);
+	ASSERT_CONTAINS(out, "nosuch");
+	free(out);
+}
+
+TEST(compile_warns_of_a_code_object_without_kernels_in_text_and_json)
+{
+	char path[4300], *out, *json;
+
+	snprintf(path, sizeof path, "%s/tmpl.hip", rj_test_dir);
+	rj_test_write_file(path, tmpl_only, sizeof tmpl_only - 1);
+	ASSERT_INT(cli(&out, "compile", path, "--arch", "gfx90a", NULL), 0);
+	ASSERT_CONTAINS(out, "0 kernels");
+	ASSERT_CONTAINS(out, "warning: ");
+	ASSERT_CONTAINS(out, "add name expressions");
+	free(out);
+	json = cli_json(0, "compile", path, "--arch", "gfx90a", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"num_kernels\": 0");
+	ASSERT_CONTAINS(json, "\"warnings\": [");
+	ASSERT_CONTAINS(json, "\"the code object holds 0 kernels");
+	free(json);
+	/* A file with kernels has an empty warnings array. */
+	json = cli_json(0, "compile", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx90a",
+			"--json", NULL);
+	ASSERT_CONTAINS(json, "\"warnings\": []");
+	free(json);
+}

@@ -202,3 +202,37 @@ TEST(unreadable_kernel_path_entry_is_eio_every_time)
 	}
 	rocjit_close(ctx);
 }
+
+/* An extensionless header ("cmath"-style) registered by name, included with <> and "". */
+#define MY_LIMITS "#pragma once\n#define MY_MAX 7\n"
+#define MY_CMATH "#pragma once\n#define MY_TWICE(x) ((x) * 2)\n"
+#define USES_NOEXT                                                                 \
+	"#include <mylimits>\n#include \"sub/mycmath\"\n"                          \
+	"extern \"C\" __global__ void k(int *x) { x[0] = MY_TWICE(MY_MAX); }\n"
+static const rocjit_source_file noext_sources[] = {
+	{ "uses_noext.hip", USES_NOEXT, sizeof USES_NOEXT - 1 },
+	{ "mylimits", MY_LIMITS, sizeof MY_LIMITS - 1 },
+};
+static const rocjit_source_file noext_headers[] = {
+	{ "mylimits", MY_LIMITS, sizeof MY_LIMITS - 1 },
+	{ "sub/mycmath", MY_CMATH, sizeof MY_CMATH - 1 },
+};
+
+TEST(extensionless_headers_register_by_name_and_compile)
+{
+	rocjit_ctx *ctx;
+
+	/* Registered as a source first, then as a header: a header all the same. */
+	ASSERT_INT(rocjit_register_sources(noext_sources, 2), 0);
+	ASSERT_INT(rocjit_registered_is_header("mylimits"), 0);
+	ASSERT_INT(rocjit_register_headers(noext_headers, 2), 0);
+	ASSERT_INT(rocjit_registered_is_header("mylimits"), 1);
+	ASSERT_INT(rocjit_registered_is_header("sub/mycmath"), 1);
+	ASSERT_INT(rocjit_registered_is_header("uses_noext.hip"), 0);
+	ASSERT_INT(rocjit_registered_is_header("never_registered.cuh"), 1);
+	ASSERT_INT(rocjit_register_headers(NULL, 1), ROCJIT_EINVAL);
+	/* Both are in-memory headers of every registered source (and so in its key). */
+	ctx = rj_test_open();
+	ASSERT_INT(get(ctx, "uses_noext.hip")->from_cache, 0);
+	rocjit_close(ctx);
+}

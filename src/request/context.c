@@ -619,6 +619,8 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx)
 		snprintf(out->store_error, sizeof out->store_error, "%s", ctx->store_error);
 		pthread_mutex_unlock(&ctx->store_mu);
 	}
+	if (out->version >= 4)
+		out->empty_objects = atomic_load(&ctx->empty_objects);
 	if (ctx->cache) {
 		snprintf(out->cache_path, sizeof out->cache_path, "%s", rj_cache_path(ctx->cache));
 		if (rj_cache_totals(ctx->cache, &out->entries, &out->bytes) != 0)

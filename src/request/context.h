@@ -98,6 +98,7 @@ struct rocjit_ctx {
 	atomic_uint_fast64_t compile_us; /* total compile time */
 	/* What became of compiled code objects (rocjit_stats version 3). */
 	atomic_uint_fast64_t stores, store_failures;
+	atomic_uint_fast64_t empty_objects; /* compiled objects with no kernel (version 4) */
 	pthread_mutex_t store_mu;   /* guards store_error */
 	char store_error[1024];     /* why the last store failed, or "" */
 	char cache_error[1024];     /* why no cache is open (open failed), or "" */

@@ -199,6 +199,14 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	s->code.from_cache = 0;
 	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
 	       hex, s->target, r->name, kernels, out.size, s->code.compile_ms);
+	if (!kernels[0]) {
+		/* Not an error (a file of device functions is valid), but usually a mistake. */
+		atomic_fetch_add(&ctx->empty_objects, 1);
+		RJ_LOG(RJ_LOG_WARN, "%s compiled for %s into a code object with 0 kernels: "
+		       "templates that were never instantiated? add name expressions "
+		       "(rocjit_program.name_expressions) or explicit instantiations", r->name,
+		       s->target);
+	}
 	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY)) {
 		store(ctx, r, s, compiler, kernels);
 	} else if (!ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_CACHE)) {
