@@ -205,6 +205,9 @@ int cli_parse_age(int64_t *out, const char *s);
 int cli_parse_count(long *out, const char *s, long max);
 /* "1.5" -> 1.5 seconds: a number >= 0 (a time limit; 0: none).  0 and *out set, or -1. */
 int cli_parse_seconds(double *out, const char *s);
+/* --lang: "hip" or "cuda" (any case) -> ROCJIT_LANG_HIP / _CUDA, "auto" -> _AUTO.  0 and
+ * *out set, or -1. */
+int cli_parse_language(int *out, const char *s);
 
 /* A list of normalized target ids, from repeated comma-separated --arch values. */
 struct cli_targets {
@@ -353,6 +356,7 @@ struct cli_job {
 	size_t noptions;
 	const rocjit_header *headers;
 	size_t nheaders;
+	int language;   /* ROCJIT_LANG_*, as rocjit_program.language */
 };
 
 /* A worker died during the job (the compiler crashed): not a ROCJIT_E* code. */

@@ -19,12 +19,12 @@
 #include "cli.h"
 #include "commands.h"
 
-enum { OPT_ARCH = 1, OPT_OUTPUT, OPT_NO_CACHE, OPT_JSON };
+enum { OPT_ARCH = 1, OPT_OUTPUT, OPT_NO_CACHE, OPT_JSON, OPT_LANG };
 
 static const struct cli_opt compile_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "output", 'o', 1, OPT_OUTPUT },
 	{ "no-cache", 0, 0, OPT_NO_CACHE },   { "json", 0, 0, OPT_JSON },
-	{ NULL, 0, 0, 0 }
+	{ "lang", 0, 1, OPT_LANG },	      { NULL, 0, 0, 0 }
 };
 
 #define LOG_SIZE (256 * 1024)
@@ -35,6 +35,7 @@ struct compile {
 	const char *const *options;
 	size_t noptions;
 	int no_cache, json;
+	int language;   /* --lang: ROCJIT_LANG_*, AUTO by the file's name */
 };
 
 static int parse(struct compile *c, int argc, char **argv)
@@ -58,6 +59,12 @@ static int parse(struct compile *c, int argc, char **argv)
 		case OPT_OUTPUT: c->output = v; break;
 		case OPT_NO_CACHE: c->no_cache = 1; break;
 		case OPT_JSON: c->json = 1; break;
+		case OPT_LANG:
+			if (cli_parse_language(&c->language, v) != 0)
+				rc = cli_usage_error("compile", "--lang %s: give cuda or hip (the "
+						     "default is by the file's name: *.cu and "
+						     "*.cuh are cuda)", v);
+			break;
 		}
 	}
 	if (rc != CLI_OK)
@@ -93,13 +100,19 @@ static void print_result(const struct compile *c, const rocjit_code *code,
 		printf("  %s\n", cli_text(info->kernels[i]));
 }
 
+static const char *language_name(int language)
+{
+	return language == ROCJIT_LANG_CUDA ? "cuda" : "hip";
+}
+
 static void json_result(struct cli_json *j, const char *target, int rc, const rocjit_code *code,
 			const rocjit_codeobj_info *info, const char *message, const char *log,
-			int stored)
+			int stored, int language)
 {
 	cli_json_object(j, NULL);
 	cli_json_str(j, "target", code ? code->target : target);
 	cli_json_bool(j, "ok", rc == 0);
+	cli_json_str(j, "language", language_name(language));
 	if (rc == 0) {
 		cli_json_str(j, "key", code->key);
 		cli_json_bool(j, "from_cache", code->from_cache);
@@ -141,6 +154,7 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 	p.name = c->file;
 	p.options = c->noptions ? c->options : NULL;
 	p.num_options = c->noptions;
+	p.language = c->language;
 	p.log = log;
 	p.log_size = LOG_SIZE;
 	log[0] = 0;
@@ -159,7 +173,8 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 		cli_warn("%s (%s): %s", cli_text(c->file), cli_text(code->target),
 			 CLI_NO_KERNELS_WARNING);
 	if (j)
-		json_result(j, target, rc, code, info, message, log, stored);
+		json_result(j, target, rc, code, info, message, log, stored,
+			    rocjit_program_language(c->language, c->file));
 	else if (rc == 0)
 		print_result(c, code, info, stored);
 	rocjit_codeobj_free(info);

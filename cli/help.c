@@ -18,7 +18,7 @@ static const struct cli_help_entry commands[] = {
 	{ "prewarm", NULL, "compile kernels into the cache for one or more targets",
 	  "rocjit prewarm [--arch T[,T...]]... [--jobs N] [--manifest FILE]... [--json]\n"
 	  "                      [--no-progress] [--timeout SECONDS] [--header NAME]...\n"
-	  "                      [PATH...]\n"
+	  "                      [--lang cuda|hip] [PATH...]\n"
 	  "                      [-- COMPILER-OPTIONS...]",
 	  "Compiles every kernel source of the given inputs for every target and stores the\n"
 	  "code objects in the cache, so that applications find them there.  Keys already in\n"
@@ -51,6 +51,9 @@ static const struct cli_help_entry commands[] = {
 	  "  --header NAME     a file of each FOLDER (path relative to it: cmath,\n"
 	  "                    cuda/std/limits) that is a header whatever its name, as\n"
 	  "                    rocjit_add_kernels(HEADERS NAME) registers it; repeatable\n"
+	  "  --lang cuda|hip   the source language of every source (part of the key).\n"
+	  "                    Default: by each file's name, as the library decides for\n"
+	  "                    registered sources: *.cu and *.cuh are cuda, the rest hip.\n"
 	  "  -- OPTIONS        compiler options for every source (-DN=4 -O2); they are part\n"
 	  "                    of the key, so give the ones the application passes.\n"
 	  "\n"
@@ -140,7 +143,7 @@ static const struct cli_help_entry commands[] = {
 	  "  --json   print as JSON",
 	  0 },
 	{ "compile", NULL, "compile one kernel file, as a compiler would",
-	  "rocjit compile FILE [--arch T,...] [-o OUT] [--no-cache] [--json]\n"
+	  "rocjit compile FILE [--arch T,...] [-o OUT] [--no-cache] [--json] [--lang cuda|hip]\n"
 	  "                      [-- COMPILER-OPTIONS...]",
 	  "The kernel developer's loop: compiles FILE, prints the compiler's diagnostics on\n"
 	  "stderr as FILE:LINE:COL: error: ..., stores the code object in the cache and prints\n"
@@ -150,6 +153,8 @@ static const struct cli_help_entry commands[] = {
 	  "  -o, --output OUT  write the code object to OUT (one target only)\n"
 	  "  --no-cache        neither read nor write the cache\n"
 	  "  --json            print the result as JSON on stdout\n"
+	  "  --lang cuda|hip   the source language (part of the key); default: by FILE's\n"
+	  "                    name, *.cu and *.cuh cuda, else hip\n"
 	  "  -- OPTIONS        compiler options (-DN=4 -O2 -I DIR)\n"
 	  "\n"
 	  "A code object with 0 kernels compiles but is warned of (and \"num_kernels\": 0 and\n"

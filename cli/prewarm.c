@@ -63,16 +63,17 @@ struct run {
 	size_t ninputs;
 	const char **headers; /* --header: folder members that are headers by name */
 	size_t nheaders;
+	int language;         /* --lang: ROCJIT_LANG_* for every source; AUTO by name */
 };
 
 enum { OPT_ARCH = 1, OPT_JOBS, OPT_MANIFEST, OPT_JSON, OPT_NO_PROGRESS, OPT_OUTPUT,
-       OPT_TIMEOUT, OPT_HEADER };
+       OPT_TIMEOUT, OPT_HEADER, OPT_LANG };
 
 static const struct cli_opt prewarm_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "timeout", 0, 1, OPT_TIMEOUT },
-	{ "header", 0, 1, OPT_HEADER }, { NULL, 0, 0, 0 }
+	{ "header", 0, 1, OPT_HEADER }, { "lang", 0, 1, OPT_LANG }, { NULL, 0, 0, 0 }
 };
 
 /* export takes prewarm's options and -o FILE. */
@@ -80,7 +81,8 @@ static const struct cli_opt export_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "output", 'o', 1, OPT_OUTPUT },
-	{ "timeout", 0, 1, OPT_TIMEOUT }, { "header", 0, 1, OPT_HEADER }, { NULL, 0, 0, 0 }
+	{ "timeout", 0, 1, OPT_TIMEOUT }, { "header", 0, 1, OPT_HEADER },
+	{ "lang", 0, 1, OPT_LANG }, { NULL, 0, 0, 0 }
 };
 
 static void add_input(struct run *r, const char *path, int as_manifest)
@@ -115,10 +117,12 @@ static uint64_t mix(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
-static uint64_t job_hash(const struct pjob *j)
+static uint64_t job_hash(const struct pjob *j, int language)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
+	char lang = (char)rocjit_program_language(language, j->file->name);
 
+	h = mix(h, &lang, 1);
 	h = mix(h, j->target, strlen(j->target));
 	h = mix(h, j->file->text, j->file->length);
 	for (size_t i = 0; i < j->set->nheaders; i++) {
@@ -144,7 +148,7 @@ static void make_jobs(struct run *r)
 				j->file = &r->sets[s].files[f];
 				j->target = r->targets.ids[t];
 				j->t = t;
-				j->hash = job_hash(j);
+				j->hash = job_hash(j, r->language);
 				for (size_t k = 0; k + 1 < r->njobs; k++)
 					if (r->jobs[k].hash == j->hash &&
 					    r->jobs[k].state != JOB_DUPLICATE) {
@@ -164,6 +168,7 @@ static void job_program(const struct run *r, const struct pjob *j, struct cli_jo
 	out->noptions = r->noptions;
 	out->headers = j->set->headers;
 	out->nheaders = j->set->nheaders;
+	out->language = r->language;
 }
 
 static void fail_job(struct pjob *j, int rc, const char *message)
@@ -199,6 +204,7 @@ static int check_cached(struct run *r)
 		p.num_options = job.noptions;
 		p.headers = job.nheaders ? job.headers : NULL;
 		p.num_headers = job.nheaders;
+		p.language = job.language;
 		rc = rocjit_compile(&code, ctx, j->target, &p);
 		if (rc == 0) {
 			rocjit_codeobj_info *info = NULL;
@@ -632,6 +638,12 @@ static int parse(struct run *r, const char *cmd, int argc, char **argv)
 		case OPT_HEADER:
 			r->headers = cli_realloc(r->headers, (r->nheaders + 1) * sizeof *r->headers);
 			r->headers[r->nheaders++] = v;
+			break;
+		case OPT_LANG:
+			if (cli_parse_language(&r->language, v) != 0)
+				rc = cli_usage_error(cmd, "--lang %s: give cuda or hip for every "
+						     "source (the default is by each file's "
+						     "name: *.cu and *.cuh are cuda)", v);
 			break;
 		case OPT_ARCH: rc = cli_targets_add(&r->targets, "prewarm", v); break;
 		case OPT_JOBS:

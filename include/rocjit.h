@@ -222,7 +222,12 @@ typedef struct rocjit_header {
 	size_t length;      /* bytes of source; 0: strlen(source)             */
 } rocjit_header;
 
-#define ROCJIT_PROGRAM_VERSION 1
+/* rocjit_program.language: what the source is written in.  Part of the cache key. */
+#define ROCJIT_LANG_AUTO 0 /* by the program's name: "*.cu" and "*.cuh" CUDA, else HIP */
+#define ROCJIT_LANG_HIP 1
+#define ROCJIT_LANG_CUDA 2 /* CUDA source: compiled on AMD with CUDA's names mapped onto HIP */
+
+#define ROCJIT_PROGRAM_VERSION 2
 
 /*
  * What to compile.  Everything here is part of the cache key, except name, log and
@@ -241,11 +246,30 @@ typedef struct rocjit_program {
 	                                  by this call, NUL-terminated, truncated to fit;
 	                                  "" when nothing was compiled                      */
 	size_t log_size;               /* capacity of log                                   */
+	/* version 2 (a version 1 program is ROCJIT_LANG_AUTO) */
+	int language;                  /* ROCJIT_LANG_*: AUTO decides by name (see
+	                                  rocjit_program_language)                        */
 } rocjit_program;
 
-#define ROCJIT_PROGRAM_INIT { ROCJIT_PROGRAM_VERSION, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0 }
+#define ROCJIT_PROGRAM_INIT \
+	{ ROCJIT_PROGRAM_VERSION, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0, ROCJIT_LANG_AUTO }
 
 /*
+ * The language a program is compiled as, the rule the library keys and compiles by (and
+ * tools that prewarm use to agree): language itself when it is ROCJIT_LANG_HIP or
+ * ROCJIT_LANG_CUDA; for ROCJIT_LANG_AUTO, by name: a name ending in ".cu" or ".cuh" is
+ * CUDA, anything else (NULL included) HIP.  Registered sources are AUTO by their
+ * registered name.  Returns ROCJIT_LANG_HIP, ROCJIT_LANG_CUDA, or ROCJIT_EINVAL for
+ * another value of language.  Any thread.
+ */
+ROCJIT_API int rocjit_program_language(int language, const char *name);
+
+/*
+ * The language enters the key once resolved (AUTO never does): a program named "k.cu"
+ * and the same text named "k.hip" get different keys; "k.cu" with ROCJIT_LANG_CUDA and
+ * with ROCJIT_LANG_AUTO the same one.  HIP programs keep the keys they had before
+ * languages existed.
+ *
  * Options are normalized before they enter the key: "-D N" becomes "-DN", "-O" levels are
  * made explicit (none given means "-O3", the compiler's default), the last -O wins.
  * Target options (--offload-arch, -arch, --gpu-architecture, -mcpu) are refused with
@@ -281,7 +305,8 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
 
 /*
  * As rocjit_kernel_get, for a source registered under source_name (see
- * rocjit_register_sources).  With $ROCJIT_KERNEL_PATH=dir set, the text is read from
+ * rocjit_register_sources), in the language its name says (rocjit_program_language with
+ * ROCJIT_LANG_AUTO: "*.cu" is CUDA).  With $ROCJIT_KERNEL_PATH=dir set, the text is read from
  * dir/source_name instead when that file exists (once per context), so an edited kernel
  * is recompiled on the next run without rebuilding the application.
  *

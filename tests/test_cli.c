@@ -1062,3 +1062,61 @@ TEST(compile_warns_of_a_code_object_without_kernels_in_text_and_json)
 	ASSERT_CONTAINS(json, "\"warnings\": []");
 	free(json);
 }
+
+/* The value of the first "key" in a JSON text (32 hex digits), copied into out. */
+static void json_key(char out[33], const char *json)
+{
+	const char *k = strstr(json, "\"key\": \"");
+
+	ASSERT(k != NULL);
+	memcpy(out, k + 8, 32);
+	out[32] = 0;
+}
+
+TEST(compile_and_prewarm_take_the_language_by_name_or_lang)
+{
+	char dir[4200], cu[4300], key_hip[33], key_cuda[33], key[33], *json, *out;
+
+	json = cli_json(0, "compile", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx90a",
+			"--json", NULL);
+	ASSERT_CONTAINS(json, "\"language\": \"hip\"");
+	json_key(key_hip, json);
+	free(json);
+	json = cli_json(0, "compile", ROCJIT_TEST_KERNELS "/axpy.hip", "--lang", "cuda",
+			"--arch", "gfx90a", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"language\": \"cuda\"");
+	json_key(key_cuda, json);
+	free(json);
+	ASSERT(strcmp(key_hip, key_cuda) != 0);
+	/* The same text named *.cu is CUDA by its name: the --lang cuda key. */
+	snprintf(cu, sizeof cu, "%s/axpy.cu", rj_test_dir);
+	{
+		size_t n;
+		char *text = rj_test_read_file(ROCJIT_TEST_KERNELS "/axpy.hip", &n);
+		rj_test_write_file(cu, text, n);
+		free(text);
+	}
+	json = cli_json(0, "compile", cu, "--arch", "gfx90a", "--json", NULL);
+	json_key(key, json);
+	ASSERT_STR(key, key_cuda);
+	free(json);
+	json = cli_json(0, "compile", cu, "--lang", "hip", "--arch", "gfx90a", "--json", NULL);
+	json_key(key, json);
+	ASSERT_STR(key, key_hip);
+	free(json);
+	ASSERT_INT(cli(&out, "compile", cu, "--lang", "fortran", "--arch", "gfx90a", NULL), 2);
+	ASSERT_CONTAINS(out, "give cuda or hip");
+	free(out);
+	/* prewarm: by name, then --lang hip for every source moves only the .cu file's key. */
+	write_cuda_folder(dir, sizeof dir);
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "mylimits", "--arch", "gfx90a",
+		       "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "2 compiled, 2 stored, 0 already cached");
+	free(out);
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "mylimits", "--lang", "hip", "--arch",
+		       "gfx90a", "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "1 compiled, 1 stored, 1 already cached");
+	free(out);
+	ASSERT_INT(cli(&out, "prewarm", dir, "--lang", "x", "--arch", "gfx90a", NULL), 2);
+	free(out);
+}

@@ -26,6 +26,8 @@ struct rj_compile_req {
 	const struct rj_opts *options;  /* normalized */
 	const rocjit_header *headers;
 	size_t num_headers;
+	int language;                   /* ROCJIT_LANG_HIP or _CUDA (resolved): what the
+	                                   source is written in; part of the key */
 };
 
 /* What a compile produced. The platform mallocs code and log; the caller frees them. */

@@ -289,6 +289,10 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 	r->length = p->length ? p->length : strlen(p->source);
 	RJ_CHECK(r->length == 0, ROCJIT_EINVAL, "program source is empty");
 	r->name = p->name && *p->name ? p->name : "<source>";
+	r->language = rocjit_program_language(p->version >= 2 ? p->language : ROCJIT_LANG_AUTO,
+					      p->name);
+	RJ_CHECK(r->language < 0, ROCJIT_EINVAL, "program language %d is not one of "
+		 "ROCJIT_LANG_AUTO, ROCJIT_LANG_HIP, ROCJIT_LANG_CUDA", p->language);
 	r->headers = p->headers;
 	r->num_headers = p->num_headers;
 	r->log = p->log;
@@ -537,6 +541,7 @@ static int request_from_registered(struct rj_request *r, rocjit_ctx *ctx, const 
 	r->length = s->length;
 	r->name = s->display;
 	r->digest = s->digest;
+	r->language = rocjit_program_language(ROCJIT_LANG_AUTO, source_name);
 	RJ_FORWARD(rj_source_headers(ctx, &r->headers, &r->header_digests, &r->num_headers));
 	return rj_opts_normalize(&r->opts, options, num_options);
 }

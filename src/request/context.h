@@ -129,6 +129,7 @@ struct rj_request {
 	const rj_digest *header_digests; /* precomputed, or NULL */
 	struct rj_opts opts;
 	rj_digest digest;
+	int language;                    /* ROCJIT_LANG_HIP or _CUDA, resolved */
 	char *log;
 	size_t log_size;
 };

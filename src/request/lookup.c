@@ -72,6 +72,7 @@ static void key_input(struct rj_key_input *in, const struct rj_request *r,
 	in->num_headers = r->num_headers;
 	in->header_digests = r->header_digests;
 	in->source = r->digest;
+	in->language = r->language;
 }
 
 /* r's key for target less the compiler identity: what finds it in a bundle without a
@@ -163,6 +164,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	req.options = &r->opts;
 	req.headers = r->headers;
 	req.num_headers = r->num_headers;
+	req.language = r->language;
 	t0 = rj_now_ms();
 	rc = s->platform->compile(s->target, &req, &out);
 	free(source);
