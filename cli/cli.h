@@ -268,6 +268,7 @@ int cli_compile_stored(const rocjit_code **out, rocjit_ctx *ctx, const char *tar
 struct cli_row {
 	char key[33];
 	char *platform, *target, *compiler, *options, *source_name, *headers, *kernels;
+	char *name_expressions; /* "expression\tlowered" lines, or "" */
 	uint64_t size, hits;
 	int64_t created, last_used;
 	double compile_ms;

@@ -144,6 +144,7 @@ static const struct cli_help_entry commands[] = {
 	  0 },
 	{ "compile", NULL, "compile one kernel file, as a compiler would",
 	  "rocjit compile FILE [--arch T,...] [-o OUT] [--no-cache] [--json] [--lang cuda|hip]\n"
+	  "                      [--name-expr EXPR]...\n"
 	  "                      [-- COMPILER-OPTIONS...]",
 	  "The kernel developer's loop: compiles FILE, prints the compiler's diagnostics on\n"
 	  "stderr as FILE:LINE:COL: error: ..., stores the code object in the cache and prints\n"
@@ -155,6 +156,10 @@ static const struct cli_help_entry commands[] = {
 	  "  --json            print the result as JSON on stdout\n"
 	  "  --lang cuda|hip   the source language (part of the key); default: by FILE's\n"
 	  "                    name, *.cu and *.cuh cuda, else hip\n"
+	  "  --name-expr EXPR  a kernel template instantiation to compile and name\n"
+	  "                    ('scale<float, 4>', 'ns::k<int>'); repeatable, part of the\n"
+	  "                    key; prints each lowered (mangled) name (\"lowered_names\" in\n"
+	  "                    --json)\n"
 	  "  -- OPTIONS        compiler options (-DN=4 -O2 -I DIR)\n"
 	  "\n"
 	  "A code object with 0 kernels compiles but is warned of (and \"num_kernels\": 0 and\n"

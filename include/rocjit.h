@@ -249,10 +249,20 @@ typedef struct rocjit_program {
 	/* version 2 (a version 1 program is ROCJIT_LANG_AUTO) */
 	int language;                  /* ROCJIT_LANG_*: AUTO decides by name (see
 	                                  rocjit_program_language)                        */
+	const char *const *name_expressions; /* kernel template instantiations to compile
+	                                  and look up by ("scale<float, 4>",
+	                                  "ns::k<int>"), CuPy's name_expressions: each is
+	                                  instantiated, and rocjit_kernel_get and
+	                                  rocjit_code_lowered_name accept it, as the exact
+	                                  string given, for its lowered (mangled) name.
+	                                  Part of the key, in order.  Non-empty, without
+	                                  line breaks or tabs; NULL ok                   */
+	size_t num_name_expressions;
 } rocjit_program;
 
-#define ROCJIT_PROGRAM_INIT \
-	{ ROCJIT_PROGRAM_VERSION, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0, ROCJIT_LANG_AUTO }
+#define ROCJIT_PROGRAM_INIT                                                                 \
+	{ ROCJIT_PROGRAM_VERSION, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0, ROCJIT_LANG_AUTO, \
+	  NULL, 0 }
 
 /*
  * The language a program is compiled as, the rule the library keys and compiles by (and
@@ -287,8 +297,20 @@ typedef struct rocjit_kernel rocjit_kernel;
 
 /*
  * Gets a launchable kernel: the function kernel_name of the program prog, compiled for the
- * context's device target.  The kernel name is the symbol: declare kernels extern "C" or
- * pass the mangled name.
+ * context's device target.  The kernel name is the symbol: declare kernels extern "C",
+ * pass the mangled name, or pass one of prog->name_expressions exactly as given there
+ * ("scale<float, 4>"), which is looked up by its lowered name (rocjit_kernel_name then
+ * gives the lowered name).  The lowered names are stored with the code object: a cache or
+ * bundle hit in another process resolves them without compiling.
+ *
+ * Name expressions on AMD: hipRTC 5.x finds a lowered name by comparing the expression's
+ * text with the demangled instantiation, which misses "k<16>" for an unsigned parameter,
+ * typedefs ("k<int64_t>") and constant expressions ("k<2+2>").  rocjit then compiles the
+ * source once more with a pointer to each expression's kernel and reads the kernel from
+ * the code object, so those work too, at the cost of that second compile (spelling the
+ * expression as the compiler prints it, "k<16u>", avoids it).  An expression that names
+ * no kernel is ROCJIT_ECOMPILE, the compiler's diagnostic in the log.  NVRTC lowers every
+ * valid expression itself.
  *
  * A second request for the same program from the same context is a hash and a table
  * lookup.  Threads racing for the same missing program compile it once.
@@ -314,6 +336,9 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
  * rocjit_register_headers, is an in-memory header of every registered source, under its registered name (#include "common.h"), and is part of its
  * key: editing any registered header recompiles the registered kernels.  A quoted include
  * resolves relative to the including file's folder first (see rocjit_include_resolve).
+ *
+ * Registered sources take no name expressions: for templates, pass the registered text
+ * (rocjit_registered_source) to rocjit_kernel_get in a rocjit_program that lists them.
  *
  * options/num_options as in rocjit_program.  Returns what rocjit_kernel_get returns,
  * ROCJIT_ENOTFOUND when no source is registered under source_name, and ROCJIT_EIO when a
@@ -373,6 +398,16 @@ typedef struct rocjit_code {
  */
 ROCJIT_API int rocjit_compile(const rocjit_code **out, rocjit_ctx *ctx, const char *target,
 			      const rocjit_program *prog);
+
+/*
+ * The lowered (mangled) kernel name of a name expression the program of code was
+ * compiled with (rocjit_program.name_expressions; the exact string given there): *out
+ * points into the code object's data, owned by the context, valid until rocjit_close.
+ * Returns 0, ROCJIT_ENOTFOUND (not one of the program's name expressions; *out NULL),
+ * ROCJIT_EINVAL.  Any thread.
+ */
+ROCJIT_API int rocjit_code_lowered_name(const char **out, const rocjit_code *code,
+					const char *expression);
 
 /*
  * As rocjit_compile, for a source registered under source_name; honours
@@ -464,6 +499,9 @@ typedef struct rocjit_entry {
 	int64_t last_used;         /* unix seconds (written within seconds of a hit)        */
 	uint64_t hits;             /* disk hits                                             */
 	double compile_ms;         /* what compiling it took                                */
+	const char *name_expressions; /* the program's name expressions with their lowered
+	                              names, one "expression<TAB>lowered" a line ("\n"
+	                              between lines), or ""                              */
 } rocjit_entry;
 
 /* fn returns 0 to go on; anything else stops the walk and is returned.  It runs with no

@@ -1120,3 +1120,79 @@ TEST(compile_and_prewarm_take_the_language_by_name_or_lang)
 	ASSERT_INT(cli(&out, "prewarm", dir, "--lang", "x", "--arch", "gfx90a", NULL), 2);
 	free(out);
 }
+
+TEST(compile_name_expr_prints_lowered_names_and_a_new_process_hits)
+{
+	static const char src[] =
+		"template <typename T, int N> __global__ void scale(T *y) { y[0] = (T)N; }\n"
+		"namespace ns { template <typename T> __global__ void k(T *y) { y[0] = 1; } }\n"
+		"template <unsigned B> __global__ void mm(float *y) { y[0] = B; }\n";
+	char path[4300], key[33], *out, *json;
+
+	snprintf(path, sizeof path, "%s/tmpl.hip", rj_test_dir);
+	rj_test_write_file(path, src, sizeof src - 1);
+	ASSERT_INT(cli(&out, "compile", path, "--arch", "gfx90a", "--name-expr",
+		       "scale<float, 4>", "--name-expr", "ns::k<int>", NULL), 0);
+	ASSERT_CONTAINS(out, "compiled in");
+	ASSERT_CONTAINS(out, "scale<float, 4> -> _Z5scaleIfLi4EEvPT_");
+	ASSERT_CONTAINS(out, "ns::k<int> -> _ZN2ns1kIiEEvPT_");
+	free(out);
+	/* Another process: served from the cache, lowered names included. */
+	json = cli_json(0, "compile", path, "--arch", "gfx90a", "--name-expr", "scale<float, 4>",
+			"--name-expr", "ns::k<int>", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"from_cache\": true");
+	ASSERT_CONTAINS(json, "\"lowered_names\": {");
+	ASSERT_CONTAINS(json, "\"scale<float, 4>\": \"_Z5scaleIfLi4EEvPT_\"");
+	ASSERT_CONTAINS(json, "\"ns::k<int>\": \"_ZN2ns1kIiEEvPT_\"");
+	json_key(key, json);
+	free(json);
+	/* show lists them with the entry; the kernels stay the symbols alone. */
+	ASSERT_INT(cli(&out, "show", key, NULL), 0);
+	ASSERT_CONTAINS(out, "kernels:       _Z5scaleIfLi4EEvPT_,_ZN2ns1kIiEEvPT_\n");
+	ASSERT_CONTAINS(out, "name expr:     scale<float, 4> -> _Z5scaleIfLi4EEvPT_");
+	free(out);
+	/* What hipRTC's textual lookup misses is lowered all the same. */
+	ASSERT_INT(cli(&out, "compile", path, "--arch", "gfx90a", "--name-expr", "mm<16>", NULL),
+		   0);
+	ASSERT_CONTAINS(out, "mm<16> -> _Z2mmILj16EEvPf");
+	free(out);
+	/* An expression that names no kernel: the error names it. */
+	ASSERT_INT(cli(&out, "compile", path, "--arch", "gfx90a", "--name-expr", "nosuch<int>",
+		       NULL), 1);
+	ASSERT_CONTAINS(out, "error: ");
+	ASSERT_CONTAINS(out, "nosuch");
+	ASSERT_CONTAINS(out, "did not compile for gfx90a");
+	free(out);
+	if (have_nvrtc()) {
+		ASSERT_INT(cli(&out, "compile", path, "--arch", "sm_90", "--name-expr", "mm<16>",
+			       NULL), 0);
+		ASSERT_CONTAINS(out, "mm<16> -> _Z2mmILj16EEvPf");
+		free(out);
+	}
+}
+
+/* The manifest rocjit_add_kernels(... HEADERS mylimits) writes: format 2. */
+TEST(prewarm_reads_a_format_2_manifest_with_headers_by_name)
+{
+	char dir[4200], manifest[4300], text[8192], *out;
+
+	write_cuda_folder(dir, sizeof dir);
+	snprintf(manifest, sizeof manifest, "%s/app.rocjit-manifest", rj_test_dir);
+	snprintf(text, sizeof text, "# rocjit-manifest 2\ndir=%s\nfile=common.cuh\n"
+		 "file=k.cu\nheader=mylimits\n", dir);
+	rj_test_write_file(manifest, text, strlen(text));
+	ASSERT_INT(cli(&out, "prewarm", "--manifest", manifest, "--arch", "gfx90a",
+		       "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "1 compiled, 1 stored, 0 already cached, 0 failed");
+	free(out);
+	/* The folder with --header mylimits is the same set: the same key. */
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "mylimits", "--arch", "gfx90a",
+		       "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "1 already cached");
+	free(out);
+	snprintf(text, sizeof text, "# rocjit-manifest 2\ndir=%s\nk.cu\n", dir);
+	rj_test_write_file(manifest, text, strlen(text));
+	ASSERT_INT(cli(&out, "prewarm", "--manifest", manifest, "--arch", "gfx90a", NULL), 1);
+	ASSERT_CONTAINS(out, "expected file=<name> or header=<name>");
+	free(out);
+}

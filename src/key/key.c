@@ -125,6 +125,13 @@ static rj_key compute(const struct rj_key_input *in, int portable)
 		put_field(&w, "L", 1);
 		put_field(&w, num, 1);
 	}
+	if (in->num_name_expressions) {
+		uint64_t n = htole64((uint64_t)in->num_name_expressions);
+		put_field(&w, "N", 1);
+		put_field(&w, &n, 8);
+		for (size_t i = 0; i < in->num_name_expressions; i++)
+			put_str(&w, in->name_expressions[i]);
+	}
 	if (w.streaming) {
 		digest = XXH3_128bits_digest(&w.st);
 	} else {

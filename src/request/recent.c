@@ -71,7 +71,7 @@ static int options_match(const struct memo *s, const char *const *opts, size_t n
 /* Whether p's key is made of its source and options alone (and the context's target). */
 static int memoizable(const rocjit_program *p)
 {
-	return !p->num_headers &&
+	return !p->num_headers && !(p->version >= 2 && p->num_name_expressions) &&
 	       rocjit_program_language(p->version >= 2 ? p->language : ROCJIT_LANG_AUTO,
 				       p->name) == ROCJIT_LANG_HIP;
 }
