@@ -717,8 +717,12 @@ int rj_codeobj_amd_pointee(const void *data, size_t size, const char *variable, 
 				RJ_FORWARD(rc < 0 ? rc : 0);
 				RJ_CHECK(rc, ROCJIT_ENOTFOUND, "%s points to no function", variable);
 			} else if ((info & 0xffffffffu) == R_AMDGPU_ABS64 && le(q + 16, 8) == 0) {
+				RJ_CHECK(sh.link == 0 || sh.link >= e.shnum, ROCJIT_EFORMAT,
+					 "code object's relocations (section %u) link to no "
+					 "section", i);
 				shdr_get(&e, sh.link, &sh); /* the symbol table it indexes */
-				RJ_CHECK(sh.link >= e.shnum || (info >> 32) == 0 ||
+				RJ_CHECK((sh.type != SHT_SYMTAB && sh.type != SHT_DYNSYM) ||
+					 sh.entsize != SYM_SIZE || (info >> 32) == 0 ||
 					 (info >> 32) >= sh.size / SYM_SIZE, ROCJIT_EFORMAT,
 					 "code object's relocation of %s is malformed", variable);
 				rc = sym_find(&e, STT_FUNC, NULL,
