@@ -54,6 +54,8 @@ static const struct cli_help_entry commands[] = {
 	  "  --lang cuda|hip   the source language of every source (part of the key).\n"
 	  "                    Default: by each file's name, as the library decides for\n"
 	  "                    registered sources: *.cu and *.cuh are cuda, the rest hip.\n"
+	  "                    Registered sources always go by name: give --lang for files\n"
+	  "                    an application compiles with rocjit_program.language set.\n"
 	  "  -- OPTIONS        compiler options for every source (-DN=4 -O2); they are part\n"
 	  "                    of the key, so give the ones the application passes.\n"
 	  "\n"

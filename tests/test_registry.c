@@ -236,3 +236,33 @@ TEST(extensionless_headers_register_by_name_and_compile)
 	ASSERT_INT(get(ctx, "uses_noext.hip")->from_cache, 0);
 	rocjit_close(ctx);
 }
+
+/* A registered source's language is its name's (rocjit_program_language, AUTO). */
+#define SAME_TEXT "extern \"C\" __global__ void k(int *x) { x[0] = 5; }\n"
+static const rocjit_source_file by_language[] = {
+	{ "lang/k.cu", SAME_TEXT, sizeof SAME_TEXT - 1 },
+	{ "lang/k.hip", SAME_TEXT, sizeof SAME_TEXT - 1 },
+};
+
+TEST(registered_sources_take_their_language_from_their_names)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *c;
+	rocjit_ctx *ctx;
+	char cu[33], hip[33];
+
+	ASSERT_INT(rocjit_register_sources(by_language, 2), 0);
+	ctx = rj_test_open();
+	memcpy(cu, get(ctx, "lang/k.cu")->key, 33);
+	memcpy(hip, get(ctx, "lang/k.hip")->key, 33);
+	ASSERT(strcmp(cu, hip) != 0);
+	/* The same keys as the text given directly with that language. */
+	p.source = SAME_TEXT;
+	p.language = ROCJIT_LANG_CUDA;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_STR(c->key, cu);
+	p.language = ROCJIT_LANG_HIP;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_STR(c->key, hip);
+	rocjit_close(ctx);
+}
