@@ -11,7 +11,9 @@ CREATE TABLE IF NOT EXISTS entries (
 	options     TEXT    NOT NULL,           -- normalized options, space separated
 	source_name TEXT    NOT NULL,           -- file name for humans; not part of the key
 	headers     TEXT    NOT NULL,           -- in-memory header names, space separated
-	kernels     TEXT    NOT NULL,           -- kernel symbols in the code object, comma separated
+	kernels     TEXT    NOT NULL,           -- kernel symbols in the code object, comma
+	                                        -- separated; then "\nexpr\tlowered" for each
+	                                        -- name expression (FORMAT.md)
 	size        INTEGER NOT NULL,           -- bytes of code
 	checksum    INTEGER NOT NULL,           -- XXH3-64 of code, checked on every read
 	created     INTEGER NOT NULL,           -- unix seconds

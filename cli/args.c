@@ -197,6 +197,21 @@ int cli_parse_count(long *out, const char *s, long max)
 	return 0;
 }
 
+int cli_parse_language(int *out, const char *s)
+{
+	if (!s)
+		return -1;
+	if (!strcasecmp(s, "hip"))
+		*out = ROCJIT_LANG_HIP;
+	else if (!strcasecmp(s, "cuda"))
+		*out = ROCJIT_LANG_CUDA;
+	else if (!strcasecmp(s, "auto"))
+		*out = ROCJIT_LANG_AUTO;
+	else
+		return -1;
+	return 0;
+}
+
 int cli_parse_seconds(double *out, const char *s)
 {
 	char *end;

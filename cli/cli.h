@@ -148,6 +148,14 @@ const char *cli_fmt_time(char *buf, size_t size, int64_t t);
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "rocjit: warning: <message>" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The warning for a code object that holds no kernel (compile, prewarm): what it is and
+ * its likely cause, after "FILE (TARGET): ". */
+#define CLI_NO_KERNELS_WARNING \
+	"the code object holds 0 kernels; likely cause: templates that were never " \
+	"instantiated: add name expressions (rocjit compile --name-expr 'k<float>') or " \
+	"explicit instantiations (template __global__ void k<float>(float *);)"
+
 /* Prints "rocjit CMD: <message>", the usage line and where help is (cmd NULL or no
  * command: the tool's); returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -197,6 +205,9 @@ int cli_parse_age(int64_t *out, const char *s);
 int cli_parse_count(long *out, const char *s, long max);
 /* "1.5" -> 1.5 seconds: a number >= 0 (a time limit; 0: none).  0 and *out set, or -1. */
 int cli_parse_seconds(double *out, const char *s);
+/* --lang: "hip" or "cuda" (any case) -> ROCJIT_LANG_HIP / _CUDA, "auto" -> _AUTO.  0 and
+ * *out set, or -1. */
+int cli_parse_language(int *out, const char *s);
 
 /* A list of normalized target ids, from repeated comma-separated --arch values. */
 struct cli_targets {
@@ -257,6 +268,7 @@ int cli_compile_stored(const rocjit_code **out, rocjit_ctx *ctx, const char *tar
 struct cli_row {
 	char key[33];
 	char *platform, *target, *compiler, *options, *source_name, *headers, *kernels;
+	char *name_expressions; /* "expression\tlowered" lines, or "" */
 	uint64_t size, hits;
 	int64_t created, last_used;
 	double compile_ms;
@@ -303,7 +315,8 @@ struct cli_source {
 	char *name;     /* as the application registers it ("sub/x.hip"), or the path given */
 	char *text;
 	size_t length;
-	int header;     /* *.h, *.hpp, *.cuh, *.inc: an in-memory header of every source    */
+	int header;     /* *.h, *.hpp, *.cuh, *.inc, or named a header (a manifest's header=,
+	                   prewarm --header): an in-memory header of every source          */
 };
 
 /*
@@ -325,8 +338,11 @@ struct cli_set {
 #define CLI_SET_MANIFEST 3
 
 /* Reads path: a manifest (as_manifest, or its first line is the manifest's), a folder or
- * a file.  CLI_OK or CLI_FAIL (printed). */
-int cli_set_load(struct cli_set *set, const char *path, int as_manifest);
+ * a file.  headers: names relative to a folder that are headers whatever their extension
+ * (read even when no default pattern matches them: "cmath"); a manifest names its own.
+ * CLI_OK or CLI_FAIL (printed). */
+int cli_set_load(struct cli_set *set, const char *path, int as_manifest,
+		 const char *const *headers, size_t num_headers);
 void cli_set_free(struct cli_set *set);
 
 /* ---- Prewarm's worker processes (workers.c) ---------------------------------------------- */
@@ -341,6 +357,7 @@ struct cli_job {
 	size_t noptions;
 	const rocjit_header *headers;
 	size_t nheaders;
+	int language;   /* ROCJIT_LANG_*, as rocjit_program.language */
 };
 
 /* A worker died during the job (the compiler crashed): not a ROCJIT_E* code. */

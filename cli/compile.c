@@ -19,11 +19,12 @@
 #include "cli.h"
 #include "commands.h"
 
-enum { OPT_ARCH = 1, OPT_OUTPUT, OPT_NO_CACHE, OPT_JSON };
+enum { OPT_ARCH = 1, OPT_OUTPUT, OPT_NO_CACHE, OPT_JSON, OPT_LANG, OPT_NAME_EXPR };
 
 static const struct cli_opt compile_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "output", 'o', 1, OPT_OUTPUT },
 	{ "no-cache", 0, 0, OPT_NO_CACHE },   { "json", 0, 0, OPT_JSON },
+	{ "lang", 0, 1, OPT_LANG },	      { "name-expr", 0, 1, OPT_NAME_EXPR },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -35,6 +36,9 @@ struct compile {
 	const char *const *options;
 	size_t noptions;
 	int no_cache, json;
+	int language;   /* --lang: ROCJIT_LANG_*, AUTO by the file's name */
+	const char **exprs; /* --name-expr, in order */
+	size_t nexprs;
 };
 
 static int parse(struct compile *c, int argc, char **argv)
@@ -58,6 +62,16 @@ static int parse(struct compile *c, int argc, char **argv)
 		case OPT_OUTPUT: c->output = v; break;
 		case OPT_NO_CACHE: c->no_cache = 1; break;
 		case OPT_JSON: c->json = 1; break;
+		case OPT_NAME_EXPR:
+			c->exprs = cli_realloc(c->exprs, (c->nexprs + 1) * sizeof *c->exprs);
+			c->exprs[c->nexprs++] = v;
+			break;
+		case OPT_LANG:
+			if (cli_parse_language(&c->language, v) != 0)
+				rc = cli_usage_error("compile", "--lang %s: give cuda or hip (the "
+						     "default is by the file's name: *.cu and "
+						     "*.cuh are cuda)", v);
+			break;
 		}
 	}
 	if (rc != CLI_OK)
@@ -91,15 +105,29 @@ static void print_result(const struct compile *c, const rocjit_code *code,
 	printf(" [key %.12s]\n", code->key);
 	for (size_t i = 0; info && i < info->num_kernels; i++)
 		printf("  %s\n", cli_text(info->kernels[i]));
+	for (size_t i = 0; i < c->nexprs; i++) {
+		const char *lowered = NULL;
+		rocjit_code_lowered_name(&lowered, code, c->exprs[i]);
+		printf("  %s -> ", cli_text(c->exprs[i]));
+		printf("%s\n", lowered ? cli_text(lowered) : "?");
+	}
 }
 
-static void json_result(struct cli_json *j, const char *target, int rc, const rocjit_code *code,
-			const rocjit_codeobj_info *info, const char *message, const char *log,
-			int stored)
+static const char *language_name(int language)
 {
+	return language == ROCJIT_LANG_CUDA ? "cuda" : "hip";
+}
+
+static void json_result(struct cli_json *j, const struct compile *c, const char *target,
+			int rc, const rocjit_code *code, const rocjit_codeobj_info *info,
+			const char *message, const char *log, int stored)
+{
+	int language = rocjit_program_language(c->language, c->file);
+
 	cli_json_object(j, NULL);
 	cli_json_str(j, "target", code ? code->target : target);
 	cli_json_bool(j, "ok", rc == 0);
+	cli_json_str(j, "language", language_name(language));
 	if (rc == 0) {
 		cli_json_str(j, "key", code->key);
 		cli_json_bool(j, "from_cache", code->from_cache);
@@ -111,6 +139,18 @@ static void json_result(struct cli_json *j, const char *target, int rc, const ro
 		cli_json_array(j, "kernels");
 		for (size_t i = 0; info && i < info->num_kernels; i++)
 			cli_json_str(j, NULL, info->kernels[i]);
+		cli_json_end_array(j);
+		cli_json_object(j, "lowered_names");
+		for (size_t i = 0; i < c->nexprs; i++) {
+			const char *lowered = NULL;
+			rocjit_code_lowered_name(&lowered, code, c->exprs[i]);
+			cli_json_str(j, c->exprs[i], lowered ? lowered : "");
+		}
+		cli_json_end_object(j);
+		cli_json_uint(j, "num_kernels", info ? info->num_kernels : 0);
+		cli_json_array(j, "warnings");
+		if (info && info->num_kernels == 0)
+			cli_json_str(j, NULL, CLI_NO_KERNELS_WARNING);
 		cli_json_end_array(j);
 	} else {
 		cli_json_str(j, "error", rocjit_strerror(rc));
@@ -136,6 +176,9 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 	p.name = c->file;
 	p.options = c->noptions ? c->options : NULL;
 	p.num_options = c->noptions;
+	p.language = c->language;
+	p.name_expressions = c->nexprs ? c->exprs : NULL;
+	p.num_name_expressions = c->nexprs;
 	p.log = log;
 	p.log_size = LOG_SIZE;
 	log[0] = 0;
@@ -150,8 +193,11 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 	}
 	if (rc == 0 && rocjit_codeobj_inspect(&info, code->data, code->size) != 0)
 		cli_warn("cannot read the code object: %s", rocjit_last_error());
+	if (info && info->num_kernels == 0)
+		cli_warn("%s (%s): %s", cli_text(c->file), cli_text(code->target),
+			 CLI_NO_KERNELS_WARNING);
 	if (j)
-		json_result(j, target, rc, code, info, message, log, stored);
+		json_result(j, c, target, rc, code, info, message, log, stored);
 	else if (rc == 0)
 		print_result(c, code, info, stored);
 	rocjit_codeobj_free(info);
@@ -217,5 +263,6 @@ int cli_compile(int argc, char **argv)
 	free(text);
 	rocjit_close(ctx);
 	cli_targets_free(&c.targets);
+	free(c.exprs);
 	return rc;
 }

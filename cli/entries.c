@@ -148,6 +148,7 @@ void cli_row_from_entry(struct cli_row *r, const rocjit_entry *e)
 	r->source_name = cli_strdup(e->source_name);
 	r->headers = cli_strdup(e->headers);
 	r->kernels = cli_strdup(e->kernels);
+	r->name_expressions = cli_strdup(e->name_expressions);
 	r->size = e->size;
 	r->hits = e->hits;
 	r->created = e->created;
@@ -202,6 +203,7 @@ void cli_row_free(struct cli_row *r)
 	free(r->source_name);
 	free(r->headers);
 	free(r->kernels);
+	free(r->name_expressions);
 }
 
 void cli_rows_free(struct cli_row *rows, size_t n)

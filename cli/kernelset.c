@@ -3,14 +3,17 @@
  * kernel manifest, a folder, or one file.
  *
  * The contract is the library's for registered sources (rocjit_kernel_get_registered):
- * every registered file named *.h, *.hpp, *.cuh or *.inc is an in-memory header of every
- * registered source, under its registered name, in registration order, and all of them
- * are part of the key; a quoted include resolves relative to the including file's folder
+ * every registered file named *.h, *.hpp, *.cuh or *.inc, and every file registered as a
+ * header whatever its name (rocjit_register_headers: "cmath"), is an in-memory header of
+ * every registered source, under its registered name, in registration order, and all of
+ * them are part of the key; a quoted include resolves relative to the including file's folder
  * first, the library's rule, applied here through rocjit_include_resolve so that each file
  * is compiled and keyed as the application compiles it.  rocjit_add_kernels() registers
  * a folder's files sorted by their relative path and writes that order into the manifest
- * ("# rocjit-manifest 1", "dir=<folder>", one name per line).  A folder given here is read
- * as the manifest rocjit_add_kernels(DIR folder) would write with its default patterns.
+ * ("# rocjit-manifest 1", "dir=<folder>", one name per line; with HEADERS, format 2:
+ * "file=<name>" and "header=<name>" lines).  A folder given here is read as the manifest
+ * rocjit_add_kernels(DIR folder) would write with its default patterns, the names given
+ * with --header (prewarm) being its HEADERS.
  *
  * Owns the sets it loads (texts and names), freed with cli_set_free.  Reads through
  * files.c and src/base/fsutil.c; below the commands (prewarm, export), it compiles nothing
@@ -29,10 +32,10 @@
 
 #define MANIFEST_MAGIC "# rocjit-manifest "
 
-/* rocjit_add_kernels' default GLOB: *.hip *.h *.hpp *.cuh. */
+/* rocjit_add_kernels' default GLOB: *.hip *.cu *.h *.hpp *.cuh. */
 static int embedded_by_default(const char *name)
 {
-	static const char *const ext[] = { ".hip", ".h", ".hpp", ".cuh" };
+	static const char *const ext[] = { ".hip", ".cu", ".h", ".hpp", ".cuh" };
 	size_t len = strlen(name);
 
 	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
@@ -43,7 +46,16 @@ static int embedded_by_default(const char *name)
 	return 0;
 }
 
-static void add_file(struct cli_set *set, const char *name, char *text, size_t length)
+static int name_listed(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static void add_file(struct cli_set *set, const char *name, char *text, size_t length,
+		     int header)
 {
 	struct cli_source *f;
 
@@ -52,11 +64,13 @@ static void add_file(struct cli_set *set, const char *name, char *text, size_t l
 	f->name = cli_strdup(name);
 	f->text = text;
 	f->length = length;
-	f->header = set->kind != CLI_SET_FILE && rocjit_is_header_name(name);
+	f->header = set->kind != CLI_SET_FILE && (header || rocjit_is_header_name(name));
 }
 
-/* Reads dir/name into the set.  CLI_OK or CLI_FAIL. */
-static int read_member(struct cli_set *set, const char *dir, const char *name, const char *why)
+/* Reads dir/name into the set (a header whatever its name when header).  CLI_OK or
+ * CLI_FAIL. */
+static int read_member(struct cli_set *set, const char *dir, const char *name, int header,
+		       const char *why)
 {
 	char path[8192];
 	size_t len = 0;
@@ -67,7 +81,7 @@ static int read_member(struct cli_set *set, const char *dir, const char *name, c
 	if (!text)
 		return cli_fail("cannot read %s (named by %s): %s; %s", path, set->origin,
 				cli_read_error(errno), why);
-	add_file(set, name, text, len);
+	add_file(set, name, text, len, header);
 	return CLI_OK;
 }
 
@@ -91,7 +105,7 @@ static void collect_headers(struct cli_set *set)
 static int load_manifest(struct cli_set *set, char *text)
 {
 	char *save = NULL, *line, *dir = NULL;
-	int lineno = 0, rc = CLI_OK;
+	int lineno = 0, rc = CLI_OK, format = 1;
 
 	for (line = strtok_r(text, "\n", &save); line && rc == CLI_OK;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -105,7 +119,9 @@ static int load_manifest(struct cli_set *set, char *text)
 						"<target>.rocjit-manifest file that rocjit_add_kernels() "
 						"writes, or rebuild the application with this rocjit",
 						set->origin);
-			if (strcmp(line + sizeof MANIFEST_MAGIC - 1, "1") != 0)
+			if (strcmp(line + sizeof MANIFEST_MAGIC - 1, "2") == 0)
+				format = 2;
+			else if (strcmp(line + sizeof MANIFEST_MAGIC - 1, "1") != 0)
 				return cli_fail("%s is a manifest of format %s, which this rocjit "
 						"(%s) does not read: upgrade rocjit", set->origin,
 						line + sizeof MANIFEST_MAGIC - 1, ROCJIT_VERSION_STRING);
@@ -122,9 +138,25 @@ static int load_manifest(struct cli_set *set, char *text)
 			dir = line + 4;
 			continue;
 		}
-		rc = read_member(set, dir, line,
-				 "the manifest is older than the kernel folder: rebuild the "
-				 "application (or re-run cmake) to rewrite it");
+		{
+			/* Format 2 (HEADERS given): "file=<name>" or "header=<name>". */
+			int header = 0;
+			if (format == 2) {
+				if (strncmp(line, "file=", 5) == 0) {
+					line += 5;
+				} else if (strncmp(line, "header=", 7) == 0) {
+					line += 7;
+					header = 1;
+				} else {
+					return cli_fail("%s:%d: expected file=<name> or header=<name>: "
+							"the manifest is damaged; rebuild the "
+							"application to rewrite it", set->origin, lineno);
+				}
+			}
+			rc = read_member(set, dir, line, header,
+					 "the manifest is older than the kernel folder: rebuild "
+					 "the application (or re-run cmake) to rewrite it");
+		}
 	}
 	if (rc == CLI_OK && !dir)
 		return cli_fail("%s names no kernel folder (no dir= line): rebuild the "
@@ -195,7 +227,8 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int load_folder(struct cli_set *set, const char *root)
+static int load_folder(struct cli_set *set, const char *root, const char *const *hdrs,
+		       size_t nhdrs)
 {
 	char **names = NULL;
 	size_t n = 0;
@@ -203,16 +236,29 @@ static int load_folder(struct cli_set *set, const char *root)
 	int rc = fd < 0 ? cli_fail("cannot read the folder %s: %s", root, strerror(errno))
 			: walk(fd, root, "", &names, &n);
 
+	/* --header names are embedded whatever their extension, as HEADERS are. */
+	for (size_t i = 0; rc == CLI_OK && i < nhdrs; i++) {
+		int found = 0;
+		for (size_t k = 0; k < n && !found; k++)
+			found = strcmp(names[k], hdrs[i]) == 0;
+		if (found)
+			continue;
+		names = cli_realloc(names, (n + 1) * sizeof *names);
+		names[n++] = cli_strdup(hdrs[i]);
+	}
 	if (rc == CLI_OK && n == 0)
-		rc = cli_fail("%s holds no kernel files (*.hip, *.h, *.hpp, *.cuh): check the "
-			      "path, or pass the application's manifest with --manifest",
+		rc = cli_fail("%s holds no kernel files (*.hip, *.cu, *.h, *.hpp, *.cuh): check "
+			      "the path, or pass the application's manifest with --manifest",
 			      set->origin);
 	/* The order rocjit_add_kernels registers them in: sorted by relative path. */
 	if (n > 1)
 		qsort(names, n, sizeof *names, name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (rc == CLI_OK)
-			rc = read_member(set, root, names[i], "check its permissions");
+			rc = read_member(set, root, names[i], name_listed(names[i], hdrs, nhdrs),
+					 name_listed(names[i], hdrs, nhdrs) ?
+					 "--header names a file relative to the folder" :
+					 "check its permissions");
 		free(names[i]);
 	}
 	free(names);
@@ -247,7 +293,8 @@ static int apply_include_rule(struct cli_set *set)
 	return rc;
 }
 
-int cli_set_load(struct cli_set *set, const char *path, int as_manifest)
+int cli_set_load(struct cli_set *set, const char *path, int as_manifest,
+		 const char *const *headers, size_t num_headers)
 {
 	struct stat st;
 	size_t len = 0;
@@ -263,7 +310,7 @@ int cli_set_load(struct cli_set *set, const char *path, int as_manifest)
 			return cli_fail("%s is a folder, not a manifest: pass the folder without "
 					"--manifest, or the <target>.rocjit-manifest file", path);
 		set->kind = CLI_SET_FOLDER;
-		rc = load_folder(set, path);
+		rc = load_folder(set, path, headers, num_headers);
 	} else {
 		text = cli_read_file(path, &len);
 		if (!text)
@@ -276,7 +323,7 @@ int cli_set_load(struct cli_set *set, const char *path, int as_manifest)
 			free(text);
 		} else {
 			set->kind = CLI_SET_FILE;
-			add_file(set, path, text, len);
+			add_file(set, path, text, len, 0);
 			rc = CLI_OK;
 		}
 	}

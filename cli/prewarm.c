@@ -58,16 +58,22 @@ struct run {
 	int json, progress;
 	double t0;
 	const char *output; /* export: the bundle to write, else NULL */
+	const char **inputs;  /* the PATHs and manifests, loaded once the options are read */
+	int *as_manifest;
+	size_t ninputs;
+	const char **headers; /* --header: folder members that are headers by name */
+	size_t nheaders;
+	int language;         /* --lang: ROCJIT_LANG_* for every source; AUTO by name */
 };
 
 enum { OPT_ARCH = 1, OPT_JOBS, OPT_MANIFEST, OPT_JSON, OPT_NO_PROGRESS, OPT_OUTPUT,
-       OPT_TIMEOUT };
+       OPT_TIMEOUT, OPT_HEADER, OPT_LANG };
 
 static const struct cli_opt prewarm_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "timeout", 0, 1, OPT_TIMEOUT },
-	{ NULL, 0, 0, 0 }
+	{ "header", 0, 1, OPT_HEADER }, { "lang", 0, 1, OPT_LANG }, { NULL, 0, 0, 0 }
 };
 
 /* export takes prewarm's options and -o FILE. */
@@ -75,14 +81,30 @@ static const struct cli_opt export_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "output", 'o', 1, OPT_OUTPUT },
-	{ "timeout", 0, 1, OPT_TIMEOUT }, { NULL, 0, 0, 0 }
+	{ "timeout", 0, 1, OPT_TIMEOUT }, { "header", 0, 1, OPT_HEADER },
+	{ "lang", 0, 1, OPT_LANG }, { NULL, 0, 0, 0 }
 };
 
-static void add_set(struct run *r, const char *path, int as_manifest, int *rc)
+static void add_input(struct run *r, const char *path, int as_manifest)
 {
-	r->sets = cli_realloc(r->sets, (r->nsets + 1) * sizeof *r->sets);
-	if (cli_set_load(&r->sets[r->nsets++], path, as_manifest) != CLI_OK)
-		*rc = CLI_FAIL;
+	r->inputs = cli_realloc(r->inputs, (r->ninputs + 1) * sizeof *r->inputs);
+	r->as_manifest = cli_realloc(r->as_manifest, (r->ninputs + 1) * sizeof *r->as_manifest);
+	r->inputs[r->ninputs] = path;
+	r->as_manifest[r->ninputs++] = as_manifest;
+}
+
+/* Loads the inputs, after every option was read (--header applies to every folder). */
+static int load_sets(struct run *r)
+{
+	int rc = CLI_OK;
+
+	for (size_t i = 0; i < r->ninputs; i++) {
+		r->sets = cli_realloc(r->sets, (r->nsets + 1) * sizeof *r->sets);
+		if (cli_set_load(&r->sets[r->nsets++], r->inputs[i], r->as_manifest[i],
+				 r->headers, r->nheaders) != CLI_OK)
+			rc = CLI_FAIL;
+	}
+	return rc;
 }
 
 /* FNV-1a over a length-prefixed field: identical programs get identical hashes. */
@@ -95,10 +117,12 @@ static uint64_t mix(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
-static uint64_t job_hash(const struct pjob *j)
+static uint64_t job_hash(const struct pjob *j, int language)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
+	char lang = (char)rocjit_program_language(language, j->file->name);
 
+	h = mix(h, &lang, 1);
 	h = mix(h, j->target, strlen(j->target));
 	h = mix(h, j->file->text, j->file->length);
 	for (size_t i = 0; i < j->set->nheaders; i++) {
@@ -124,7 +148,7 @@ static void make_jobs(struct run *r)
 				j->file = &r->sets[s].files[f];
 				j->target = r->targets.ids[t];
 				j->t = t;
-				j->hash = job_hash(j);
+				j->hash = job_hash(j, r->language);
 				for (size_t k = 0; k + 1 < r->njobs; k++)
 					if (r->jobs[k].hash == j->hash &&
 					    r->jobs[k].state != JOB_DUPLICATE) {
@@ -144,6 +168,7 @@ static void job_program(const struct run *r, const struct pjob *j, struct cli_jo
 	out->noptions = r->noptions;
 	out->headers = j->set->headers;
 	out->nheaders = j->set->nheaders;
+	out->language = r->language;
 }
 
 static void fail_job(struct pjob *j, int rc, const char *message)
@@ -179,10 +204,26 @@ static int check_cached(struct run *r)
 		p.num_options = job.noptions;
 		p.headers = job.nheaders ? job.headers : NULL;
 		p.num_headers = job.nheaders;
+		p.language = job.language;
 		rc = rocjit_compile(&code, ctx, j->target, &p);
 		if (rc == 0) {
+			rocjit_codeobj_info *info = NULL;
 			j->state = JOB_CACHED;
 			snprintf(j->res.key, sizeof j->res.key, "%s", code->key);
+			/* Its kernels, for the 0-kernel warning (a worker's result has them). */
+			if (rocjit_codeobj_inspect(&info, code->data, code->size) == 0) {
+				size_t len = 1;
+				for (size_t k = 0; k < info->num_kernels; k++)
+					len += strlen(info->kernels[k]) + 1;
+				j->res.kernels = cli_alloc(len);
+				j->res.kernels[0] = 0;
+				for (size_t k = 0; k < info->num_kernels; k++) {
+					if (k)
+						strcat(j->res.kernels, ",");
+					strcat(j->res.kernels, info->kernels[k]);
+				}
+			}
+			rocjit_codeobj_free(info);
 		} else if (rc != ROCJIT_ENOTCACHED) {
 			fail_job(j, rc, rocjit_last_error());
 		}
@@ -432,6 +473,22 @@ static const char *error_name(int rc)
 	return rc == CLI_JOB_CRASHED ? "worker crashed" : rocjit_strerror(rc);
 }
 
+/* A job whose code object (compiled or cached) holds no kernel. */
+static int no_kernels(const struct pjob *p)
+{
+	return p->state != JOB_FAILED && p->state != JOB_DUPLICATE &&
+	       p->state != JOB_PENDING && p->res.kernels && !*p->res.kernels;
+}
+
+/* One warning per code object without kernels, on stderr (text and --json alike). */
+static void warn_no_kernels(const struct run *r)
+{
+	for (size_t i = 0; i < r->njobs; i++)
+		if (no_kernels(&r->jobs[i]))
+			cli_warn("%s (%s): %s", cli_text(r->jobs[i].file->name),
+				 cli_text(r->jobs[i].target), CLI_NO_KERNELS_WARNING);
+}
+
 static void summary_json(const struct run *r, const size_t count[JOB_STATES], double ms)
 {
 	struct cli_json j;
@@ -475,6 +532,12 @@ static void summary_json(const struct run *r, const size_t count[JOB_STATES], do
 			cli_json_str(&j, "store_error", p->res.message);
 		if (p->res.kernels && *p->res.kernels)
 			cli_json_list(&j, "kernels", p->res.kernels, ',');
+		if (no_kernels(p)) {
+			cli_json_uint(&j, "num_kernels", 0);
+			cli_json_array(&j, "warnings");
+			cli_json_str(&j, NULL, CLI_NO_KERNELS_WARNING);
+			cli_json_end_array(&j);
+		}
 		if (p->state == JOB_FAILED) {
 			cli_json_str(&j, "error", error_name(p->res.rc));
 			cli_json_str(&j, "message", p->res.message);
@@ -570,8 +633,18 @@ static int parse(struct run *r, const char *cmd, int argc, char **argv)
 		switch (id) {
 		case CLI_ARG_HELP: return -1;
 		case CLI_ARG_ERROR: return CLI_USAGE;
-		case CLI_ARG_POSITIONAL: add_set(r, v, 0, &rc); break;
-		case OPT_MANIFEST: add_set(r, v, 1, &rc); break;
+		case CLI_ARG_POSITIONAL: add_input(r, v, 0); break;
+		case OPT_MANIFEST: add_input(r, v, 1); break;
+		case OPT_HEADER:
+			r->headers = cli_realloc(r->headers, (r->nheaders + 1) * sizeof *r->headers);
+			r->headers[r->nheaders++] = v;
+			break;
+		case OPT_LANG:
+			if (cli_parse_language(&r->language, v) != 0)
+				rc = cli_usage_error(cmd, "--lang %s: give cuda or hip for every "
+						     "source (the default is by each file's "
+						     "name: *.cu and *.cuh are cuda)", v);
+			break;
 		case OPT_ARCH: rc = cli_targets_add(&r->targets, "prewarm", v); break;
 		case OPT_JOBS:
 			if (cli_parse_count(&r->workers, v, 256) != 0)
@@ -596,14 +669,14 @@ static int parse(struct run *r, const char *cmd, int argc, char **argv)
 	if (r->output && lstat(r->output, &(struct stat){ 0 }) == 0)
 		return cli_usage_error("export", "%s exists: a bundle is written whole, to a new "
 				       "file; remove it first", r->output);
-	if (!r->nsets)
+	if (!r->ninputs)
 		return cli_usage_error("prewarm", "name the kernels: a manifest (--manifest "
 				       "FILE), a folder or a file");
 	if (p.rest < argc) {
 		r->options = (const char *const *)argv + p.rest + 1;
 		r->noptions = (size_t)(argc - p.rest - 1);
 	}
-	return CLI_OK;
+	return load_sets(r);
 }
 
 /* Writes every job's entry, cached or compiled now, from the cache into r->output. */
@@ -678,6 +751,7 @@ static int run_command(const char *cmd, int argc, char **argv)
 			check_kept(&r);
 			for (size_t i = 0; i < r.njobs; i++)
 				count[r.jobs[i].state]++;
+			warn_no_kernels(&r);
 			if (r.json)
 				summary_json(&r, count, cli_now_ms() - r.t0);
 			else
@@ -694,6 +768,9 @@ out:
 	for (size_t i = 0; i < r.nsets; i++)
 		cli_set_free(&r.sets[i]);
 	free(r.sets);
+	free(r.inputs);
+	free(r.as_manifest);
+	free(r.headers);
 	cli_targets_free(&r.targets);
 	return rc;
 }

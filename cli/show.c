@@ -57,6 +57,18 @@ static void print_text(const struct found *f, const rocjit_codeobj_info *info,
 	printf("source:        %s\n", cli_text(r->source_name));
 	printf("headers:       %s\n", *r->headers ? cli_text(r->headers) : "(none)");
 	printf("kernels:       %s\n", cli_text(r->kernels));
+	for (const char *p = r->name_expressions; *p;) {
+		size_t n = strcspn(p, "\n"), t = strcspn(p, "\t");
+		char *line = cli_alloc(n + 1);
+		memcpy(line, p, n);
+		line[n] = 0;
+		if (t < n)
+			line[t] = 0;
+		printf("name expr:     %s -> ", cli_text(line));
+		printf("%s\n", t < n ? cli_text(line + t + 1) : "?");
+		free(line);
+		p += n + (p[n] != 0);
+	}
 	printf("size:          %s (%" PRIu64 " bytes)\n", cli_fmt_size(a, sizeof a, r->size),
 	       r->size);
 	printf("created:       %s\n", cli_fmt_time(b, sizeof b, r->created));
@@ -93,6 +105,7 @@ static void print_json(const struct found *f, const rocjit_codeobj_info *info,
 	cli_json_str(&j, "source", f->row.source_name);
 	cli_json_list(&j, "headers", f->row.headers, ' ');
 	cli_json_list(&j, "kernels", f->row.kernels, ',');
+	cli_json_list(&j, "name_expressions", f->row.name_expressions, '\n');
 	cli_json_uint(&j, "size", f->row.size);
 	cli_json_int(&j, "created", f->row.created);
 	cli_json_int(&j, "last_used", f->row.last_used);

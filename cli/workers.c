@@ -230,6 +230,7 @@ static void run_job(rocjit_ctx *ctx, struct reader *r, struct buf *out, char *lo
 	p.num_options = nopt;
 	p.headers = nhdr ? headers : NULL;
 	p.num_headers = nhdr;
+	p.language = (int)get_u32(r);
 	p.log = log;
 	p.log_size = WORKER_LOG_SIZE;
 	log[0] = 0;
@@ -463,6 +464,7 @@ int cli_pool_submit(struct cli_pool *p, size_t id, const struct cli_job *job)
 		put_cstr(&b, h->name);
 		put_str(&b, h->source, h->length ? h->length : strlen(h->source));
 	}
+	put_u32(&b, (uint32_t)job->language);
 	/* An idle worker is blocked reading: a large job cannot deadlock against it.  A
 	   failed write means it died; the poll in cli_pool_wait reports that as this job's
 	   result. */

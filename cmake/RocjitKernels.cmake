@@ -1,6 +1,6 @@
 # RocjitKernels.cmake - rocjit_add_kernels(): ship kernel sources inside a target.
 #
-#   rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...]
+#   rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...] [HEADERS <name>...]
 #                      [BUNDLE_ARCHS <target-id>...] [BUNDLE_OPTIONS <option>...]
 #                      [BUNDLE_DESTINATION <install dir>] [BUNDLE_NO_INSTALL])
 #
@@ -16,11 +16,16 @@
 # program.
 #
 # Embeds every file under <dir> (recursively) whose name matches one of the patterns
-# (default: *.hip *.h *.hpp *.cuh) into <target> as text, and registers them with
+# (default: *.hip *.cu *.h *.hpp *.cuh) into <target> as text, and registers them with
 # rocjit_register_sources() before main() runs.  Each is registered under its path relative
 # to <dir> with '/' separators ("axpy.hip", "sub/x.h"), the name to pass to
 # rocjit_kernel_get_registered() and rocjit_registered_source(); headers are registered the
 # same way.
+#
+# HEADERS names files under <dir> (relative paths, e.g. cmath cuda/std/limits) that are
+# headers whatever their names: they are embedded even when no pattern matches them and
+# registered with rocjit_register_headers(), so every kernel can #include <cmath>.  Files
+# named *.h, *.hpp, *.cuh or *.inc are headers without being listed.
 #
 # How: a build-time step (add_custom_command running rocjit_embed.cmake) writes
 # ${CMAKE_CURRENT_BINARY_DIR}/rocjit_kernels_<target>.c, which is added to <target>.  It
@@ -33,8 +38,8 @@
 # are per directory).
 #
 # Also writes ${CMAKE_CURRENT_BINARY_DIR}/<target>.rocjit-manifest ("# rocjit-manifest 1",
-# "dir=<dir>", then one embedded name per
-# line) and sets these properties on <target>:
+# "dir=<dir>", then one embedded name per line; with HEADERS, "# rocjit-manifest 2" and
+# "file=<name>" or "header=<name>" lines) and sets these properties on <target>:
 #   ROCJIT_MANIFEST     the manifest's path
 #   ROCJIT_KERNELS_DIR  <dir>, absolute (useful as $ROCJIT_KERNEL_PATH while developing)
 #
@@ -59,7 +64,7 @@ set_property(GLOBAL PROPERTY _ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(rocjit_add_kernels)
   cmake_parse_arguments(PARSE_ARGV 0 arg "BUNDLE_NO_INSTALL" "TARGET;DIR;BUNDLE_DESTINATION"
-                        "GLOB;BUNDLE_ARCHS;BUNDLE_OPTIONS")
+                        "GLOB;HEADERS;BUNDLE_ARCHS;BUNDLE_OPTIONS")
   set(usage "usage: rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...])")
 
   if(arg_UNPARSED_ARGUMENTS)
@@ -107,13 +112,24 @@ function(rocjit_add_kernels)
 
   set(globs ${arg_GLOB})
   if(NOT globs)
-    set(globs *.hip *.h *.hpp *.cuh)
+    set(globs *.hip *.cu *.h *.hpp *.cuh)
   endif()
   set(patterns "")
   foreach(glob IN LISTS globs)
     list(APPEND patterns "${dir}/${glob}")
   endforeach()
   file(GLOB_RECURSE paths LIST_DIRECTORIES false CONFIGURE_DEPENDS ${patterns})
+  set(header_paths "")
+  foreach(header IN LISTS arg_HEADERS)
+    if(IS_ABSOLUTE "${header}" OR NOT EXISTS "${dir}/${header}" OR IS_DIRECTORY "${dir}/${header}")
+      message(FATAL_ERROR "rocjit_add_kernels: HEADERS '${header}' is not a file under "
+        "'${dir}': name headers by their paths relative to DIR (e.g. HEADERS cmath "
+        "cuda/std/limits)")
+    endif()
+    get_filename_component(header_path "${dir}/${header}" ABSOLUTE)
+    list(APPEND paths "${header_path}")
+    list(APPEND header_paths "${header_path}")
+  endforeach()
   list(REMOVE_DUPLICATES paths)
   list(SORT paths)
   if(NOT paths)
@@ -123,10 +139,16 @@ function(rocjit_add_kernels)
   endif()
 
   set(names "")
+  set(header_names "")
   # The manifest names the folder and every embedded file (sorted: the registration
   # order, which registered headers' order in the cache key follows).  `rocjit prewarm
-  # --manifest` reads it to store exactly what the application will look up.
-  set(manifest_text "# rocjit-manifest 1\ndir=${dir}\n")
+  # --manifest` reads it to store exactly what the application will look up.  Format 2
+  # (only with HEADERS, so other manifests stay readable by older tools) tags each name.
+  if(header_paths)
+    set(manifest_text "# rocjit-manifest 2\ndir=${dir}\n")
+  else()
+    set(manifest_text "# rocjit-manifest 1\ndir=${dir}\n")
+  endif()
   foreach(path IN LISTS paths)
     # CMake splits names at ';' and reads '\' as '/'; '"' breaks its own
     # CONFIGURE_DEPENDS check (3.25); a line break would break the manifest.
@@ -137,7 +159,14 @@ function(rocjit_add_kernels)
     endif()
     file(RELATIVE_PATH name "${dir}" "${path}")
     list(APPEND names "${name}")
-    string(APPEND manifest_text "${name}\n")
+    if(NOT header_paths)
+      string(APPEND manifest_text "${name}\n")
+    elseif(path IN_LIST header_paths)
+      list(APPEND header_names "${name}")
+      string(APPEND manifest_text "header=${name}\n")
+    else()
+      string(APPEND manifest_text "file=${name}\n")
+    endif()
   endforeach()
 
   # The manifest is (re)written only when its content changes.
@@ -167,12 +196,13 @@ function(rocjit_add_kernels)
   set(script "${script_dir}/rocjit_embed.cmake")
   # $<SEMICOLON> keeps the list one argument on the command line.
   string(REPLACE ";" "$<SEMICOLON>" names_arg "${names}")
+  string(REPLACE ";" "$<SEMICOLON>" headers_arg "${header_names}")
   list(LENGTH names count)
   add_custom_command(
     OUTPUT "${stamp}"
     BYPRODUCTS "${out}"
     COMMAND "${CMAKE_COMMAND}" "-DOUT=${out}" "-DDIR=${dir}" "-DFILES=${names_arg}"
-      -P "${script}"
+      "-DHEADERS=${headers_arg}" -P "${script}"
     COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
     DEPENDS ${paths} "${script}"
     COMMENT "Embedding ${count} kernel source(s) from ${dir} into ${target}"

@@ -6,7 +6,8 @@
  * known platform, NUL-terminated targets, distinct non-NULL kernel names.  rj_codeobj_check
  * must agree with it for every target: the same error when inspection fails, success only
  * for an object of the target's platform, success whenever the object reads as exactly that
- * target, and the kernel list inspection gives, joined by commas.
+ * target, and the kernel list inspection gives, joined by commas.  rj_codeobj_amd_pointee
+ * (the function a pointer variable points to) must stay inside the input as well.
  */
 #include <string.h>
 
@@ -97,6 +98,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		/* Without kernels_out the verdict is the same. */
 		FUZZ_CHECK((rj_codeobj_check(data, size, target, NULL) == 0) == (rc2 == 0));
+	}
+	/* The pointer-variable reader (name expressions on hipRTC) stays inside the input too. */
+	{
+		char *func = (char *)&func; /* must be overwritten */
+		int rc3 = rj_codeobj_amd_pointee(data, size, "__rocjit_ne_0", &func);
+
+		FUZZ_CHECK(rc3 == 0 ? func != NULL : func == NULL);
+		FUZZ_CHECK(rc3 == 0 || rc3 == ROCJIT_EFORMAT || rc3 == ROCJIT_ENOTFOUND ||
+			   rc3 == ROCJIT_ENOMEM);
+		if (rc3 == 0)
+			free(func);
 	}
 	rocjit_codeobj_free(info);
 	return 0;

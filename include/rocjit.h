@@ -222,7 +222,12 @@ typedef struct rocjit_header {
 	size_t length;      /* bytes of source; 0: strlen(source)             */
 } rocjit_header;
 
-#define ROCJIT_PROGRAM_VERSION 1
+/* rocjit_program.language: what the source is written in.  Part of the cache key. */
+#define ROCJIT_LANG_AUTO 0 /* by the program's name: "*.cu" and "*.cuh" CUDA, else HIP */
+#define ROCJIT_LANG_HIP 1
+#define ROCJIT_LANG_CUDA 2 /* CUDA source: compiled on AMD with CUDA's names mapped onto HIP */
+
+#define ROCJIT_PROGRAM_VERSION 2
 
 /*
  * What to compile.  Everything here is part of the cache key, except name, log and
@@ -241,11 +246,40 @@ typedef struct rocjit_program {
 	                                  by this call, NUL-terminated, truncated to fit;
 	                                  "" when nothing was compiled                      */
 	size_t log_size;               /* capacity of log                                   */
+	/* version 2 (a version 1 program is ROCJIT_LANG_AUTO) */
+	int language;                  /* ROCJIT_LANG_*: AUTO decides by name (see
+	                                  rocjit_program_language)                        */
+	const char *const *name_expressions; /* kernel template instantiations to compile
+	                                  and look up by ("scale<float, 4>",
+	                                  "ns::k<int>"), CuPy's name_expressions: each is
+	                                  instantiated, and rocjit_kernel_get and
+	                                  rocjit_code_lowered_name accept it, as the exact
+	                                  string given, for its lowered (mangled) name.
+	                                  Part of the key, in order.  Non-empty, without
+	                                  line breaks or tabs; NULL ok                   */
+	size_t num_name_expressions;
 } rocjit_program;
 
-#define ROCJIT_PROGRAM_INIT { ROCJIT_PROGRAM_VERSION, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0 }
+#define ROCJIT_PROGRAM_INIT                                                                 \
+	{ ROCJIT_PROGRAM_VERSION, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0, ROCJIT_LANG_AUTO, \
+	  NULL, 0 }
 
 /*
+ * The language a program is compiled as, the rule the library keys and compiles by (and
+ * tools that prewarm use to agree): language itself when it is ROCJIT_LANG_HIP or
+ * ROCJIT_LANG_CUDA; for ROCJIT_LANG_AUTO, by name: a name ending in ".cu" or ".cuh" is
+ * CUDA, anything else (NULL included) HIP.  Registered sources are AUTO by their
+ * registered name.  Returns ROCJIT_LANG_HIP, ROCJIT_LANG_CUDA, or ROCJIT_EINVAL for
+ * another value of language.  Any thread.
+ */
+ROCJIT_API int rocjit_program_language(int language, const char *name);
+
+/*
+ * The language enters the key once resolved (AUTO never does): a program named "k.cu"
+ * and the same text named "k.hip" get different keys; "k.cu" with ROCJIT_LANG_CUDA and
+ * with ROCJIT_LANG_AUTO the same one.  HIP programs keep the keys they had before
+ * languages existed.
+ *
  * Options are normalized before they enter the key: "-D N" becomes "-DN", "-O" levels are
  * made explicit (none given means "-O3", the compiler's default), the last -O wins.
  * Target options (--offload-arch, -arch, --gpu-architecture, -mcpu) are refused with
@@ -263,8 +297,20 @@ typedef struct rocjit_kernel rocjit_kernel;
 
 /*
  * Gets a launchable kernel: the function kernel_name of the program prog, compiled for the
- * context's device target.  The kernel name is the symbol: declare kernels extern "C" or
- * pass the mangled name.
+ * context's device target.  The kernel name is the symbol: declare kernels extern "C",
+ * pass the mangled name, or pass one of prog->name_expressions exactly as given there
+ * ("scale<float, 4>"), which is looked up by its lowered name (rocjit_kernel_name then
+ * gives the lowered name).  The lowered names are stored with the code object: a cache or
+ * bundle hit in another process resolves them without compiling.
+ *
+ * Name expressions on AMD: hipRTC 5.x finds a lowered name by comparing the expression's
+ * text with the demangled instantiation, which misses "k<16>" for an unsigned parameter,
+ * typedefs ("k<int64_t>") and constant expressions ("k<2+2>").  rocjit then compiles the
+ * source once more with a pointer to each expression's kernel and reads the kernel from
+ * the code object, so those work too, at the cost of that second compile (spelling the
+ * expression as the compiler prints it, "k<16u>", avoids it).  An expression that names
+ * no kernel is ROCJIT_ECOMPILE, the compiler's diagnostic in the log.  NVRTC lowers every
+ * valid expression itself.
  *
  * A second request for the same program from the same context is a hash and a table
  * lookup.  Threads racing for the same missing program compile it once.
@@ -281,14 +327,18 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
 
 /*
  * As rocjit_kernel_get, for a source registered under source_name (see
- * rocjit_register_sources).  With $ROCJIT_KERNEL_PATH=dir set, the text is read from
+ * rocjit_register_sources), in the language its name says (rocjit_program_language with
+ * ROCJIT_LANG_AUTO: "*.cu" is CUDA).  With $ROCJIT_KERNEL_PATH=dir set, the text is read from
  * dir/source_name instead when that file exists (once per context), so an edited kernel
  * is recompiled on the next run without rebuilding the application.
  *
- * Every registered file named *.h, *.hpp, *.cuh or *.inc is an in-memory header of every
- * registered source, under its registered name (#include "common.h"), and is part of its
+ * Every registered file named *.h, *.hpp, *.cuh or *.inc, and every file registered with
+ * rocjit_register_headers, is an in-memory header of every registered source, under its registered name (#include "common.h"), and is part of its
  * key: editing any registered header recompiles the registered kernels.  A quoted include
  * resolves relative to the including file's folder first (see rocjit_include_resolve).
+ *
+ * Registered sources take no name expressions: for templates, pass the registered text
+ * (rocjit_registered_source) to rocjit_kernel_get in a rocjit_program that lists them.
  *
  * options/num_options as in rocjit_program.  Returns what rocjit_kernel_get returns,
  * ROCJIT_ENOTFOUND when no source is registered under source_name, and ROCJIT_EIO when a
@@ -350,6 +400,16 @@ ROCJIT_API int rocjit_compile(const rocjit_code **out, rocjit_ctx *ctx, const ch
 			      const rocjit_program *prog);
 
 /*
+ * The lowered (mangled) kernel name of a name expression the program of code was
+ * compiled with (rocjit_program.name_expressions; the exact string given there): *out
+ * points into the code object's data, owned by the context, valid until rocjit_close.
+ * Returns 0, ROCJIT_ENOTFOUND (not one of the program's name expressions; *out NULL),
+ * ROCJIT_EINVAL.  Any thread.
+ */
+ROCJIT_API int rocjit_code_lowered_name(const char **out, const rocjit_code *code,
+					const char *expression);
+
+/*
  * As rocjit_compile, for a source registered under source_name; honours
  * $ROCJIT_KERNEL_PATH like rocjit_kernel_get_registered.  The prewarm path for an
  * application's embedded kernels.  Returns what rocjit_compile returns, and
@@ -361,7 +421,7 @@ ROCJIT_API int rocjit_compile_registered(const rocjit_code **out, rocjit_ctx *ct
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
-#define ROCJIT_STATS_VERSION 3
+#define ROCJIT_STATS_VERSION 4
 
 typedef struct rocjit_stats {
 	unsigned int version;      /* in: ROCJIT_STATS_VERSION                          */
@@ -394,6 +454,11 @@ typedef struct rocjit_stats {
 	                              given as the cache)                               */
 	char store_error[1024];    /* why the last store failed (what to do included),
 	                              or "" when none has                               */
+	/* version 4 */
+	uint64_t empty_objects;    /* compiles by this context whose code object holds
+	                              no kernel (each also logged as a warning): most
+	                              often templates never instantiated - add name
+	                              expressions or explicit instantiations            */
 } rocjit_stats;
 
 /*
@@ -434,6 +499,9 @@ typedef struct rocjit_entry {
 	int64_t last_used;         /* unix seconds (written within seconds of a hit)        */
 	uint64_t hits;             /* disk hits                                             */
 	double compile_ms;         /* what compiling it took                                */
+	const char *name_expressions; /* the program's name expressions with their lowered
+	                              names, one "expression<TAB>lowered" a line ("\n"
+	                              between lines), or ""                              */
 } rocjit_entry;
 
 /* fn returns 0 to go on; anything else stops the walk and is returned.  It runs with no
@@ -614,6 +682,25 @@ typedef struct rocjit_source_file {
 ROCJIT_API int rocjit_register_sources(const rocjit_source_file *files, size_t count);
 
 /*
+ * Registers files as headers, process-wide, whatever their names: extensionless headers
+ * such as "cmath" or "cuda/std/limits" (files named *.h, *.hpp, *.cuh or *.inc need not
+ * be registered here: rocjit_register_sources makes them headers by their names).  A
+ * header is an in-memory header of every registered source under its registered name
+ * (#include <cmath>, #include "cuda/std/limits") and part of every registered kernel's
+ * key; it is never compiled on its own.  Same lifetime rule as rocjit_register_sources.
+ * A name already registered keeps its first text but becomes a header, whichever call
+ * came first.  rocjit_add_kernels(... HEADERS name...) calls this.  Returns 0,
+ * ROCJIT_EINVAL, ROCJIT_ENOMEM.  Any thread.
+ */
+ROCJIT_API int rocjit_register_headers(const rocjit_source_file *files, size_t count);
+
+/*
+ * Whether name is a header of the registered set: registered by rocjit_register_headers,
+ * or (registered or not) named like a header (rocjit_is_header_name).  Any thread.
+ */
+ROCJIT_API int rocjit_registered_is_header(const char *name);
+
+/*
  * Finds a registered source by name; *out points into the registered (static) data.
  * Returns 0 or ROCJIT_ENOTFOUND.  Any thread.
  */
@@ -622,7 +709,9 @@ ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const ch
 /*
  * Whether a registered file is a header by its name (".h", ".hpp", ".cuh", ".inc"):
  * headers are compiled into no kernel of their own and are part of every registered
- * kernel's key.  The one rule the library and `rocjit prewarm` use.  Any thread.
+ * kernel's key.  The one rule the library and `rocjit prewarm` use; files registered
+ * with rocjit_register_headers (and prewarm's --header) are headers whatever their
+ * names.  Any thread.
  */
 ROCJIT_API int rocjit_is_header_name(const char *name);
 

@@ -994,3 +994,205 @@ TEST(a_write_error_on_standard_output_exits_1)
 	}
 	ASSERT_INT(cache_keys().n, 1); /* and nothing else happened */
 }
+
+/* ---- Issue 13 tooling: .cu files, headers by name, code objects without kernels ---------- */
+
+static const char tmpl_only[] = "template <unsigned B> __global__ void tk(float *y) { y[0] = B; }\n";
+
+static void write_cuda_folder(char *dir, size_t size)
+{
+	snprintf(dir, size, "%s/cudadev", rj_test_dir);
+	write_text(dir, "k.cu", "#include \"common.cuh\"\n#include <mylimits>\n"
+		   "extern \"C\" __global__ void kcu(int *x) { x[0] = TWICE(MY_MAX); }\n");
+	write_text(dir, "common.cuh", "#pragma once\n#define TWICE(x) ((x) * 2)\n");
+	write_text(dir, "mylimits", "#pragma once\n#define MY_MAX 7\n");
+	write_text(dir, "tmpl.hip", tmpl_only);
+}
+
+TEST(prewarm_takes_cu_files_extensionless_headers_and_warns_of_empty_objects)
+{
+	char dir[4200], *out, *json;
+
+	write_cuda_folder(dir, sizeof dir);
+	/* Without --header, mylimits is not read: k.cu fails to compile. */
+	ASSERT_INT(cli(&out, "prewarm", dir, "--arch", "gfx90a", "--no-progress", NULL), 1);
+	ASSERT_CONTAINS(out, "mylimits");
+	free(out);
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "mylimits", "--arch", "gfx90a",
+		       "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "2 compiled, 2 stored, 0 already cached, 0 failed");
+	ASSERT_CONTAINS(out, "warning: tmpl.hip (gfx90a): the code object holds 0 kernels");
+	ASSERT_CONTAINS(out, "templates that were never instantiated");
+	ASSERT(!strstr(out, "warning: k.cu"));
+	free(out);
+	/* Cached now; the JSON says 0 kernels and carries the warning. */
+	json = cli_json(0, "prewarm", dir, "--header", "mylimits", "--arch", "gfx90a",
+			"--json", NULL);
+	ASSERT_CONTAINS(json, "\"cached\": 2");
+	ASSERT_CONTAINS(json, "\"num_kernels\": 0");
+	ASSERT_CONTAINS(json, "\"warnings\": [");
+	ASSERT_CONTAINS(json, "templates that were never instantiated");
+	ASSERT_CONTAINS(json, "\"kcu\"");
+	free(json);
+	/* A missing --header file is named. */
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "nosuch", "--arch", "gfx90a", NULL), 1);
+	ASSERT_CONTAINS(out, "nosuch");
+	free(out);
+}
+
+TEST(compile_warns_of_a_code_object_without_kernels_in_text_and_json)
+{
+	char path[4300], *out, *json;
+
+	snprintf(path, sizeof path, "%s/tmpl.hip", rj_test_dir);
+	rj_test_write_file(path, tmpl_only, sizeof tmpl_only - 1);
+	ASSERT_INT(cli(&out, "compile", path, "--arch", "gfx90a", NULL), 0);
+	ASSERT_CONTAINS(out, "0 kernels");
+	ASSERT_CONTAINS(out, "warning: ");
+	ASSERT_CONTAINS(out, "add name expressions");
+	free(out);
+	json = cli_json(0, "compile", path, "--arch", "gfx90a", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"num_kernels\": 0");
+	ASSERT_CONTAINS(json, "\"warnings\": [");
+	ASSERT_CONTAINS(json, "\"the code object holds 0 kernels");
+	free(json);
+	/* A file with kernels has an empty warnings array. */
+	json = cli_json(0, "compile", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx90a",
+			"--json", NULL);
+	ASSERT_CONTAINS(json, "\"warnings\": []");
+	free(json);
+}
+
+/* The value of the first "key" in a JSON text (32 hex digits), copied into out. */
+static void json_key(char out[33], const char *json)
+{
+	const char *k = strstr(json, "\"key\": \"");
+
+	ASSERT(k != NULL);
+	memcpy(out, k + 8, 32);
+	out[32] = 0;
+}
+
+TEST(compile_and_prewarm_take_the_language_by_name_or_lang)
+{
+	char dir[4200], cu[4300], key_hip[33], key_cuda[33], key[33], *json, *out;
+
+	json = cli_json(0, "compile", ROCJIT_TEST_KERNELS "/axpy.hip", "--arch", "gfx90a",
+			"--json", NULL);
+	ASSERT_CONTAINS(json, "\"language\": \"hip\"");
+	json_key(key_hip, json);
+	free(json);
+	json = cli_json(0, "compile", ROCJIT_TEST_KERNELS "/axpy.hip", "--lang", "cuda",
+			"--arch", "gfx90a", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"language\": \"cuda\"");
+	json_key(key_cuda, json);
+	free(json);
+	ASSERT(strcmp(key_hip, key_cuda) != 0);
+	/* The same text named *.cu is CUDA by its name: the --lang cuda key. */
+	snprintf(cu, sizeof cu, "%s/axpy.cu", rj_test_dir);
+	{
+		size_t n;
+		char *text = rj_test_read_file(ROCJIT_TEST_KERNELS "/axpy.hip", &n);
+		rj_test_write_file(cu, text, n);
+		free(text);
+	}
+	json = cli_json(0, "compile", cu, "--arch", "gfx90a", "--json", NULL);
+	json_key(key, json);
+	ASSERT_STR(key, key_cuda);
+	free(json);
+	json = cli_json(0, "compile", cu, "--lang", "hip", "--arch", "gfx90a", "--json", NULL);
+	json_key(key, json);
+	ASSERT_STR(key, key_hip);
+	free(json);
+	ASSERT_INT(cli(&out, "compile", cu, "--lang", "fortran", "--arch", "gfx90a", NULL), 2);
+	ASSERT_CONTAINS(out, "give cuda or hip");
+	free(out);
+	/* prewarm: by name, then --lang hip for every source moves only the .cu file's key. */
+	write_cuda_folder(dir, sizeof dir);
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "mylimits", "--arch", "gfx90a",
+		       "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "2 compiled, 2 stored, 0 already cached");
+	free(out);
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "mylimits", "--lang", "hip", "--arch",
+		       "gfx90a", "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "1 compiled, 1 stored, 1 already cached");
+	free(out);
+	ASSERT_INT(cli(&out, "prewarm", dir, "--lang", "x", "--arch", "gfx90a", NULL), 2);
+	free(out);
+}
+
+TEST(compile_name_expr_prints_lowered_names_and_a_new_process_hits)
+{
+	static const char src[] =
+		"template <typename T, int N> __global__ void scale(T *y) { y[0] = (T)N; }\n"
+		"namespace ns { template <typename T> __global__ void k(T *y) { y[0] = 1; } }\n"
+		"template <unsigned B> __global__ void mm(float *y) { y[0] = B; }\n";
+	char path[4300], key[33], *out, *json;
+
+	snprintf(path, sizeof path, "%s/tmpl.hip", rj_test_dir);
+	rj_test_write_file(path, src, sizeof src - 1);
+	ASSERT_INT(cli(&out, "compile", path, "--arch", "gfx90a", "--name-expr",
+		       "scale<float, 4>", "--name-expr", "ns::k<int>", NULL), 0);
+	ASSERT_CONTAINS(out, "compiled in");
+	ASSERT_CONTAINS(out, "scale<float, 4> -> _Z5scaleIfLi4EEvPT_");
+	ASSERT_CONTAINS(out, "ns::k<int> -> _ZN2ns1kIiEEvPT_");
+	free(out);
+	/* Another process: served from the cache, lowered names included. */
+	json = cli_json(0, "compile", path, "--arch", "gfx90a", "--name-expr", "scale<float, 4>",
+			"--name-expr", "ns::k<int>", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"from_cache\": true");
+	ASSERT_CONTAINS(json, "\"lowered_names\": {");
+	ASSERT_CONTAINS(json, "\"scale<float, 4>\": \"_Z5scaleIfLi4EEvPT_\"");
+	ASSERT_CONTAINS(json, "\"ns::k<int>\": \"_ZN2ns1kIiEEvPT_\"");
+	json_key(key, json);
+	free(json);
+	/* show lists them with the entry; the kernels stay the symbols alone. */
+	ASSERT_INT(cli(&out, "show", key, NULL), 0);
+	ASSERT_CONTAINS(out, "kernels:       _Z5scaleIfLi4EEvPT_,_ZN2ns1kIiEEvPT_\n");
+	ASSERT_CONTAINS(out, "name expr:     scale<float, 4> -> _Z5scaleIfLi4EEvPT_");
+	free(out);
+	/* What hipRTC's textual lookup misses is lowered all the same. */
+	ASSERT_INT(cli(&out, "compile", path, "--arch", "gfx90a", "--name-expr", "mm<16>", NULL),
+		   0);
+	ASSERT_CONTAINS(out, "mm<16> -> _Z2mmILj16EEvPf");
+	free(out);
+	/* An expression that names no kernel: the error names it. */
+	ASSERT_INT(cli(&out, "compile", path, "--arch", "gfx90a", "--name-expr", "nosuch<int>",
+		       NULL), 1);
+	ASSERT_CONTAINS(out, "error: ");
+	ASSERT_CONTAINS(out, "nosuch");
+	ASSERT_CONTAINS(out, "did not compile for gfx90a");
+	free(out);
+	if (have_nvrtc()) {
+		ASSERT_INT(cli(&out, "compile", path, "--arch", "sm_90", "--name-expr", "mm<16>",
+			       NULL), 0);
+		ASSERT_CONTAINS(out, "mm<16> -> _Z2mmILj16EEvPf");
+		free(out);
+	}
+}
+
+/* The manifest rocjit_add_kernels(... HEADERS mylimits) writes: format 2. */
+TEST(prewarm_reads_a_format_2_manifest_with_headers_by_name)
+{
+	char dir[4200], manifest[4300], text[8192], *out;
+
+	write_cuda_folder(dir, sizeof dir);
+	snprintf(manifest, sizeof manifest, "%s/app.rocjit-manifest", rj_test_dir);
+	snprintf(text, sizeof text, "# rocjit-manifest 2\ndir=%s\nfile=common.cuh\n"
+		 "file=k.cu\nheader=mylimits\n", dir);
+	rj_test_write_file(manifest, text, strlen(text));
+	ASSERT_INT(cli(&out, "prewarm", "--manifest", manifest, "--arch", "gfx90a",
+		       "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "1 compiled, 1 stored, 0 already cached, 0 failed");
+	free(out);
+	/* The folder with --header mylimits is the same set: the same key. */
+	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "mylimits", "--arch", "gfx90a",
+		       "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "1 already cached");
+	free(out);
+	snprintf(text, sizeof text, "# rocjit-manifest 2\ndir=%s\nk.cu\n", dir);
+	rj_test_write_file(manifest, text, strlen(text));
+	ASSERT_INT(cli(&out, "prewarm", "--manifest", manifest, "--arch", "gfx90a", NULL), 1);
+	ASSERT_CONTAINS(out, "expected file=<name> or header=<name>");
+	free(out);
+}

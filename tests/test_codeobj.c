@@ -1346,3 +1346,41 @@ TEST(codeobj_symbol_table_linked_to_section_zero_is_format_error)
 	free(img);
 	rocjit_close(ctx);
 }
+
+/* The pointer variables rocjit adds for hipRTC's name expressions, read back (any cut of
+ * the object is an error, never a read outside it). */
+TEST(codeobj_pointer_variable_names_its_kernel_and_truncation_is_an_error)
+{
+	static const char src[] =
+		"template <unsigned B> __global__ void mm(float *y) { y[0] = B; }\n"
+		"extern \"C\" __device__ __attribute__((used)) const void *ne_0 = "
+		"(const void *)&(mm<16>);\n"
+		"extern \"C\" __device__ __attribute__((used)) const void *ne_1 = "
+		"(const void *)&(mm<2+2>);\n";
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *c;
+	char *func = NULL;
+
+	p.source = src;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_INT(rj_codeobj_amd_pointee(c->data, c->size, "ne_0", &func), 0);
+	ASSERT_STR(func, "_Z2mmILj16EEvPf");
+	free(func);
+	ASSERT_INT(rj_codeobj_amd_pointee(c->data, c->size, "ne_1", &func), 0);
+	ASSERT_STR(func, "_Z2mmILj4EEvPf");
+	free(func);
+	ASSERT_INT(rj_codeobj_amd_pointee(c->data, c->size, "ne_2", &func), ROCJIT_ENOTFOUND);
+	ASSERT(func == NULL);
+	/* A kernel descriptor is a variable, but no pointer: no relocation names it. */
+	ASSERT_INT(rj_codeobj_amd_pointee(c->data, c->size, "_Z2mmILj16EEvPf.kd", &func),
+		   ROCJIT_ENOTFOUND);
+	for (size_t n = 0; n < c->size; n += n < 128 ? 1 : 61) {
+		unsigned char *cut = malloc(n ? n : 1);
+		memcpy(cut, c->data, n);
+		ASSERT(rj_codeobj_amd_pointee(cut, n, "ne_0", &func) != 0);
+		ASSERT(func == NULL);
+		free(cut);
+	}
+	rocjit_close(ctx);
+}

@@ -219,3 +219,25 @@ TEST(source_with_nul_byte_is_refused)
 	ASSERT_CONTAINS(rocjit_last_error(), "NUL");
 	rocjit_close(ctx);
 }
+
+TEST(a_code_object_without_kernels_is_counted_and_warned_of)
+{
+	static const char tmpl[] =
+		"template <unsigned B> __global__ void tk(float *y) { y[0] = B; }\n";
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	const rocjit_code *c;
+
+	p.source = tmpl;
+	p.name = "tmpl.hip";
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	ASSERT_INT(st.empty_objects, 1);
+	p.source = axpy;
+	p.name = "axpy.hip";
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	ASSERT_INT(st.empty_objects, 1);
+	rocjit_close(ctx);
+}

@@ -20,13 +20,14 @@ struct fields {
 	size_t nopts;
 	const rocjit_header *headers;
 	size_t nheaders;
+	int language;   /* 0 (HIP, the default) unless a test sets it */
 };
 
 static struct fields base(void)
 {
 	struct fields f = { ROCJIT_PLATFORM_AMD, "gfx90a:sramecc+:xnack-",
 			    "hiprtc 9.0; hip 50221153; comgr 2.4", "__global__ void k() {}",
-			    base_opts, 2, base_headers, 2 };
+			    base_opts, 2, base_headers, 2, 0 };
 	return f;
 }
 
@@ -45,6 +46,7 @@ static rj_key key_of(const struct fields *f)
 	in.headers = f->headers;
 	in.num_headers = f->nheaders;
 	in.source = rj_digest_of(f->source, strlen(f->source));
+	in.language = f->language;
 	k = rj_key_compute(&in);
 	rj_opts_release(&o);
 	return k;
@@ -327,4 +329,64 @@ TEST(cache_dir_follows_the_options_then_the_environment)
 	ASSERT_INT(rocjit_cache_dir(dir, sizeof dir, "/given"), 0);
 	ASSERT_STR(dir, "/given");
 	ASSERT_INT(rocjit_cache_dir(dir, 4, "/given"), ROCJIT_EINVAL);
+}
+
+TEST(language_is_by_name_unless_given)
+{
+	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_AUTO, "k.cu"), ROCJIT_LANG_CUDA);
+	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_AUTO, "sub/k.cuh"), ROCJIT_LANG_CUDA);
+	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_AUTO, "k.hip"), ROCJIT_LANG_HIP);
+	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_AUTO, "k.cu.hip"), ROCJIT_LANG_HIP);
+	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_AUTO, ".cu"), ROCJIT_LANG_HIP);
+	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_AUTO, "k.cpp"), ROCJIT_LANG_HIP);
+	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_AUTO, NULL), ROCJIT_LANG_HIP);
+	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_HIP, "k.cu"), ROCJIT_LANG_HIP);
+	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_CUDA, "k.hip"), ROCJIT_LANG_CUDA);
+	ASSERT_INT(rocjit_program_language(3, "k.hip"), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_program_language(-1, NULL), ROCJIT_EINVAL);
+}
+
+TEST(key_differs_by_language_and_hip_keys_did_not_move)
+{
+	struct fields f = base();
+	rj_key hip = key_of(&f);
+
+	f.language = ROCJIT_LANG_HIP;       /* HIP is the default: it adds no field */
+	ASSERT(same(hip, key_of(&f)));
+	f.language = ROCJIT_LANG_CUDA;
+	ASSERT(!same(hip, key_of(&f)));
+}
+
+/* Through the API: the name decides AUTO, an explicit language wins, v1 programs are AUTO. */
+TEST(program_language_enters_the_key_through_the_api)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *c;
+	char hip[33], cuda[33];
+
+	p.source = rj_test_axpy;
+	p.name = "axpy.hip";
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	memcpy(hip, c->key, 33);
+	p.name = "axpy.cu";
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	memcpy(cuda, c->key, 33);
+	ASSERT(strcmp(hip, cuda) != 0);
+	p.language = ROCJIT_LANG_HIP;                 /* explicit: the name no longer decides */
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_STR(c->key, hip);
+	p.name = "axpy.hip";
+	p.language = ROCJIT_LANG_CUDA;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_STR(c->key, cuda);
+	p.version = 1;                                /* a v1 program has no language field */
+	p.name = "axpy.cu";
+	p.language = 99;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_STR(c->key, cuda);
+	p.version = ROCJIT_PROGRAM_VERSION;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_LANG_");
+	rocjit_close(ctx);
 }

@@ -592,7 +592,7 @@ TEST(a_thousand_disk_hits_are_a_few_write_transactions)
 	pthread_mutex_unlock(&c->lock);
 	t0 = rj_now_ms();
 	for (int i = 0; i < 1000; i++) {
-		ASSERT_INT(rj_cache_get(c, &k, &code, &size, &ms), 1);
+		ASSERT_INT(rj_cache_get(c, &k, &code, &size, &ms, NULL), 1);
 		free(code);
 	}
 	printf("1000 disk hits: %d write transactions, %.1f us a hit\n", commits,

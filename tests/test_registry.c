@@ -202,3 +202,67 @@ TEST(unreadable_kernel_path_entry_is_eio_every_time)
 	}
 	rocjit_close(ctx);
 }
+
+/* An extensionless header ("cmath"-style) registered by name, included with <> and "". */
+#define MY_LIMITS "#pragma once\n#define MY_MAX 7\n"
+#define MY_CMATH "#pragma once\n#define MY_TWICE(x) ((x) * 2)\n"
+#define USES_NOEXT                                                                 \
+	"#include <mylimits>\n#include \"sub/mycmath\"\n"                          \
+	"extern \"C\" __global__ void k(int *x) { x[0] = MY_TWICE(MY_MAX); }\n"
+static const rocjit_source_file noext_sources[] = {
+	{ "uses_noext.hip", USES_NOEXT, sizeof USES_NOEXT - 1 },
+	{ "mylimits", MY_LIMITS, sizeof MY_LIMITS - 1 },
+};
+static const rocjit_source_file noext_headers[] = {
+	{ "mylimits", MY_LIMITS, sizeof MY_LIMITS - 1 },
+	{ "sub/mycmath", MY_CMATH, sizeof MY_CMATH - 1 },
+};
+
+TEST(extensionless_headers_register_by_name_and_compile)
+{
+	rocjit_ctx *ctx;
+
+	/* Registered as a source first, then as a header: a header all the same. */
+	ASSERT_INT(rocjit_register_sources(noext_sources, 2), 0);
+	ASSERT_INT(rocjit_registered_is_header("mylimits"), 0);
+	ASSERT_INT(rocjit_register_headers(noext_headers, 2), 0);
+	ASSERT_INT(rocjit_registered_is_header("mylimits"), 1);
+	ASSERT_INT(rocjit_registered_is_header("sub/mycmath"), 1);
+	ASSERT_INT(rocjit_registered_is_header("uses_noext.hip"), 0);
+	ASSERT_INT(rocjit_registered_is_header("never_registered.cuh"), 1);
+	ASSERT_INT(rocjit_register_headers(NULL, 1), ROCJIT_EINVAL);
+	/* Both are in-memory headers of every registered source (and so in its key). */
+	ctx = rj_test_open();
+	ASSERT_INT(get(ctx, "uses_noext.hip")->from_cache, 0);
+	rocjit_close(ctx);
+}
+
+/* A registered source's language is its name's (rocjit_program_language, AUTO). */
+#define SAME_TEXT "extern \"C\" __global__ void k(int *x) { x[0] = 5; }\n"
+static const rocjit_source_file by_language[] = {
+	{ "lang/k.cu", SAME_TEXT, sizeof SAME_TEXT - 1 },
+	{ "lang/k.hip", SAME_TEXT, sizeof SAME_TEXT - 1 },
+};
+
+TEST(registered_sources_take_their_language_from_their_names)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *c;
+	rocjit_ctx *ctx;
+	char cu[33], hip[33];
+
+	ASSERT_INT(rocjit_register_sources(by_language, 2), 0);
+	ctx = rj_test_open();
+	memcpy(cu, get(ctx, "lang/k.cu")->key, 33);
+	memcpy(hip, get(ctx, "lang/k.hip")->key, 33);
+	ASSERT(strcmp(cu, hip) != 0);
+	/* The same keys as the text given directly with that language. */
+	p.source = SAME_TEXT;
+	p.language = ROCJIT_LANG_CUDA;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_STR(c->key, cu);
+	p.language = ROCJIT_LANG_HIP;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_STR(c->key, hip);
+	rocjit_close(ctx);
+}

@@ -25,6 +25,15 @@
  */
 int rj_codeobj_check(const void *data, size_t size, const char *target, char **kernels_out);
 
+/*
+ * The function an AMDGPU object's pointer variable (a global `const void *variable =
+ * &f;`) points to, read from the object's relocations: *func gets the function symbol's
+ * name, malloc'ed.  How hipRTC's name expressions are lowered exactly (platform_amd.c).
+ * Returns 0, ROCJIT_ENOTFOUND (no such variable, or it points to no function),
+ * ROCJIT_EFORMAT, ROCJIT_ENOMEM.
+ */
+int rj_codeobj_amd_pointee(const void *data, size_t size, const char *variable, char **func);
+
 /* ---- CUBIN specifics (cubin.c), for codeobj.c ---- */
 
 #define RJ_SHT_CUDA_COMPAT 0x70000086u /* section type of .nv.compat */

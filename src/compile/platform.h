@@ -26,13 +26,20 @@ struct rj_compile_req {
 	const struct rj_opts *options;  /* normalized */
 	const rocjit_header *headers;
 	size_t num_headers;
+	int language;                   /* ROCJIT_LANG_HIP or _CUDA (resolved): what the
+	                                   source is written in; part of the key */
+	const char *const *name_expressions; /* to instantiate and lower ("k<float, 4>") */
+	size_t num_name_expressions;
 };
 
-/* What a compile produced. The platform mallocs code and log; the caller frees them. */
+/* What a compile produced. The platform mallocs code, log and lowered; the caller frees
+ * them (lowered with rj_vendor_names_free). */
 struct rj_compile_out {
 	void *code;
 	size_t size;
 	char *log;     /* NUL-terminated, diagnostics naming req->name; "" when silent */
+	char **lowered; /* the lowered (mangled) name of each req->name_expressions[i], or
+	                   NULL when there are none */
 };
 
 struct rj_platform {

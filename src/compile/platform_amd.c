@@ -27,6 +27,7 @@
 #include "base/error.h"
 #include "compile/platform.h"
 #include "compile/vendor_lib.h"
+#include "codeobj/codeobj.h"
 
 /*
  * The vendor ABI used here, taken from HIP 5.2.3's hip/hiprtc.h and hip/hip_runtime_api.h
@@ -109,6 +110,8 @@ static struct {
 	hiprtcResult (*hiprtcGetCodeSize)(hiprtcProgram, size_t *);
 	hiprtcResult (*hiprtcGetCode)(hiprtcProgram, char *);
 	const char *(*hiprtcGetErrorString)(hiprtcResult);
+	hiprtcResult (*hiprtcAddNameExpression)(hiprtcProgram, const char *);
+	hiprtcResult (*hiprtcGetLoweredName)(hiprtcProgram, const char *, const char **);
 	void (*amd_comgr_get_version)(size_t *, size_t *);
 	amd_comgr_status_t (*amd_comgr_get_isa_count)(size_t *);
 	amd_comgr_status_t (*amd_comgr_get_isa_name)(size_t, const char **);
@@ -210,6 +213,8 @@ static void load_compiler(void)
 	LOAD(rtc, hiprtcGetCodeSize);
 	LOAD(rtc, hiprtcGetCode);
 	LOAD(rtc, hiprtcGetErrorString);
+	LOAD(rtc, hiprtcAddNameExpression);
+	LOAD(rtc, hiprtcGetLoweredName);
 	LOAD(amd.comgr, amd_comgr_get_version);
 	LOAD(amd.comgr, amd_comgr_get_isa_count);
 	LOAD(amd.comgr, amd_comgr_get_isa_name);
@@ -349,6 +354,84 @@ static int amd_device_count(int *count)
 	return 0;
 }
 
+/*
+ * hipRTC 5.x instantiates a name expression, but finds its lowered name by comparing the
+ * expression's text with the demangled instantiations: "k<16>" for an unsigned
+ * parameter (demangled "k<16u>"), a typedef ("int64_t" for "long long") or a constant
+ * expression ("2+2") never match.  NVRTC resolves them as the compiler does.  When
+ * hipRTC's lookup fails, lower_by_address asks the compiler itself; this message is for
+ * an expression that fails both ways.
+ */
+#define LOWER_FIX                                                                        \
+	"neither hipRTC's lookup (which matches the text against the demangled "           \
+	"instantiation) nor taking its address found a kernel: check that it names a "     \
+	"__global__ template of the source with valid arguments, written as the compiler " \
+	"prints it if need be (\"k<16u>\" for an unsigned parameter, \"k<long long>\" for " \
+	"int64_t)"
+
+static int compile_locked(const char *target, const struct rj_compile_req *req,
+			  struct rj_compile_out *out, const char **argv, int argc,
+			  const char **hsrc, const char **hname);
+
+/*
+ * The exact lowering, for when hipRTC's textual one failed (research in issue 13,
+ * verified on hipRTC 5.2): the source is compiled again with, per expression i,
+ *   extern "C" __device__ __attribute__((used)) const void *__rocjit_ne_<i> = &(EXPR);
+ * appended.  Taking the address instantiates the template exactly as the compiler reads
+ * the expression (typedefs, literal suffixes and constant expressions resolved), and the
+ * variable's relocation in the object (R_AMDGPU_RELATIVE64, addend = the kernel's
+ * address) names the kernel (rj_codeobj_amd_pointee).  That object replaces the first:
+ * the same kernels plus one pointer variable per expression.  Deterministic, so the key
+ * (which holds the expressions) still names one object.  Called with compile_lock held;
+ * 0 with out->code and out->lowered replaced, or an error with out unchanged.
+ */
+static int lower_by_address(const char *target, const struct rj_compile_req *req,
+			    struct rj_compile_out *out, const char **argv, int argc,
+			    const char **hsrc, const char **hname)
+{
+	static const char line[] = "extern \"C\" __device__ __attribute__((used)) const void "
+				   "*__rocjit_ne_%zu = (const void *)&(%s);\n";
+	size_t n = req->num_name_expressions, len = strlen(req->source) + 64, pos;
+	struct rj_compile_req again = *req;
+	struct rj_compile_out o = { 0 };
+	char **lowered, *src, var[48];
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += sizeof line + 24 + strlen(req->name_expressions[i]);
+	src = malloc(len);
+	lowered = calloc(n, sizeof *lowered);
+	if (!src || !lowered) {
+		free(src);
+		free(lowered);
+		RJ_FAIL(ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
+	}
+	pos = (size_t)snprintf(src, len, "%s\n#line 1 \"<rocjit name expressions>\"\n",
+			       req->source);
+	for (size_t i = 0; i < n; i++)
+		pos += (size_t)snprintf(src + pos, len - pos, line, i, req->name_expressions[i]);
+	again.source = src;
+	again.name_expressions = NULL;
+	again.num_name_expressions = 0;
+	rc = compile_locked(target, &again, &o, argv, argc, hsrc, hname);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		snprintf(var, sizeof var, "__rocjit_ne_%zu", i);
+		rc = rj_codeobj_amd_pointee(o.code, o.size, var, &lowered[i]);
+	}
+	free(src);
+	free(o.log);
+	if (rc != 0) {
+		free(o.code);
+		rj_vendor_names_free(lowered, n);
+		return rc;
+	}
+	free(out->code);
+	out->code = o.code;
+	out->size = o.size;
+	out->lowered = lowered;
+	return 0;
+}
+
 static int compile_locked(const char *target, const struct rj_compile_req *req,
 			  struct rj_compile_out *out, const char **argv, int argc,
 			  const char **hsrc, const char **hname)
@@ -361,6 +444,11 @@ static int compile_locked(const char *target, const struct rj_compile_req *req,
 				    hsrc, hname);
 	RJ_CHECK(r != HIPRTC_SUCCESS, r == HIPRTC_ERROR_OUT_OF_MEMORY ? ROCJIT_ENOMEM :
 		 ROCJIT_ECOMPILE, "hiprtcCreateProgram failed (%d)", (int)r);
+	if (rj_vendor_add_names(prog, amd.hiprtcGetLoweredName ? amd.hiprtcAddNameExpression : NULL,
+				req->name_expressions, req->num_name_expressions, req->name) != 0) {
+		amd.hiprtcDestroyProgram(&prog);
+		return ROCJIT_ECOMPILE;
+	}
 	r = amd.hiprtcCompileProgram(prog, argc, argv);
 	raw = rj_vendor_program_log(prog, amd.hiprtcGetProgramLogSize, amd.hiprtcGetProgramLog);
 	out->log = raw ? rj_log_map_names(raw, req->name) : NULL;
@@ -376,6 +464,22 @@ static int compile_locked(const char *target, const struct rj_compile_req *req,
 			out->code = NULL;
 			r = HIPRTC_ERROR_INTERNAL_ERROR;
 		}
+	}
+	if (r == HIPRTC_SUCCESS && req->num_name_expressions &&
+	    rj_vendor_lowered_names(&out->lowered, prog, amd.hiprtcGetLoweredName,
+				    req->name_expressions, req->num_name_expressions, req->name,
+				    LOWER_FIX) != 0) {
+		char why[1024];
+
+		amd.hiprtcDestroyProgram(&prog);
+		snprintf(why, sizeof why, "%s", rocjit_last_error());
+		if (lower_by_address(target, req, out, argv, argc, hsrc, hname) == 0)
+			return 0;
+		rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__, "%s", why);
+		out->log = rj_vendor_log_error(out->log, req->name);
+		free(out->code);
+		out->code = NULL;
+		return ROCJIT_ECOMPILE;
 	}
 	amd.hiprtcDestroyProgram(&prog);
 	if (r == HIPRTC_SUCCESS)

@@ -66,6 +66,8 @@ static struct {
 	nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
 	nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
 	const char *(*nvrtcGetErrorString)(nvrtcResult);
+	nvrtcResult (*nvrtcAddNameExpression)(nvrtcProgram, const char *);
+	nvrtcResult (*nvrtcGetLoweredName)(nvrtcProgram, const char *, const char **);
 
 	CUresult (*cuInit)(unsigned int);
 	CUresult (*cuDeviceGetCount)(int *);
@@ -195,6 +197,8 @@ static void load_compiler(void)
 	LOAD(nv.nvrtc, nvrtcGetCUBIN);
 	LOAD(nv.nvrtc, nvrtcDestroyProgram);
 	LOAD(nv.nvrtc, nvrtcGetErrorString);
+	LOAD(nv.nvrtc, nvrtcAddNameExpression);
+	LOAD(nv.nvrtc, nvrtcGetLoweredName);
 	if (!nv.nvrtcVersion || !nv.nvrtcCreateProgram || !nv.nvrtcCompileProgram ||
 	    !nv.nvrtcGetProgramLogSize || !nv.nvrtcGetProgramLog || !nv.nvrtcGetCUBINSize ||
 	    !nv.nvrtcGetCUBIN || !nv.nvrtcDestroyProgram || !nv.nvrtcGetNumSupportedArchs ||
@@ -368,6 +372,12 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 				  "nvrtcCreateProgram failed (%d)", r);
 		goto out;
 	}
+	rc = rj_vendor_add_names(prog, nv.nvrtcGetLoweredName ? nv.nvrtcAddNameExpression : NULL,
+				 req->name_expressions, req->num_name_expressions, req->name);
+	if (rc != 0) {
+		nv.nvrtcDestroyProgram(&prog);
+		goto out;
+	}
 	/* NVRTC is thread-safe: compiles of different programs run in parallel. */
 	r = nv.nvrtcCompileProgram(prog, (int)argc, argv);
 	raw = rj_vendor_program_log(prog, nv.nvrtcGetProgramLogSize, nv.nvrtcGetProgramLog);
@@ -379,7 +389,16 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 			out->code = malloc(n);
 		if (out->code && nv.nvrtcGetCUBIN(prog, out->code) == NVRTC_SUCCESS) {
 			out->size = n;
-			rc = 0;
+			rc = rj_vendor_lowered_names(&out->lowered, prog, nv.nvrtcGetLoweredName,
+						     req->name_expressions,
+						     req->num_name_expressions, req->name,
+						     "check that it names a __global__ template "
+						     "the source defines");
+			if (rc != 0) {
+				out->log = rj_vendor_log_error(out->log, req->name);
+				free(out->code);
+				out->code = NULL;
+			}
 		} else {
 			free(out->code);
 			out->code = NULL;

@@ -72,4 +72,30 @@ typedef struct rj_vendor_program *rj_vendor_program;
 char *rj_vendor_program_log(rj_vendor_program prog, int (*size)(rj_vendor_program, size_t *),
 			    int (*get)(rj_vendor_program, char *));
 
+/*
+ * Name expressions ("scale<float, 4>"), which both compilers take alike: add() is
+ * AddNameExpression (NULL when the compiler lacks it or GetLoweredName: then n > 0 is
+ * ROCJIT_ECOMPILE saying so), called for each before the compile; after a successful compile
+ * rj_vendor_lowered_names() asks lower() (GetLoweredName) for each and returns a
+ * malloc'ed array of n malloc'ed lowered (mangled) names in *out.  A name the compiler
+ * cannot lower is ROCJIT_ECOMPILE with a message naming it, the source and why, then
+ * fix (the platform's advice).  0, ROCJIT_ECOMPILE or ROCJIT_ENOMEM; on failure nothing
+ * stays allocated.
+ */
+int rj_vendor_add_names(rj_vendor_program prog, int (*add)(rj_vendor_program, const char *),
+			const char *const *exprs, size_t n, const char *source_name);
+int rj_vendor_lowered_names(char ***out, rj_vendor_program prog,
+			    int (*lower)(rj_vendor_program, const char *, const char **),
+			    const char *const *exprs, size_t n, const char *source_name,
+			    const char *fix);
+/*
+ * Appends the calling thread's last error to a compile's log as the diagnostic
+ * "source_name: error: <message>" (a name expression the compiler could not lower is
+ * reported where the compiler's own errors are).  Returns the log (realloc'ed; the old
+ * one when out of memory).
+ */
+char *rj_vendor_log_error(char *log, const char *source_name);
+/* Frees what rj_vendor_lowered_names returned (NULL ok). */
+void rj_vendor_names_free(char **names, size_t n);
+
 #endif

@@ -119,6 +119,19 @@ static rj_key compute(const struct rj_key_input *in, int portable)
 		put_field(&w, d.b, sizeof d.b);
 	}
 	put_field(&w, in->source.b, sizeof in->source.b);
+	/* Optional fields (key.h): absent at their defaults, so HIP keys did not move. */
+	if (in->language != ROCJIT_LANG_HIP && in->language != ROCJIT_LANG_AUTO) {
+		num[0] = (uint8_t)in->language;
+		put_field(&w, "L", 1);
+		put_field(&w, num, 1);
+	}
+	if (in->num_name_expressions) {
+		uint64_t n = htole64((uint64_t)in->num_name_expressions);
+		put_field(&w, "N", 1);
+		put_field(&w, &n, 8);
+		for (size_t i = 0; i < in->num_name_expressions; i++)
+			put_str(&w, in->name_expressions[i]);
+	}
 	if (w.streaming) {
 		digest = XXH3_128bits_digest(&w.st);
 	} else {
@@ -145,6 +158,25 @@ uint64_t rj_checksum(const void *data, size_t size)
 	return XXH3_64bits(data, size);
 }
 
+static int has_suffix(const char *name, size_t len, const char *ext)
+{
+	size_t n = strlen(ext);
+	return len > n && strcmp(name + len - n, ext) == 0;
+}
+
+/* The language field of the key (optional: HIP is the default and writes nothing). */
+ROCJIT_API int rocjit_program_language(int language, const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+
+	if (language == ROCJIT_LANG_HIP || language == ROCJIT_LANG_CUDA)
+		return language;
+	if (language != ROCJIT_LANG_AUTO)
+		return ROCJIT_EINVAL;
+	return has_suffix(name, len, ".cu") || has_suffix(name, len, ".cuh") ?
+		ROCJIT_LANG_CUDA : ROCJIT_LANG_HIP;
+}
+
 /*
  * Field 6 of the key is every registered header; which registered files are headers is
  * decided here, by name, for the library and (through the public call) for the CLI.
@@ -154,10 +186,8 @@ ROCJIT_API int rocjit_is_header_name(const char *name)
 	static const char *const ext[] = { ".h", ".hpp", ".cuh", ".inc" };
 	size_t len = name ? strlen(name) : 0;
 
-	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
-		size_t n = strlen(ext[i]);
-		if (len > n && strcmp(name + len - n, ext[i]) == 0)
+	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+		if (has_suffix(name, len, ext[i]))
 			return 1;
-	}
 	return 0;
 }

@@ -4,7 +4,13 @@
  * key = XXH3-128 over length-prefixed fields, environment before content:
  *   key-format version, platform, normalized target id, compiler identity,
  *   normalized options, each in-memory header (name, XXH3-128 of its text), and
- *   XXH3-128 of the source.
+ *   XXH3-128 of the source; then the optional fields, each only when it differs from
+ *   its default, as a tag field and a value field: 'L' and the source language (one
+ *   byte) when it is not HIP; 'N' and the number of name expressions (8 bytes), then
+ *   each expression as a field, when there are any.  Key format 1's keys are the keys
+ *   of programs that have none of them (HIP, no name expressions): adding an optional
+ *   field moves no existing key, and a key with one can never equal one without (the
+ *   field list is length-prefixed).
  * Nothing else enters the key: not the program name, not the working directory, not the
  * source's file name (which only labels diagnostics).
  */
@@ -37,6 +43,10 @@ struct rj_key_input {
 	size_t num_headers;
 	const rj_digest *header_digests; /* of each header's text, or NULL: computed here */
 	rj_digest source;        /* rj_digest_of(source) */
+	int language;            /* ROCJIT_LANG_CUDA, or HIP (ROCJIT_LANG_HIP or 0: the
+	                            default, which adds no field) */
+	const char *const *name_expressions; /* in order, exactly as given */
+	size_t num_name_expressions;
 };
 
 /* XXH3-128 of data, in canonical (big-endian) byte order. */

@@ -276,6 +276,22 @@ static int check_headers(const rocjit_header *h, size_t n)
 	return 0;
 }
 
+/* Name expressions are stored one a line, tab before the lowered name (kernel_names.c). */
+static int check_name_expressions(const char *const *e, size_t n)
+{
+	RJ_CHECK(n && !e, ROCJIT_EINVAL, "num_name_expressions is %zu but name_expressions "
+		 "is NULL", n);
+	for (size_t i = 0; i < n; i++) {
+		RJ_CHECK(!e[i] || !*e[i], ROCJIT_EINVAL, "name expression %zu is NULL or empty",
+			 i);
+		for (const char *c = e[i]; *c; c++)
+			RJ_CHECK((unsigned char)*c < 0x20 || *c == 0x7f, ROCJIT_EINVAL,
+				 "name expression %zu (\"%s\") holds a control character: "
+				 "write it on one line, without tabs", i, e[i]);
+	}
+	return 0;
+}
+
 static int request_from_program(struct rj_request *r, const rocjit_program *p)
 {
 	RJ_CHECK(!p, ROCJIT_EINVAL, "program is NULL");
@@ -289,6 +305,13 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 	r->length = p->length ? p->length : strlen(p->source);
 	RJ_CHECK(r->length == 0, ROCJIT_EINVAL, "program source is empty");
 	r->name = p->name && *p->name ? p->name : "<source>";
+	r->language = rocjit_program_language(p->version >= 2 ? p->language : ROCJIT_LANG_AUTO,
+					      p->name);
+	RJ_CHECK(r->language < 0, ROCJIT_EINVAL, "program language %d is not one of "
+		 "ROCJIT_LANG_AUTO, ROCJIT_LANG_HIP, ROCJIT_LANG_CUDA", p->language);
+	r->name_expressions = p->version >= 2 ? p->name_expressions : NULL;
+	r->num_name_expressions = p->version >= 2 ? p->num_name_expressions : 0;
+	RJ_FORWARD(check_name_expressions(r->name_expressions, r->num_name_expressions));
 	r->headers = p->headers;
 	r->num_headers = p->num_headers;
 	r->log = p->log;
@@ -399,6 +422,24 @@ ROCJIT_API int rocjit_compile(const rocjit_code **out, rocjit_ctx *ctx, const ch
 	return compile_request(out, ctx, target, &r);
 }
 
+ROCJIT_API int rocjit_code_lowered_name(const char **out, const rocjit_code *code,
+					const char *expression)
+{
+	const struct rj_slot *s;
+
+	RJ_CHECK(!out || !code || !expression, ROCJIT_EINVAL,
+		 "rocjit_code_lowered_name: out, code and expression must be given");
+	/* Every rocjit_code the library hands out is a slot's (rocjit_compile). */
+	s = (const struct rj_slot *)(const void *)((const char *)code -
+						   offsetof(struct rj_slot, code));
+	*out = rj_names_lowered(s->names, expression);
+	RJ_CHECK(!*out, ROCJIT_ENOTFOUND, "\"%s\" is not a name expression of this code "
+		 "object's program: list it in rocjit_program.name_expressions (the exact "
+		 "string) when compiling", expression);
+	rj_error_clear();
+	return 0;
+}
+
 /* ---- Kernels ----------------------------------------------------------------------------- */
 
 static struct rocjit_kernel *find_kernel(const struct rj_slot *s, const char *name)
@@ -480,7 +521,7 @@ static int kernel_get(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_request *r
 		pthread_rwlock_rdlock(&ctx->rw);
 		s = rj_table_find(ctx, &lk.key);
 		if (s && s->state == RJ_READY)
-			k = find_kernel(s, kernel_name);
+			k = find_kernel(s, rj_slot_symbol(s, kernel_name));
 		pthread_rwlock_unlock(&ctx->rw);
 		if (k)
 			atomic_fetch_add_explicit(&ctx->memory_hits, 1, memory_order_relaxed);
@@ -490,7 +531,7 @@ static int kernel_get(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_request *r
 	rj_opts_release(&r->opts);
 	RJ_FORWARD(rc);
 	if (!k)
-		RJ_FORWARD(load_kernel(&k, ctx, s, kernel_name));
+		RJ_FORWARD(load_kernel(&k, ctx, s, rj_slot_symbol(s, kernel_name)));
 	*out = k;
 	rj_error_clear();
 	return 0;
@@ -537,6 +578,9 @@ static int request_from_registered(struct rj_request *r, rocjit_ctx *ctx, const 
 	r->length = s->length;
 	r->name = s->display;
 	r->digest = s->digest;
+	r->language = rocjit_program_language(ROCJIT_LANG_AUTO, source_name);
+	r->name_expressions = NULL;
+	r->num_name_expressions = 0;
 	RJ_FORWARD(rj_source_headers(ctx, &r->headers, &r->header_digests, &r->num_headers));
 	return rj_opts_normalize(&r->opts, options, num_options);
 }
@@ -619,6 +663,8 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx)
 		snprintf(out->store_error, sizeof out->store_error, "%s", ctx->store_error);
 		pthread_mutex_unlock(&ctx->store_mu);
 	}
+	if (out->version >= 4)
+		out->empty_objects = atomic_load(&ctx->empty_objects);
 	if (ctx->cache) {
 		snprintf(out->cache_path, sizeof out->cache_path, "%s", rj_cache_path(ctx->cache));
 		if (rj_cache_totals(ctx->cache, &out->entries, &out->bytes) != 0)

@@ -48,6 +48,8 @@ struct rj_slot {
 	char target[RJ_TARGET_MAX];
 	void *module;              /* loaded on the context's device, or NULL */
 	struct rocjit_kernel *kernels;
+	char *names;               /* READY: its name expressions and their lowered names
+	                              as pairs (rj_names_pairs), or NULL when none */
 	struct rj_slot *next;      /* hash chain */
 };
 
@@ -98,6 +100,7 @@ struct rocjit_ctx {
 	atomic_uint_fast64_t compile_us; /* total compile time */
 	/* What became of compiled code objects (rocjit_stats version 3). */
 	atomic_uint_fast64_t stores, store_failures;
+	atomic_uint_fast64_t empty_objects; /* compiled objects with no kernel (version 4) */
 	pthread_mutex_t store_mu;   /* guards store_error */
 	char store_error[1024];     /* why the last store failed, or "" */
 	char cache_error[1024];     /* why no cache is open (open failed), or "" */
@@ -128,6 +131,9 @@ struct rj_request {
 	const rj_digest *header_digests; /* precomputed, or NULL */
 	struct rj_opts opts;
 	rj_digest digest;
+	int language;                    /* ROCJIT_LANG_HIP or _CUDA, resolved */
+	const char *const *name_expressions; /* the program's, checked */
+	size_t num_name_expressions;
 	char *log;
 	size_t log_size;
 };
@@ -150,6 +156,10 @@ int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_reques
  */
 int rj_slot_get(struct rj_slot **out, rocjit_ctx *ctx, const struct rj_request *r,
 		const struct rj_lookup *lk);
+
+/* lookup.c: the symbol a kernel name stands for in s: the lowered name when it is one of
+ * s's name expressions, else the name itself. */
+const char *rj_slot_symbol(const struct rj_slot *s, const char *kernel_name);
 
 /* recent.c: the calling thread's memo of kernels it got (see recent.c). */
 rocjit_kernel *rj_recent_find(const rocjit_ctx *ctx, const rocjit_program *p, size_t length,

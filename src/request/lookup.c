@@ -16,6 +16,7 @@
 
 #include "codeobj/codeobj.h"
 #include "compile/compiler_id.h"
+#include "compile/vendor_lib.h"
 #include "store/keylock.h"
 #include "request/context.h"
 #include "base/error.h"
@@ -72,6 +73,38 @@ static void key_input(struct rj_key_input *in, const struct rj_request *r,
 	in->num_headers = r->num_headers;
 	in->header_digests = r->header_digests;
 	in->source = r->digest;
+	in->language = r->language;
+	in->name_expressions = r->name_expressions;
+	in->num_name_expressions = r->num_name_expressions;
+}
+
+const char *rj_slot_symbol(const struct rj_slot *s, const char *kernel_name)
+{
+	const char *lowered = rj_names_lowered(s->names, kernel_name);
+	return lowered ? lowered : kernel_name;
+}
+
+/*
+ * s's name expressions from a stored kernels column (a disk or bundle hit).  The key holds
+ * the expressions, so an entry found by it carries them all; one that does not (written
+ * by another tool) is a miss: 0 then, 1 when s->names is set.
+ */
+static int take_names(struct rj_slot *s, const struct rj_request *r, char *column)
+{
+	int ok = column != NULL;
+
+	if (ok)
+		s->names = rj_names_pairs(rj_kernels_names(column));
+	for (size_t i = 0; ok && i < r->num_name_expressions; i++)
+		ok = rj_names_lowered(s->names, r->name_expressions[i]) != NULL;
+	free(column);
+	if (!ok) {
+		free(s->names);
+		s->names = NULL;
+		RJ_LOG(RJ_LOG_WARN, "a stored entry of %s for %s lacks the lowered names of its "
+		       "name expressions: compiling it again", r->name, s->target);
+	}
+	return ok;
 }
 
 /* r's key for target less the compiler identity: what finds it in a bundle without a
@@ -102,7 +135,8 @@ void rj_note_store(rocjit_ctx *ctx, int ok)
 	pthread_mutex_unlock(&ctx->store_mu);
 }
 
-/* Stores a fresh code object; failures only cost the next process a compile. */
+/* Stores a fresh code object; failures only cost the next process a compile.  kernels
+ * is its kernels column, name expressions included (kernel_names.c). */
 static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		  const char *compiler, const char *kernels)
 {
@@ -163,6 +197,9 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	req.options = &r->opts;
 	req.headers = r->headers;
 	req.num_headers = r->num_headers;
+	req.language = r->language;
+	req.name_expressions = r->name_expressions;
+	req.num_name_expressions = r->num_name_expressions;
 	t0 = rj_now_ms();
 	rc = s->platform->compile(s->target, &req, &out);
 	free(source);
@@ -191,14 +228,39 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		char msg[MSG_MAX];
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
 		free(out.code);
+		rj_vendor_names_free(out.lowered, r->num_name_expressions);
 		RJ_FAIL(rc, "the compiler returned an unusable code object for %s: %s", r->name,
 			msg);
+	}
+	if (r->num_name_expressions) {
+		/* The lowered names go into the kernels column and the slot (a platform gives
+		   them for every successful compile with name expressions). */
+		char *column = out.lowered ? rj_kernels_column(kernels, r->name_expressions,
+							       out.lowered,
+							       r->num_name_expressions) : NULL;
+		rj_vendor_names_free(out.lowered, r->num_name_expressions);
+		free(kernels);
+		kernels = column;
+		s->names = column ? rj_names_pairs(rj_kernels_names(column)) : NULL;
+		if (!s->names) {
+			free(column);
+			free(out.code);
+			RJ_FAIL(ROCJIT_ENOMEM, "out of memory compiling %s", r->name);
+		}
 	}
 	s->code.data = s->code_mem = out.code;
 	s->code.size = out.size;
 	s->code.from_cache = 0;
 	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
 	       hex, s->target, r->name, kernels, out.size, s->code.compile_ms);
+	if (!kernels[0]) {
+		/* Not an error (a file of device functions is valid), but usually a mistake. */
+		atomic_fetch_add(&ctx->empty_objects, 1);
+		RJ_LOG(RJ_LOG_WARN, "%s compiled for %s into a code object with 0 kernels: "
+		       "templates that were never instantiated? add name expressions "
+		       "(rocjit_program.name_expressions) or explicit instantiations", r->name,
+		       s->target);
+	}
 	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY)) {
 		store(ctx, r, s, compiler, kernels);
 	} else if (!ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_CACHE)) {
@@ -228,8 +290,14 @@ static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_sl
 	size_t size;
 	double t0 = rj_now_ms(), ms = 0;
 	char hex[33];
-	int rc = rj_cache_get(ctx->cache, &s->key, &code, &size, &ms);
+	char *column = NULL;
+	int rc = rj_cache_get(ctx->cache, &s->key, &code, &size, &ms,
+			      r->num_name_expressions ? &column : NULL);
 
+	if (rc == 1 && r->num_name_expressions && !take_names(s, r, column)) {
+		free(code);
+		return 0;
+	}
 	if (rc == 1) {
 		take_hit(ctx, s, code, size, ms);
 		if (rj_log_level() >= RJ_LOG_INFO) {
@@ -333,6 +401,7 @@ static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	void *code = NULL;
 	size_t size = 0;
 	double ms = 0;
+	char *column = NULL;
 
 	if (!ctx->bundles)
 		return 0;
@@ -340,11 +409,15 @@ static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	for (i = 0; i < n; i++) {
 		rj_key pkey = portable_key(r, s->platform, targets[i]);
 		if (rj_bundles_get(ctx->bundles, &pkey, targets[i], compiler, &code, &size, &ms,
-				   &which))
+				   &which, r->num_name_expressions ? &column : NULL))
 			break;
 	}
 	if (i == n)
 		return 0;
+	if (r->num_name_expressions && !take_names(s, r, column)) {
+		free(code);
+		return 0;
+	}
 	take_hit(ctx, s, code, size, ms);
 	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", s->target,
 	       r->name, which, targets[i]);

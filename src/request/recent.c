@@ -5,7 +5,9 @@
  * A memo keeps a private copy of the program's source and options and answers only
  * when the caller's bytes still equal the copy (memcmp: cheaper than hashing them), for
  * the same context (by generation number, so a context closed and another opened at the
- * same address never matches).  Programs with in-memory headers are not memoized.
+ * same address never matches).  Programs with in-memory headers are not memoized, nor
+ * programs whose key depends on more than source and options (a language other than
+ * HIP, which the name can decide).
  *
  * Owns each thread's memos and their copies (freed when the thread exits).  Never touches
  * a kernel of a context other than the one asking.
@@ -66,12 +68,20 @@ static int options_match(const struct memo *s, const char *const *opts, size_t n
 	return 1;
 }
 
+/* Whether p's key is made of its source and options alone (and the context's target). */
+static int memoizable(const rocjit_program *p)
+{
+	return !p->num_headers && !(p->version >= 2 && p->num_name_expressions) &&
+	       rocjit_program_language(p->version >= 2 ? p->language : ROCJIT_LANG_AUTO,
+				       p->name) == ROCJIT_LANG_HIP;
+}
+
 rocjit_kernel *rj_recent_find(const rocjit_ctx *ctx, const rocjit_program *p, size_t length,
 			      const char *kernel_name)
 {
 	struct recent *r;
 
-	if (p->num_headers)
+	if (!memoizable(p))
 		return NULL;
 	pthread_once(&key_once, make_key);
 	r = pthread_getspecific(key);
@@ -96,7 +106,7 @@ void rj_recent_add(const rocjit_ctx *ctx, const rocjit_program *p, size_t length
 	size_t olen = 0, nlen = strlen(kernel_name) + 1;
 	char *copy, *q;
 
-	if (p->num_headers)
+	if (!memoizable(p))
 		return;
 	pthread_once(&key_once, make_key);
 	r = pthread_getspecific(key);

@@ -14,32 +14,40 @@
 #include "request/registry.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static const rocjit_source_file **files;
+static struct rj_registered *files;
 static size_t count, cap;
 
-static const rocjit_source_file *find_locked(const char *name)
+static struct rj_registered *find_locked(const char *name)
 {
 	for (size_t i = 0; i < count; i++)
-		if (strcmp(files[i]->name, name) == 0)
-			return files[i];
+		if (strcmp(files[i].file->name, name) == 0)
+			return &files[i];
 	return NULL;
 }
 
-ROCJIT_API int rocjit_register_sources(const rocjit_source_file *f, size_t n)
+/*
+ * Both public registrations.  The first registration of a name keeps its text; a name
+ * registered as a header (by rocjit_register_headers, at any time) is a header from then
+ * on, so the order in which an application's constructors run cannot decide it.
+ */
+static int register_files(const char *fn, const rocjit_source_file *f, size_t n, int header)
 {
 	int rc = 0;
 
-	RJ_CHECK(n && !f, ROCJIT_EINVAL, "rocjit_register_sources: files is NULL");
+	RJ_CHECK(n && !f, ROCJIT_EINVAL, "%s: files is NULL", fn);
 	for (size_t i = 0; i < n; i++)
 		RJ_CHECK(!f[i].name || !*f[i].name || !f[i].text, ROCJIT_EINVAL,
-			 "rocjit_register_sources: file %zu has no name or no text", i);
+			 "%s: file %zu has no name or no text", fn, i);
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		if (find_locked(f[i].name))
-			continue; /* the first registration wins */
+		struct rj_registered *r = find_locked(f[i].name);
+		if (r) {
+			r->header |= header; /* the first text wins */
+			continue;
+		}
 		if (count == cap) {
 			size_t ncap = cap ? cap * 2 : 32;
-			const rocjit_source_file **nf = realloc(files, ncap * sizeof *nf);
+			struct rj_registered *nf = realloc(files, ncap * sizeof *nf);
 			if (!nf) {
 				rc = ROCJIT_ENOMEM;
 				break;
@@ -47,12 +55,38 @@ ROCJIT_API int rocjit_register_sources(const rocjit_source_file *f, size_t n)
 			files = nf;
 			cap = ncap;
 		}
-		files[count++] = &f[i];
+		files[count].file = &f[i];
+		files[count].header = header || rocjit_is_header_name(f[i].name);
+		count++;
 	}
 	pthread_mutex_unlock(&lock);
 	RJ_CHECK(rc, rc, "out of memory registering sources");
 	rj_error_clear();
 	return 0;
+}
+
+ROCJIT_API int rocjit_register_sources(const rocjit_source_file *f, size_t n)
+{
+	return register_files("rocjit_register_sources", f, n, 0);
+}
+
+ROCJIT_API int rocjit_register_headers(const rocjit_source_file *f, size_t n)
+{
+	return register_files("rocjit_register_headers", f, n, 1);
+}
+
+ROCJIT_API int rocjit_registered_is_header(const char *name)
+{
+	const struct rj_registered *r;
+	int header;
+
+	if (!name)
+		return 0;
+	pthread_mutex_lock(&lock);
+	r = find_locked(name);
+	header = r ? r->header : rocjit_is_header_name(name);
+	pthread_mutex_unlock(&lock);
+	return header;
 }
 
 ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const char *name)
@@ -61,7 +95,10 @@ ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const ch
 
 	RJ_CHECK(!out || !name, ROCJIT_EINVAL, "rocjit_registered_source: NULL argument");
 	pthread_mutex_lock(&lock);
-	f = find_locked(name);
+	{
+		const struct rj_registered *r = find_locked(name);
+		f = r ? r->file : NULL;
+	}
 	pthread_mutex_unlock(&lock);
 	*out = f;
 	RJ_CHECK(!f, ROCJIT_ENOTFOUND,
@@ -72,7 +109,7 @@ ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const ch
 	return 0;
 }
 
-int rj_registry_snapshot(const rocjit_source_file ***out, size_t *n)
+int rj_registry_snapshot(struct rj_registered **out, size_t *n)
 {
 	pthread_mutex_lock(&lock);
 	*n = count;

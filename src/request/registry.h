@@ -8,8 +8,15 @@
 
 #include "rocjit.h"
 
-/* A malloc'ed copy of the registered files' pointers, in registration order. */
-int rj_registry_snapshot(const rocjit_source_file ***out, size_t *n);
+/* A registered file: header when named like one (rocjit_is_header_name) or registered by
+ * rocjit_register_headers. */
+struct rj_registered {
+	const rocjit_source_file *file;
+	int header;
+};
+
+/* A malloc'ed copy of the registered files, in registration order. */
+int rj_registry_snapshot(struct rj_registered **out, size_t *n);
 
 /*
  * sources.c: the include rule of registered files (see sources.c).  When text, the file

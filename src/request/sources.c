@@ -8,7 +8,8 @@
  * (registry.c) and files under $ROCJIT_KERNEL_PATH only; never touches the table, the
  * stores or a compiler.
  *
- * Registered headers: every registered file named *.h, *.hpp, *.cuh or *.inc is given to
+ * Registered headers: every registered file named *.h, *.hpp, *.cuh or *.inc, and every
+ * file registered by rocjit_register_headers whatever its name ("cmath"), is given to
  * every registered source as an in-memory header under its registered name, so kernels
  * can share code (#include "common.h").  All of them enter every registered source's key:
  * editing any header recompiles the registered kernels of the next run - never a stale
@@ -76,7 +77,7 @@ static int read_kernel_file(char **text, size_t *len, char **display, const char
 /* s's text as it is compiled: the include rule applied (see the top of this file). */
 static int apply_include_rule(struct rj_source *s)
 {
-	const rocjit_source_file **files;
+	struct rj_registered *files;
 	const char **names;
 	size_t n, k = 0, len;
 	char *text;
@@ -91,8 +92,8 @@ static int apply_include_rule(struct rj_source *s)
 		RJ_FAIL(ROCJIT_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
-		if (rocjit_is_header_name(files[i]->name))
-			names[k++] = files[i]->name;
+		if (files[i].header)
+			names[k++] = files[i].file->name;
 	rc = rj_include_rewrite(&text, &len, s->name, s->text, s->length, names, k);
 	free(names);
 	free(files);
@@ -348,7 +349,7 @@ ROCJIT_API int rocjit_include_resolve(char **out, size_t *out_length, const char
 /* Collects the registered headers, each resolved like a source (ROCJIT_KERNEL_PATH). */
 static int resolve_headers(rocjit_ctx *ctx)
 {
-	const rocjit_source_file **files;
+	struct rj_registered *files;
 	size_t n, k = 0;
 
 	RJ_FORWARD(rj_registry_snapshot(&files, &n));
@@ -363,9 +364,9 @@ static int resolve_headers(rocjit_ctx *ctx)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rj_source *s;
-		if (!rocjit_is_header_name(files[i]->name))
+		if (!files[i].header)
 			continue;
-		int rc = rj_source_resolve(&s, ctx, files[i]->name);
+		int rc = rj_source_resolve(&s, ctx, files[i].file->name);
 		if (rc != 0) {
 			free(files);
 			return rc;

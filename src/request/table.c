@@ -89,6 +89,7 @@ void rj_table_free(rocjit_ctx *ctx)
 				s->platform->module_unload(s->module);
 			free(s->code_mem);
 			free(s->error);
+			free(s->names);
 			free(s);
 		}
 	}

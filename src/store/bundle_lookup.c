@@ -198,8 +198,11 @@ int rj_bundle_row_problem(char *why, size_t size, const struct rj_bundle_row *r)
 	if (rc != 0)
 		snprintf(why, size, "its code is not a code object for %s: %s", r->target,
 			 rocjit_last_error());
-	else if (!r->kernels || strcmp(kernels, r->kernels) != 0)
+	else if (!r->kernels || strlen(kernels) != rj_kernels_symbols_len(r->kernels) ||
+		 strncmp(kernels, r->kernels, strlen(kernels)) != 0)
 		snprintf(why, size, "its kernel names are not those in its code (%s)", kernels);
+	else if (rj_names_check(r->kernels, kernels, strlen(kernels)) != 0)
+		snprintf(why, size, "its name expressions do not name kernels in its code");
 	free(kernels);
 	/* Names and targets inside the code are the bundle writer's bytes: shown, not run. */
 	for (char *p = why; *p; p++)
@@ -251,7 +254,7 @@ static int row_checked(struct rj_bundle *b, int64_t rowid, int add)
  */
 int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *target,
 		   const char *compiler, void **code, size_t *size, double *compile_ms,
-		   const char **which)
+		   const char **which, char **kernels)
 {
 	for (struct rj_bundle *b = list; b; b = b->next) {
 		int found = 0;
@@ -284,6 +287,8 @@ int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *targe
 				*size = (size_t)r.code_len;
 				*compile_ms = r.compile_ms;
 				*which = b->path;
+				if (kernels)
+					*kernels = strdup(r.kernels ? r.kernels : "");
 				found = 1;
 			}
 		}

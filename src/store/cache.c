@@ -67,7 +67,7 @@ static void drop_locked(rj_cache *c, const rj_key *key)
 }
 
 int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
-		 double *compile_ms)
+		 double *compile_ms, char **kernels)
 {
 	int rc, ret = 0;
 	char hex[33];
@@ -100,6 +100,10 @@ int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 			memcpy(*code, blob, (size_t)blen);
 			*size = (size_t)blen;
 			*compile_ms = sqlite3_column_double(c->get, 3);
+			if (kernels) {
+				const unsigned char *k = sqlite3_column_text(c->get, 4);
+				*kernels = strdup(k ? (const char *)k : "");
+			}
 			c->saved_ms += *compile_ms;
 			sqlite3_reset(c->get); /* no read open while a batch is written */
 			note_hit(c, key);

@@ -60,13 +60,36 @@ int rj_cache_readonly(const rj_cache *c);
 uint64_t rj_cache_max_bytes(const rj_cache *c);
 
 /*
+ * The kernels column and the name expressions it carries (kernel_names.c; FORMAT.md):
+ * "sym1,sym2", then for a program with name expressions "\nexpr\tlowered" per expression.
+ */
+/* The column for kernels (comma separated) and n expressions with their lowered names;
+ * malloc'ed, NULL when out of memory. */
+char *rj_kernels_column(const char *kernels, const char *const *exprs, char *const *lowered,
+			size_t n);
+/* How many bytes of column are the comma-separated symbols. */
+size_t rj_kernels_symbols_len(const char *column);
+/* The "expr\tlowered" lines of column ("" when none): a pointer into it. */
+const char *rj_kernels_names(const char *column);
+/* Those lines as NUL-separated pairs "expr\0lowered\0...\0\0", malloc'ed (NULL: no
+ * memory), for rj_names_lowered. */
+char *rj_names_pairs(const char *names);
+/* The lowered name of expr in pairs (rj_names_pairs; NULL ok), or NULL. */
+const char *rj_names_lowered(const char *pairs, const char *expr);
+/* 0 when every line of column's name part is "expr\tlowered" with lowered one of the
+ * symbols[symbols_len] (comma separated), else -1: what a bundle import checks. */
+int rj_names_check(const char *column, const char *symbols, size_t symbols_len);
+
+/*
  * Looks key up.  On a hit (returns 1) *code receives a malloc'ed copy the caller frees,
- * *size its length, *compile_ms what it took to compile.  The checksum is checked: a
- * mismatch drops the row and is a miss (returns 0, with a warning).  Returns 0 on a miss,
- * negative on a database error.  The hit is counted in memory and written at close.
+ * *size its length, *compile_ms what it took to compile, and *kernels (when kernels is
+ * not NULL) a malloc'ed copy of the kernels column (NULL when out of memory).  The
+ * checksum is checked: a mismatch drops the row and is a miss (returns 0, with a
+ * warning).  Returns 0 on a miss, negative on a database error.  The hit is counted in
+ * memory and written at close.
  */
 int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
-		 double *compile_ms);
+		 double *compile_ms, char **kernels);
 
 /* Stores a code object under key (replacing any row with that key).  0 when it is
  * stored and kept; negative when the write failed, or the size limit refuses or evicts

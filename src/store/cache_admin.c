@@ -57,6 +57,7 @@ static void row_entry(sqlite3_stmt *st, rocjit_entry *e, rj_key *k)
 	e->last_used = sqlite3_column_int64(st, 10);
 	e->hits = (uint64_t)sqlite3_column_int64(st, 11);
 	e->compile_ms = sqlite3_column_double(st, 12);
+	e->name_expressions = ""; /* split from kernels by entry_dup */
 }
 
 /* The key hex spells: 0, or -1 when hex is not 32 hex digits. */
@@ -111,7 +112,7 @@ static rocjit_entry *entry_dup(const rocjit_entry *e)
 				    e->source_name, e->headers, e->kernels };
 	size_t len = sizeof *e;
 	rocjit_entry *d;
-	char *p;
+	char *p, *kernels = NULL;
 
 	for (size_t i = 0; i < 7; i++)
 		len += strlen(src[i]) + 1;
@@ -126,7 +127,15 @@ static rocjit_entry *entry_dup(const rocjit_entry *e)
 				       &d->source_name, &d->headers, &d->kernels };
 		memcpy(p, src[i], n);
 		*dst[i] = p;
+		if (dst[i] == &d->kernels)
+			kernels = p;
 		p += n;
+	}
+	/* The kernels column carries the name expressions after a line break (FORMAT.md). */
+	{
+		size_t n = rj_kernels_symbols_len(kernels);
+		d->name_expressions = kernels[n] ? kernels + n + 1 : kernels + n;
+		kernels[n] = 0;
 	}
 	return d;
 }

@@ -262,7 +262,8 @@ static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
 static int prepare_statements(rj_cache *c)
 {
 	RJ_FORWARD(prepare(c, &c->get,
-			   "SELECT code, size, checksum, compile_ms FROM entries WHERE key = ?1"));
+			   "SELECT code, size, checksum, compile_ms, kernels FROM entries "
+			   "WHERE key = ?1"));
 	RJ_FORWARD(prepare(c, &c->totals, "SELECT count(*), coalesce(sum(size), 0) FROM entries"));
 	if (c->readonly)
 		return 0;

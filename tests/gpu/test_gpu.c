@@ -1282,3 +1282,59 @@ TEST(two_gpus_each_context_launches_on_its_own_device)
 	free(y);
 	free(got);
 }
+
+/* ---- Name expressions ---------------------------------------------------------------------- */
+
+static const char ne_source[] =
+	"template <typename T, int N> __global__ void fill_n(T *y) { y[threadIdx.x] = (T)N; }\n"
+	"namespace ns { template <typename T> __global__ void twice(T *y)\n"
+	"{ y[threadIdx.x] = 2 * y[threadIdx.x]; } }\n";
+
+/* fill_n<float, 7> then ns::twice<float> on 32 floats: every one is 14. */
+static void name_expressions_run(rocjit_ctx *ctx, int want_from_cache)
+{
+	static const char *const exprs[] = { "fill_n<float, 7>", "ns::twice<float>" };
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	rocjit_kernel *fill = NULL, *twice = NULL;
+	const rocjit_code *c;
+	float host[32], *dev = NULL;
+	void *args[] = { &dev };
+
+	p.source = ne_source;
+	p.name = "ne.hip";
+	p.name_expressions = exprs;
+	p.num_name_expressions = 2;
+	ASSERT_INT(rocjit_kernel_get(&fill, ctx, &p, "fill_n<float, 7>"), 0);
+	ASSERT_INT(rocjit_kernel_get(&twice, ctx, &p, "ns::twice<float>"), 0);
+	ASSERT_STR(rocjit_kernel_name(fill), "_Z6fill_nIfLi7EEvPT_");
+	ASSERT_STR(rocjit_kernel_name(twice), "_ZN2ns5twiceIfEEvPT_");
+	/* The mangled name finds the same kernel. */
+	{
+		rocjit_kernel *k = NULL;
+		ASSERT_INT(rocjit_kernel_get(&k, ctx, &p, "_Z6fill_nIfLi7EEvPT_"), 0);
+		ASSERT(k == fill);
+	}
+	ASSERT_INT(rocjit_compile(&c, ctx, NULL, &p), 0);
+	ASSERT_INT(c->from_cache, want_from_cache);
+	CUDA(rt.cudaMalloc((void **)&dev, sizeof host));
+	launch(fill, 1, 32, NULL, args);
+	launch(twice, 1, 32, NULL, args);
+	CUDA(rt.cudaMemcpy(host, dev, sizeof host, MEMCPY_D2H));
+	CUDA(rt.cudaFree(dev));
+	for (int i = 0; i < 32; i++)
+		ASSERT(host[i] == 14.0f);
+}
+
+TEST(kernels_by_name_expression_launch_and_resolve_from_the_cache)
+{
+	rocjit_ctx *ctx;
+
+	gpu_require();
+	ctx = gpu_open();
+	name_expressions_run(ctx, 0);
+	rocjit_close(ctx);
+	/* A new context: a disk hit, the lowered names read back with the code object. */
+	ctx = gpu_open();
+	name_expressions_run(ctx, 1);
+	rocjit_close(ctx);
+}
