@@ -36,8 +36,12 @@
  * TMA, clusters) stays off.  gfx90a/gfx1030 match sm_80 in the features this gates: fast
  * fp16, 64-bit atomics, bf16 through float.  Caveat: a `>= 800` branch that holds inline
  * PTX (cp.async, ldmatrix, mma.sync) cannot compile for AMD whatever the value.
- * __CUDACC__ and __CUDACC_RTC__ are defined (a CUDA compiler, runtime compilation: code
- * then skips host includes); __NVCC__ is not (NVRTC does not define it either).
+ * __CUDACC__ is defined (a CUDA compiler: code tests it to see __device__ & co.).
+ * __NVCC__ is not (NVRTC does not define it either), and neither is __CUDACC_RTC__: code
+ * under it adapts to NVRTC's own environment (its built-in assert and std::move, its
+ * missing <cstdint>), which is not hipRTC's; rocjit's devlib/std tells NVRTC from hipRTC by
+ * it too.  Host includes guarded by `#ifndef __CUDACC_RTC__` are mostly standard headers,
+ * which rocjit's device standard library serves on AMD.
  * __CUDACC_VER_*__ and CUDA_VERSION (cuda.h) claim CUDA 12.0: the API level these headers
  * provide. */
 #ifndef __CUDA_ARCH__
@@ -45,9 +49,6 @@
 #endif
 #ifndef __CUDACC__
 #define __CUDACC__ 1
-#endif
-#ifndef __CUDACC_RTC__
-#define __CUDACC_RTC__ 1
 #endif
 #ifndef __CUDACC_VER_MAJOR__
 #define __CUDACC_VER_MAJOR__ 12

@@ -1,0 +1,56 @@
+/*
+ * rocjit_hip_nvidia_ext.h - additions to rocjit's pre-included hip/hip_runtime.h for NVRTC
+ * (src/compile/nvidia/hip_runtime.h, moving to devlib/nvidia/hip/hip_runtime.h).  They are
+ * kept apart so that file can move unchanged; the platform pre-includes this one right
+ * after it (or hip_runtime.h includes it at its end).  Device code only.
+ *
+ * What HIP kernels use that the preamble does not map yet:
+ *   - the texture/surface object handle types under HIP's names;
+ *   - the __HIP_ARCH_HAS_*__ feature macros (HIP code tests them: an undefined macro is 0
+ *     in #if and silently picks the wrong branch), derived from __CUDA_ARCH__;
+ *   - __lane_id(), HIP_SYMBOL, __HOST_DEVICE__, HIP's 64-bit clock names.
+ */
+#pragma once
+
+typedef cudaTextureObject_t hipTextureObject_t;
+typedef cudaSurfaceObject_t hipSurfaceObject_t;
+
+/* Feature macros: every NVIDIA GPU NVRTC 13 targets (sm_75 and later) has all of these,
+ * except the ones HIP itself reports as absent on every platform. */
+#define __HIP_ARCH_HAS_GLOBAL_INT32_ATOMICS__ 1
+#define __HIP_ARCH_HAS_GLOBAL_FLOAT_ATOMIC_EXCH__ 1
+#define __HIP_ARCH_HAS_SHARED_INT32_ATOMICS__ 1
+#define __HIP_ARCH_HAS_SHARED_FLOAT_ATOMIC_EXCH__ 1
+#define __HIP_ARCH_HAS_FLOAT_ATOMIC_ADD__ 1
+#define __HIP_ARCH_HAS_GLOBAL_INT64_ATOMICS__ 1
+#define __HIP_ARCH_HAS_SHARED_INT64_ATOMICS__ 1
+#define __HIP_ARCH_HAS_DOUBLES__ 1
+#define __HIP_ARCH_HAS_WARP_VOTE__ 1
+#define __HIP_ARCH_HAS_WARP_BALLOT__ 1
+#define __HIP_ARCH_HAS_WARP_SHUFFLE__ 1
+#define __HIP_ARCH_HAS_WARP_FUNNEL_SHIFT__ 1
+#define __HIP_ARCH_HAS_THREAD_FENCE_SYSTEM__ 1
+#define __HIP_ARCH_HAS_SYNC_THREAD_EXT__ 1
+#define __HIP_ARCH_HAS_SURFACE_FUNCS__ 1
+#define __HIP_ARCH_HAS_3DGRID__ 1
+#define __HIP_ARCH_HAS_DYNAMIC_PARALLEL__ 1
+
+#ifndef __HOST_DEVICE__
+#define __HOST_DEVICE__ __host__ __device__
+#endif
+#define HIP_SYMBOL(x) (&(x))
+
+/* The lane's index within its warp. */
+__device__ inline unsigned int __lane_id()
+{
+	unsigned int lane;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+	return lane;
+}
+/* HIP's wall clock: the GPU's global nanosecond timer. */
+__device__ inline long long wall_clock64()
+{
+	unsigned long long t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return (long long)t;
+}
