@@ -67,16 +67,14 @@ static int has_kernel(const rocjit_codeobj_info *info, const char *name)
 	return 0;
 }
 
-/* Compiles dir/file for target with options (NULL-terminated) and returns its kernel list
- * (asserting success and that every kernel of want is there). */
-static rocjit_codeobj_info *compile_fixture(rocjit_ctx *ctx, const char *target, const char *dir,
-					    const char *file, const char *const *options,
-					    const char *const *want)
+/* Compiles dir/file for target with options (NULL-terminated); returns rocjit_compile's
+ * result, the compiler log in log. */
+static int compile_file(rocjit_ctx *ctx, const char *target, const char *dir, const char *file,
+			const char *const *options, char *log, size_t log_size,
+			const rocjit_code **code)
 {
-	char path[4096], log[16384];
+	char path[4096];
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
-	const rocjit_code *code = NULL;
-	rocjit_codeobj_info *info = NULL;
 	size_t len, n = 0;
 	char *src;
 	int rc;
@@ -91,8 +89,23 @@ static rocjit_codeobj_info *compile_fixture(rocjit_ctx *ctx, const char *target,
 	p.options = options;
 	p.num_options = n;
 	p.log = log;
-	p.log_size = sizeof log;
-	rc = rocjit_compile(&code, ctx, target, &p);
+	p.log_size = log_size;
+	rc = rocjit_compile(code, ctx, target, &p);
+	free(src);
+	return rc;
+}
+
+/* compile_file, asserting success and that every kernel of want (NULL-terminated) is in
+ * the code object; returns its kernel list. */
+static rocjit_codeobj_info *compile_fixture(rocjit_ctx *ctx, const char *target, const char *dir,
+					    const char *file, const char *const *options,
+					    const char *const *want)
+{
+	char log[16384];
+	const rocjit_code *code = NULL;
+	rocjit_codeobj_info *info = NULL;
+	int rc = compile_file(ctx, target, dir, file, options, log, sizeof log, &code);
+
 	if (rc)
 		printf("%s for %s:\n%s\n", file, target, log);
 	ASSERT_INT(rc, 0);
@@ -102,7 +115,6 @@ static rocjit_codeobj_info *compile_fixture(rocjit_ctx *ctx, const char *target,
 			printf("%s for %s: kernel %s missing\n", file, target, want[k]);
 		ASSERT(has_kernel(info, want[k]));
 	}
-	free(src);
 	return info;
 }
 
@@ -159,33 +171,46 @@ TEST(cuda_set_compiles_for_sm_90_with_every_kernel)
 	rocjit_close(ctx);
 }
 
+/* Compiles atomics.cu for gfx90a with options in a fresh context; the log in log. */
+static int compile_atomics_for_gfx90a(const char *const *options, char *log, size_t log_size)
+{
+	const rocjit_code *code = NULL;
+	rocjit_ctx *ctx;
+	int rc;
+
+	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	ctx = rj_test_open();
+	rc = compile_file(ctx, "gfx90a", ROCJIT_TEST_DIALECT_DIR, "atomics.cu", options, log,
+			  log_size, &code);
+	rocjit_close(ctx);
+	return rc;
+}
+
 /* The old-GPU fallbacks of the fixtures are real traps: with __CUDA_ARCH__ below 600 the
  * dialect header's user atomicAdd(double*) comes in and the compile fails.  (rocjit's
  * 800 is what keeps them out.) */
 TEST(cuda_dialect_old_gpu_fallback_fails_to_compile)
 {
 	static const char *const options[] = { "-D__CUDA_ARCH__=500", CUDA_DIALECT_OPTIONS, NULL };
-	char path[4096], log[16384];
-	rocjit_program p = ROCJIT_PROGRAM_INIT;
-	const rocjit_code *code = NULL;
-	rocjit_ctx *ctx;
-	size_t len;
-	char *src;
+	char log[16384];
 
-	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
-	ctx = rj_test_open();
-	snprintf(path, sizeof path, "%s/atomics.cu", ROCJIT_TEST_DIALECT_DIR);
-	src = rj_test_read_file(path, &len);
-	p.source = src;
-	p.name = path;
-	p.options = options;
-	p.num_options = 5;
-	p.log = log;
-	p.log_size = sizeof log;
-	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_ECOMPILE);
+	ASSERT_INT(compile_atomics_for_gfx90a(options, log, sizeof log), ROCJIT_ECOMPILE);
 	ASSERT_CONTAINS(log, "redefinition of 'atomicAdd'");
-	free(src);
-	rocjit_close(ctx);
+}
+
+/* The prelude's fallbacks yield to a HIP that has the same functions: with HIP 5.7's
+ * additions declared first (hip57_builtins.h, as non-templates), the set still compiles
+ * and calls them - no ambiguity, no redefinition. */
+TEST(cuda_dialect_fallbacks_yield_to_newer_hip_builtins)
+{
+	static const char *const options[] = { "-include", "hip57_builtins.h", CUDA_DIALECT_OPTIONS,
+					       NULL };
+	char log[16384];
+
+	ASSERT_INT(compile_atomics_for_gfx90a(options, log, sizeof log), 0);
+	ASSERT_CONTAINS(log, "'atomicMax' is deprecated: hip57 built-in chosen");
+	ASSERT_CONTAINS(log, "'atomicMin' is deprecated: hip57 built-in chosen");
+	ASSERT_CONTAINS(log, "'__hmax_nan' is deprecated: hip57 built-in chosen");
 }
 
 /* std_math.cu needs the device standard library (devlib/std), which another part of the
