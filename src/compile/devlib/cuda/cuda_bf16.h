@@ -110,7 +110,8 @@ struct __attribute__((aligned(4))) __nv_bfloat162 {
 	__nv_bfloat16 y;
 
 	__nv_bfloat162() = default;
-	ROCJIT_BF16_FN __nv_bfloat162(const __nv_bfloat16 &a, const __nv_bfloat16 &b) : x(a), y(b)
+	ROCJIT_BF16_FN constexpr __nv_bfloat162(const __nv_bfloat16 &a, const __nv_bfloat16 &b)
+		: x(a), y(b)
 	{
 	}
 	ROCJIT_BF16_FN __nv_bfloat162(const __nv_bfloat162_raw &r)
@@ -135,13 +136,14 @@ ROCJIT_BF16_FN float __bfloat162float(const __nv_bfloat16 a)
 {
 	return rocjit_cvt::bf16_to_float(a.__x);
 }
-ROCJIT_BF16_FN __nv_bfloat16 __ushort_as_bfloat16(const unsigned short u)
+ROCJIT_BF16_FN constexpr __nv_bfloat16 __ushort_as_bfloat16(const unsigned short u)
 {
-	__nv_bfloat16 r;
-	r.__x = u;
-	return r;
+	return __nv_bfloat16(__nv_bfloat16_raw{u});
 }
-ROCJIT_BF16_FN unsigned short __bfloat16_as_ushort(const __nv_bfloat16 a) { return a.__x; }
+ROCJIT_BF16_FN constexpr unsigned short __bfloat16_as_ushort(const __nv_bfloat16 a)
+{
+	return a.__x;
+}
 ROCJIT_BF16_FN __nv_bfloat16 __short_as_bfloat16(const short s)
 {
 	return __ushort_as_bfloat16((unsigned short)s);
