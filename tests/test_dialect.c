@@ -24,7 +24,7 @@ static const char *const convert_kernels[] = {
 	"cast_f32_to_f8e4m3", "cast_f8e4m3_to_f32", "cast_f32_to_f8e5m2", "cast_f8e5m2_to_f32",
 	"affine_f32", "affine_f16", "affine_bf16", "relu_f16", "relu_bf16", "cast_f64_to_f16",
 	"cast_f64_to_bf16", "fp8_bits_to_f32", "f32_to_fp8_bits_nosat", "cast_bf16_to_i32",
-	"cast_u32_to_bf16", NULL
+	"cast_u32_to_bf16", "iota_capped_u64", NULL
 };
 static const char *const reduce_kernels[] = {
 	"warp_sum_f32", "warp_max_f32", "warp_sum_f64", "warp_max_f64", "warp_sum_i32",

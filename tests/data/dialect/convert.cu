@@ -132,6 +132,14 @@ extern "C" __global__ void cast_u32_to_bf16(const unsigned int n, const unsigned
 		out[i] = in[i];
 }
 
+// Grid-stride fill with 64-bit sizes: out[i] = min(i, cap) for i < n.
+extern "C" __global__ void iota_capped_u64(const size_t n, const size_t cap, size_t *out)
+{
+	size_t stride = size_t(gridDim.x) * blockDim.x;
+	for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+		out[i] = min(i, cap);
+}
+
 #if __CUDA_ARCH__ >= 890
 // sm_89+ only: the hardware conversion of two floats to packed e4m3 (inline PTX).  Must
 // never be compiled for AMD (rocjit's __CUDA_ARCH__ there is 800).

@@ -109,7 +109,8 @@ extern "C" __global__ void block_sum_f32(const float *in, float *out)
 		partial[warp] = v;
 	__syncthreads();
 	if (warp == 0) {
-		v = lane < blockDim.x / DL_WARP ? partial[lane] : 0.0f;
+		// min(unsigned, blockDim.x): CUDA's unsigned overload (HIP has none).
+		v = lane < min(blockDim.x, 1024u) / DL_WARP ? partial[lane] : 0.0f;
 		v = dl::warp_sum(v);
 		if (lane == 0)
 			out[blockIdx.x] = v;

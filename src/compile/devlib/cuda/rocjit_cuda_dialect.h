@@ -373,6 +373,42 @@ ROCJIT_CUDA_FALLBACK __device__ inline unsigned int __dp4a(unsigned int a, unsig
 	return c;
 }
 
+/* ---- Integer min/max -------------------------------------------------------------------
+ * CUDA declares min/max for every pair of 32- and 64-bit integer types (mixed signed and
+ * unsigned give the unsigned type) plus umin, llmin, ullmin ...; HIP only has int, float,
+ * double and templates over one T, so `min(unsigned, blockDim.x)` (HIP's blockDim.x is a
+ * class with a conversion) or `min(size_t, size_t)` is ambiguous there. */
+#define ROCJIT_CUDA_MINMAX(R, A, B)                                                \
+	ROCJIT_CUDA_FALLBACK __device__ inline R min(const A a, const B b)         \
+	{                                                                          \
+		return (R)a < (R)b ? (R)a : (R)b;                                  \
+	}                                                                          \
+	ROCJIT_CUDA_FALLBACK __device__ inline R max(const A a, const B b)         \
+	{                                                                          \
+		return (R)a > (R)b ? (R)a : (R)b;                                  \
+	}
+ROCJIT_CUDA_MINMAX(unsigned int, unsigned int, unsigned int)
+ROCJIT_CUDA_MINMAX(unsigned int, int, unsigned int)
+ROCJIT_CUDA_MINMAX(unsigned int, unsigned int, int)
+ROCJIT_CUDA_MINMAX(long, long, long)
+ROCJIT_CUDA_MINMAX(unsigned long, unsigned long, unsigned long)
+ROCJIT_CUDA_MINMAX(unsigned long, long, unsigned long)
+ROCJIT_CUDA_MINMAX(unsigned long, unsigned long, long)
+ROCJIT_CUDA_MINMAX(long long, long long, long long)
+ROCJIT_CUDA_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+ROCJIT_CUDA_MINMAX(unsigned long long, long long, unsigned long long)
+ROCJIT_CUDA_MINMAX(unsigned long long, unsigned long long, long long)
+ROCJIT_CUDA_MINMAX(double, float, double)
+ROCJIT_CUDA_MINMAX(double, double, float)
+#undef ROCJIT_CUDA_MINMAX
+#define ROCJIT_CUDA_NAMED_MINMAX(T, MIN, MAX)                                               \
+	ROCJIT_CUDA_FALLBACK __device__ inline T MIN(const T a, const T b) { return a < b ? a : b; } \
+	ROCJIT_CUDA_FALLBACK __device__ inline T MAX(const T a, const T b) { return a > b ? a : b; }
+ROCJIT_CUDA_NAMED_MINMAX(unsigned int, umin, umax)
+ROCJIT_CUDA_NAMED_MINMAX(long long, llmin, llmax)
+ROCJIT_CUDA_NAMED_MINMAX(unsigned long long, ullmin, ullmax)
+#undef ROCJIT_CUDA_NAMED_MINMAX
+
 /* ---- Misc ------------------------------------------------------------------------------- */
 ROCJIT_CUDA_FALLBACK __device__ inline void __trap() { __builtin_trap(); }
 ROCJIT_CUDA_FALLBACK __device__ inline void __nanosleep(unsigned int ns)

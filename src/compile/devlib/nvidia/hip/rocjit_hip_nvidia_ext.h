@@ -8,9 +8,14 @@
  *   - the texture/surface object handle types under HIP's names;
  *   - the __HIP_ARCH_HAS_*__ feature macros (HIP code tests them: an undefined macro is 0
  *     in #if and silently picks the wrong branch), derived from __CUDA_ARCH__;
- *   - __lane_id(), HIP_SYMBOL, __HOST_DEVICE__, HIP's 64-bit clock names.
+ *   - __lane_id(), HIP_SYMBOL, __HOST_DEVICE__, HIP's 64-bit clock names;
+ *   - CUDA's fp8 types next to its fp16/bf16 ones (the preamble includes cuda_fp16.h and
+ *     cuda_bf16.h): kernel libraries written for nvcc use __nv_fp8_e4m3 after including
+ *     only cuda_bf16.h (Candle's cuda_utils.cuh), as rocjit's AMD cuda_bf16.h allows.
  */
 #pragma once
+
+#include <cuda_fp8.h>
 
 typedef cudaTextureObject_t hipTextureObject_t;
 typedef cudaSurfaceObject_t hipSurfaceObject_t;
