@@ -2,12 +2,12 @@
 // <cmath>, <limits> and libcu++'s <cuda/std/limits>, <cuda/std/type_traits>.  These
 // headers come from rocjit's devlib/std (both platforms) and devlib/cuda/cuda/std (AMD;
 // CUDA's own cccl folder on NVIDIA), so this file compiles only where they are served.
+#include "dialect.cuh" // first: libcu++ gives numeric_limits<__nv_bfloat16> once bf16 is known
 #include <cstdint>
 #include <cmath>
 #include <limits>
 #include <cuda/std/limits>
 #include <cuda/std/type_traits>
-#include "dialect.cuh"
 
 // Saturating float -> int8 quantisation: q = clamp(round(x / scale), -128, 127); NaN -> 0.
 extern "C" __global__ void quantize_i8(const uint32_t n, const float *x, const float scale, int8_t *q)
@@ -71,6 +71,18 @@ extern "C" __global__ void clamp_scale_f32(const uint32_t n, const float *x, flo
 extern "C" __global__ void clamp_scale_f64(const uint32_t n, const double *x, double *out)
 {
 	clamp_scale(n, x, out);
+}
+
+// bf16 saturation to the finite range (cuda::std::numeric_limits<__nv_bfloat16>): +-inf
+// become +-max finite (0x7f7f / 0xff7f), NaN stays NaN.
+extern "C" __global__ void saturate_bf16(const uint32_t n, const __nv_bfloat16 *x, __nv_bfloat16 *out)
+{
+	using lim = cuda::std::numeric_limits<__nv_bfloat16>;
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		__nv_bfloat16 v = x[i];
+		out[i] = v > lim::max() ? lim::max() : v < lim::lowest() ? lim::lowest() : v;
+	}
 }
 
 // Fixed-width integers: out[i] = (int64) a[i] * (uint16) b[i] + INT32_MAX.

@@ -9,12 +9,20 @@
  *   - the __HIP_ARCH_HAS_*__ feature macros (HIP code tests them: an undefined macro is 0
  *     in #if and silently picks the wrong branch), derived from __CUDA_ARCH__;
  *   - __lane_id(), HIP_SYMBOL, __HOST_DEVICE__, HIP's 64-bit clock names;
+ *   - HIP's whole-warp __shfl, __shfl_up/down/xor, __ballot, __any, __all as functions: the
+ *     preamble maps them with function-like macros, which also rewrite libcu++'s own
+ *     `__any(...)` (cuda/std/__functional/invoke.h, reached from <cuda/std/type_traits>
+ *     and cooperative_groups.h) into a __any_sync call and break it.  Here each name is an
+ *     object-like macro for a rocjit function, a rename that stays consistent wherever the
+ *     name appears; CUDA's deprecated built-ins of these names are left alone;
  *   - CUDA's fp8 types next to its fp16/bf16 ones (the preamble includes cuda_fp16.h and
  *     cuda_bf16.h): kernel libraries written for nvcc use __nv_fp8_e4m3 after including
  *     only cuda_bf16.h (Candle's cuda_utils.cuh), as rocjit's AMD cuda_bf16.h allows.
  */
 #pragma once
 
+/* The preamble first, whatever order the pre-includes come in (it is #pragma once). */
+#include <hip/hip_runtime.h>
 #include <cuda_fp8.h>
 
 typedef cudaTextureObject_t hipTextureObject_t;
@@ -44,6 +52,48 @@ typedef cudaSurfaceObject_t hipSurfaceObject_t;
 #define __HOST_DEVICE__ __host__ __device__
 #endif
 #define HIP_SYMBOL(x) (&(x))
+
+/* HIP's warp functions: implicitly the whole (32-lane) warp.  __ballot returns HIP's
+ * 64-bit mask type, the 32-bit CUDA ballot zero-extended. */
+#undef __shfl
+#undef __shfl_up
+#undef __shfl_down
+#undef __shfl_xor
+#undef __ballot
+#undef __any
+#undef __all
+template <class T> __device__ inline T rocjit_hip_shfl(T var, int src_lane, int width = warpSize)
+{
+	return __shfl_sync(0xffffffffu, var, src_lane, width);
+}
+template <class T>
+__device__ inline T rocjit_hip_shfl_up(T var, unsigned int delta, int width = warpSize)
+{
+	return __shfl_up_sync(0xffffffffu, var, delta, width);
+}
+template <class T>
+__device__ inline T rocjit_hip_shfl_down(T var, unsigned int delta, int width = warpSize)
+{
+	return __shfl_down_sync(0xffffffffu, var, delta, width);
+}
+template <class T>
+__device__ inline T rocjit_hip_shfl_xor(T var, int lane_mask, int width = warpSize)
+{
+	return __shfl_xor_sync(0xffffffffu, var, lane_mask, width);
+}
+__device__ inline unsigned long long rocjit_hip_ballot(int predicate)
+{
+	return __ballot_sync(0xffffffffu, predicate);
+}
+__device__ inline int rocjit_hip_any(int predicate) { return __any_sync(0xffffffffu, predicate); }
+__device__ inline int rocjit_hip_all(int predicate) { return __all_sync(0xffffffffu, predicate); }
+#define __shfl rocjit_hip_shfl
+#define __shfl_up rocjit_hip_shfl_up
+#define __shfl_down rocjit_hip_shfl_down
+#define __shfl_xor rocjit_hip_shfl_xor
+#define __ballot rocjit_hip_ballot
+#define __any rocjit_hip_any
+#define __all rocjit_hip_all
 
 /* The lane's index within its warp. */
 __device__ inline unsigned int __lane_id()
