@@ -347,12 +347,12 @@ ROCJIT_CUDA_FALLBACK __device__ inline unsigned int __vmins4(unsigned int a, uns
 }
 
 /* Dot product of 4 signed (or unsigned) bytes, accumulated in 32 bits without saturation.
- * v_dot4_i32_i8 (dot1-insts) exists on gfx906/908/90a/94x and gfx1011/1012/103x only. */
-#if defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || \
-	defined(__gfx941__) || defined(__gfx942__) || defined(__gfx1011__) ||                    \
-	defined(__gfx1012__) || defined(__gfx1030__) || defined(__gfx1031__) ||                 \
-	defined(__gfx1032__) || defined(__gfx1033__) || defined(__gfx1034__) ||                 \
-	defined(__gfx1035__) || defined(__gfx1036__)
+ * v_dot4_i32_i8 (dot1-insts) is used where hipRTC 5.2 was seen to compile it (gfx906/908/
+ * 90a, gfx1011/1012/103x); elsewhere (gfx900, gfx94x and gfx11 untested) the scalar sum. */
+#if defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) ||    \
+	defined(__gfx1011__) || defined(__gfx1012__) || defined(__gfx1030__) || \
+	defined(__gfx1031__) || defined(__gfx1032__) || defined(__gfx1033__) || \
+	defined(__gfx1034__) || defined(__gfx1035__) || defined(__gfx1036__)
 #define ROCJIT_CUDA_HAVE_SDOT4 1
 #endif
 ROCJIT_CUDA_FALLBACK __device__ inline int __dp4a(int a, int b, int c)
