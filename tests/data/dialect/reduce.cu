@@ -1,6 +1,7 @@
 // reduce.cu - warp-level reductions, scans and votes with the *_sync intrinsics.
 // Launch with blockDim.x a multiple of 32; "warp" below is a 32-thread group
-// (w = global thread index / 32), as CUDA defines it, whatever the GPU's wavefront size.
+// (w = global thread index / 32), as CUDA defines it, whatever the GPU's wavefront size:
+// shuffles pass width 32 or use offsets below 32 (exact on 64-lane wavefronts too).
 #include "dialect.cuh"
 
 // out[w] = sum of in[32w .. 32w+31]; float/double sums in xor-butterfly order.
@@ -72,12 +73,14 @@ extern "C" __global__ void warp_inclusive_scan_i32(const int *in, int *out)
 	out[i] = v;
 }
 
-// out[i] = the value of lane src of i's warp (a broadcast; bf16 moves as 16 bits).
+// out[i] = the value of lane src of i's warp (a broadcast; bf16 moves as 16 bits).  The
+// width is given, as kernel libraries do: the default is warpSize, a whole wavefront on
+// wave64 AMD GPUs.
 extern "C" __global__ void warp_broadcast_bf16(const __nv_bfloat16 *in, const int src,
 					       __nv_bfloat16 *out)
 {
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-	out[i] = __shfl_sync(DL_FULL_MASK, in[i], src);
+	out[i] = __shfl_sync(DL_FULL_MASK, in[i], src, DL_WARP);
 }
 
 // Votes per warp: out[3w] = number of lanes with in > 0 (popc of the ballot),

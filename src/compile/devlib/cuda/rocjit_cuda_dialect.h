@@ -81,12 +81,17 @@ template <class T> struct words {
 
 /* ---- Warp intrinsics -------------------------------------------------------------------
  * A CUDA warp is 32 lanes; an AMD wavefront is 64 lanes on gfx9 (gfx90a, gfx942) and 32 on
- * gfx10/gfx11 in hipRTC's default wave32 mode (`warpSize`, HIP's constexpr, says which;
- * it is left as HIP defines it).  The *_sync family models a CUDA warp as a 32-lane segment
- * of the wavefront: the default width is 32, __ballot_sync and __activemask return the
- * 32-bit half of the wavefront's mask that holds the calling lane, __any_sync/__all_sync
- * look at that half only.  Code written for 32-lane warps (reductions with xor offsets
- * 16..1, lane = threadIdx.x % 32) therefore computes the same results on wave64.
+ * gfx10/gfx11 in hipRTC's default wave32 mode.  `warpSize` is left as HIP defines it (64 on
+ * gfx90a, 32 on gfx1030).  The model:
+ *   - shuffles take `width` as CUDA does; its default is warpSize, the whole wavefront, as
+ *     HIP's own *_sync functions (ROCm 6.2+) and as code written around warpSize expects
+ *     (`for (o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(m, v, o)`).  Kernel
+ *     libraries that hard-code 32-lane warps pass width 32 and get 32-lane segments;
+ *   - votes are per 32-lane segment, because CUDA's masks are 32-bit: __ballot_sync and
+ *     __activemask return the half of the wavefront's mask that holds the calling lane (bit
+ *     k = lane k of the segment, so `mask & (1u << (threadIdx.x % 32))` works), and
+ *     __any_sync/__all_sync/__uni_sync agree with that ballot; the __reduce_*_sync
+ *     reductions also work per 32-lane segment.
  * MASKS ARE IGNORED: AMD has no independent thread scheduling; every lane named in a mask
  * must be active (it always is in the convergent code these calls are written for), and the
  * result is undefined as in CUDA when a named lane is not.  Values of any trivially copyable
@@ -118,21 +123,21 @@ template <class T, class F> __device__ inline T shuffle_words(T var, F move)
 
 template <class T>
 __device__ inline T __shfl_sync(unsigned long long mask, T var, int src_lane,
-				int width = ROCJIT_CUDA_WARP)
+				int width = warpSize)
 {
 	(void)mask;
 	return rocjit_cuda::shuffle_words(var, [=](int w) { return __shfl(w, src_lane, width); });
 }
 template <class T>
 __device__ inline T __shfl_up_sync(unsigned long long mask, T var, unsigned int delta,
-				   int width = ROCJIT_CUDA_WARP)
+				   int width = warpSize)
 {
 	(void)mask;
 	return rocjit_cuda::shuffle_words(var, [=](int w) { return __shfl_up(w, delta, width); });
 }
 template <class T>
 __device__ inline T __shfl_down_sync(unsigned long long mask, T var, unsigned int delta,
-				     int width = ROCJIT_CUDA_WARP)
+				     int width = warpSize)
 {
 	(void)mask;
 	return rocjit_cuda::shuffle_words(var,
@@ -140,7 +145,7 @@ __device__ inline T __shfl_down_sync(unsigned long long mask, T var, unsigned in
 }
 template <class T>
 __device__ inline T __shfl_xor_sync(unsigned long long mask, T var, int lane_mask,
-				    int width = ROCJIT_CUDA_WARP)
+				    int width = warpSize)
 {
 	(void)mask;
 	return rocjit_cuda::shuffle_words(var,
@@ -184,7 +189,7 @@ namespace rocjit_cuda {
 template <class T, class F> __device__ inline T reduce_warp(unsigned long long mask, T v, F op)
 {
 	for (int o = ROCJIT_CUDA_WARP / 2; o > 0; o /= 2)
-		v = op(v, __shfl_xor_sync(mask, v, o));
+		v = op(v, __shfl_xor_sync(mask, v, o, ROCJIT_CUDA_WARP));
 	return v;
 }
 } /* namespace rocjit_cuda */
