@@ -1,0 +1,282 @@
+/*
+ * test_dialect.c - the kernel fixtures of tests/data/dialect compile for every target and
+ * hold every kernel they define:
+ *   - the CUDA-dialect set (*.cu + dialect.cuh) for gfx90a and gfx1030 through the headers
+ *     of src/compile/devlib/cuda (pre-included rocjit_cuda_dialect.h), and for sm_90 through
+ *     CUDA's own headers;
+ *   - the HIP set (the .hip files of hip/) for sm_90 through src/compile/devlib/nvidia.
+ * Until the platforms serve the devlib folders as in-memory headers, the tests reach them
+ * with -I and -include, as a user would.  Real compiles; each platform's tests skip where
+ * its compiler is not installed.
+ */
+#include <sys/stat.h>
+
+#include "harness.h"
+
+/* A fixture and the kernels it must hold (NULL-terminated). */
+struct fixture {
+	const char *file;
+	const char *const *kernels;
+};
+
+static const char *const convert_kernels[] = {
+	"cast_f32_to_f16", "cast_f16_to_f32", "cast_f32_to_bf16", "cast_bf16_to_f32",
+	"cast_f32_to_f8e4m3", "cast_f8e4m3_to_f32", "cast_f32_to_f8e5m2", "cast_f8e5m2_to_f32",
+	"affine_f32", "affine_f16", "affine_bf16", "relu_f16", "relu_bf16", "cast_f64_to_f16",
+	"cast_f64_to_bf16", "fp8_bits_to_f32", "f32_to_fp8_bits_nosat", "cast_bf16_to_i32",
+	"cast_u32_to_bf16", "iota_capped_u64", NULL
+};
+static const char *const reduce_kernels[] = {
+	"warp_sum_f32", "warp_max_f32", "warp_sum_f64", "warp_max_f64", "warp_sum_i32",
+	"warp_max_i32", "warp_max_f16", "warp_max_bf16", "warp_sum_f16_as_f32",
+	"warp_inclusive_scan_i32", "warp_broadcast_bf16", "warp_votes", "block_sum_f32", NULL
+};
+static const char *const atomics_kernels[] = {
+	"atomic_minmax_i64", "atomic_minmax_u64", "atomic_max_f64_bits", "atomic_add_f16",
+	"atomic_add_bf16", "atomic_add_f64", "atomic_cas_u16_count", "simd_bytes", NULL
+};
+static const char *const std_math_kernels[] = {
+	"quantize_i8", "row_max_f32", "row_max_bf16", "gelu_erf_f32", "clamp_scale_f32",
+	"clamp_scale_f64", "saturate_bf16", "widen_mul_i64", NULL
+};
+static const char *const hip_types_kernels[] = {
+	"hip_half_axpb", "hip_bf16_max", "hip_bfloat16_add", "hip_fp8_roundtrip",
+	"hip_texture_scale", "hip_arch_features", NULL
+};
+static const char *const hip_coop_kernels[] = { "coop_tile_sum_i32", "hip_warp_sum_votes", NULL };
+
+/* The CUDA-dialect files that need no standard-library header. */
+static const struct fixture cuda_set[] = {
+	{ "convert.cu", convert_kernels },
+	{ "reduce.cu", reduce_kernels },
+	{ "atomics.cu", atomics_kernels },
+};
+
+static void skip_without(int platform, const char *what)
+{
+	char buf[64];
+	if (rocjit_compiler_targets(platform, buf, sizeof buf) != 0)
+		rj_test_skip("%s is not installed: %s", what, rocjit_last_error());
+}
+
+static int has_kernel(const rocjit_codeobj_info *info, const char *name)
+{
+	for (size_t k = 0; k < info->num_kernels; k++)
+		if (strcmp(info->kernels[k], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Compiles dir/file for target with options (NULL-terminated); returns rocjit_compile's
+ * result, the compiler log in log. */
+static int compile_file(rocjit_ctx *ctx, const char *target, const char *dir, const char *file,
+			const char *const *options, char *log, size_t log_size,
+			const rocjit_code **code)
+{
+	char path[4096];
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	size_t len, n = 0;
+	char *src;
+	int rc;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	src = rj_test_read_file(path, &len);
+	while (options[n])
+		n++;
+	p.source = src;
+	p.length = len;
+	p.name = path;
+	p.options = options;
+	p.num_options = n;
+	p.log = log;
+	p.log_size = log_size;
+	rc = rocjit_compile(code, ctx, target, &p);
+	free(src);
+	return rc;
+}
+
+/* compile_file, asserting success and that every kernel of want (NULL-terminated) is in
+ * the code object; returns its kernel list. */
+static rocjit_codeobj_info *compile_fixture(rocjit_ctx *ctx, const char *target, const char *dir,
+					    const char *file, const char *const *options,
+					    const char *const *want)
+{
+	char log[16384];
+	const rocjit_code *code = NULL;
+	rocjit_codeobj_info *info = NULL;
+	int rc = compile_file(ctx, target, dir, file, options, log, sizeof log, &code);
+
+	if (rc)
+		printf("%s for %s:\n%s\n", file, target, log);
+	ASSERT_INT(rc, 0);
+	ASSERT_INT(rocjit_codeobj_inspect(&info, code->data, code->size), 0);
+	for (size_t k = 0; want[k]; k++) {
+		if (!has_kernel(info, want[k]))
+			printf("%s for %s: kernel %s missing\n", file, target, want[k]);
+		ASSERT(has_kernel(info, want[k]));
+	}
+	return info;
+}
+
+/* -I and -include options that stand for the CUDA dialect on AMD until the platform
+ * serves devlib/cuda itself. */
+#define CUDA_DIALECT_OPTIONS                                                        \
+	"-I" ROCJIT_TEST_DIALECT_DIR, "-I" ROCJIT_TEST_DEVLIB_DIR "/cuda", "-include", \
+		"rocjit_cuda_dialect.h"
+
+/* devlib/nvidia on the include path and its additions to the pre-included hip_runtime.h,
+ * until the NVIDIA platform serves and pre-includes them itself. */
+#define NVIDIA_EXT_OPTIONS \
+	"-I" ROCJIT_TEST_DEVLIB_DIR "/nvidia", "-include", "hip/rocjit_hip_nvidia_ext.h"
+
+static void cuda_set_compiles_for_amd(const char *target)
+{
+	static const char *const options[] = { CUDA_DIALECT_OPTIONS, NULL };
+	rocjit_ctx *ctx;
+
+	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	ctx = rj_test_open();
+	for (size_t i = 0; i < sizeof cuda_set / sizeof cuda_set[0]; i++) {
+		rocjit_codeobj_info *info = compile_fixture(ctx, target, ROCJIT_TEST_DIALECT_DIR,
+							    cuda_set[i].file, options,
+							    cuda_set[i].kernels);
+		/* __CUDA_ARCH__ is 800 there: the sm_89+ inline-PTX kernel stays out. */
+		ASSERT(!has_kernel(info, "cast_f32x2_to_f8e4m3_ptx"));
+		rocjit_codeobj_free(info);
+	}
+	rocjit_close(ctx);
+}
+
+TEST(cuda_dialect_set_compiles_for_gfx90a_with_every_kernel)
+{
+	cuda_set_compiles_for_amd("gfx90a");
+}
+
+TEST(cuda_dialect_set_compiles_for_gfx1030_with_every_kernel)
+{
+	cuda_set_compiles_for_amd("gfx1030");
+}
+
+TEST(cuda_set_compiles_for_sm_90_with_every_kernel)
+{
+	static const char *const options[] = { "-I" ROCJIT_TEST_DIALECT_DIR, NVIDIA_EXT_OPTIONS,
+					       NULL };
+	rocjit_ctx *ctx;
+
+	skip_without(ROCJIT_PLATFORM_NVIDIA, "NVRTC");
+	ctx = rj_test_open();
+	for (size_t i = 0; i < sizeof cuda_set / sizeof cuda_set[0]; i++) {
+		rocjit_codeobj_info *info = compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR,
+							    cuda_set[i].file, options,
+							    cuda_set[i].kernels);
+		/* __CUDA_ARCH__ is 900 there: the sm_89+ kernel is compiled. */
+		if (strcmp(cuda_set[i].file, "convert.cu") == 0)
+			ASSERT(has_kernel(info, "cast_f32x2_to_f8e4m3_ptx"));
+		rocjit_codeobj_free(info);
+	}
+	rocjit_close(ctx);
+}
+
+/* Compiles atomics.cu for gfx90a with options in a fresh context; the log in log. */
+static int compile_atomics_for_gfx90a(const char *const *options, char *log, size_t log_size)
+{
+	const rocjit_code *code = NULL;
+	rocjit_ctx *ctx;
+	int rc;
+
+	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	ctx = rj_test_open();
+	rc = compile_file(ctx, "gfx90a", ROCJIT_TEST_DIALECT_DIR, "atomics.cu", options, log,
+			  log_size, &code);
+	rocjit_close(ctx);
+	return rc;
+}
+
+/* The old-GPU fallbacks of the fixtures are real traps: with __CUDA_ARCH__ below 600 the
+ * dialect header's user atomicAdd(double*) comes in and the compile fails.  (rocjit's
+ * 800 is what keeps them out.) */
+TEST(cuda_dialect_old_gpu_fallback_fails_to_compile)
+{
+	static const char *const options[] = { "-D__CUDA_ARCH__=500", CUDA_DIALECT_OPTIONS, NULL };
+	char log[16384];
+
+	ASSERT_INT(compile_atomics_for_gfx90a(options, log, sizeof log), ROCJIT_ECOMPILE);
+	ASSERT_CONTAINS(log, "redefinition of 'atomicAdd'");
+}
+
+/* The prelude's fallbacks yield to a HIP that has the same functions: with HIP 5.7's
+ * additions declared first (hip57_builtins.h, as non-templates), the set still compiles
+ * and calls them - no ambiguity, no redefinition. */
+TEST(cuda_dialect_fallbacks_yield_to_newer_hip_builtins)
+{
+	static const char *const options[] = { "-include", "hip57_builtins.h", CUDA_DIALECT_OPTIONS,
+					       NULL };
+	char log[16384];
+
+	ASSERT_INT(compile_atomics_for_gfx90a(options, log, sizeof log), 0);
+	ASSERT_CONTAINS(log, "'atomicMax' is deprecated: hip57 built-in chosen");
+	ASSERT_CONTAINS(log, "'atomicMin' is deprecated: hip57 built-in chosen");
+	ASSERT_CONTAINS(log, "'__hmax_nan' is deprecated: hip57 built-in chosen");
+}
+
+/* std_math.cu needs the device standard library (devlib/std), which another part of the
+ * tree provides: compiled where that folder exists. */
+TEST(cuda_dialect_std_fixture_compiles_where_devlib_std_exists)
+{
+	static const char *const amd[] = { CUDA_DIALECT_OPTIONS, "-I" ROCJIT_TEST_DEVLIB_DIR "/std",
+					   NULL };
+	char cccl[4200];
+	struct stat st;
+	rocjit_ctx *ctx;
+
+	if (stat(ROCJIT_TEST_DEVLIB_DIR "/std/cstdint", &st) != 0)
+		rj_test_skip("%s/std does not exist yet", ROCJIT_TEST_DEVLIB_DIR);
+	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	ctx = rj_test_open();
+	for (size_t t = 0; t < 2; t++) {
+		static const char *const targets[] = { "gfx90a", "gfx1030" };
+		rocjit_codeobj_free(compile_fixture(ctx, targets[t], ROCJIT_TEST_DIALECT_DIR,
+						    "std_math.cu", amd, std_math_kernels));
+	}
+	/* On NVIDIA <cuda/std/...> is CUDA's own, in include/cccl. */
+	if (rocjit_compiler_targets(ROCJIT_PLATFORM_NVIDIA, cccl, sizeof cccl) == 0) {
+		const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+		const char *nv[] = { "-I" ROCJIT_TEST_DIALECT_DIR, "-I" ROCJIT_TEST_DEVLIB_DIR "/std",
+				     cccl, NVIDIA_EXT_OPTIONS, NULL };
+		snprintf(cccl, sizeof cccl, "-I%s/include/cccl", cuda);
+		rocjit_codeobj_free(compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR,
+						    "std_math.cu", nv, std_math_kernels));
+	}
+	rocjit_close(ctx);
+}
+
+TEST(hip_set_compiles_for_sm_90_through_devlib_nvidia)
+{
+	static const char *const options[] = { NVIDIA_EXT_OPTIONS, NULL };
+	rocjit_ctx *ctx;
+
+	skip_without(ROCJIT_PLATFORM_NVIDIA, "NVRTC");
+	ctx = rj_test_open();
+	rocjit_codeobj_free(compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR "/hip",
+					    "types.hip", options, hip_types_kernels));
+	rocjit_close(ctx);
+}
+
+/* Cooperative groups need CUDA's include/cccl folder too (CUDA 13 moved libcu++ there). */
+TEST(hip_cooperative_groups_compile_for_sm_90_with_cccl)
+{
+	const char *cuda = getenv("CUDA_PATH") ? getenv("CUDA_PATH") : "/usr/local/cuda";
+	char cccl[4200];
+	const char *options[] = { "-I" ROCJIT_TEST_DEVLIB_DIR "/nvidia", cccl, NULL };
+	struct stat st;
+	rocjit_ctx *ctx;
+
+	skip_without(ROCJIT_PLATFORM_NVIDIA, "NVRTC");
+	snprintf(cccl, sizeof cccl, "-I%s/include/cccl", cuda);
+	if (stat(cccl + 2, &st) != 0)
+		rj_test_skip("%s does not exist", cccl + 2);
+	ctx = rj_test_open();
+	rocjit_codeobj_free(compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR "/hip",
+					    "coop.hip", options, hip_coop_kernels));
+	rocjit_close(ctx);
+}
