@@ -140,17 +140,20 @@ TEST(devlib_assert_honours_ndebug)
 /*
  * A header the caller supplies under a served name is the one compiled: an in-memory
  * header (program or registered) of that name, or a file of that name in a -I folder.
- * Both compilers would otherwise find rocjit's in-memory copy first.
+ * Both compilers would otherwise find rocjit's in-memory copy first.  (An empty header
+ * compiles too: hipRTC 5.2 refuses one of no text unless rocjit passes a line break.)
  */
 TEST(devlib_user_header_wins_over_served)
 {
 	static const char src[] =
 		"#include <cstdint>\n"
 		"#include <limits>\n"
+		"#include \"empty.h\"\n"
 		"#ifndef USER_CSTDINT\n#error rocjit's cstdint was compiled\n#endif\n"
 		"#ifndef USER_LIMITS\n#error rocjit's limits was compiled\n#endif\n"
 		"extern \"C\" __global__ void k(int *p) { *p = USER_CSTDINT + USER_LIMITS; }\n";
-	static const rocjit_header mine[] = { { "cstdint", "#define USER_CSTDINT 1\n", 0 } };
+	static const rocjit_header mine[] = { { "cstdint", "#define USER_CSTDINT 1\n", 0 },
+					      { "empty.h", "", 0 } };
 	static const char *const targets[] = { "gfx90a", "sm_90" };
 	char inc[4200], file[4300], opt[4300];
 	const char *opts[1];
@@ -169,16 +172,40 @@ TEST(devlib_user_header_wins_over_served)
 
 		if (t == 1 && !rj_test_have_nvrtc())
 			break;
-		rc = compile_src(&code, ctx, targets[t], "mine.hip", src, opts, 1, mine, 1, log,
+		rc = compile_src(&code, ctx, targets[t], "mine.hip", src, opts, 1, mine, 2, log,
 				 sizeof log);
 		if (rc)
 			printf("%s\n", log);
 		ASSERT_INT(rc, 0);
 		/* Without them, rocjit's are served: the same source fails. */
-		ASSERT_INT(compile_src(&code, ctx, targets[t], "mine.hip", src, NULL, 0, NULL, 0,
-				       log, sizeof log), ROCJIT_ECOMPILE);
+		ASSERT_INT(compile_src(&code, ctx, targets[t], "mine.hip", src, NULL, 0, mine + 1,
+				       1, log, sizeof log), ROCJIT_ECOMPILE);
 		ASSERT_CONTAINS(log, "rocjit's cstdint was compiled");
 	}
+	rocjit_close(ctx);
+}
+
+/* A registered header (an application's embedded kernels) under a served name wins too. */
+TEST(devlib_registered_header_wins_over_served)
+{
+	static const char kernel[] =
+		"#include <math.h>\n"
+		"#ifndef USER_MATH\n#error rocjit's math.h was compiled\n#endif\n"
+		"extern \"C\" __global__ void k(int *p) { *p = USER_MATH; }\n";
+	static const char header[] = "#define USER_MATH 3\n";
+	static const rocjit_source_file files[] = {
+		{ "uses_math.hip", kernel, sizeof kernel - 1 },
+		{ "math.h", header, sizeof header - 1 },
+	};
+	const rocjit_code *code;
+	rocjit_ctx *ctx;
+
+	ASSERT_INT(rocjit_register_sources(files, 2), 0);
+	ctx = rj_test_open();
+	ASSERT_INT(rocjit_compile_registered(&code, ctx, "gfx90a", "uses_math.hip", NULL, 0), 0);
+	if (rj_test_have_nvrtc())
+		ASSERT_INT(rocjit_compile_registered(&code, ctx, "sm_90", "uses_math.hip", NULL, 0),
+			   0);
 	rocjit_close(ctx);
 }
 

@@ -17,6 +17,10 @@
 #include "compile/devlib.h"
 #include "compile/platform.h"
 
+/* What an empty header is passed as: hipRTC 5.2 refuses a header of no text
+   (hiprtcCreateProgram: HIPRTC_ERROR_INVALID_INPUT), and a line break means the same. */
+#define EMPTY_TEXT "\n"
+
 static size_t header_length(const rocjit_header *h)
 {
 	return h->length ? h->length : strlen(h->source);
@@ -76,7 +80,7 @@ int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_re
 
 		memcpy(p, h->source, len);
 		p[len] = 0;
-		a->src[i] = p;
+		a->src[i] = len ? p : EMPTY_TEXT;
 		a->names[i] = h->name;
 		p += len + 1;
 	}
@@ -85,7 +89,7 @@ int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_re
 
 		if (caller_has(req, f->name))
 			continue;
-		a->src[a->n] = f->text;
+		a->src[a->n] = f->length ? f->text : EMPTY_TEXT;
 		a->names[a->n++] = f->name;
 	}
 	return 0;
