@@ -209,6 +209,35 @@ TEST(devlib_registered_header_wins_over_served)
 	rocjit_close(ctx);
 }
 
+/* Under NVRTC with libcu++ on the include path, rocjit's <stdint.h> and <climits> come
+ * before <cuda/std/cstdint> and <cuda/std/climits> without a macro-redefinition warning. */
+TEST(devlib_c_headers_and_libcu_mix_without_warnings_on_sm_90)
+{
+	static const char src[] =
+		"#include <stdint.h>\n"
+		"#include <climits>\n"
+		"#include <cuda/std/cstdint>\n"
+		"#include <cuda/std/climits>\n"
+		"extern \"C\" __global__ void k(int64_t *p) { *p = INT64_MAX - INT_MAX; }\n";
+	static const char cccl[] = "/usr/local/cuda/include/cccl";
+	const char *opts[] = { "-I/usr/local/cuda/include/cccl" };
+	const rocjit_code *code;
+	char log[16384];
+	struct stat st;
+	rocjit_ctx *ctx;
+	int rc;
+
+	if (!rj_test_have_nvrtc() || stat(cccl, &st) != 0)
+		rj_test_skip("NVRTC or %s not found", cccl);
+	ctx = rj_test_open();
+	rc = compile_src(&code, ctx, "sm_90", "mix.hip", src, opts, 1, NULL, 0, log, sizeof log);
+	if (rc || log[0])
+		printf("%s\n", log);
+	ASSERT_INT(rc, 0);
+	ASSERT(!strstr(log, "redefinition"));
+	rocjit_close(ctx);
+}
+
 static const rocjit_source_file *served_file(const struct rj_served *s, const char *name)
 {
 	for (size_t i = 0; i < s->n; i++)

@@ -6,6 +6,15 @@
 #ifndef ROCJIT_DEVLIB_LIMITS_H
 #define ROCJIT_DEVLIB_LIMITS_H
 
+/* Under NVRTC, libcu++ (CUDA's include/cccl, where it is on the include path) defines
+   these macros too, unguarded and spelled its own way: taking its definitions first
+   keeps a later <cuda/std/climits> free of "incompatible redefinition" warnings. */
+#if defined(__CUDACC_RTC__) && defined(__has_include)
+#if __has_include(<cuda/std/climits>)
+#include <cuda/std/climits>
+#endif
+#endif
+
 #ifndef CHAR_BIT
 #define CHAR_BIT 8
 #endif

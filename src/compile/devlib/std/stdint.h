@@ -11,6 +11,13 @@
 #ifndef ROCJIT_DEVLIB_STDINT_H
 #define ROCJIT_DEVLIB_STDINT_H
 
+/* As <limits.h>: under NVRTC, libcu++'s definitions first, where it is reachable. */
+#if defined(__CUDACC_RTC__) && defined(__has_include)
+#if __has_include(<cuda/std/cstdint>)
+#include <cuda/std/cstdint>
+#endif
+#endif
+
 typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;
