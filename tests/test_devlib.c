@@ -105,6 +105,30 @@ TEST(devlib_cpp_headers_compile_for_sm_90)
 	fixture_on(1, "std_cpp.hip", std_cpp_kernels, N(std_cpp_kernels));
 }
 
+/* The headers tell hipRTC from NVRTC by __clang__, so a CUDA-dialect source on AMD (which
+ * may define __CUDACC_RTC__) still gets hipRTC's side: no second std::integral_constant,
+ * a std::move. */
+TEST(devlib_cpp_headers_compile_on_amd_with_cuda_macros)
+{
+	static const char *const opts[] = { "-D__CUDACC_RTC__", "-D__CUDACC__" };
+	const rocjit_code *code;
+	char path[4096], log[16384];
+	rocjit_ctx *ctx = rj_test_open();
+	size_t len;
+	char *src;
+	int rc;
+
+	snprintf(path, sizeof path, "%s/std_cpp.hip", ROCJIT_TEST_DEVLIB_DATA);
+	src = rj_test_read_file(path, &len);
+	rc = compile_src(&code, ctx, "gfx90a", "std_cpp.hip", src, opts, 2, NULL, 0, log,
+			 sizeof log);
+	if (rc)
+		printf("%s\n", log);
+	ASSERT_INT(rc, 0);
+	free(src);
+	rocjit_close(ctx);
+}
+
 /* hipRTC 5.2 has hip_fp16.h and cooperative groups built in and rejects HIP's files for
    them; the stand-ins make the includes work (the NVIDIA side serves its own set). */
 TEST(devlib_hip_stand_ins_compile_for_gfx90a_and_gfx1030)

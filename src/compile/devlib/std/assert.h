@@ -8,7 +8,7 @@
 #undef assert
 #ifdef NDEBUG
 #define assert(e) (static_cast<void>(0))
-#elif defined(__CUDACC_RTC__)
+#elif !defined(__clang__)
 #define assert(e) \
 	((e) ? static_cast<void>(0) : __assertfail(#e, __FILE__, __LINE__, __func__, sizeof(char)))
 #else

@@ -9,7 +9,7 @@
 /* Under NVRTC, libcu++ (CUDA's include/cccl, where it is on the include path) defines
    these macros too, unguarded and spelled its own way: taking its definitions first
    keeps a later <cuda/std/climits> free of "incompatible redefinition" warnings. */
-#if defined(__CUDACC_RTC__) && defined(__has_include)
+#if defined(__CUDACC_RTC__) && !defined(__clang__) && defined(__has_include)
 #if __has_include(<cuda/std/climits>)
 #include <cuda/std/climits>
 #endif

@@ -12,7 +12,7 @@
 #define ROCJIT_DEVLIB_STDINT_H
 
 /* As <limits.h>: under NVRTC, libcu++'s definitions first, where it is reachable. */
-#if defined(__CUDACC_RTC__) && defined(__has_include)
+#if defined(__CUDACC_RTC__) && !defined(__clang__) && defined(__has_include)
 #if __has_include(<cuda/std/cstdint>)
 #include <cuda/std/cstdint>
 #endif
