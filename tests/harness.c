@@ -4,6 +4,7 @@
  */
 #include "harness.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -24,6 +25,20 @@ const char rj_test_axpy[] =
 	"\tif (i < n)\n"
 	"\t\ty[i] = a * x[i] + y[i];\n"
 	"}\n";
+
+int rj_test_have_nvrtc(void)
+{
+	static const char *const names[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+					     "/usr/local/cuda/lib64/libnvrtc.so" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		void *h = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+		if (h) {
+			dlclose(h);
+			return 1;
+		}
+	}
+	return 0;
+}
 
 const rocjit_code *rj_test_compile_variant(rocjit_ctx *ctx, const char *target,
 					   const char *macro, int i)

@@ -81,6 +81,8 @@ extern const char rj_test_axpy[];
  * (asserting success).  Returns the code object, owned by ctx. */
 const rocjit_code *rj_test_compile_variant(rocjit_ctx *ctx, const char *target,
 					   const char *macro, int i);
+/* Whether NVRTC can be loaded here (the NVIDIA compile tests skip where it cannot). */
+int rj_test_have_nvrtc(void);
 /* Reads a whole file into a malloc'ed NUL-terminated buffer; *size gets its length. */
 char *rj_test_read_file(const char *path, size_t *size);
 void rj_test_write_file(const char *path, const void *data, size_t size);

@@ -114,8 +114,34 @@ TEST(key_ignores_working_directory_and_program_name)
 	{
 		char hex[33];
 		rj_key_hex(&k0, hex);
-		ASSERT_STR(hex, "083878cc0c863d5534442a6b4351a614");
+		ASSERT_STR(hex, "ed6f2bc73418d92d2d6f0ce08a555f6e");
 	}
+}
+
+TEST(key_changes_with_the_served_headers)
+{
+	/* The digest of the headers rocjit serves (compile/devlib.c) is a field of both keys:
+	   another device library must miss, with and without a compiler identity. */
+	struct rj_opts o;
+	struct rj_key_input in;
+	rj_key a, b, pa, pb;
+
+	ASSERT_INT(rj_opts_normalize(&o, base_opts, 2), 0);
+	memset(&in, 0, sizeof in);
+	in.platform = ROCJIT_PLATFORM_AMD;
+	in.target = "gfx90a";
+	in.compiler = "hiprtc 9.0";
+	in.options = &o;
+	in.source = rj_digest_of("k", 1);
+	in.served = rj_digest_of("devlib one", 10);
+	a = rj_key_compute(&in);
+	pa = rj_key_compute_portable(&in);
+	in.served = rj_digest_of("devlib two", 10);
+	b = rj_key_compute(&in);
+	pb = rj_key_compute_portable(&in);
+	ASSERT(!same(a, b));
+	ASSERT(!same(pa, pb));
+	rj_opts_release(&o);
 }
 
 TEST(key_default_opt_level_equals_explicit_o3)

@@ -5,22 +5,13 @@
  *
  * Every test skips (ctest's skip code, 77) where NVRTC is not installed.
  */
-#include <dlfcn.h>
-
 #include "harness.h"
 
 static int have_nvrtc(void)
 {
-	static const char *const names[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
-					     "/usr/local/cuda/lib64/libnvrtc.so" };
-	for (size_t i = 0; i < 4; i++) {
-		void *h = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
-		if (h) {
-			dlclose(h);
-			return 1;
-		}
-	}
-	rj_test_skip("NVRTC not found");
+	if (!rj_test_have_nvrtc())
+		rj_test_skip("NVRTC not found");
+	return 1;
 }
 
 static const rocjit_code *compile(rocjit_ctx *ctx, const char *target, const char *src,

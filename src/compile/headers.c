@@ -1,33 +1,68 @@
 /*
- * headers.c - turning a compile request's in-memory headers into the two parallel
- * arrays both vendor compilers take (hiprtcCreateProgram, nvrtcCreateProgram).
+ * headers.c - turning a compile request's in-memory headers, and the headers rocjit
+ * serves (devlib.c), into the two parallel arrays both vendor compilers take
+ * (hiprtcCreateProgram, nvrtcCreateProgram).
  *
- * Owns the NUL-terminated copies, all in one allocation: a caller's header may come
- * with a length and no NUL.
+ * Owns the rule that the caller's headers win over rocjit's, and the NUL-terminated
+ * copies of the caller's, all in one allocation: a caller's header may come with a length
+ * and no NUL.  rocjit's own texts are static and NUL-terminated: they are not copied.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
+#include "compile/devlib.h"
 #include "compile/platform.h"
+
+/* What an empty header is passed as: hipRTC 5.2 refuses a header of no text
+   (hiprtcCreateProgram: HIPRTC_ERROR_INVALID_INPUT), and a line break means the same. */
+#define EMPTY_TEXT "\n"
 
 static size_t header_length(const rocjit_header *h)
 {
 	return h->length ? h->length : strlen(h->source);
 }
 
-int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_req *req,
-			  size_t first)
+/*
+ * Whether the caller supplies name itself, so that rocjit's header of that name must not
+ * be served.  Both compilers search in-memory headers before every -I folder (measured:
+ * hipRTC 5.2 and NVRTC 13, for <x.h> and "x.h"), and two in-memory headers of one name
+ * do not mix (hipRTC takes the last, NVRTC fails), so rocjit's would shadow the caller's:
+ * it is left out when a caller's in-memory header has the name, or when a -I folder of
+ * the options holds a file of that name (where the compiler would find it next).
+ */
+static int caller_has(const struct rj_compile_req *req, const char *name)
 {
-	size_t total = 0;
+	char path[4096];
+
+	for (size_t i = 0; i < req->num_headers; i++)
+		if (strcmp(req->headers[i].name, name) == 0)
+			return 1;
+	for (const char *o = rj_opts_next(req->options, NULL); o; o = rj_opts_next(req->options, o)) {
+		int n;
+
+		if (strncmp(o, "-I", 2) != 0 || !o[2])
+			continue;
+		n = snprintf(path, sizeof path, "%s/%s", o + 2, name);
+		if (n > 0 && (size_t)n < sizeof path && access(path, F_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_req *req,
+			  const struct rj_served *served)
+{
+	size_t total = 0, n_served = served ? served->n : 0;
 	char *p;
 
-	a->n = first + req->num_headers;
-	a->first = first;
+	a->n = req->num_headers;
 	a->text = NULL;
-	a->src = calloc(a->n ? a->n : 1, sizeof *a->src);
-	a->names = calloc(a->n ? a->n : 1, sizeof *a->names);
+	a->src = calloc(a->n + n_served + 1, sizeof *a->src);
+	a->names = calloc(a->n + n_served + 1, sizeof *a->names);
 	if (!a->src || !a->names)
 		goto oom;
 	for (size_t i = 0; i < req->num_headers; i++) {
@@ -45,9 +80,17 @@ int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_re
 
 		memcpy(p, h->source, len);
 		p[len] = 0;
-		a->src[first + i] = p;
-		a->names[first + i] = h->name;
+		a->src[i] = len ? p : EMPTY_TEXT;
+		a->names[i] = h->name;
 		p += len + 1;
+	}
+	for (size_t i = 0; i < n_served; i++) {
+		const rocjit_source_file *f = served->files[i];
+
+		if (caller_has(req, f->name))
+			continue;
+		a->src[a->n] = f->length ? f->text : EMPTY_TEXT;
+		a->names[a->n++] = f->name;
 	}
 	return 0;
 oom:

@@ -104,18 +104,23 @@ const struct rj_platform *rj_platform_by_id(int id);
  * with ROCJIT_EUNSUPPORTED recorded. */
 const struct rj_platform *rj_platform_for_target(const char *target);
 
-/* A request's headers as vendor compilers take them: slots [0, first) are the caller's,
- * [first, n) hold NUL-terminated copies of req->headers, which all lie in text
- * (headers.c). */
+/* A request's headers as vendor compilers take them: first NUL-terminated copies of
+ * req->headers, which all lie in text, then the served headers the caller does not
+ * supply itself (headers.c). */
 struct rj_header_arrays {
 	const char **src, **names;
-	size_t n, first;
+	size_t n;
 	char *text;
 };
 
-/* 0 or ROCJIT_ENOMEM (then nothing is left allocated). */
+struct rj_served;
+
+/* The arrays for req with served (may be NULL: none) behind the caller's headers.  A
+ * served header is left out when one of req->headers has its name or a -I folder of
+ * req->options holds a file of its name: the caller's win.  0 or ROCJIT_ENOMEM (then
+ * nothing is left allocated). */
 int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_req *req,
-			  size_t first);
+			  const struct rj_served *served);
 void rj_header_arrays_free(struct rj_header_arrays *a);
 
 /*

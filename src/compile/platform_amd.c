@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "compile/devlib.h"
 #include "compile/platform.h"
 #include "compile/vendor_lib.h"
 #include "codeobj/codeobj.h"
@@ -434,14 +435,13 @@ static int lower_by_address(const char *target, const struct rj_compile_req *req
 
 static int compile_locked(const char *target, const struct rj_compile_req *req,
 			  struct rj_compile_out *out, const char **argv, int argc,
-			  const char **hsrc, const char **hname)
+			  int nheaders, const char **hsrc, const char **hname)
 {
 	hiprtcProgram prog = NULL;
 	hiprtcResult r;
 	char *raw;
 
-	r = amd.hiprtcCreateProgram(&prog, req->source, req->name, (int)req->num_headers,
-				    hsrc, hname);
+	r = amd.hiprtcCreateProgram(&prog, req->source, req->name, nheaders, hsrc, hname);
 	RJ_CHECK(r != HIPRTC_SUCCESS, r == HIPRTC_ERROR_OUT_OF_MEMORY ? ROCJIT_ENOMEM :
 		 ROCJIT_ECOMPILE, "hiprtcCreateProgram failed (%d)", (int)r);
 	if (rj_vendor_add_names(prog, amd.hiprtcGetLoweredName ? amd.hiprtcAddNameExpression : NULL,
@@ -501,7 +501,8 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 	RJ_FORWARD(compiler_ready());
 	argv = calloc(req->options->count + 1, sizeof *argv);
 	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
-	if (rj_header_arrays_make(&h, req, 0) != 0) {
+	/* The caller's headers, then rocjit's device library and HIP stand-ins (devlib/). */
+	if (rj_header_arrays_make(&h, req, rj_devlib_served(ROCJIT_PLATFORM_AMD)) != 0) {
 		free(argv);
 		return ROCJIT_ENOMEM;
 	}
@@ -510,7 +511,7 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 	snprintf(arch, sizeof arch, "--offload-arch=%s", target);
 	argv[argc++] = arch;
 	pthread_mutex_lock(&compile_lock);
-	rc = compile_locked(target, req, out, argv, (int)argc, h.src, h.names);
+	rc = compile_locked(target, req, out, argv, (int)argc, (int)h.n, h.src, h.names);
 	pthread_mutex_unlock(&compile_lock);
 	rj_header_arrays_free(&h);
 	free(argv);

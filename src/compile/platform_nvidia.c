@@ -8,9 +8,9 @@
  * declared here with their C ABI (int results, opaque handles), so no CUDA header is
  * needed to build rocjit.
  *
- * HIP source compiles unchanged through rocjit's own hip/hip_runtime.h (nvidia/
- * hip_runtime.h, embedded at build time), served as an in-memory header and pre-included
- * as hipRTC pre-includes its own.  It needs the CUDA headers (cuda_fp16.h), found at run
+ * HIP source compiles unchanged through rocjit's own hip/hip_runtime.h (devlib/nvidia/
+ * hip/hip_runtime.h, embedded at build time with the rest of devlib/nvidia/ and devlib/std/,
+ * devlib.c), served as an in-memory header and pre-included as hipRTC pre-includes its own.  It needs the CUDA headers (cuda_fp16.h), found at run
  * time: $CUDA_PATH, $CUDA_HOME, beside the NVRTC library, /usr/local/cuda.
  *
  * Modules are loaded into each device's primary context, the one the CUDA runtime uses,
@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "compile/devlib.h"
 #include "compile/platform.h"
 #include "compile/vendor_lib.h"
-#include "rocjit_nvrtc_preamble.h" /* generated from nvidia/hip_runtime.h */
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -162,17 +162,6 @@ static int find_include_dir(char *out, size_t size)
 	return -1;
 }
 
-/* FNV-1a of the preamble: part of the compiler identity, so a changed preamble is a
-   changed compiler for the cache key. */
-static unsigned preamble_hash(void)
-{
-	unsigned h = 2166136261u;
-
-	for (const char *p = rj_nvrtc_preamble; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h;
-}
-
 static void load_compiler(void)
 {
 	int major = 0, minor = 0;
@@ -211,14 +200,14 @@ static void load_compiler(void)
 	nv.nvrtcVersion(&major, &minor);
 	{
 		/* NVRTC reports major.minor only: the library's size tells its patch releases
-		   apart, and rocjit's own preamble is compiled into every program. */
+		   apart.  rocjit's own headers (the pre-included hip/hip_runtime.h among them)
+		   enter the key by their digest (devlib.c), not through this identity. */
 		const char *lib = rj_vendor_file(*(void **)&nv.nvrtcVersion);
 		struct stat st;
 		long long size = -1;
 		if (lib && stat(lib, &st) == 0)
 			size = (long long)st.st_size;
-		snprintf(nv.id, sizeof nv.id, "nvrtc %d.%d (%lld bytes); preamble %08x", major,
-			 minor, size, preamble_hash());
+		snprintf(nv.id, sizeof nv.id, "nvrtc %d.%d (%lld bytes)", major, minor, size);
 	}
 	if (find_include_dir(dir, sizeof dir) != 0) {
 		rj_vendor_load_fail(&nv.compiler, ROCJIT_ENOCOMPILER,
@@ -350,13 +339,12 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	RJ_FORWARD(compiler_ready());
 	argv = calloc(req->options->count + 4, sizeof *argv);
 	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
-	/* Slot 0: rocjit's hip/hip_runtime.h, pre-included like hipRTC's own. */
-	if (rj_header_arrays_make(&h, req, 1) != 0) {
+	/* The caller's headers, then rocjit's: hip/hip_runtime.h (pre-included below, like
+	   hipRTC's own), the other HIP headers and the device library (devlib/). */
+	if (rj_header_arrays_make(&h, req, rj_devlib_served(ROCJIT_PLATFORM_NVIDIA)) != 0) {
 		free(argv);
 		return ROCJIT_ENOMEM;
 	}
-	h.src[0] = rj_nvrtc_preamble;
-	h.names[0] = "hip/hip_runtime.h";
 	for (const char *o = rj_opts_next(req->options, NULL); o; o = rj_opts_next(req->options, o)) {
 		const char *t = translate_option(o, olevel, sizeof olevel);
 		if (t)

@@ -105,6 +105,7 @@ static rj_key compute(const struct rj_key_input *in, int portable)
 	put_field(&w, num, 1);
 	put_str(&w, in->target);
 	put_str(&w, portable ? "" : in->compiler);
+	put_field(&w, in->served.b, sizeof in->served.b);
 	put_field(&w, in->options->buf, in->options->len);
 	{
 		uint64_t nh = htole64((uint64_t)in->num_headers);
@@ -178,7 +179,7 @@ ROCJIT_API int rocjit_program_language(int language, const char *name)
 }
 
 /*
- * Field 6 of the key is every registered header; which registered files are headers is
+ * Field 7 of the key is every registered header; which registered files are headers is
  * decided here, by name, for the library and (through the public call) for the CLI.
  */
 ROCJIT_API int rocjit_is_header_name(const char *name)

@@ -2,15 +2,14 @@
  * key.h - the content-hashed cache key.
  *
  * key = XXH3-128 over length-prefixed fields, environment before content:
- *   key-format version, platform, normalized target id, compiler identity,
- *   normalized options, each in-memory header (name, XXH3-128 of its text), and
- *   XXH3-128 of the source; then the optional fields, each only when it differs from
- *   its default, as a tag field and a value field: 'L' and the source language (one
- *   byte) when it is not HIP; 'N' and the number of name expressions (8 bytes), then
- *   each expression as a field, when there are any.  Key format 1's keys are the keys
- *   of programs that have none of them (HIP, no name expressions): adding an optional
- *   field moves no existing key, and a key with one can never equal one without (the
- *   field list is length-prefixed).
+ *   key-format version, platform, normalized target id, compiler identity, the digest of
+ *   the headers rocjit serves on the platform (compile/devlib.c), normalized options, each
+ *   in-memory header (name, XXH3-128 of its text), and XXH3-128 of the source; then the
+ *   optional fields, each only when it differs from its default, as a tag field and a
+ *   value field: 'L' and the source language (one byte) when it is not HIP; 'N' and the
+ *   number of name expressions (8 bytes), then each expression as a field, when there are
+ *   any.  Adding an optional field moves no key of a program without it, and a key with
+ *   one can never equal one without (the field list is length-prefixed).
  * Nothing else enters the key: not the program name, not the working directory, not the
  * source's file name (which only labels diagnostics).
  */
@@ -24,7 +23,7 @@
 #include "rocjit.h"
 
 /* Bump when the key's fields or their encoding change: old entries then simply miss. */
-#define RJ_KEY_FORMAT 1
+#define RJ_KEY_FORMAT 2
 
 typedef struct rj_key {
 	uint8_t b[16];
@@ -38,6 +37,7 @@ struct rj_key_input {
 	int platform;
 	const char *target;      /* normalized */
 	const char *compiler;    /* the platform's compiler identity string */
+	rj_digest served;        /* of the headers rocjit serves (rj_devlib_served) */
 	const struct rj_opts *options;
 	const rocjit_header *headers;
 	size_t num_headers;
@@ -57,7 +57,7 @@ rj_key rj_key_compute(const struct rj_key_input *in);
 
 /*
  * The portable key: every field of the key but the compiler identity (in->compiler is
- * ignored), in a domain of its own.  It finds a bundle's entries where no compiler is
+ * ignored; the served headers' digest stays: they are rocjit's, not the compiler's), in a domain of its own.  It finds a bundle's entries where no compiler is
  * installed (see bundles in cache/FORMAT.md).
  */
 rj_key rj_key_compute_portable(const struct rj_key_input *in);

@@ -16,6 +16,7 @@
 
 #include "codeobj/codeobj.h"
 #include "compile/compiler_id.h"
+#include "compile/devlib.h"
 #include "compile/vendor_lib.h"
 #include "store/keylock.h"
 #include "request/context.h"
@@ -68,6 +69,7 @@ static void key_input(struct rj_key_input *in, const struct rj_request *r,
 	in->platform = platform->id;
 	in->target = target;
 	in->compiler = compiler;
+	in->served = rj_devlib_served(platform->id)->digest;
 	in->options = &r->opts;
 	in->headers = r->headers;
 	in->num_headers = r->num_headers;

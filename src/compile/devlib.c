@@ -1,0 +1,77 @@
+/*
+ * devlib.c - the header sets rocjit serves to each platform's compiler.
+ *
+ * Owns which folders of src/compile/devlib/ a platform serves, in which order a name
+ * found in two of them is taken (the platform's own folder first, std/ last), and the
+ * digest of each served set.  Knows nothing of compiling: headers.c merges a set with a
+ * request's own headers (the caller's win), lookup.c puts the digest into the key.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "compile/devlib.h"
+#include "rj_devlib_amd.h"
+#include "rj_devlib_cuda.h"
+#include "rj_devlib_nvidia.h"
+#include "rj_devlib_std.h"
+
+#define COUNT(table) (sizeof(table) / sizeof((table)[0]) - 1) /* less the terminator */
+#define AMD_MAX (COUNT(rj_devlib_amd) + COUNT(rj_devlib_cuda) + COUNT(rj_devlib_std))
+#define NVIDIA_MAX (COUNT(rj_devlib_nvidia) + COUNT(rj_devlib_std))
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const rocjit_source_file *amd_files[AMD_MAX + 1], *nvidia_files[NVIDIA_MAX + 1];
+static struct rj_served amd_set = { amd_files, 0, { { 0 } } },
+			nvidia_set = { nvidia_files, 0, { { 0 } } }, empty_set;
+
+/* Appends table's files to set, but for names it already holds. */
+static void add(struct rj_served *set, const rocjit_source_file **files,
+		const rocjit_source_file *table)
+{
+	for (const rocjit_source_file *f = table; f->name; f++) {
+		size_t i = 0;
+
+		while (i < set->n && strcmp(files[i]->name, f->name) != 0)
+			i++;
+		if (i == set->n)
+			files[set->n++] = f;
+	}
+}
+
+/*
+ * The set's digest: XXH3-128 over each file's (digest of its name, digest of its text),
+ * in serving order.  Any change to a served name or text changes it, and so every key of
+ * the platform: entries compiled against other headers simply miss.
+ */
+static rj_digest set_digest(const struct rj_served *set)
+{
+	static rj_digest pairs[2 * (AMD_MAX + NVIDIA_MAX) + 1];
+
+	for (size_t i = 0; i < set->n; i++) {
+		pairs[2 * i] = rj_digest_of(set->files[i]->name, strlen(set->files[i]->name));
+		pairs[2 * i + 1] = rj_digest_of(set->files[i]->text, set->files[i]->length);
+	}
+	return rj_digest_of(pairs, 2 * set->n * sizeof pairs[0]);
+}
+
+static void build(void)
+{
+	add(&amd_set, amd_files, rj_devlib_amd);
+	add(&amd_set, amd_files, rj_devlib_cuda);
+	add(&amd_set, amd_files, rj_devlib_std);
+	add(&nvidia_set, nvidia_files, rj_devlib_nvidia);
+	add(&nvidia_set, nvidia_files, rj_devlib_std);
+	amd_set.digest = set_digest(&amd_set);
+	nvidia_set.digest = set_digest(&nvidia_set);
+	empty_set.digest = set_digest(&empty_set);
+}
+
+const struct rj_served *rj_devlib_served(int platform)
+{
+	pthread_once(&once, build);
+	if (platform == ROCJIT_PLATFORM_AMD)
+		return &amd_set;
+	if (platform == ROCJIT_PLATFORM_NVIDIA)
+		return &nvidia_set;
+	return &empty_set;
+}

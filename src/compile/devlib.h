@@ -1,0 +1,30 @@
+/*
+ * devlib.h - the headers rocjit serves to the compilers: a device standard library
+ * (devlib/std/), stand-ins for the HIP headers each platform lacks or has built in
+ * (devlib/amd/, devlib/nvidia/) and the CUDA headers served on AMD (devlib/cuda/), all
+ * embedded at build time (CMakeLists.txt, rocjit_embed_folder).
+ */
+#ifndef ROCJIT_DEVLIB_H
+#define ROCJIT_DEVLIB_H
+
+#include <stddef.h>
+
+#include "key/key.h"
+#include "rocjit.h"
+
+/* What one platform serves: each file under its include name ("cstdint",
+ * "hip/hip_fp16.h"), NUL-terminated static text; and the digest of the whole set, which is
+ * part of every key of that platform (key.h, field "served"). */
+struct rj_served {
+	const rocjit_source_file *const *files;
+	size_t n;
+	rj_digest digest;
+};
+
+/*
+ * The set served on platform (ROCJIT_PLATFORM_AMD or _NVIDIA; any other id gets an empty
+ * set), built on first use.  Static, immutable: any thread.
+ */
+const struct rj_served *rj_devlib_served(int platform);
+
+#endif
