@@ -372,7 +372,7 @@ static int amd_device_count(int *count)
 
 static int compile_locked(const char *target, const struct rj_compile_req *req,
 			  struct rj_compile_out *out, const char **argv, int argc,
-			  const char **hsrc, const char **hname);
+			  int nheaders, const char **hsrc, const char **hname);
 
 /*
  * The exact lowering, for when hipRTC's textual one failed (research in issue 13,
@@ -388,7 +388,7 @@ static int compile_locked(const char *target, const struct rj_compile_req *req,
  */
 static int lower_by_address(const char *target, const struct rj_compile_req *req,
 			    struct rj_compile_out *out, const char **argv, int argc,
-			    const char **hsrc, const char **hname)
+			    int nheaders, const char **hsrc, const char **hname)
 {
 	static const char line[] = "extern \"C\" __device__ __attribute__((used)) const void "
 				   "*__rocjit_ne_%zu = (const void *)&(%s);\n";
@@ -414,7 +414,7 @@ static int lower_by_address(const char *target, const struct rj_compile_req *req
 	again.source = src;
 	again.name_expressions = NULL;
 	again.num_name_expressions = 0;
-	rc = compile_locked(target, &again, &o, argv, argc, hsrc, hname);
+	rc = compile_locked(target, &again, &o, argv, argc, nheaders, hsrc, hname);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		snprintf(var, sizeof var, "__rocjit_ne_%zu", i);
 		rc = rj_codeobj_amd_pointee(o.code, o.size, var, &lowered[i]);
@@ -473,7 +473,7 @@ static int compile_locked(const char *target, const struct rj_compile_req *req,
 
 		amd.hiprtcDestroyProgram(&prog);
 		snprintf(why, sizeof why, "%s", rocjit_last_error());
-		if (lower_by_address(target, req, out, argv, argc, hsrc, hname) == 0)
+		if (lower_by_address(target, req, out, argv, argc, nheaders, hsrc, hname) == 0)
 			return 0;
 		rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__, "%s", why);
 		out->log = rj_vendor_log_error(out->log, req->name);
@@ -499,12 +499,18 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 
 	memset(out, 0, sizeof *out);
 	RJ_FORWARD(compiler_ready());
-	argv = calloc(req->options->count + 1, sizeof *argv);
+	argv = calloc(req->options->count + 3, sizeof *argv);
 	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
 	/* The caller's headers, then rocjit's device library and HIP stand-ins (devlib/). */
 	if (rj_header_arrays_make(&h, req, rj_devlib_served(ROCJIT_PLATFORM_AMD)) != 0) {
 		free(argv);
 		return ROCJIT_ENOMEM;
+	}
+	/* CUDA source: CUDA's names mapped onto HIP's, __CUDA_ARCH__ defined (devlib/cuda/
+	   rocjit_cuda_dialect.h says which value and why), before anything of the source. */
+	if (req->language == ROCJIT_LANG_CUDA) {
+		argv[argc++] = "-include";
+		argv[argc++] = "rocjit_cuda_dialect.h";
 	}
 	for (const char *o = rj_opts_next(req->options, NULL); o; o = rj_opts_next(req->options, o))
 		argv[argc++] = o;

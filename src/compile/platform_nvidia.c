@@ -51,6 +51,7 @@ static struct {
 	struct rj_vendor_load compiler, driver;
 	char id[96];
 	char include_opt[4200];
+	char cccl_opt[4310];    /* -I<include>/cccl where it exists (CUDA 13), else "" */
 	char fp16_header[4300]; /* <include>/cuda_fp16.h: part of the compiler's files */
 	void *nvrtc, *cuda;
 
@@ -217,6 +218,15 @@ static void load_compiler(void)
 		return;
 	}
 	snprintf(nv.include_opt, sizeof nv.include_opt, "-I%s", dir);
+	{
+		/* CUDA 13 keeps libcu++ (<cuda/std/...>, cooperative_groups' own headers) in
+		   include/cccl, which nvcc adds to the path itself. */
+		char cccl[4300];
+		struct stat st;
+		snprintf(cccl, sizeof cccl, "%s/cccl", dir);
+		if (stat(cccl, &st) == 0 && S_ISDIR(st.st_mode))
+			snprintf(nv.cccl_opt, sizeof nv.cccl_opt, "-I%s", cccl);
+	}
 	snprintf(nv.fp16_header, sizeof nv.fp16_header, "%s/cuda_fp16.h", dir);
 }
 
@@ -337,7 +347,7 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 
 	memset(out, 0, sizeof *out);
 	RJ_FORWARD(compiler_ready());
-	argv = calloc(req->options->count + 4, sizeof *argv);
+	argv = calloc(req->options->count + 6, sizeof *argv);
 	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
 	/* The caller's headers, then rocjit's: hip/hip_runtime.h (pre-included below, like
 	   hipRTC's own), the other HIP headers and the device library (devlib/). */
@@ -353,7 +363,10 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	snprintf(arch, sizeof arch, "-arch=%s", target);
 	argv[argc++] = arch;
 	argv[argc++] = nv.include_opt;
+	if (nv.cccl_opt[0])
+		argv[argc++] = nv.cccl_opt;
 	argv[argc++] = "--pre-include=hip/hip_runtime.h";
+	argv[argc++] = "--pre-include=hip/rocjit_hip_nvidia_ext.h";
 	r = nv.nvrtcCreateProgram(&prog, req->source, req->name, (int)h.n, h.src, h.names);
 	if (r != NVRTC_SUCCESS) {
 		rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
