@@ -261,3 +261,85 @@ TEST(hip_cooperative_groups_compile_for_sm_90)
 					    "coop.hip", options, hip_coop_kernels));
 	rocjit_close(ctx);
 }
+
+/*
+ * What CUDA code takes from its compiler without asking, on every platform: assert with
+ * no include (NVRTC builds it in; -DNDEBUG turns it off) and C++17 (NVRTC's default;
+ * hipRTC's is C++14, so `if constexpr` warns there and C++17-only code fails).  HIP
+ * source gets assert from <hip/hip_runtime.h>, as from hipcc's.
+ */
+static const char implicit_src[] =
+	"template <int N> __device__ int pick(int x) {\n"
+	"  if constexpr (N > 0) return x + N; else return x;\n"
+	"}\n"
+	"struct P { int a, b; };\n"
+	"extern \"C\" __global__ void implicit_things(int *v, int n) {\n"
+	"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"  assert(n >= 0);\n"
+	"  auto [a, b] = P{1, 2};\n" /* structured binding: C++17 */
+	"  if (i < n) v[i] = pick<1>(v[i]) + a + b;\n"
+	"}\n";
+
+static void compile_implicit(const char *target, const char *name, const char *prefix,
+			     const char *const *options, size_t noptions, int want_rc)
+{
+	char src[2048], log[16384] = "";
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *code = NULL;
+	rocjit_ctx *ctx = rj_test_open();
+	int rc;
+
+	snprintf(src, sizeof src, "%s%s", prefix, implicit_src);
+	p.source = src;
+	p.name = name;
+	p.options = options;
+	p.num_options = noptions;
+	p.log = log;
+	p.log_size = sizeof log;
+	rc = rocjit_compile(&code, ctx, target, &p);
+	printf("%s for %s: rc %d\n%s\n", name, target, rc, log);
+	ASSERT_INT(rc, want_rc);
+	if (rc == 0) {
+		ASSERT(!strstr(log, "C++17 extension"));
+		ASSERT(!strstr(log, "assert"));
+	}
+	rocjit_close(ctx);
+}
+
+TEST(cuda_source_gets_assert_and_cxx17_without_asking_on_every_target)
+{
+	static const char *const ndebug[] = { "-DNDEBUG" };
+	static const char *const cxx14[] = { "-std=c++14" };
+
+	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	compile_implicit("gfx90a", "implicit.cu", "", NULL, 0, 0);
+	compile_implicit("gfx1030", "implicit.cu", "", ndebug, 1, 0);
+	/* The caller's -std wins: C++14 has no structured bindings (a warning in clang), and
+	   the compile still says so. */
+	{
+		char src[2048], log[16384] = "";
+		rocjit_program p = ROCJIT_PROGRAM_INIT;
+		const rocjit_code *code = NULL;
+		rocjit_ctx *ctx = rj_test_open();
+		snprintf(src, sizeof src, "%s", implicit_src);
+		p.source = src;
+		p.name = "implicit.cu";
+		p.options = cxx14;
+		p.num_options = 1;
+		p.log = log;
+		p.log_size = sizeof log;
+		(void)rocjit_compile(&code, ctx, "gfx90a", &p);
+		ASSERT_CONTAINS(log, "C++17 extension");
+		rocjit_close(ctx);
+	}
+	if (rocjit_compiler_targets(ROCJIT_PLATFORM_NVIDIA, (char[64]){ 0 }, 64) == 0)
+		compile_implicit("sm_90", "implicit.cu", "", NULL, 0, 0);
+}
+
+TEST(hip_source_gets_assert_from_hip_runtime_h_on_amd)
+{
+	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	compile_implicit("gfx90a", "implicit.hip",
+			 "#include <hip/hip_runtime.h>\n", (const char *const[]){ "-std=c++17" }, 1,
+			 0);
+}

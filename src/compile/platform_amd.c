@@ -488,6 +488,15 @@ static int compile_locked(const char *target, const struct rj_compile_req *req,
 		amd.hiprtcGetErrorString ? amd.hiprtcGetErrorString(r) : "hipRTC error");
 }
 
+/* Whether the options name a language standard (-std=c++20, --std=c++20). */
+static int chooses_std(const struct rj_opts *options)
+{
+	for (const char *o = rj_opts_next(options, NULL); o; o = rj_opts_next(options, o))
+		if (strncmp(o, "-std=", 5) == 0 || strncmp(o, "--std=", 6) == 0)
+			return 1;
+	return 0;
+}
+
 static int amd_compile(const char *target, const struct rj_compile_req *req,
 		       struct rj_compile_out *out)
 {
@@ -499,7 +508,7 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 
 	memset(out, 0, sizeof *out);
 	RJ_FORWARD(compiler_ready());
-	argv = calloc(req->options->count + 3, sizeof *argv);
+	argv = calloc(req->options->count + 4, sizeof *argv);
 	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
 	/* The caller's headers, then rocjit's device library and HIP stand-ins (devlib/). */
 	if (rj_header_arrays_make(&h, req, rj_devlib_served(ROCJIT_PLATFORM_AMD)) != 0) {
@@ -507,10 +516,13 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 		return ROCJIT_ENOMEM;
 	}
 	/* CUDA source: CUDA's names mapped onto HIP's, __CUDA_ARCH__ defined (devlib/cuda/
-	   rocjit_cuda_dialect.h says which value and why), before anything of the source. */
+	   rocjit_cuda_dialect.h says which value and why), before anything of the source;
+	   and C++17, NVRTC's default (hipRTC's is C++14), unless the options choose. */
 	if (req->language == ROCJIT_LANG_CUDA) {
 		argv[argc++] = "-include";
 		argv[argc++] = "rocjit_cuda_dialect.h";
+		if (!chooses_std(req->options))
+			argv[argc++] = "-std=c++17";
 	}
 	for (const char *o = rj_opts_next(req->options, NULL); o; o = rj_opts_next(req->options, o))
 		argv[argc++] = o;

@@ -57,6 +57,11 @@
 #endif
 #define ROCJIT_CUDA_DIALECT 1
 
+/* CUDA code calls assert without including <assert.h>: NVRTC builds it in, and nvcc's
+ * runtime header includes it.  So does this prelude (rocjit's device assert.h, or the
+ * caller's own; -DNDEBUG turns it off as usual). */
+#include <assert.h>
+
 /* HIP_VERSION_MAJOR/MINOR come from hipRTC's own -D options (5.2 and 5.7 both pass them). */
 #if defined(HIP_VERSION_MAJOR) && defined(HIP_VERSION_MINOR)
 #define ROCJIT_HIP_VERSION (HIP_VERSION_MAJOR * 100 + HIP_VERSION_MINOR)

@@ -10,13 +10,15 @@
  *    HIP_DYNAMIC_SHARED, HIP_KERNEL_NAME, HIP_SYMBOL, __HIP_ARCH_HAS_*__, HIP_VERSION.
  *    Each is defined here only where the compiler left it undefined;
  *  - the fixed-width integer types, as hipcc's hip_runtime.h gives them (hipRTC builds in
- *    only int32_t, uint32_t, int64_t, uint64_t).
+ *    only int32_t, uint32_t, int64_t, uint64_t), and assert, which hipcc's header brings
+ *    with <assert.h> and kernels call without including it (NVRTC builds it in).
  * On 5.2 this header replaces /usr/include/hip/hip_runtime.h, whose guard the built-in
  * header defines: that file would have added nothing.
  */
 #ifndef ROCJIT_DEVLIB_AMD_HIP_RUNTIME_H
 #define ROCJIT_DEVLIB_AMD_HIP_RUNTIME_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
