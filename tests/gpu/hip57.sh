@@ -1,0 +1,44 @@
+#!/bin/sh
+# hip57.sh - the kernel fixtures compiled by the hipRTC that the machine has, for the
+# targets only a newer HIP knows: on the GPU machine its system libamdhip64.so.5 is HIP 5.7
+# (comgr 2.6), which compiles for gfx942 and gfx1100 and ships no HIP headers (rocjit
+# serves them).  No GPU is used: these are compiles, checked by their kernel lists.
+#
+#   tests/gpu/hip57.sh [BUILD_DIR] [TARGETS]     from the repository root
+#
+# BUILD_DIR defaults to build, TARGETS to "gfx90a gfx942 gfx1100".  For each fixture and
+# target prints the kernels found, compares them with the kernels the fixture must hold
+# (the same lists test_dialect.c and test_devlib.c check on HIP 5.2), and exits 1 when a
+# compile fails or a kernel is missing.  Needs python3 (to read the JSON).
+set -u
+build=${1:-build}
+targets=${2:-gfx90a gfx942 gfx1100}
+cache=$(mktemp -d "${TMPDIR:-/tmp}/rocjit-hip57-XXXXXX") || exit 2
+trap 'rm -rf "$cache"' EXIT
+export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+"$build/cli/rocjit" targets 2>&1 | sed -n '1,2p'
+fail=0
+# fixture, then the count of kernels it must hold on an AMD target
+for spec in tests/data/dialect/convert.cu:20 tests/data/dialect/reduce.cu:13 \
+	tests/data/dialect/atomics.cu:8 tests/data/dialect/std_math.cu:8 \
+	tests/data/devlib/std_types.hip:2 tests/data/devlib/std_cpp.hip:2 \
+	tests/data/devlib/hip_headers.hip:2 kernels-src/axpy.hip:2 \
+	kernels-src/binary_strided.hip:4 kernels-src/reduce.hip:2; do
+	file=${spec%:*} want=${spec##*:}
+	for t in $targets; do
+		got=$("$build/cli/rocjit" --cache "$cache" compile "$file" --arch "$t" --json \
+			-- -I tests/data/dialect 2>/dev/null |
+			python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["num_kernels"] if r["ok"] else -1)' 2>/dev/null)
+		got=${got:--1}
+		if [ "$got" -ne "$want" ]; then
+			echo "FAIL $file for $t: $got kernels, want $want"
+			"$build/cli/rocjit" --cache "$cache" compile "$file" --arch "$t" \
+				-- -I tests/data/dialect 2>&1 | head -5
+			fail=1
+		else
+			echo "ok   $file for $t: $got kernels"
+		fi
+	done
+done
+exit $fail
