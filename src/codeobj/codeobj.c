@@ -1,17 +1,17 @@
 /*
  * codeobj.c - reading code objects: which target they are for, which kernels they hold.
  *
- * Owns the parsing of the two ELF64 flavours the compilers return: the ELF container both
- * share (header identification, section and symbol tables, which symbols are kernels:
- * ".kd" descriptors in AMDGPU objects, STO_CUDA_ENTRY functions in CUBINs), the AMDGPU
- * target (e_flags, the metadata note in MessagePack), and the public calls.  Where a CUBIN
- * writes its target, and NVIDIA target-id rules, are cubin.c's.  Pure functions
- * over the caller's byte range: no I/O, no global state, no device, so any thread may call
- * them.
+ * Owns the readers of the two ELF64 flavours the compilers return, over the container
+ * elf.c opens and checks: which symbols are kernels (".kd" descriptors in AMDGPU objects,
+ * STO_CUDA_ENTRY functions in CUBINs), the AMDGPU target (e_flags, the metadata note in
+ * MessagePack), and the public calls.  Where a CUBIN writes its target, and NVIDIA
+ * target-id rules, are cubin.c's; what a pointer variable points to is reloc.c's.  Pure
+ * functions over the caller's byte range: no I/O, no global state, no device, so any
+ * thread may call them.
  * Every read is bounds-checked against [data, data+size) with overflow-safe arithmetic and
  * byte-wise loads (no alignment assumed); anything truncated, foreign or self-contradictory
- * is ROCJIT_EFORMAT with a message saying what was wrong.  Calls no module but error.c
- * and cubin.c.
+ * is ROCJIT_EFORMAT with a message saying what was wrong.  Calls no module but error.c,
+ * elf.c and cubin.c.
  */
 #include "codeobj/codeobj.h"
 
@@ -21,29 +21,11 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "codeobj/elf.h"
 
-#define EHDR_SIZE 64
-#define PHDR_SIZE 56
-#define SHDR_SIZE 64
-#define SYM_SIZE 24
-#define EM_AMDGPU 0xe0
-#define EM_CUDA 190
-#define ELFOSABI_AMDGPU_HSA 64
-#define ELFOSABI_CUDA 51    /* with ABI version 7: CUDA 12 and older */
-#define ELFOSABI_CUDA_V2 65 /* with ABI version 8: CUDA 13 */
-#define SHT_SYMTAB 2
-#define SHT_STRTAB 3
-#define SHT_NOTE 7
-#define SHT_NOBITS 8
-#define SHT_DYNSYM 11
-#define STT_OBJECT 1
-#define STT_FUNC 2
-#define STO_CUDA_ENTRY 0x10
 #define NT_AMDGPU_METADATA 32
 #define TARGET_PREFIX "amdgcn-amd-amdhsa--"
 #define MP_MAX_DEPTH 32
-
-typedef unsigned long long ull;
 
 /* EF_AMDGPU_MACH_* (low byte of e_flags) -> processor, as in LLVM's BinaryFormat/ELF.h. */
 static const char *const mach_names[] = {
@@ -61,125 +43,11 @@ static const char *const mach_names[] = {
 	[0x4f] = "gfx950",
 };
 
-struct elf {
-	const unsigned char *p;
-	unsigned machine; /* EM_AMDGPU or EM_CUDA */
-	uint32_t flags;
-	unsigned abi;     /* EI_ABIVERSION: AMDGPU 1..3 = code object v3..v5; CUDA 7 or 8 */
-	uint64_t shoff;
-	unsigned shnum;
-};
-
-struct shdr {
-	uint32_t type, link;
-	uint64_t off, size, align, entsize;
-};
-
 /* A target id: the processor, and each feature's setting ('+', '-', or 0 when unset). */
 struct tid {
 	char proc[ROCJIT_MAX_TARGET];
 	char sramecc, xnack;
 };
-
-/* Loads an n-byte integer, little- or big-endian; the caller has checked the range.
- * Byte-wise, so neither alignment nor the host's byte order matter. */
-static uint64_t ld(const unsigned char *p, int n, int big)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v = v << 8 | p[big ? i : n - 1 - i];
-	return v;
-}
-
-#define le(p, n) ld((p), (n), 0)
-
-/* Whether [off, off+len) lies inside a buffer of size bytes, without overflowing. */
-static int in_range(size_t size, uint64_t off, uint64_t len)
-{
-	return off <= size && len <= size - off;
-}
-
-static void shdr_get(const struct elf *e, unsigned i, struct shdr *sh)
-{
-	const unsigned char *q = e->p + e->shoff + (uint64_t)i * SHDR_SIZE;
-
-	sh->type = (uint32_t)le(q + 4, 4);
-	sh->off = le(q + 24, 8);
-	sh->size = le(q + 32, 8);
-	sh->link = (uint32_t)le(q + 40, 4);
-	sh->align = le(q + 48, 8);
-	sh->entsize = le(q + 56, 8);
-}
-
-/*
- * Checks the ELF header is an AMDGPU HSA code object (ELF64 LE, EM_AMDGPU, OSABI 64, ABI
- * v3..v5, relocatable or shared) or a CUBIN (ELF64 LE, EM_CUDA, OSABI 51 or 65, ABI 7 or 8,
- * relocatable (-rdc=true) or executable), and that the program and section header tables
- * and every section with file contents lie inside the data, so later readers only check
- * within a section.
- */
-static int elf_open(struct elf *e, const unsigned char *p, size_t size)
-{
-	uint64_t phoff;
-	unsigned phnum, type, i;
-	struct shdr sh;
-	int cuda;
-
-	RJ_CHECK(size < EHDR_SIZE || memcmp(p, "\177ELF", 4) != 0, ROCJIT_EFORMAT,
-		 "code object is not an ELF file (%zu bytes, no ELF header)", size);
-	RJ_CHECK(p[4] != 2 || p[5] != 1, ROCJIT_EFORMAT,
-		 "code object is not a little-endian ELF64 file (class %u, data %u)", p[4], p[5]);
-	e->machine = (unsigned)le(p + 18, 2);
-	RJ_CHECK(e->machine != EM_AMDGPU && e->machine != EM_CUDA, ROCJIT_EFORMAT,
-		 "code object is for e_machine %u, neither EM_AMDGPU (224) nor EM_CUDA (190)",
-		 e->machine);
-	cuda = e->machine == EM_CUDA;
-	if (cuda) {
-		RJ_CHECK(p[7] != ELFOSABI_CUDA && p[7] != ELFOSABI_CUDA_V2, ROCJIT_EFORMAT,
-			 "CUBIN has OS/ABI %u, not CUDA (51 or 65)", p[7]);
-		RJ_CHECK(p[8] != 7 && p[8] != 8, ROCJIT_EFORMAT,
-			 "CUBIN has ABI version %u, not 7 (CUDA 12 and older) or 8 (CUDA 13)",
-			 p[8]);
-	} else {
-		RJ_CHECK(p[7] != ELFOSABI_AMDGPU_HSA, ROCJIT_EFORMAT,
-			 "code object has OS/ABI %u, not AMDGPU_HSA (64)", p[7]);
-		RJ_CHECK(p[8] < 1 || p[8] > 3, ROCJIT_EFORMAT,
-			 "code object has ABI version %u, not code object v3, v4 or v5 (1..3)",
-			 p[8]);
-	}
-	RJ_CHECK(p[6] != 1 || le(p + 20, 4) != 1, ROCJIT_EFORMAT,
-		 "code object has ELF version %u/%u, not 1", p[6], (unsigned)le(p + 20, 4));
-	type = (unsigned)le(p + 16, 2);
-	RJ_CHECK(type != 1 && type != (cuda ? 2u : 3u), ROCJIT_EFORMAT,
-		 "code object has ELF type %u, neither relocatable (1) nor %s", type,
-		 cuda ? "executable (2)" : "shared object (3)");
-	e->p = p;
-	e->abi = p[8];
-	e->flags = (uint32_t)le(p + 48, 4);
-	phoff = le(p + 32, 8);
-	phnum = (unsigned)le(p + 56, 2);
-	RJ_CHECK(phnum && (le(p + 54, 2) != PHDR_SIZE ||
-			   !in_range(size, phoff, (uint64_t)phnum * PHDR_SIZE)), ROCJIT_EFORMAT,
-		 "code object's program header table (offset %llu, %u entries) is malformed or "
-		 "outside the %zu-byte file", (ull)phoff, phnum, size);
-	e->shoff = le(p + 40, 8);
-	e->shnum = (unsigned)le(p + 60, 2);
-	RJ_CHECK(e->shnum == 0, ROCJIT_EFORMAT, "code object has no section headers");
-	RJ_CHECK(le(p + 58, 2) != SHDR_SIZE, ROCJIT_EFORMAT,
-		 "code object has section headers of %u bytes, not 64", (unsigned)le(p + 58, 2));
-	RJ_CHECK(!in_range(size, e->shoff, (uint64_t)e->shnum * SHDR_SIZE), ROCJIT_EFORMAT,
-		 "code object's section header table (offset %llu, %u entries) lies outside the "
-		 "%zu-byte file", (ull)e->shoff, e->shnum, size);
-	for (i = 1; i < e->shnum; i++) {
-		shdr_get(e, i, &sh);
-		RJ_CHECK(sh.type != SHT_NOBITS && !in_range(size, sh.off, sh.size), ROCJIT_EFORMAT,
-			 "code object's section %u (offset %llu, %llu bytes) lies outside the "
-			 "%zu-byte file", i, (ull)sh.off, (ull)sh.size, size);
-	}
-	return 0;
-}
 
 /* ---- AMDGPU code objects ---- */
 
@@ -529,7 +397,7 @@ static int inspect(rocjit_codeobj_info *info, const unsigned char *p, size_t siz
 	const unsigned char *desc;
 	size_t desc_size = 0, cap = 0;
 
-	RJ_FORWARD(elf_open(&e, p, size));
+	RJ_FORWARD(rj_elf_open(&e, p, size));
 	if (e.machine == EM_CUDA)
 		return inspect_cubin(info, &e);
 	info->platform = ROCJIT_PLATFORM_AMD;
@@ -638,105 +506,4 @@ int rj_codeobj_check(const void *data, size_t size, const char *target, char **k
 	}
 	rocjit_codeobj_free(info);
 	return 0;
-}
-
-/* ---- What an AMDGPU object's pointer variable points to (name expressions) ---- */
-
-#define SHT_RELA 4
-#define R_AMDGPU_ABS64 3
-#define R_AMDGPU_RELATIVE64 13
-
-/*
- * The first defined symbol of type stt (STT_OBJECT, STT_FUNC) in e's symbol tables whose
- * name is `name` (when name is not NULL) or whose value is `value` (when name is NULL):
- * *found gets its value and *found_name its NUL-terminated name.  0 found, 1 none, <0 a
- * malformed table (read_kernels checks the same tables the same way).
- */
-static int sym_find(const struct elf *e, unsigned stt, const char *name, uint64_t value,
-		    uint64_t *found, const char **found_name)
-{
-	struct shdr sh, str;
-
-	for (unsigned i = 1; i < e->shnum; i++) {
-		shdr_get(e, i, &sh);
-		if (sh.type != SHT_SYMTAB && sh.type != SHT_DYNSYM)
-			continue;
-		RJ_CHECK(sh.entsize != SYM_SIZE || sh.size % SYM_SIZE || sh.link == 0 ||
-			 sh.link >= e->shnum, ROCJIT_EFORMAT,
-			 "code object's symbol table (section %u) is malformed", i);
-		shdr_get(e, sh.link, &str);
-		RJ_CHECK(str.type != SHT_STRTAB, ROCJIT_EFORMAT, "code object's symbol table "
-			 "(section %u) links to no string table", i);
-		for (uint64_t k = 1; k < sh.size / SYM_SIZE; k++) {
-			const unsigned char *q = e->p + sh.off + k * SYM_SIZE;
-			uint64_t off = le(q, 4);
-			const char *s;
-
-			if ((q[4] & 0xf) != stt || le(q + 6, 2) == 0 || off >= str.size)
-				continue;
-			s = (const char *)e->p + str.off + off;
-			if (!memchr(s, 0, (size_t)(str.size - off)))
-				continue;
-			if (name ? strcmp(s, name) != 0 : le(q + 8, 8) != value)
-				continue;
-			*found = le(q + 8, 8);
-			*found_name = s;
-			return 0;
-		}
-	}
-	return 1;
-}
-
-int rj_codeobj_amd_pointee(const void *data, size_t size, const char *variable, char **func)
-{
-	struct elf e;
-	struct shdr sh;
-	uint64_t at, target;
-	const char *s;
-	int rc;
-
-	*func = NULL;
-	RJ_FORWARD(elf_open(&e, data, size));
-	RJ_CHECK(e.machine != EM_AMDGPU, ROCJIT_EFORMAT, "not an AMDGPU code object");
-	rc = sym_find(&e, STT_OBJECT, variable, 0, &at, &s);
-	RJ_FORWARD(rc < 0 ? rc : 0);
-	RJ_CHECK(rc, ROCJIT_ENOTFOUND, "code object has no variable %s", variable);
-	for (unsigned i = 1; i < e.shnum; i++) {
-		shdr_get(&e, i, &sh);
-		if (sh.type != SHT_RELA || sh.entsize != 24 || sh.size % 24)
-			continue;
-		for (uint64_t k = 0; k < sh.size / 24; k++) {
-			const unsigned char *q = e.p + sh.off + k * 24;
-			uint64_t info = le(q + 8, 8);
-
-			if (le(q, 8) != at)
-				continue;
-			if ((info & 0xffffffffu) == R_AMDGPU_RELATIVE64) {
-				target = le(q + 16, 8); /* the addend is the function's address */
-				rc = sym_find(&e, STT_FUNC, NULL, target, &target, &s);
-				RJ_FORWARD(rc < 0 ? rc : 0);
-				RJ_CHECK(rc, ROCJIT_ENOTFOUND, "%s points to no function", variable);
-			} else if ((info & 0xffffffffu) == R_AMDGPU_ABS64 && le(q + 16, 8) == 0) {
-				RJ_CHECK(sh.link == 0 || sh.link >= e.shnum, ROCJIT_EFORMAT,
-					 "code object's relocations (section %u) link to no "
-					 "section", i);
-				shdr_get(&e, sh.link, &sh); /* the symbol table it indexes */
-				RJ_CHECK((sh.type != SHT_SYMTAB && sh.type != SHT_DYNSYM) ||
-					 sh.entsize != SYM_SIZE || (info >> 32) == 0 ||
-					 (info >> 32) >= sh.size / SYM_SIZE, ROCJIT_EFORMAT,
-					 "code object's relocation of %s is malformed", variable);
-				rc = sym_find(&e, STT_FUNC, NULL,
-					      le(e.p + sh.off + (info >> 32) * SYM_SIZE + 8, 8),
-					      &target, &s);
-				RJ_FORWARD(rc < 0 ? rc : 0);
-				RJ_CHECK(rc, ROCJIT_ENOTFOUND, "%s points to no function", variable);
-			} else {
-				continue;
-			}
-			*func = strdup(s);
-			RJ_CHECK(!*func, ROCJIT_ENOMEM, "out of memory");
-			return 0;
-		}
-	}
-	RJ_FAIL(ROCJIT_ENOTFOUND, "code object has no relocation for %s", variable);
 }
