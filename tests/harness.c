@@ -133,6 +133,25 @@ void rj_test_exec(const char *const argv[], const char *const env[])
 	_exit(127);
 }
 
+int rj_test_compile(const rocjit_code **code, rocjit_ctx *ctx, const char *target,
+		    const char *name, const char *src, const char *const *opts, size_t nopts,
+		    const rocjit_header *headers, size_t nheaders, char *log, size_t log_size)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+
+	p.source = src;
+	p.name = name;
+	p.options = opts;
+	p.num_options = nopts;
+	p.headers = headers;
+	p.num_headers = nheaders;
+	p.log = log;
+	p.log_size = log_size;
+	if (log_size)
+		log[0] = 0;
+	return rocjit_compile(code, ctx, target, &p);
+}
+
 int rj_test_run(const char *const argv[], const char *const env[], char **output)
 {
 	int pipefd[2];

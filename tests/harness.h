@@ -89,6 +89,12 @@ void rj_test_write_file(const char *path, const void *data, size_t size);
 /* Runs argv (argv[0] a path) with extra environment entries "K=V" (NULL-terminated list),
  * captures stdout+stderr into a malloc'ed string (*output, may be NULL) and returns the
  * exit status, or -1 when it did not exit normally. */
+/* Compiles src (named name, for diagnostics and the language) for target with options and
+ * in-memory headers (either NULL with count 0); the log (log_size bytes) is cleared first.
+ * Returns rocjit_compile's result. */
+int rj_test_compile(const rocjit_code **code, rocjit_ctx *ctx, const char *target,
+		    const char *name, const char *src, const char *const *opts, size_t nopts,
+		    const rocjit_header *headers, size_t nheaders, char *log, size_t log_size);
 int rj_test_run(const char *const argv[], const char *const env[], char **output);
 /* In a child process: runs argv (argv[0] a path) with env's "K=V" entries added; exits
  * 127 when it cannot.  exec and putenv take writable strings: they get copies. */

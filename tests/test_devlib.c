@@ -12,25 +12,6 @@
 #include "harness.h"
 #include "compile/devlib.h"
 
-/* Compiles src for target with options and headers; returns the rc, the log in log. */
-static int compile_src(const rocjit_code **code, rocjit_ctx *ctx, const char *target,
-		       const char *name, const char *src, const char *const *opts, size_t nopts,
-		       const rocjit_header *headers, size_t nheaders, char *log, size_t size)
-{
-	rocjit_program p = ROCJIT_PROGRAM_INIT;
-
-	p.source = src;
-	p.name = name;
-	p.options = opts;
-	p.num_options = nopts;
-	p.headers = headers;
-	p.num_headers = nheaders;
-	p.log = log;
-	p.log_size = size;
-	log[0] = 0;
-	return rocjit_compile(code, ctx, target, &p);
-}
-
 /* Compiles the fixture for target and checks that every kernel of want is in the code
  * object, which is for target. */
 static void compile_fixture(rocjit_ctx *ctx, const char *file, const char *target,
@@ -45,7 +26,7 @@ static void compile_fixture(rocjit_ctx *ctx, const char *file, const char *targe
 
 	snprintf(path, sizeof path, "%s/%s", ROCJIT_TEST_DEVLIB_DATA, file);
 	src = rj_test_read_file(path, &len);
-	rc = compile_src(&code, ctx, target, file, src, NULL, 0, NULL, 0, log, sizeof log);
+	rc = rj_test_compile(&code, ctx, target, file, src, NULL, 0, NULL, 0, log, sizeof log);
 	if (rc || log[0])
 		printf("%s for %s:\n%s\n", file, target, log);
 	ASSERT_INT(rc, 0);
@@ -120,7 +101,7 @@ TEST(devlib_cpp_headers_compile_on_amd_with_cuda_macros)
 
 	snprintf(path, sizeof path, "%s/std_cpp.hip", ROCJIT_TEST_DEVLIB_DATA);
 	src = rj_test_read_file(path, &len);
-	rc = compile_src(&code, ctx, "gfx90a", "std_cpp.hip", src, opts, 2, NULL, 0, log,
+	rc = rj_test_compile(&code, ctx, "gfx90a", "std_cpp.hip", src, opts, 2, NULL, 0, log,
 			 sizeof log);
 	if (rc)
 		printf("%s\n", log);
@@ -155,7 +136,7 @@ TEST(devlib_assert_honours_ndebug)
 
 		if (t == 1 && !rj_test_have_nvrtc())
 			break;
-		ASSERT_INT(compile_src(&code, ctx, targets[t], "ndebug.hip", src, NULL, 0, NULL, 0,
+		ASSERT_INT(rj_test_compile(&code, ctx, targets[t], "ndebug.hip", src, NULL, 0, NULL, 0,
 				       log, sizeof log), 0);
 	}
 	rocjit_close(ctx);
@@ -196,13 +177,13 @@ TEST(devlib_user_header_wins_over_served)
 
 		if (t == 1 && !rj_test_have_nvrtc())
 			break;
-		rc = compile_src(&code, ctx, targets[t], "mine.hip", src, opts, 1, mine, 2, log,
+		rc = rj_test_compile(&code, ctx, targets[t], "mine.hip", src, opts, 1, mine, 2, log,
 				 sizeof log);
 		if (rc)
 			printf("%s\n", log);
 		ASSERT_INT(rc, 0);
 		/* Without them, rocjit's are served: the same source fails. */
-		ASSERT_INT(compile_src(&code, ctx, targets[t], "mine.hip", src, NULL, 0, mine + 1,
+		ASSERT_INT(rj_test_compile(&code, ctx, targets[t], "mine.hip", src, NULL, 0, mine + 1,
 				       1, log, sizeof log), ROCJIT_ECOMPILE);
 		ASSERT_CONTAINS(log, "rocjit's cstdint was compiled");
 	}
@@ -254,7 +235,7 @@ TEST(devlib_c_headers_and_libcu_mix_without_warnings_on_sm_90)
 	if (!rj_test_have_nvrtc() || stat(cccl, &st) != 0)
 		rj_test_skip("NVRTC or %s not found", cccl);
 	ctx = rj_test_open();
-	rc = compile_src(&code, ctx, "sm_90", "mix.hip", src, opts, 1, NULL, 0, log, sizeof log);
+	rc = rj_test_compile(&code, ctx, "sm_90", "mix.hip", src, opts, 1, NULL, 0, log, sizeof log);
 	if (rc || log[0])
 		printf("%s\n", log);
 	ASSERT_INT(rc, 0);

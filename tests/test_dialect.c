@@ -75,7 +75,6 @@ static int compile_file(rocjit_ctx *ctx, const char *target, const char *dir, co
 			const rocjit_code **code)
 {
 	char path[4096];
-	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	size_t len, n = 0;
 	char *src;
 	int rc;
@@ -84,14 +83,7 @@ static int compile_file(rocjit_ctx *ctx, const char *target, const char *dir, co
 	src = rj_test_read_file(path, &len);
 	while (options && options[n])
 		n++;
-	p.source = src;
-	p.length = len;
-	p.name = path;
-	p.options = options;
-	p.num_options = n;
-	p.log = log;
-	p.log_size = log_size;
-	rc = rocjit_compile(code, ctx, target, &p);
+	rc = rj_test_compile(code, ctx, target, path, src, options, n, NULL, 0, log, log_size);
 	free(src);
 	return rc;
 }
@@ -283,20 +275,14 @@ static const char implicit_src[] =
 static void compile_implicit(const char *target, const char *name, const char *prefix,
 			     const char *const *options, size_t noptions, int want_rc)
 {
-	char src[2048], log[16384] = "";
-	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	char src[2048], log[16384];
 	const rocjit_code *code = NULL;
 	rocjit_ctx *ctx = rj_test_open();
 	int rc;
 
 	snprintf(src, sizeof src, "%s%s", prefix, implicit_src);
-	p.source = src;
-	p.name = name;
-	p.options = options;
-	p.num_options = noptions;
-	p.log = log;
-	p.log_size = sizeof log;
-	rc = rocjit_compile(&code, ctx, target, &p);
+	rc = rj_test_compile(&code, ctx, target, name, src, options, noptions, NULL, 0, log,
+			     sizeof log);
 	printf("%s for %s: rc %d\n%s\n", name, target, rc, log);
 	ASSERT_INT(rc, want_rc);
 	if (rc == 0) {
@@ -317,18 +303,11 @@ TEST(cuda_source_gets_assert_and_cxx17_without_asking_on_every_target)
 	/* The caller's -std wins: C++14 has no structured bindings (a warning in clang), and
 	   the compile still says so. */
 	{
-		char src[2048], log[16384] = "";
-		rocjit_program p = ROCJIT_PROGRAM_INIT;
+		char log[16384];
 		const rocjit_code *code = NULL;
 		rocjit_ctx *ctx = rj_test_open();
-		snprintf(src, sizeof src, "%s", implicit_src);
-		p.source = src;
-		p.name = "implicit.cu";
-		p.options = cxx14;
-		p.num_options = 1;
-		p.log = log;
-		p.log_size = sizeof log;
-		(void)rocjit_compile(&code, ctx, "gfx90a", &p);
+		(void)rj_test_compile(&code, ctx, "gfx90a", "implicit.cu", implicit_src, cxx14, 1,
+				      NULL, 0, log, sizeof log);
 		ASSERT_CONTAINS(log, "C++17 extension");
 		rocjit_close(ctx);
 	}
