@@ -22,7 +22,12 @@ mkdir -p "$out"
 # The build folder's RUNPATH names the build machine's path: find librocjit.so here.
 export LD_LIBRARY_PATH=$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1
+# The CUDA driver's compute cache (~/.nv/ComputeCache) serves NVRTC's CUBIN compiles on a
+# machine with a driver: a "cold" compile would partly be a hit in it, for CuPy and rocjit
+# alike.  Every figure here is taken with it off (bench/RESULTS.md, the correction).
+export CUDA_CACHE_DISABLE=1
 
+echo "== CUDA_CACHE_DISABLE=$CUDA_CACHE_DISABLE (the driver's compute cache is off)"
 echo "== $(date -u +%FT%TZ) $(uname -n); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'nvidia-smi unavailable')"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	echo "== git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- 2>/dev/null || echo ' (with local changes)')"

@@ -11,7 +11,7 @@
  *     prewarm.c import.c purge.c list.c    the commands, one file each (commands.h);
  *     show.c stats.c verify.c compile.c    none calls another or main.c
  *     targets.c
- *     workers.c progress.c kernelset.c     prewarm's processes, progress and inputs;
+ *     workers.c progress.c kernelset.c     prewarm's compile slots, progress and inputs;
  *     entries.c                            cache entries as the commands see them
  *     cache.c files.c args.c               the cache, the user's files, the arguments
  *     diagnostics.c                        failure, warning and usage messages
@@ -56,14 +56,9 @@ int64_t cli_now_s(void);
 
 /* Set by main.c before a command runs; read-only for the commands. */
 struct cli_global {
-	char *cache_dir;       /* --cache DIR (in argv: a worker's argv reuses it), or NULL:
-	                          the library's default                                  */
-	const char *self;      /* path to this executable, for worker processes           */
+	char *cache_dir;       /* --cache DIR, or NULL: the library's default             */
 };
 extern struct cli_global cli_global;
-
-/* Sets cli_global.self: /proc/self/exe, else argv0. */
-void cli_global_init(const char *argv0);
 
 /* ---- Help texts (help.c) ------------------------------------------------------------------ */
 
@@ -345,9 +340,9 @@ int cli_set_load(struct cli_set *set, const char *path, int as_manifest,
 		 const char *const *headers, size_t num_headers);
 void cli_set_free(struct cli_set *set);
 
-/* ---- Prewarm's worker processes (workers.c) ---------------------------------------------- */
+/* ---- Prewarm's compile slots (workers.c) -------------------------------------------------- */
 
-/* One compile, as a worker receives it.  Nothing is retained after submitting. */
+/* One compile.  Its strings must stay valid until its result is collected. */
 struct cli_job {
 	const char *target;
 	const char *name;
@@ -360,7 +355,8 @@ struct cli_job {
 	int language;   /* ROCJIT_LANG_*, as rocjit_program.language */
 };
 
-/* A worker died during the job (the compiler crashed): not a ROCJIT_E* code. */
+/* The job could not be run at all (no compile slot could be started): not a ROCJIT_E*
+ * code.  A compiler that crashes or runs past a limit is ROCJIT_ECOMPILE, from the library. */
 #define CLI_JOB_CRASHED (-1000)
 
 struct cli_job_result {
@@ -370,34 +366,34 @@ struct cli_job_result {
 	double compile_ms;
 	char key[33];
 	char *kernels;    /* comma separated                                           */
-	char *message;    /* rocjit_last_error() of a failure, or why the worker died   */
+	char *message;    /* rocjit_last_error() of a failure (it names a compiler crash or a
+	                     limit), or why a compiled object was not stored             */
 	char *log;        /* the compiler log ("" when none)                           */
 };
 
 /*
- * A pool of worker processes (this executable re-run as `rocjit __worker`), each with its
- * own context: hipRTC serializes compiles inside a process, so parallel compiles need
- * processes.  A worker takes jobs one at a time over a pipe and answers each; one that
- * dies fails only its job, and a new one replaces it.
+ * Up to max_workers jobs at once, each on a thread with its own context; the library runs
+ * each compile in one of its compile workers (as many as the slots), so one that crashes
+ * or runs past a limit fails only its job.
  */
 struct cli_pool;
-/* A pool of up to max_workers; each worker loads the compilers of the platforms named in
- * preload ("amd,nvidia", or NULL) as soon as it starts, before its first job. */
+/* A pool of up to max_workers slots (preload: unused, the compile workers load their
+ * compiler as they start).  Call before any compile of this process. */
 struct cli_pool *cli_pool_new(int max_workers, const char *preload);
 /* A job's time limit in seconds (0: none), instead of $ROCJIT_COMPILE_TIMEOUT or 600:
- * a worker past it is killed and its job fails (workers.c). */
+ * a compile past it has its worker killed and its job fails.  Before cli_pool_start. */
 void cli_pool_set_timeout(struct cli_pool *p, double seconds);
-/* Starts every worker now, so that they load while the caller prepares.  0 or -1. */
+/* Starts every slot (its thread and context).  0 or -1 (printed). */
 int cli_pool_start(struct cli_pool *p);
-/* Whether a job can be submitted now (a worker is idle, or another may be started). */
+/* Whether a job can be submitted now (a slot is idle). */
 int cli_pool_can_submit(const struct cli_pool *p);
 /* Whether any job is running. */
 int cli_pool_busy(const struct cli_pool *p);
-/* Hands a job to an idle worker.  0, or -1 when no worker could be started (printed). */
+/* Hands a job to an idle slot.  0, or -1 when none is idle. */
 int cli_pool_submit(struct cli_pool *p, size_t id, const struct cli_job *job);
 /* Waits up to timeout_ms (-1: forever) for a result: 1 with *id and *res, 0 none yet. */
 int cli_pool_wait(struct cli_pool *p, int timeout_ms, size_t *id, struct cli_job_result *res);
-/* Stops the workers (they finish and close their contexts) and frees the pool. */
+/* Lets the running jobs finish, stops the slots (closing their contexts), frees the pool. */
 void cli_pool_free(struct cli_pool *p);
 void cli_job_result_free(struct cli_job_result *r);
 

@@ -19,6 +19,5 @@ int cli_show(int argc, char **argv);    /* show.c */
 int cli_verify(int argc, char **argv);  /* verify.c */
 int cli_compile(int argc, char **argv); /* compile.c */
 int cli_targets(int argc, char **argv); /* targets.c */
-int cli_worker(int argc, char **argv);  /* workers.c: `rocjit __worker`, prewarm's worker */
 
 #endif

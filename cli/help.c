@@ -175,7 +175,6 @@ static const struct cli_help_entry commands[] = {
 	  "For each platform (amd: hipRTC, nvidia: NVRTC): the compiler's identity as it\n"
 	  "enters cache keys, the targets it compiles for, and the GPUs of this machine.",
 	  0 },
-	{ "__worker", NULL, "prewarm's worker process", "rocjit __worker", "", 1 },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

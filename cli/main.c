@@ -24,7 +24,7 @@ static const struct command {
 	{ "prewarm", cli_prewarm }, { "export", cli_export },	{ "import", cli_import },
 	{ "purge", cli_purge },	    { "stats", cli_stats },	{ "list", cli_list },
 	{ "show", cli_show },	    { "verify", cli_verify },	{ "compile", cli_compile },
-	{ "targets", cli_targets }, { "__worker", cli_worker },
+	{ "targets", cli_targets },
 };
 
 /* The command named name or its alias ("ls"), or NULL. */
@@ -80,7 +80,6 @@ static int run(int argc, char **argv)
 	const struct command *c;
 	int i = 1;
 
-	cli_global_init(argv[0]);
 	while (i < argc && argv[i][0] == '-') {
 		const char *a = argv[i];
 		if (!strcmp(a, "--cache") || !strncmp(a, "--cache=", 8)) {

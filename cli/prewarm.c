@@ -6,7 +6,8 @@
  * target (identical programs once); skip at once the jobs whose key is already cached (a
  * context opened with ROCJIT_OPEN_NO_COMPILE answers ROCJIT_ENOTCACHED for a missing key,
  * and READONLY keeps these look-ups out of the cache's hit counters; an empty cache needs
- * no look-up); run the rest in worker processes (workers.c), largest first; a target the
+ * no look-up); run the rest --jobs at a time (workers.c; each compile runs in one of the
+ * library's compile worker processes), largest first; a target the
  * compiler refuses fails its remaining jobs untried; look up at the end which compiled
  * keys the cache still holds (a small size limit evicts what this run stored); print a
  * summary with every failure's compiler log and every reason something was not stored.

@@ -18,10 +18,21 @@
  *  - Vendor libraries (hipRTC, the HIP runtime, comgr) are loaded at run time with dlopen.
  *    A machine without them can still open a context; requests that need a compiler then
  *    fail with ROCJIT_ENOCOMPILER, requests that need a device with ROCJIT_ENODEV.
- *  - hipRTC 5.x is not thread-safe: rocjit serializes hipRTC (AMD) compiles inside a
- *    process, one at a time.  NVRTC (NVIDIA) compiles are not serialized: threads compile
- *    different kernels at once.  Requests that hit the cache never wait for a compile of
- *    another kernel.
+ *  - Compiles run in worker processes (`rocjit-worker`, installed with the library and
+ *    started by it with posix_spawn, at most one per CPU: $ROCJIT_WORKERS), so that an
+ *    abort, crash or runaway compile inside the vendor compiler fails that one request
+ *    (ROCJIT_ECOMPILE, naming the signal or the limit) and never ends the application,
+ *    and so that compiles run in parallel (hipRTC 5.x is not thread-safe within a
+ *    process).  A compile that runs past $ROCJIT_COMPILE_TIMEOUT seconds (default 600;
+ *    0 none) or whose worker holds more than $ROCJIT_COMPILE_MEMORY_MB MiB (default half
+ *    of the machine's memory; 0 none) is stopped.  Workers start at the first compile,
+ *    never on a cache hit, and live as long as the process.  $ROCJIT_WORKER names the
+ *    worker executable; by default it is found beside the library.
+ *    In-process compiling ($ROCJIT_COMPILE_INPROCESS=1, or ROCJIT_OPEN_COMPILE_INPROCESS)
+ *    is for environments that cannot start processes (a seccomp sandbox without exec, a
+ *    static binary shipped without its worker): there hipRTC compiles are serialized, a
+ *    compiler abort ends the application, and no limit applies.  Requests that hit the
+ *    cache never wait for a compile of another kernel.
  *  - Strings are UTF-8 and NUL-terminated unless a length is given.
  *  - fork(): a context opened before fork() may be used in the child.  The child never
  *    uses its parent's database connection (every open cache's connection is closed
@@ -164,6 +175,9 @@ typedef struct rocjit_ctx rocjit_ctx;
 #define ROCJIT_OPEN_NO_CACHE 0x1u   /* never open the on-disk cache (memory only)         */
 #define ROCJIT_OPEN_NO_COMPILE 0x2u /* a miss is ROCJIT_ENOTCACHED instead of a compile   */
 #define ROCJIT_OPEN_READONLY 0x4u   /* read the cache, never write it                     */
+#define ROCJIT_OPEN_COMPILE_INPROCESS 0x8u /* compile in this process, not in workers (see
+                                              Caveats); $ROCJIT_COMPILE_INPROCESS=1 does
+                                              the same for every context                */
 
 #define ROCJIT_OPTIONS_VERSION 2
 
@@ -421,7 +435,7 @@ ROCJIT_API int rocjit_compile_registered(const rocjit_code **out, rocjit_ctx *ct
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
-#define ROCJIT_STATS_VERSION 4
+#define ROCJIT_STATS_VERSION 5
 
 typedef struct rocjit_stats {
 	unsigned int version;      /* in: ROCJIT_STATS_VERSION                          */
@@ -459,6 +473,17 @@ typedef struct rocjit_stats {
 	                              no kernel (each also logged as a warning): most
 	                              often templates never instantiated - add name
 	                              expressions or explicit instantiations            */
+	/* version 5: compile workers (see Caveats) */
+	uint64_t worker_compiles;  /* this context's compiles that ran in a worker      */
+	double worker_overhead_ms; /* of compile_ms, what was not the compiler: sending
+	                              the request, waiting for the answer, reading it   */
+	/* this process, all contexts (a forked child counts its own) */
+	uint64_t workers_started;  /* worker processes started                          */
+	uint64_t workers_lost;     /* workers that died or were stopped for a limit
+	                              while compiling (each failed its request)         */
+	int workers_running;       /* worker processes alive now                        */
+	int workers_max;           /* the pool's size: $ROCJIT_WORKERS, else the CPUs
+	                              this process may run on                           */
 } rocjit_stats;
 
 /*
@@ -472,6 +497,90 @@ typedef struct rocjit_stats {
  * context was opened not to write (ROCJIT_OPEN_NO_CACHE, ROCJIT_OPEN_READONLY).
  */
 ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx);
+
+/* ---- Compiling ahead of need ------------------------------------------------------------- */
+/*
+ * For a framework that knows which kernels a model will use: compiles a list in the
+ * background, through the compile workers, so that the first launches find them ready.
+ * What a prefetch compiled is in the context's table and the on-disk cache: the later
+ * rocjit_kernel_get / rocjit_compile of the same program is a hit.  Items already cached
+ * cost a lookup and start no worker.
+ */
+typedef struct rocjit_prefetch rocjit_prefetch;
+
+/* One thing to compile: a program, or a registered source (rocjit_compile_registered). */
+typedef struct rocjit_prefetch_item {
+	const rocjit_program *program; /* compiled as rocjit_compile does; or NULL and:     */
+	const char *registered;        /* a registered source's name                        */
+	const char *const *options;    /* with these options (registered sources only)      */
+	size_t num_options;
+	const char *target;            /* NULL: the context's target                        */
+} rocjit_prefetch_item;
+
+/* Where a prefetch stands (rocjit_prefetch_status, and each progress call). */
+typedef struct rocjit_prefetch_status {
+	size_t total;     /* items                                                          */
+	size_t done;      /* items finished, failed ones included                           */
+	size_t failed;    /* items that failed (each one's error went to the progress call) */
+	size_t compiled;  /* items compiled now (the rest of done came from a cache)        */
+	int finished;     /* 1 when every item is done or the prefetch was cancelled        */
+} rocjit_prefetch_status;
+
+#define ROCJIT_PREFETCH_OPTIONS_VERSION 1
+
+typedef struct rocjit_prefetch_options {
+	unsigned int version;  /* ROCJIT_PREFETCH_OPTIONS_VERSION                           */
+	unsigned int threads;  /* items in flight at once; 0: the compile workers' number
+	                          (rocjit_stats.workers_max)                                */
+	/* Called after each item, from a background thread, with no rocjit lock held (it may
+	   call rocjit); calls may come from several threads at once.  index: the item; rc:
+	   its result (0 or a ROCJIT_E* code); message: rocjit_last_error() of a failure, else
+	   "", valid during the call.  May be NULL. */
+	void (*progress)(void *user, const rocjit_prefetch_status *status, size_t index,
+			 int rc, const char *message);
+	void *user;
+} rocjit_prefetch_options;
+
+#define ROCJIT_PREFETCH_OPTIONS_INIT { ROCJIT_PREFETCH_OPTIONS_VERSION, 0u, NULL, NULL }
+
+/* Sets *opts to the defaults of the given version (for bindings).  0 or ROCJIT_EINVAL. */
+ROCJIT_API int rocjit_prefetch_options_init(rocjit_prefetch_options *opts,
+					    unsigned int version);
+
+/*
+ * Starts compiling items[0..n) in the background and returns at once.
+ *
+ * out:   receives the prefetch; free it with rocjit_prefetch_free.
+ * items: the list.  It and everything it points to (programs, their sources, headers,
+ *        options and log buffers) must stay valid and unchanged until
+ *        rocjit_prefetch_free returns; a program's log buffer is written by a background
+ *        thread.
+ * opts:  NULL for defaults.
+ * Returns 0, ROCJIT_EINVAL (NULL arguments, an item with neither or both of program and
+ * registered, an unknown options version), ROCJIT_ENOMEM.  An item's own failure is
+ * not the call's: it is counted (status.failed) and reported to the progress call.
+ * Any thread.  ctx must outlive the prefetch.
+ */
+ROCJIT_API int rocjit_prefetch_start(rocjit_prefetch **out, rocjit_ctx *ctx,
+				     const rocjit_prefetch_item *items, size_t n,
+				     const rocjit_prefetch_options *opts);
+
+/* Where the prefetch stands now.  0 or ROCJIT_EINVAL.  Any thread. */
+ROCJIT_API int rocjit_prefetch_status_get(rocjit_prefetch_status *out,
+					  const rocjit_prefetch *pf);
+
+/*
+ * Waits until every item is done, for at most timeout_s seconds (< 0: no limit).
+ * Returns 0 when finished, 1 when the time ran out first, ROCJIT_EINVAL.  Any thread.
+ */
+ROCJIT_API int rocjit_prefetch_wait(rocjit_prefetch *pf, double timeout_s);
+
+/*
+ * Cancels the items not started yet, waits for those being compiled (a compile is never
+ * cut short: its result stays useful), and frees pf.  NULL is accepted.  Call it once, from
+ * one thread, before rocjit_close of the prefetch's context.
+ */
+ROCJIT_API void rocjit_prefetch_free(rocjit_prefetch *pf);
 
 /* ---- Cache administration (what the rocjit CLI is built on) ------------------------------- */
 /*

@@ -65,11 +65,15 @@ endforeach()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/runtime --component runtime)
 installed_files(runtime_files ${WORK_DIR}/runtime)
 foreach(f ${runtime_files})
-  if(NOT f MATCHES "^${LIBDIR}/librocjit\\.so\\.[0-9.]+$" AND NOT f STREQUAL "bin/rocjit")
+  if(NOT f MATCHES "^${LIBDIR}/librocjit\\.so\\.[0-9.]+$" AND NOT f STREQUAL "bin/rocjit"
+     AND NOT f STREQUAL "${LIBEXECDIR}/rocjit/rocjit-worker")
     message(FATAL_ERROR "--component runtime installed ${f}; it holds only "
-            "${LIBDIR}/librocjit.so.* and bin/rocjit")
+            "${LIBDIR}/librocjit.so.*, ${LIBEXECDIR}/rocjit/rocjit-worker and bin/rocjit")
   endif()
 endforeach()
+if(NOT EXISTS ${WORK_DIR}/runtime/${LIBEXECDIR}/rocjit/rocjit-worker)
+  message(FATAL_ERROR "--component runtime lacks the compile worker:\n${runtime_files}")
+endif()
 if(NOT EXISTS ${WORK_DIR}/runtime/${LIBDIR}/librocjit.so.0)
   message(FATAL_ERROR "--component runtime lacks the shared library:\n${runtime_files}")
 endif()
@@ -97,6 +101,16 @@ if(NOT out MATCHES "cache hit" OR out MATCHES "compiled")
 endif()
 # Installed, the standalone example is an application: the program and its bundle go
 # together, and the bundle serves it where no compiler is installed.
+# The installed library compiles in the installed worker, which it finds by itself.
+unset(ENV{ROCJIT_WORKER})
+set(ENV{ROCJIT_LOG} info)
+run(${prefix}/bin/rocjit --cache ${WORK_DIR}/cli-cache compile
+    ${SOURCE_DIR}/kernels-src/axpy.hip --arch gfx90a)
+unset(ENV{ROCJIT_LOG})
+if(NOT out MATCHES "started compile worker [0-9]+ \\(${prefix}/${LIBDIR}/[^)]*rocjit-worker\\)"
+   OR out MATCHES "no compile worker")
+  message(FATAL_ERROR "the installed library did not compile in the installed worker:\n${out}")
+endif()
 run(${CMAKE_COMMAND} --install ${WORK_DIR}/examples --prefix ${WORK_DIR}/app)
 foreach(f hello_kernels hello_kernels.rocjit)
   if(NOT EXISTS ${WORK_DIR}/app/bin/${f})

@@ -25,6 +25,7 @@
 
 #include "request/context.h"
 #include "base/error.h"
+#include "worker/pool.h"
 
 #define MSG_MAX 1024
 
@@ -195,7 +196,7 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	RJ_CHECK(opts->device < 0, ROCJIT_EINVAL, "rocjit_open: device %d is negative",
 		 opts->device);
 	RJ_CHECK(opts->flags & ~(ROCJIT_OPEN_NO_CACHE | ROCJIT_OPEN_NO_COMPILE |
-				 ROCJIT_OPEN_READONLY),
+				 ROCJIT_OPEN_READONLY | ROCJIT_OPEN_COMPILE_INPROCESS),
 		 ROCJIT_EINVAL, "rocjit_open: unknown flags 0x%x", opts->flags);
 	/* Before the cache's (opened below): its fork handlers then run first, taking the
 	   caches' locks before the contexts'; nothing nests them the other way. */
@@ -665,6 +666,16 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx)
 	}
 	if (out->version >= 4)
 		out->empty_objects = atomic_load(&ctx->empty_objects);
+	if (out->version >= 5) {
+		struct rj_worker_counts wc;
+		rj_worker_counts(&wc);
+		out->worker_compiles = atomic_load(&ctx->worker_compiles);
+		out->worker_overhead_ms = (double)atomic_load(&ctx->worker_overhead_us) / 1e3;
+		out->workers_started = wc.started;
+		out->workers_lost = wc.lost;
+		out->workers_running = wc.running;
+		out->workers_max = wc.max;
+	}
 	if (ctx->cache) {
 		snprintf(out->cache_path, sizeof out->cache_path, "%s", rj_cache_path(ctx->cache));
 		if (rj_cache_totals(ctx->cache, &out->entries, &out->bytes) != 0)

@@ -101,6 +101,8 @@ struct rocjit_ctx {
 	/* What became of compiled code objects (rocjit_stats version 3). */
 	atomic_uint_fast64_t stores, store_failures;
 	atomic_uint_fast64_t empty_objects; /* compiled objects with no kernel (version 4) */
+	atomic_uint_fast64_t worker_compiles;    /* compiles that ran in a worker (version 5) */
+	atomic_uint_fast64_t worker_overhead_us; /* their time outside the compiler        */
 	pthread_mutex_t store_mu;   /* guards store_error */
 	char store_error[1024];     /* why the last store failed, or "" */
 	char cache_error[1024];     /* why no cache is open (open failed), or "" */

@@ -19,6 +19,7 @@
 #include "compile/devlib.h"
 #include "compile/vendor_lib.h"
 #include "store/keylock.h"
+#include "worker/pool.h"
 #include "request/context.h"
 #include "base/error.h"
 
@@ -178,6 +179,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 {
 	struct rj_compile_req req;
 	struct rj_compile_out out;
+	struct rj_worker_run run;
 	char *source, *kernels = NULL, hex[33], first[512];
 	double t0;
 	int rc;
@@ -189,7 +191,6 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		 "target, or allow compiling", r->name, s->target, hex);
 	RJ_CHECK(memchr(r->source, 0, r->length) != NULL, ROCJIT_EINVAL,
 		 "%s contains a NUL byte: kernel source must be text", r->name);
-	RJ_FORWARD(s->platform->target_check(s->target));
 	source = malloc(r->length + 1);
 	RJ_CHECK(!source, ROCJIT_ENOMEM, "out of memory compiling %s", r->name);
 	memcpy(source, r->source, r->length);
@@ -203,9 +204,16 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	req.name_expressions = r->name_expressions;
 	req.num_name_expressions = r->num_name_expressions;
 	t0 = rj_now_ms();
-	rc = s->platform->compile(s->target, &req, &out);
+	rc = rj_worker_compile(s->platform, s->target, compiler, &req, &out,
+			       (ctx->flags & ROCJIT_OPEN_COMPILE_INPROCESS) != 0, &run);
 	free(source);
 	s->code.compile_ms = rj_now_ms() - t0;
+	if (run.in_worker) {
+		atomic_fetch_add(&ctx->worker_compiles, 1);
+		if (s->code.compile_ms > run.compiler_ms)
+			atomic_fetch_add(&ctx->worker_overhead_us,
+					 (uint64_t)((s->code.compile_ms - run.compiler_ms) * 1e3));
+	}
 	copy_log(r, out.log);
 	if (rc != 0) {
 		char msg[MSG_MAX];
@@ -215,7 +223,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		free(out.log);
 		RJ_LOG(RJ_LOG_INFO, "compile failed key=%s target=%s source=%s %.1f ms", hex,
 		       s->target, r->name, s->code.compile_ms);
-		if (rc == ROCJIT_ECOMPILE)
+		if (rc == ROCJIT_ECOMPILE && !run.lost)
 			RJ_FAIL(rc, "%s did not compile for %s%s", r->name, s->target,
 				first[0] ? first : " (no diagnostics; see the log)");
 		RJ_FAIL(rc, "%s", msg);

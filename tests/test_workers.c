@@ -1,0 +1,558 @@
+/*
+ * test_workers.c - compiles run in worker processes (src/worker/): the compiler's aborts,
+ * hangs and memory blow-ups fail one request and the application lives on; workers run
+ * in parallel, start only for compiles, are replaced when they die, and are not shared
+ * with a forked child; compiling ahead of need (rocjit_prefetch_*).
+ *
+ * Every compile here is a real hipRTC compile in a real rocjit-worker process (the test
+ * environment names it: ROCJIT_WORKER).
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* Uses a cross-lane shuffle, which hipRTC 5.2 lists gfx700 for and then cannot select:
+ * LLVM aborts the process compiling it ("Cannot select: intrinsic llvm.amdgcn.ds.bpermute"). */
+static const char shuffle_src[] =
+	"extern \"C\" __global__ void swap_pairs(float *x)\n"
+	"{\n"
+	"\tx[threadIdx.x] = __shfl_xor(x[threadIdx.x], 1);\n"
+	"}\n";
+
+/* Constant evaluation that never ends in practice once its step limit is lifted. */
+static const char endless_src[] =
+	"constexpr unsigned long spin(unsigned long n)\n"
+	"{\n"
+	"\tunsigned long s = 0;\n"
+	"\tfor (unsigned long i = 0; i < n; i++)\n"
+	"\t\ts += i ^ (s >> 3);\n"
+	"\treturn s;\n"
+	"}\n"
+	"template <unsigned long N> struct at_compile_time { static constexpr unsigned long v = spin(N); };\n"
+	"extern \"C\" __global__ void k(unsigned long *x) { x[0] = at_compile_time<(1ul << 40)>::v; }\n";
+
+/* 60,000 nested class template instantiations: about 570 MB in the compiler. */
+static const char greedy_src[] =
+	"template <int N> struct deep { static constexpr int v = deep<N - 1>::v + 1; int pad[N % 7 + 1]; };\n"
+	"template <> struct deep<0> { static constexpr int v = 0; };\n"
+	"extern \"C\" __global__ void k(int *x) { x[0] = deep<60000>::v; }\n";
+
+static rocjit_stats stats_of(rocjit_ctx *ctx)
+{
+	rocjit_stats st;
+
+	memset(&st, 0, sizeof st);
+	st.version = ROCJIT_STATS_VERSION;
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	return st;
+}
+
+static rocjit_ctx *open_flags(unsigned int flags)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx;
+
+	o.cache_dir = rj_test_cache_dir;
+	o.flags = flags;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	return ctx;
+}
+
+static int compile_src(const rocjit_code **code, rocjit_ctx *ctx, const char *target,
+		       const char *src, const char *opt, char *log, size_t log_size)
+{
+	const char *opts[] = { opt };
+
+	return rj_test_compile(code, ctx, target, "t.hip", src, opt ? opts : NULL, opt ? 1 : 0,
+			       NULL, 0, log, log_size);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* After a failure the same process still compiles: the next request gets a new worker. */
+static void still_compiles(rocjit_ctx *ctx)
+{
+	const rocjit_code *code;
+
+	code = rj_test_compile_variant(ctx, "gfx90a", "RJW_AFTER", 1);
+	ASSERT(code->size > 0);
+}
+
+TEST(a_worker_compiles_the_bytes_an_in_process_compile_gives)
+{
+	rocjit_ctx *w = open_flags(ROCJIT_OPEN_NO_CACHE);
+	rocjit_ctx *p = open_flags(ROCJIT_OPEN_NO_CACHE | ROCJIT_OPEN_COMPILE_INPROCESS);
+	const rocjit_code *a = rj_test_compile_variant(w, "gfx90a", "RJW_SAME", 1);
+	const rocjit_code *b = rj_test_compile_variant(p, "gfx90a", "RJW_SAME", 1);
+	rocjit_stats sw = stats_of(w), sp = stats_of(p);
+
+	ASSERT_INT(a->size, b->size);
+	ASSERT(memcmp(a->data, b->data, a->size) == 0);
+	ASSERT_STR(a->key, b->key);
+	ASSERT_INT(sw.worker_compiles, 1);
+	ASSERT_INT(sp.worker_compiles, 0);
+	ASSERT_INT(sw.workers_started, 1);
+	ASSERT_INT(sw.workers_running, 1);
+	ASSERT(sw.worker_overhead_ms >= 0 && sw.worker_overhead_ms < sw.compile_ms);
+	rocjit_close(w);
+	rocjit_close(p);
+}
+
+TEST(an_aborting_compiler_fails_the_request_and_the_application_lives)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	const rocjit_code *code;
+	char log[4096];
+	rocjit_stats st;
+	int rc = compile_src(&code, ctx, "gfx700", shuffle_src, NULL, log, sizeof log);
+
+	if (rc == 0)
+		rj_test_skip("this hipRTC compiles a shuffle for gfx700: no abort to provoke");
+	ASSERT_INT(rc, ROCJIT_ECOMPILE);
+	ASSERT_CONTAINS(rocjit_last_error(), "SIGABRT");
+	ASSERT_CONTAINS(rocjit_last_error(), "t.hip for gfx700");
+	ASSERT_CONTAINS(rocjit_last_error(), "Cannot select");
+	ASSERT_CONTAINS(log, "LLVM ERROR");
+	st = stats_of(ctx);
+	ASSERT_INT(st.workers_lost, 1);
+	ASSERT_INT(st.compile_errors, 1);
+	still_compiles(ctx);
+	st = stats_of(ctx);
+	ASSERT_INT(st.workers_started, 2);
+	/* A failed request is tried again when asked again, and fails the same way. */
+	ASSERT_INT(compile_src(&code, ctx, "gfx700", shuffle_src, NULL, log, sizeof log),
+		   ROCJIT_ECOMPILE);
+	rocjit_close(ctx);
+}
+
+/*
+ * With $var=value, src (compiled with opt) fails naming the limit (why), within 30 s; the
+ * worker is lost, and without the limit the same process compiles again.
+ */
+static void stopped_at_limit(const char *var, const char *value, const char *src,
+			     const char *opt, const char *why)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	const rocjit_code *code;
+	char log[1024];
+	double t0 = now_s();
+
+	setenv(var, value, 1);
+	ASSERT_INT(compile_src(&code, ctx, "gfx90a", src, opt, log, sizeof log), ROCJIT_ECOMPILE);
+	ASSERT(now_s() - t0 < 30);
+	ASSERT_CONTAINS(rocjit_last_error(), why);
+	ASSERT_INT(stats_of(ctx).workers_lost, 1);
+	unsetenv(var);
+	still_compiles(ctx);
+	rocjit_close(ctx);
+}
+
+TEST(a_compile_past_the_time_limit_is_stopped)
+{
+	stopped_at_limit("ROCJIT_COMPILE_TIMEOUT", "1.5", endless_src, "-fconstexpr-steps=2147483647",
+			 "time limit of 1.5 s (ROCJIT_COMPILE_TIMEOUT)");
+}
+
+TEST(a_compile_past_the_memory_limit_is_stopped)
+{
+	stopped_at_limit("ROCJIT_COMPILE_MEMORY_MB", "250", greedy_src, "-ftemplate-depth=100000",
+			 "more than 250 MiB (ROCJIT_COMPILE_MEMORY_MB)");
+}
+
+/* The other process: the probe, linked with the shared library, which finds its worker
+ * beside itself (ROCJIT_WORKER unset). */
+static char *probe(const char *file, int expect_status)
+{
+	char cache_arg[4300];
+	const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", cache_arg, "--target", "gfx90a",
+			       "--file", file, NULL };
+	const char *env[] = { "ROCJIT_WORKER=", NULL };
+	char *out = NULL;
+
+	snprintf(cache_arg, sizeof cache_arg, "%s", rj_test_cache_dir);
+	ASSERT_INT(rj_test_run(argv, env, &out), expect_status);
+	return out;
+}
+
+TEST(a_cache_hit_starts_no_worker)
+{
+	char path[4200];
+	char *out;
+
+	snprintf(path, sizeof path, "%s/k.hip", rj_test_dir);
+	rj_test_write_file(path, rj_test_axpy, strlen(rj_test_axpy));
+	out = probe(path, 0);
+	ASSERT_CONTAINS(out, "compiles=1 ");
+	ASSERT_CONTAINS(out, "worker_compiles=1 workers_started=1 ");
+	free(out);
+	out = probe(path, 0);
+	ASSERT_CONTAINS(out, "disk_hits=1 ");
+	ASSERT_CONTAINS(out, "worker_compiles=0 workers_started=0 ");
+	free(out);
+}
+
+struct job {
+	rocjit_ctx *ctx;
+	int i;
+	const rocjit_code *code;
+};
+
+static void *compile_job(void *arg)
+{
+	struct job *j = arg;
+
+	j->code = rj_test_compile_variant(j->ctx, "gfx1030", "RJW_PAR", j->i);
+	return NULL;
+}
+
+TEST(workers_compile_at_the_same_time)
+{
+	rocjit_ctx *ctx;
+	pthread_t t[2];
+	struct job jobs[2];
+	rocjit_stats st;
+
+	setenv("ROCJIT_WORKERS", "2", 1);
+	ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	for (int i = 0; i < 2; i++) {
+		jobs[i].ctx = ctx;
+		jobs[i].i = i;
+		ASSERT_INT(pthread_create(&t[i], NULL, compile_job, &jobs[i]), 0);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	st = stats_of(ctx);
+	ASSERT_INT(st.worker_compiles, 2);
+	ASSERT_INT(st.workers_max, 2);
+	/* Two at once take two workers; a third compile reuses one of them. */
+	ASSERT_INT(st.workers_started, 2);
+	rj_test_compile_variant(ctx, "gfx1030", "RJW_PAR", 9);
+	ASSERT_INT(stats_of(ctx).workers_started, 2);
+	ASSERT(strcmp(jobs[0].code->key, jobs[1].code->key) != 0);
+	rocjit_close(ctx);
+}
+
+/* The pids of this process's children named rocjit-worker. */
+static int worker_pids(pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	ASSERT(d != NULL);
+	while ((e = readdir(d)) && n < max) {
+		char path[300], text[512], *paren;
+		FILE *f;
+		int ppid = 0;
+
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(text, sizeof text, f) && strstr(text, "(rocjit-worker)") &&
+		    (paren = strrchr(text, ')')) && sscanf(paren + 2, "%*c %d", &ppid) == 1 &&
+		    ppid == getpid())
+			out[n++] = (pid_t)atoi(e->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+TEST(a_worker_that_died_while_idle_is_replaced_without_a_failure)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	pid_t pids[4];
+	rocjit_stats st;
+
+	rj_test_compile_variant(ctx, "gfx90a", "RJW_IDLE", 1);
+	ASSERT_INT(worker_pids(pids, 4), 1);
+	ASSERT_INT(kill(pids[0], SIGKILL), 0);
+	usleep(100000);
+	rj_test_compile_variant(ctx, "gfx90a", "RJW_IDLE", 2);
+	st = stats_of(ctx);
+	ASSERT_INT(st.workers_started, 2);
+	ASSERT_INT(st.workers_lost, 0);
+	ASSERT_INT(st.compile_errors, 0);
+	rocjit_close(ctx);
+}
+
+/* Whether pid is a live process (not gone, not a zombie nobody reaped yet). */
+static int running(pid_t pid)
+{
+	char path[64], text[512], *paren;
+	FILE *f;
+	int live = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(text, sizeof text, f) && (paren = strrchr(text, ')')))
+		live = paren[2] != 'Z' && paren[2] != 'X';
+	fclose(f);
+	return live;
+}
+
+TEST(a_worker_exits_when_its_forked_parent_exits)
+{
+	int fds[2], status;
+	pid_t child, worker = 0;
+
+	ASSERT_INT(pipe(fds), 0);
+	child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+		pid_t pids[2];
+		rj_test_compile_variant(ctx, "gfx90a", "RJW_EXIT", 1);
+		if (worker_pids(pids, 2) != 1)
+			_exit(1);
+		if (write(fds[1], &pids[0], sizeof pids[0]) != (ssize_t)sizeof pids[0])
+			_exit(1);
+		_exit(0); /* without rocjit_close: the worker must notice alone */
+	}
+	close(fds[1]);
+	ASSERT_INT(read(fds[0], &worker, sizeof worker), (long long)sizeof worker);
+	ASSERT_INT(waitpid(child, &status, 0), child);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (int i = 0; i < 100 && running(worker); i++)
+		usleep(50000);
+	ASSERT(!running(worker));
+}
+
+TEST(a_forked_child_starts_its_own_workers)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	pid_t child;
+	int status;
+
+	rj_test_compile_variant(ctx, "gfx90a", "RJW_FORK", 1);
+	child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		rocjit_stats st = stats_of(ctx);
+		if (st.workers_started != 0 || st.workers_running != 0)
+			_exit(2);
+		rj_test_compile_variant(ctx, "gfx90a", "RJW_FORK", 2);
+		st = stats_of(ctx);
+		_exit(st.workers_started == 1 && st.workers_running == 1 ? 0 : 3);
+	}
+	ASSERT_INT(waitpid(child, &status, 0), child);
+	ASSERT(WIFEXITED(status));
+	ASSERT_INT(WEXITSTATUS(status), 0);
+	/* The parent's worker was not disturbed by the child's copy of its channel. */
+	rj_test_compile_variant(ctx, "gfx90a", "RJW_FORK", 3);
+	ASSERT_INT(stats_of(ctx).workers_started, 1);
+	ASSERT_INT(stats_of(ctx).workers_lost, 0);
+	rocjit_close(ctx);
+}
+
+/* With ROCJIT_WORKER=worker a compile fails with ROCJIT_ENOCOMPILER saying why. */
+static void refused_worker(const char *worker, const char *why)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	const rocjit_code *code;
+	char log[256];
+
+	setenv("ROCJIT_WORKER", worker, 1);
+	ASSERT_INT(compile_src(&code, ctx, "gfx90a", rj_test_axpy, NULL, log, sizeof log),
+		   ROCJIT_ENOCOMPILER);
+	ASSERT_CONTAINS(rocjit_last_error(), why);
+	rocjit_close(ctx);
+}
+
+TEST(rocjit_worker_naming_no_executable_is_an_error_that_says_so)
+{
+	refused_worker("/nonexistent/rocjit-worker", "ROCJIT_WORKER=/nonexistent/rocjit-worker");
+}
+
+TEST(a_worker_of_another_program_is_refused)
+{
+	refused_worker("/bin/cat", "did not start"); /* echoes: never a valid greeting */
+}
+
+TEST(in_process_compiling_starts_no_worker)
+{
+	rocjit_ctx *ctx;
+
+	setenv("ROCJIT_COMPILE_INPROCESS", "1", 1);
+	ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	rj_test_compile_variant(ctx, "gfx90a", "RJW_INPROC", 1);
+	ASSERT_INT(stats_of(ctx).workers_started, 0);
+	ASSERT_INT(stats_of(ctx).worker_compiles, 0);
+	ASSERT_INT(stats_of(ctx).compiles, 1);
+	rocjit_close(ctx);
+}
+
+TEST(a_compile_error_in_a_worker_gives_the_diagnostics_of_an_in_process_one)
+{
+	/* A compile error's diagnostics come back through the result, as in process. */
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	const rocjit_code *code;
+	char log[4096];
+
+	ASSERT_INT(compile_src(&code, ctx, "gfx90a", "extern \"C\" __global__ void k() { nope; }\n",
+			       NULL, log, sizeof log), ROCJIT_ECOMPILE);
+	ASSERT_CONTAINS(log, "t.hip:1:");
+	ASSERT_CONTAINS(log, "nope");
+	ASSERT_CONTAINS(rocjit_last_error(), "did not compile for gfx90a");
+	ASSERT_INT(stats_of(ctx).workers_lost, 0);
+	rocjit_close(ctx);
+}
+
+/* ---- Compiling ahead of need ---------------------------------------------------------- */
+
+struct progress {
+	atomic_int calls, failures;
+	atomic_size_t last_done;
+	char message[512];
+};
+
+static void on_progress(void *user, const rocjit_prefetch_status *st, size_t index, int rc,
+			const char *message)
+{
+	struct progress *p = user;
+
+	(void)index;
+	atomic_fetch_add(&p->calls, 1);
+	if (rc) {
+		atomic_fetch_add(&p->failures, 1);
+		snprintf(p->message, sizeof p->message, "%s", message);
+	}
+	if (st->done > atomic_load(&p->last_done))
+		atomic_store(&p->last_done, st->done);
+}
+
+#define NPROGRAMS 4
+
+TEST(prefetch_compiles_a_list_in_the_background_and_reports_progress)
+{
+	rocjit_ctx *ctx = open_flags(0);
+	static char sources[NPROGRAMS][512];
+	rocjit_program progs[NPROGRAMS];
+	rocjit_prefetch_item items[NPROGRAMS];
+	rocjit_prefetch_options opts = ROCJIT_PREFETCH_OPTIONS_INIT;
+	rocjit_prefetch_status st;
+	struct progress p;
+	rocjit_prefetch *pf;
+	const rocjit_code *code;
+
+	memset(&p, 0, sizeof p);
+	memset(items, 0, sizeof items);
+	for (int i = 0; i < NPROGRAMS; i++) {
+		rocjit_program init = ROCJIT_PROGRAM_INIT;
+		if (i == NPROGRAMS - 1)
+			snprintf(sources[i], sizeof sources[i], "extern \"C\" __global__ void k() "
+				 "{ broken; }\n");
+		else
+			snprintf(sources[i], sizeof sources[i], "#define N %d\n%s", i, rj_test_axpy);
+		progs[i] = init;
+		progs[i].name = "pre.hip";
+		progs[i].source = sources[i];
+		items[i].program = &progs[i];
+		items[i].target = "gfx90a";
+	}
+	opts.progress = on_progress;
+	opts.user = &p;
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, NPROGRAMS, &opts), 0);
+	ASSERT_INT(rocjit_prefetch_wait(pf, -1), 0);
+	ASSERT_INT(rocjit_prefetch_status_get(&st, pf), 0);
+	ASSERT_INT(st.total, NPROGRAMS);
+	ASSERT_INT(st.done, NPROGRAMS);
+	ASSERT_INT(st.failed, 1);
+	ASSERT_INT(st.compiled, NPROGRAMS - 1);
+	ASSERT_INT(st.finished, 1);
+	ASSERT_INT(atomic_load(&p.calls), NPROGRAMS);
+	ASSERT_INT(atomic_load(&p.failures), 1);
+	ASSERT_INT(atomic_load(&p.last_done), NPROGRAMS);
+	ASSERT_CONTAINS(p.message, "pre.hip did not compile for gfx90a");
+	rocjit_prefetch_free(pf);
+	/* What it compiled is there for the application: a hit, no compile. */
+	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &progs[1]), 0);
+	ASSERT_INT(stats_of(ctx).compiles, NPROGRAMS - 1);
+	ASSERT_INT(stats_of(ctx).memory_hits, 1);
+	rocjit_close(ctx);
+	/* A second prefetch of the same list in a new context: cached, no worker needed. */
+	ctx = open_flags(0);
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, NPROGRAMS - 1, NULL), 0);
+	ASSERT_INT(rocjit_prefetch_wait(pf, 60), 0);
+	ASSERT_INT(rocjit_prefetch_status_get(&st, pf), 0);
+	ASSERT_INT(st.compiled, 0);
+	ASSERT_INT(st.done, NPROGRAMS - 1);
+	ASSERT_INT(stats_of(ctx).disk_hits, NPROGRAMS - 1);
+	ASSERT_INT(stats_of(ctx).worker_compiles, 0);
+	rocjit_prefetch_free(pf);
+	rocjit_close(ctx);
+}
+
+TEST(prefetch_refuses_bad_items_and_options)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	rocjit_prefetch_item item;
+	rocjit_prefetch_options opts = ROCJIT_PREFETCH_OPTIONS_INIT;
+	rocjit_prefetch *pf = (rocjit_prefetch *)&item;
+
+	memset(&item, 0, sizeof item);
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, &item, 1, NULL), ROCJIT_EINVAL);
+	ASSERT(pf == NULL);
+	ASSERT_CONTAINS(rocjit_last_error(), "item 0");
+	item.registered = "nothing.hip";
+	opts.version = 99;
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, &item, 1, &opts), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_prefetch_options_init(&opts, 99), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_prefetch_options_init(&opts, ROCJIT_PREFETCH_OPTIONS_VERSION), 0);
+	/* A registered name that does not exist fails that item, not the call. */
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, &item, 1, &opts), 0);
+	ASSERT_INT(rocjit_prefetch_wait(pf, -1), 0);
+	{
+		rocjit_prefetch_status st;
+		ASSERT_INT(rocjit_prefetch_status_get(&st, pf), 0);
+		ASSERT_INT(st.failed, 1);
+	}
+	rocjit_prefetch_free(pf);
+	/* An empty list is finished at once. */
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, NULL, 0, NULL), 0);
+	ASSERT_INT(rocjit_prefetch_wait(pf, 0), 0);
+	rocjit_prefetch_free(pf);
+	rocjit_prefetch_free(NULL);
+	rocjit_close(ctx);
+}
+
+TEST(prefetch_free_cancels_what_has_not_started)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	static char sources[12][512];
+	rocjit_program progs[12];
+	rocjit_prefetch_item items[12];
+	rocjit_prefetch_options opts = ROCJIT_PREFETCH_OPTIONS_INIT;
+	rocjit_prefetch *pf;
+
+	memset(items, 0, sizeof items);
+	for (int i = 0; i < 12; i++) {
+		rocjit_program init = ROCJIT_PROGRAM_INIT;
+		snprintf(sources[i], sizeof sources[i], "#define N %d\n%s", i, rj_test_axpy);
+		progs[i] = init;
+		progs[i].name = "c.hip";
+		progs[i].source = sources[i];
+		items[i].program = &progs[i];
+		items[i].target = "gfx90a";
+	}
+	opts.threads = 1;
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, 12, &opts), 0);
+	ASSERT_INT(rocjit_prefetch_wait(pf, 0.01), 1); /* 12 compiles take longer */
+	rocjit_prefetch_free(pf);
+	ASSERT(stats_of(ctx).compiles < 12);
+	rocjit_close(ctx);
+}
