@@ -37,11 +37,26 @@ static const char endless_src[] =
 	"template <unsigned long N> struct at_compile_time { static constexpr unsigned long v = spin(N); };\n"
 	"extern \"C\" __global__ void k(unsigned long *x) { x[0] = at_compile_time<(1ul << 40)>::v; }\n";
 
-/* 60,000 nested class template instantiations: about 570 MB in the compiler. */
+/* 90,000 class template instantiations, each in a statement of its own (no deep recursion
+ * anywhere, so no stack overflow first): about 470 MB and 8 s in the compiler. */
 static const char greedy_src[] =
-	"template <int N> struct deep { static constexpr int v = deep<N - 1>::v + 1; int pad[N % 7 + 1]; };\n"
-	"template <> struct deep<0> { static constexpr int v = 0; };\n"
-	"extern \"C\" __global__ void k(int *x) { x[0] = deep<60000>::v; }\n";
+	"template <int N> struct blob { int pad[N % 13 + 1]; static constexpr int v = N % 3; };\n"
+	"#define B1(n) s += blob<n>::v;\n"
+	"#define B10(n) B1(n##0) B1(n##1) B1(n##2) B1(n##3) B1(n##4) B1(n##5) B1(n##6) B1(n##7) "
+	"B1(n##8) B1(n##9)\n"
+	"#define B100(n) B10(n##0) B10(n##1) B10(n##2) B10(n##3) B10(n##4) B10(n##5) B10(n##6) "
+	"B10(n##7) B10(n##8) B10(n##9)\n"
+	"#define B1000(n) B100(n##0) B100(n##1) B100(n##2) B100(n##3) B100(n##4) B100(n##5) "
+	"B100(n##6) B100(n##7) B100(n##8) B100(n##9)\n"
+	"#define B10000(n) B1000(n##0) B1000(n##1) B1000(n##2) B1000(n##3) B1000(n##4) "
+	"B1000(n##5) B1000(n##6) B1000(n##7) B1000(n##8) B1000(n##9)\n"
+	"extern \"C\" __global__ void k(int *x)\n"
+	"{\n"
+	"\tint s = 0;\n"
+	"\tB10000(1) B10000(2) B10000(3) B10000(4) B10000(5) B10000(6) B10000(7) B10000(8) "
+	"B10000(9)\n"
+	"\tx[0] = s;\n"
+	"}\n";
 
 static rocjit_stats stats_of(rocjit_ctx *ctx)
 {
@@ -166,7 +181,7 @@ TEST(a_compile_past_the_time_limit_is_stopped)
 
 TEST(a_compile_past_the_memory_limit_is_stopped)
 {
-	stopped_at_limit("ROCJIT_COMPILE_MEMORY_MB", "250", greedy_src, "-ftemplate-depth=100000",
+	stopped_at_limit("ROCJIT_COMPILE_MEMORY_MB", "250", greedy_src, NULL,
 			 "more than 250 MiB (ROCJIT_COMPILE_MEMORY_MB)");
 }
 

@@ -34,5 +34,5 @@ if [ "${ROCJIT_SANITIZERS:-1}" != 0 ]; then
 		-DROCJIT_SANITIZE=thread -DROCJIT_BUILD_BENCH=OFF -DROCJIT_BUILD_EXAMPLES=OFF
 	cmake --build "$build-tsan" -j"$(nproc)"
 	ctest --test-dir "$build-tsan" -j"$(nproc)" --output-on-failure -LE gpu \
-		-R 'thread|race|stampede|holder|recent|registry|cache\.|workers\.' -E 'fork'
+		-R 'thread|race|stampede|holder|recent|registry|cache\.|workers\.|cli\.prewarm' -E 'fork'
 fi

@@ -49,7 +49,7 @@ extern char **environ;
 
 #define WORKER_NAME "rocjit-worker"
 #define DEFAULT_TIMEOUT_S 600.0 /* generous: the largest real files take a few minutes */
-#define HELLO_TIMEOUT_MS 30000.0
+#define HELLO_TIMEOUT_MS 120000.0 /* starting and loading the compiler, on a loaded machine */
 #define MEMORY_SAMPLE_MS 10
 #define TAIL_MAX 4096 /* what is kept of a worker's own output, for a failure's message */
 
@@ -58,6 +58,9 @@ extern char **environ;
 #define ROCJIT_WORKER_RELDIR "rocjit"
 #endif
 
+/* A slot.  busy is read and written under pool.mu; while busy, the other fields belong to
+ * the thread that set it (starting the worker, or compiling), so other threads read them
+ * only in slots they found idle. */
 struct worker {
 	pid_t pid;   /* 0: the slot is free                                               */
 	int sock;    /* the channel                                                       */
@@ -130,7 +133,7 @@ __attribute__((destructor)) static void stop_idle_workers(void)
 	if (pthread_mutex_trylock(&pool.mu) != 0)
 		return;
 	for (int i = 0; i < POOL_MAX; i++)
-		if (pool.w[i].pid > 0 && !pool.w[i].busy)
+		if (!pool.w[i].busy && pool.w[i].pid > 0)
 			(void)retire(&pool.w[i], 1);
 	pthread_mutex_unlock(&pool.mu);
 }
@@ -153,7 +156,7 @@ void rj_worker_counts(struct rj_worker_counts *out)
 
 	pthread_mutex_lock(&pool.mu);
 	for (int i = 0; i < POOL_MAX; i++)
-		running += pool.w[i].pid > 0;
+		running += pool.w[i].busy || pool.w[i].pid > 0; /* busy: compiling or starting */
 	out->max = pool.max ? pool.max : rj_worker_max();
 	pthread_mutex_unlock(&pool.mu);
 	out->started = atomic_load(&started);
@@ -398,6 +401,7 @@ static int spawn(struct worker *w, int platform)
 	posix_spawnattr_t attr;
 	sigset_t none, dfl;
 	int sv[2], op[2], rc;
+	pid_t pid = 0;
 	const char *why = NULL;
 	char *argv[] = { (char *)WORKER_NAME, (char *)"--platform",
 			 (char *)(platform == ROCJIT_PLATFORM_NVIDIA ? "nvidia" : "amd"), NULL };
@@ -432,7 +436,7 @@ static int spawn(struct worker *w, int platform)
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &dfl);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawn(&w->pid, pool.path, &fa, &attr, argv, environ);
+	rc = posix_spawn(&pid, pool.path, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(sv[1]);
@@ -447,6 +451,7 @@ static int spawn(struct worker *w, int platform)
 	}
 	w->sock = sv[0];
 	w->out = op[0];
+	w->pid = pid; /* last: a fork meanwhile sees a slot without a worker or a whole one */
 	fcntl(w->out, F_SETFL, O_NONBLOCK);
 	atomic_fetch_add(&started, 1);
 	if (receive(w, &lim, &t, &hello, &len) == GOT_FRAME) {
@@ -491,15 +496,16 @@ static int acquire(struct worker **out, int platform)
 		free_slot = NULL;
 		for (int i = 0; i < pool.max; i++) {
 			struct worker *w = &pool.w[i];
-			if (w->pid && !w->busy && !idle_alive(w))
+			/* busy first: a busy slot's other fields belong to the thread using it */
+			if (!w->busy && w->pid && !idle_alive(w))
 				(void)retire(w, 1); /* died while idle: not this request's fault */
-			if (w->pid && !w->busy) {
+			if (!w->busy && w->pid) {
 				w->busy = 1;
 				pthread_mutex_unlock(&pool.mu);
 				*out = w;
 				return 0;
 			}
-			if (w->pid || w->busy)
+			if (w->busy || w->pid)
 				alive++;
 			else if (!free_slot)
 				free_slot = w;

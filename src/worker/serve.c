@@ -87,16 +87,18 @@ int rj_worker_serve(int argc, char **argv)
 	int rc;
 
 	if (argc == 3 && strcmp(argv[1], "--platform") == 0) {
-		/* Load the compiler now, while the parent prepares the first request. */
+		/* The compiler loads before the greeting: a request's time limit then counts
+		   the compile alone, not the loading (seconds on a loaded machine).  A failure
+		   to load is answered to the first request. */
 		const struct rj_platform *p = rj_platform_by_id(strcmp(argv[2], "nvidia") == 0 ?
 								 ROCJIT_PLATFORM_NVIDIA :
 								 ROCJIT_PLATFORM_AMD);
+		(void)p->compiler_id();
 		rj_wire_hello(&b);
 		rc = rj_wire_send(STDIN_FILENO, &b);
 		rj_wbuf_free(&b);
 		if (rc != 0)
 			return 1;
-		(void)p->compiler_id();
 	} else {
 		fprintf(stderr, "rocjit-worker: compiles for the rocjit library, which starts it "
 			"(usage: rocjit-worker --platform amd|nvidia, a socket on stdin)\n");
