@@ -91,6 +91,13 @@ static void compile_set_for(const char *target, const char *want_target)
 		if (info->num_kernels != e.count[f])
 			rj_test_fail(__FILE__, __LINE__, "%s for %s: %zu kernels, rocjit_ops "
 				     "knows %zu", e.files[f], target, info->num_kernels, e.count[f]);
+		/* hipRTC's textual lookup found every lowered name: no second compile, which
+		 * would leave its __rocjit_ne_ pointer variables in the object (an expression
+		 * naming a typedef, say) and double the cost of every first use. */
+		if (memmem(code->data, code->size, "__rocjit_ne_", 12))
+			rj_test_fail(__FILE__, __LINE__, "%s for %s: some name expression was lowered "
+				     "by a second compile: spell it as the compiler prints it",
+				     e.files[f], target);
 		printf("%s -> %s: %zu kernels, %zu bytes\n", e.files[f], target, info->num_kernels,
 		       code->size);
 		total += e.count[f];

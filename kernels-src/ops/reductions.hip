@@ -83,10 +83,13 @@ template <bool Less, bool Arg> struct rj_r_ext {
 		return rj_pick<Arg>::template get<T>(v, i);
 	}
 };
-typedef rj_r_ext<true, false> rj_r_min;
-typedef rj_r_ext<false, false> rj_r_max;
-typedef rj_r_ext<true, true> rj_r_argmin;
-typedef rj_r_ext<false, true> rj_r_argmax;
+/* Structs, not typedefs: a name expression names them, and hipRTC's textual lookup of the
+ * lowered name sees "rj_r_ext<true, false>" where a typedef was written, misses, and
+ * costs a second compile. */
+struct rj_r_min : rj_r_ext<true, false> {};
+struct rj_r_max : rj_r_ext<false, false> {};
+struct rj_r_argmin : rj_r_ext<true, true> {};
+struct rj_r_argmax : rj_r_ext<false, true> {};
 
 /* The block's RJ_BLOCK (v, i) pairs combined into thread 0's, in a fixed tree order. */
 template <class Op, class C> __device__ static void rj_block_combine(C *sv, rj_u32 *si, C &v, rj_u32 &i)
