@@ -11,7 +11,8 @@
  * sources are the ones the rocjit_ops objects linked into this program registered
  * (rocjit_registered_source); nothing else of the repository is read.
  *
- *   per file   --reps times (default 3): a context on a fresh cache folder, then
+ *   per file   --reps times (default 3; 0: not run, nor the "every file" runs below):
+ *              a context on a fresh cache folder, then
  *              rocjit_compile_registered_v2 of every file with all its kernels' name
  *              expressions (the whole file in one compile, as the kernels were before
  *              each was compiled alone), one file after the other, each timed.  "ms" is the whole request (key, compile, code-object
@@ -566,8 +567,10 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (reps < 1 || reps > 64 || cold < 0 || hits < 0 || first < 0)
-		bench_die("--reps must be 1..64, --cold, --hits and --first >= 0");
+	if (reps < 0 || reps > 64 || cold < 0 || hits < 0 || first < 0)
+		bench_die("--reps must be 0..64, --cold, --hits and --first >= 0");
+	if (reps == 0)
+		cold = 0; /* nor every file, cached: no per-file cache to run on */
 
 	/* Every case must see the cache and the sources as they are, whatever the caller set. */
 	unsetenv("ROCJIT_DISABLE_CACHE");
@@ -654,7 +657,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s first use, cached, %d processes of each kind\n", p->label,
 			hits);
 		for (int k = 0; k < hits; k++) {
-			app_run(p, p->warm_dir, APP_FILES_CACHED);
+			if (reps > 0)
+				app_run(p, p->warm_dir, APP_FILES_CACHED);
 			if (p->series_on && !p->series_failed)
 				app_run(p, p->series_dir, APP_OPS_CACHED);
 		}
@@ -672,60 +676,62 @@ int main(int argc, char **argv)
 		else
 			printf("%-6s %-8s %s\n", p->label, p->target, p->note);
 	}
-	printf("\nCold compile per file: a fresh cache, the compiler loaded; median of %d; "
-	       "ms = the whole\nrocjit_compile_registered request, compiler = its compile_ms "
-	       "(the vendor calls alone)\n\n", reps);
-	printf("%-14s %7s %7s %6s", "", "", "", "");
-	for (int pi = 0; pi < 2; pi++) {
-		char head[64];
-		snprintf(head, sizeof head, "%s %s", plats[pi].label, plats[pi].target);
-		if (plats[pi].on)
-			printf(" | %-39s", head);
-	}
-	printf("\n%-14s %7s %7s %6s", "file", "kernels", "src KB", "lines");
-	for (int pi = 0; pi < 2; pi++)
-		if (plats[pi].on)
-			printf(" | %9s %11s %8s %7s", "ms", "compiler ms", "code KB", "in obj");
-	printf("\n");
-	for (int i = 0; i < nfiles; i++) {
-		printf("%-14s %7d %7.1f %6d", files[i].name, files[i].nk,
-		       (double)files[i].src_bytes / 1024, files[i].src_lines);
+	if (reps > 0) { /* --reps 0: the per-file compiles were not run */
+		printf("\nCold compile per file: a fresh cache, the compiler loaded; median of %d; "
+		       "ms = the whole\nrocjit_compile_registered request, compiler = its compile_ms "
+		       "(the vendor calls alone)\n\n", reps);
+		printf("%-14s %7s %7s %6s", "", "", "", "");
 		for (int pi = 0; pi < 2; pi++) {
-			struct platform *p = &plats[pi];
-			char a[32], b[32];
-			if (!p->on)
-				continue;
-			print_ms(a, sizeof a, file_median(p->wall, i, reps));
-			print_ms(b, sizeof b, file_median(p->compiler, i, reps));
-			printf(" | %9s %11s %8.1f %7d", a, b, (double)p->bytes[i] / 1024,
-			       p->in_obj[i]);
+			char head[64];
+			snprintf(head, sizeof head, "%s %s", plats[pi].label, plats[pi].target);
+			if (plats[pi].on)
+				printf(" | %-39s", head);
 		}
+		printf("\n%-14s %7s %7s %6s", "file", "kernels", "src KB", "lines");
+		for (int pi = 0; pi < 2; pi++)
+			if (plats[pi].on)
+				printf(" | %9s %11s %8s %7s", "ms", "compiler ms", "code KB", "in obj");
 		printf("\n");
-	}
-	{
-		size_t src = 0;
-		for (int i = 0; i < nfiles; i++)
-			src += files[i].src_bytes;
-		printf("%-14s %7d %7.1f %6s", "total", total_kernels, (double)src / 1024, "");
-		for (int pi = 0; pi < 2; pi++) {
-			struct platform *p = &plats[pi];
-			char a[32], b[32];
-			size_t bytes = 0;
-			int in_obj = 0;
-			if (!p->on)
-				continue;
-			for (int i = 0; i < nfiles; i++) {
-				bytes += p->bytes[i];
-				in_obj += p->in_obj[i];
+		for (int i = 0; i < nfiles; i++) {
+			printf("%-14s %7d %7.1f %6d", files[i].name, files[i].nk,
+			       (double)files[i].src_bytes / 1024, files[i].src_lines);
+			for (int pi = 0; pi < 2; pi++) {
+				struct platform *p = &plats[pi];
+				char a[32], b[32];
+				if (!p->on)
+					continue;
+				print_ms(a, sizeof a, file_median(p->wall, i, reps));
+				print_ms(b, sizeof b, file_median(p->compiler, i, reps));
+				printf(" | %9s %11s %8.1f %7d", a, b, (double)p->bytes[i] / 1024,
+				       p->in_obj[i]);
 			}
-			print_ms(a, sizeof a, total_median(p->wall, reps));
-			print_ms(b, sizeof b, total_median(p->compiler, reps));
-			printf(" | %9s %11s %8.1f %7d", a, b, (double)bytes / 1024, in_obj);
+			printf("\n");
 		}
-		printf("\n");
+		{
+			size_t src = 0;
+			for (int i = 0; i < nfiles; i++)
+				src += files[i].src_bytes;
+			printf("%-14s %7d %7.1f %6s", "total", total_kernels, (double)src / 1024, "");
+			for (int pi = 0; pi < 2; pi++) {
+				struct platform *p = &plats[pi];
+				char a[32], b[32];
+				size_t bytes = 0;
+				int in_obj = 0;
+				if (!p->on)
+					continue;
+				for (int i = 0; i < nfiles; i++) {
+					bytes += p->bytes[i];
+					in_obj += p->in_obj[i];
+				}
+				print_ms(a, sizeof a, total_median(p->wall, reps));
+				print_ms(b, sizeof b, total_median(p->compiler, reps));
+				printf(" | %9s %11s %8.1f %7d", a, b, (double)bytes / 1024, in_obj);
+			}
+			printf("\n");
+		}
+		printf("(in obj: kernels the code object holds, rocjit_codeobj_inspect; the set's "
+		       "kernels must all be there)\n");
 	}
-	printf("(in obj: kernels the code object holds, rocjit_codeobj_inspect; the set's "
-	       "kernels must all be there)\n");
 	for (int pi = 0; pi < 2; pi++) {
 		struct platform *p = &plats[pi];
 		if (!p->on)

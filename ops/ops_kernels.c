@@ -1,8 +1,9 @@
 /*
  * ops_kernels.c - the kernel set of kernels-src/ops/: the names of the ops, which kernel
  * exists for which type (the *_exists predicates), and rocjit_ops_foreach_kernel, which
- * lists every kernel the operations can launch.  Decided here once, for the launches
- * (ops_elementwise.c, ops_rows.c) and for the list, so the two cannot disagree.
+ * lists every kernel the operations can launch, each a template instantiation named by
+ * its name expression (the OPS_K_* formats of ops_internal.h).  Decided here once, for the
+ * launches (ops_elementwise.c, ops_rows.c) and for the list, so the two cannot disagree.
  *
  * Owns no state: tables of constants.  Below the operations and beside ops_launch.c: it
  * launches nothing and checks no view; it uses only ops_layout.c.

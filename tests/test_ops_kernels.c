@@ -1,7 +1,8 @@
 /*
  * test_ops_kernels.c - the op set of kernels-src/ops/ without a GPU: every file compiles
- * for gfx90a, gfx1030 and sm_90 (real hipRTC and NVRTC), and each code object holds
- * exactly the kernels rocjit_ops can launch from it; and the op library's own logic -
+ * for gfx90a, gfx1030 and sm_90 (real hipRTC and NVRTC) with every name expression
+ * rocjit_ops_foreach_kernel lists, and each code object holds exactly those kernels; the
+ * first use of an op compiles its one instantiation alone; and the op library's own logic -
  * views, broadcasting, checks, empty tensors, the launch shapes - which needs no device
  * because it runs before any kernel is fetched.
  */
