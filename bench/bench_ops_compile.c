@@ -3,29 +3,45 @@
  * a GPU: hipRTC and NVRTC time per file, and the first use of the whole set by an
  * application, cold (an empty cache) against cached.
  *
- *   bench_ops_compile [--reps N] [--cold N] [--hits N] [--amd TARGET|none]
- *                     [--nvidia TARGET|none] [--json FILE]
+ *   bench_ops_compile [--reps N] [--cold N] [--hits N] [--first N] [--series 0|1]
+ *                     [--amd TARGET|none] [--nvidia TARGET|none] [--json FILE]
  *
  * The set is what rocjit_ops_foreach_kernel lists: its files, in its order, and the
- * kernels each must hold.  The sources are the ones the rocjit_ops objects linked into this
- * program registered (rocjit_registered_source); nothing else of the repository is read.
+ * kernels each must hold, each a template instantiation named by a name expression.  The
+ * sources are the ones the rocjit_ops objects linked into this program registered
+ * (rocjit_registered_source); nothing else of the repository is read.
  *
- *   per file   --reps times (default 3): a context on a fresh cache folder, then
- *              rocjit_compile_registered of every file for the target, one after the
- *              other, each timed.  "ms" is the whole request (key, compile, code-object
+ *   per file   --reps times (default 3; 0: not run, nor the "every file" runs below):
+ *              a context on a fresh cache folder, then
+ *              rocjit_compile_registered_v2 of every file with all its kernels' name
+ *              expressions (the whole file in one compile, as the kernels were before
+ *              each was compiled alone), one file after the other, each timed.  "ms" is the whole request (key, compile, code-object
  *              check, SQLite insert); "compiler" is rocjit's compile_ms, the vendor calls
  *              alone.  Before the first repetition the compiler is loaded
  *              (rocjit_compiler_identity) and warmed up with a one-line kernel, both timed
  *              apart, so no file pays for loading the library.  The first repetition's code
  *              objects are read back (rocjit_codeobj_inspect) and every kernel the set
  *              lists for the file must be in them.
- *   first use  a new process of this program (--child app), as an application that uses
- *              every op would start: rocjit_open on a cache folder, then
- *              rocjit_compile_registered of every file.  Its time runs from the parent's
- *              clock just before fork() to the last code object in the child: fork, exec,
- *              the dynamic loader, the sources' registration, rocjit_open, the requests.
- *              cold: a fresh folder each (--cold processes, default 1); cached: the cache
- *              the first per-file repetition filled (--hits processes, default 10).
+ *   series     (--series 1, the default) one context on a fresh cache folder compiles
+ *              every kernel of the set alone, one after the other, as an application
+ *              that uses every op does at first use (rocjit_ops asks for one name
+ *              expression at a time): the whole set cold, in series.
+ *   first use  a new process of this program (--child app), as an application starts:
+ *              rocjit_open on a cache folder with the target set (no GPU here: its
+ *              result is the code object a launch would load), then its requests.  Its
+ *              time runs from the parent's clock just before fork() to the last code
+ *              object in the child: fork, exec, the dynamic loader, the sources'
+ *              registration, rocjit_open, the requests.  Three kinds:
+ *              one op, cold: the first kernel of the set alone, on a fresh folder
+ *                  (--first processes, default 3): the time to the first op's result;
+ *              every op, cached: a request per kernel, as rocjit_ops makes them, on the
+ *                  cache the series filled (--hits processes, default 10);
+ *              every file, cold and cached: a request per file with all its
+ *                  expressions, on a fresh folder (--cold processes, default 1) and on
+ *                  the cache of the first per-file repetition (--hits processes), the
+ *                  same sources in 7 large entries instead of 436 small ones.  The
+ *                  cached kinds take turns process by process, so that noise falls on
+ *                  both alike.
  *
  * Targets: gfx90a for hipRTC and sm_90 for NVRTC unless given; "none" skips a platform,
  * and a platform whose compiler cannot be loaded is skipped with a note.  Medians
@@ -57,7 +73,13 @@ const char *bench_prog = PROG;
 
 /* ---- Platforms ------------------------------------------------------------------------ */
 
-/* The first-use runs of one platform, cold or cached: one sample per process. */
+/* The kinds of first use by an application (see the top of this file). */
+enum app_kind { APP_FILES_COLD, APP_FILES_CACHED, APP_OPS_CACHED, APP_FIRST_COLD, NAPP };
+static const char *const app_modes[NAPP] = { "files", "files", "ops", "first" };
+static const char *const app_labels[NAPP] = { "every file, cold", "every file, cached",
+					      "every op, cached", "one op, cold" };
+
+/* The first-use runs of one platform, of one kind: one sample per process. */
 struct app_runs {
 	int n;
 	double *done, *to_main, *open, *compiler;
@@ -81,7 +103,12 @@ struct platform {
 	int *in_obj, *missing;
 	char **first_missing;
 	char warm_dir[1100];  /* the cache the first repetition filled */
-	struct app_runs app[2]; /* first use by an application: cold, cached */
+	struct app_runs app[NAPP]; /* first use by an application, by enum app_kind */
+	/* the series: every kernel alone, one after the other, on a fresh cache */
+	int series_on, series_failed;
+	double series_ms, series_compiler, *series_file_ms;
+	size_t series_bytes;
+	char series_dir[1100];
 };
 
 static struct platform plats[2] = {
@@ -180,7 +207,7 @@ static void compile_rep(struct platform *p, const char *dir, int rep, int reps)
 	for (int i = 0; i < nfiles; i++) {
 		const rocjit_code *code = NULL;
 		int64_t t0 = bench_now_ns();
-		int rc = rocjit_compile_registered(&code, ctx, NULL, files[i].name, NULL, 0);
+		int rc = set_compile(&code, ctx, NULL, i, -1);
 		double ms = bench_ms_since(t0);
 		size_t at = (size_t)i * (size_t)reps + (size_t)rep;
 
@@ -209,7 +236,9 @@ static void compile_rep(struct platform *p, const char *dir, int rep, int reps)
 				    p->target, rocjit_last_error());
 			p->in_obj[i] = (int)info->num_kernels;
 			for (int k = 0; k < files[i].nk; k++) {
-				if (has_kernel(info, files[i].kernels[k]))
+				const char *lowered = NULL;
+				if (rocjit_code_lowered_name(&lowered, code, files[i].kernels[k]) == 0 &&
+				    has_kernel(info, lowered))
 					continue;
 				if (!p->missing[i]++)
 					p->first_missing[i] = bench_strdup(files[i].kernels[k]);
@@ -224,43 +253,104 @@ static void compile_rep(struct platform *p, const char *dir, int rep, int reps)
 	rocjit_close(ctx);
 }
 
+/*
+ * The whole set cold in series: a fresh cache folder, every kernel of the set compiled
+ * alone, one after the other, as rocjit_ops asks for them; each object must hold its one
+ * kernel.  The folder is then the cache of the "every op, cached" runs.
+ */
+static void series(struct platform *p)
+{
+	rocjit_ctx *ctx = open_ctx(p->series_dir, p->id, p->target, 0);
+	int64_t t_all = bench_now_ns();
+	rocjit_stats s;
+
+	for (int i = 0; i < nfiles; i++) {
+		int64_t t_file = bench_now_ns();
+		for (int k = 0; k < files[i].nk; k++) {
+			const rocjit_code *code = NULL;
+			rocjit_codeobj_info *info = NULL;
+			int rc = set_compile(&code, ctx, NULL, i, k);
+			if (rc != 0 || code->from_cache ||
+			    rocjit_codeobj_inspect(&info, code->data, code->size) != 0 ||
+			    info->num_kernels != 1) {
+				fprintf(stderr, PROG ": %s %s: %s alone: %s\n", p->label, p->target,
+					files[i].kernels[k], rc ? rocjit_last_error() :
+					"not one kernel compiled now");
+				p->series_failed++;
+			} else {
+				p->series_compiler += code->compile_ms;
+				p->series_bytes += code->size;
+			}
+			rocjit_codeobj_free(info);
+		}
+		p->series_file_ms[i] = bench_ms_since(t_file);
+		fprintf(stderr, PROG ": %s %s series: %s, %d kernels alone, %.0f ms\n", p->label,
+			p->target, files[i].name, files[i].nk, p->series_file_ms[i]);
+	}
+	p->series_ms = bench_ms_since(t_all);
+	get_stats(ctx, &s);
+	if (!p->series_failed && s.compiles != (uint64_t)total_kernels)
+		bench_die("%s: %llu compiles for %d kernels", p->series_dir,
+		    (unsigned long long)s.compiles, total_kernels);
+	rocjit_close(ctx);
+}
+
 /* ---- First use by an application: the child ------------------------------------------- */
 
 /*
- * --child app PLATFORM TARGET DIR T0: the application.  T0 is the parent's CLOCK_MONOTONIC
- * in ns just before fork (one clock for every process of the machine).  Prints one line
- * per file, then "app main=.. open=.. done=.." in ms since T0 and the context's counters.
+ * --child app PLATFORM TARGET DIR T0 MODE: the application.  T0 is the parent's
+ * CLOCK_MONOTONIC in ns just before fork (one clock for every process of the machine).
+ * MODE: files (a request per file, all its expressions), ops (a request per kernel,
+ * alone), first (the set's first kernel alone).  Prints one line per file (its
+ * requests' time, and of its code objects: cached when all were, compile time and bytes
+ * summed), then "app main=.. open=.. done=.." in ms since T0 and the context's counters.
  */
 static int child_app(const char *platform, const char *target, const char *dir,
-		     const char *t0s)
+		     const char *t0s, const char *mode)
 {
+	int per_kernel = !strcmp(mode, "ops") || !strcmp(mode, "first");
+	int only_first = !strcmp(mode, "first");
 	int64_t t0 = strtoll(t0s, NULL, 10), t_main = bench_now_ns(), t_open, t_done;
 	double *ms = bench_calloc((size_t)nfiles, sizeof *ms);
-	const rocjit_code **code = bench_calloc((size_t)nfiles, sizeof *code);
+	double *compiler = bench_calloc((size_t)nfiles, sizeof *compiler);
+	size_t *bytes = bench_calloc((size_t)nfiles, sizeof *bytes);
+	int *cached = bench_calloc((size_t)nfiles, sizeof *cached);
+	int nf = only_first ? 1 : nfiles;
 	rocjit_ctx *ctx;
 	rocjit_stats s;
 
 	ctx = open_ctx(dir, platform_by_key(platform), target, 0);
 	t_open = bench_now_ns();
-	for (int i = 0; i < nfiles; i++) {
+	for (int i = 0; i < nf; i++) {
 		int64_t t = bench_now_ns();
-		int rc = rocjit_compile_registered(&code[i], ctx, NULL, files[i].name, NULL, 0);
-		if (rc != 0)
-			bench_die("child: %s for %s: %s: %s", files[i].name, target, rocjit_strerror(rc),
-			    rocjit_last_error());
+		int nk = only_first ? 1 : per_kernel ? files[i].nk : 1;
+		cached[i] = 1;
+		for (int k = 0; k < nk; k++) {
+			const rocjit_code *code;
+			/* NULL target: the context's, as an application's request has it. */
+			int rc = set_compile(&code, ctx, NULL, i, per_kernel ? k : -1);
+			if (rc != 0)
+				bench_die("child: %s for %s: %s: %s", files[i].name, target,
+				    rocjit_strerror(rc), rocjit_last_error());
+			compiler[i] += code->compile_ms;
+			bytes[i] += code->size;
+			cached[i] &= code->from_cache;
+		}
 		ms[i] = bench_ms_since(t);
 	}
 	t_done = bench_now_ns();
 	get_stats(ctx, &s);
-	for (int i = 0; i < nfiles; i++)
+	for (int i = 0; i < nf; i++)
 		printf("file name=%s ms=%.6f cached=%d compiler=%.6f bytes=%zu\n", files[i].name,
-		       ms[i], code[i]->from_cache, code[i]->compile_ms, code[i]->size);
+		       ms[i], cached[i], compiler[i], bytes[i]);
 	printf("app main=%.6f open=%.6f done=%.6f compiles=%llu disk_hits=%llu misses=%llu "
 	       "compiler=%.6f\n", (double)(t_main - t0) / 1e6, (double)(t_open - t0) / 1e6,
 	       (double)(t_done - t0) / 1e6, (unsigned long long)s.compiles,
 	       (unsigned long long)s.disk_hits, (unsigned long long)s.misses, s.compile_ms);
 	rocjit_close(ctx);
-	free(code);
+	free(cached);
+	free(bytes);
+	free(compiler);
 	free(ms);
 	return 0;
 }
@@ -270,14 +360,15 @@ static int child_app(const char *platform, const char *target, const char *dir,
 #define OUT_MAX 65536
 
 /*
- * Runs this program again as "--child app PLATFORM TARGET DIR T0" with T0 taken just
- * before fork, and returns its whole stdout in out[OUT_MAX].  The child's stderr is ours;
- * a failed child fails the run.
+ * Runs this program again as "--child app PLATFORM TARGET DIR T0 MODE" with T0 taken
+ * just before fork, and returns its whole stdout in out[OUT_MAX].  The child's stderr is
+ * ours; a failed child fails the run.
  */
-static void run_app(char *out, const char *platform, const char *target, const char *dir)
+static void run_app(char *out, const char *platform, const char *target, const char *dir,
+		    const char *mode)
 {
 	char t0s[32];
-	const char *argv[] = { PROG, "--child", "app", platform, target, dir, t0s, NULL };
+	const char *argv[] = { PROG, "--child", "app", platform, target, dir, t0s, mode, NULL };
 	int status;
 
 	status = bench_run_self(argv, t0s, sizeof t0s, out, OUT_MAX);
@@ -307,25 +398,27 @@ static void app_alloc(struct app_runs *a, int n)
 		a->file_ms[i] = bench_calloc((size_t)n, sizeof(double));
 }
 
-/* One first-use run of platform p on dir, cold (an empty folder) or cached. */
-static void app_run(struct platform *p, const char *dir, int cold)
+/* One first-use run of platform p of kind on dir (cold: an empty folder). */
+static void app_run(struct platform *p, const char *dir, enum app_kind kind)
 {
 	static char out[OUT_MAX];
-	struct app_runs *a = &p->app[cold ? 0 : 1];
+	struct app_runs *a = &p->app[kind];
+	int cold = kind == APP_FILES_COLD || kind == APP_FIRST_COLD;
+	int want = kind == APP_FIRST_COLD ? 1 : nfiles, nf = want;
 	const char *app;
 
-	run_app(out, p->key, p->target, dir);
+	run_app(out, p->key, p->target, dir, app_modes[kind]);
 	app = find_line(out, "app ");
-	if (cold && (bench_field(app, "compiles") != nfiles || bench_field(app, "disk_hits") != 0))
-		bench_die("the cold child on %s compiled %.0f of %d files", dir, bench_field(app, "compiles"),
-		    nfiles);
+	if (cold && (bench_field(app, "compiles") != want || bench_field(app, "disk_hits") != 0))
+		bench_die("the cold child on %s compiled %.0f of %d programs", dir,
+		    bench_field(app, "compiles"), want);
 	if (!cold && (bench_field(app, "misses") != 0 || bench_field(app, "compiles") != 0))
 		bench_die("the cached child on %s missed %.0f files", dir, bench_field(app, "misses"));
 	a->done[a->n] = bench_field(app, "done");
 	a->to_main[a->n] = bench_field(app, "main");
 	a->open[a->n] = bench_field(app, "open") - bench_field(app, "main");
 	a->compiler[a->n] = bench_field(app, "compiler");
-	for (int i = 0; i < nfiles; i++) {
+	for (int i = 0; i < nf; i++) {
 		char prefix[300];
 		snprintf(prefix, sizeof prefix, "file name=%s ", files[i].name);
 		a->file_ms[i][a->n] = bench_field(find_line(out, prefix), "ms");
@@ -410,9 +503,18 @@ static void json_lines(FILE *f, int reps)
 			"\"compiler_ms\": %.3f, \"reps\": %d}\n", p->key, p->target, nfiles,
 			total_kernels, total_median(p->wall, reps), total_median(p->compiler, reps),
 			reps);
-		for (int k = 0; k < 2; k++) {
+		if (p->series_on)
+			fprintf(f, "{\"bench\": \"ops_compile\", \"case\": \"series\", \"platform\": "
+				"\"%s\", \"target\": \"%s\", \"kernels\": %d, \"failed\": %d, "
+				"\"ms\": %.3f, \"compiler_ms\": %.3f, \"bytes\": %zu}\n", p->key,
+				p->target, total_kernels, p->series_failed, p->series_ms,
+				p->series_compiler, p->series_bytes);
+		for (int k = 0; k < NAPP; k++) {
+			static const char *const keys[NAPP] = { "cold", "cached", "ops_cached",
+								"first_cold" };
 			struct app_runs *a = &p->app[k];
-			const char *which = k ? "cached" : "cold";
+			const char *which = keys[k];
+			int nf = k == APP_FIRST_COLD ? 1 : nfiles;
 			if (!a->n)
 				continue;
 			fprintf(f, "{\"bench\": \"ops_compile\", \"case\": \"app_%s\", "
@@ -421,7 +523,7 @@ static void json_lines(FILE *f, int reps)
 				"\"n\": %d}\n", which, p->key, p->target, bench_median(a->done, a->n),
 				bench_median(a->to_main, a->n), bench_median(a->open, a->n),
 				bench_median(a->compiler, a->n), a->n);
-			for (int i = 0; i < nfiles; i++)
+			for (int i = 0; i < nf; i++)
 				fprintf(f, "{\"bench\": \"ops_compile\", \"case\": \"app_%s_file\", "
 					"\"platform\": \"%s\", \"target\": \"%s\", \"file\": \"%s\", "
 					"\"median_ms\": %.3f, \"n\": %d}\n", which, p->key, p->target,
@@ -432,15 +534,15 @@ static void json_lines(FILE *f, int reps)
 
 int main(int argc, char **argv)
 {
-	int reps = 3, cold = 1, hits = 10, bad = 0;
+	int reps = 3, cold = 1, hits = 10, first = 3, do_series = 1, bad = 0;
 	const char *json_file = NULL;
 	char dir[1100];
 
 	if (argc >= 3 && !strcmp(argv[1], "--child")) {
-		if (argc != 7 || strcmp(argv[2], "app") != 0)
+		if (argc != 8 || strcmp(argv[2], "app") != 0)
 			bench_die("bad child arguments");
 		load_set();
-		return child_app(argv[3], argv[4], argv[5], argv[6]);
+		return child_app(argv[3], argv[4], argv[5], argv[6], argv[7]);
 	}
 	for (int a = 1; a < argc; a += 2) {
 		const char *v = a + 1 < argc ? argv[a + 1] : NULL;
@@ -452,6 +554,10 @@ int main(int argc, char **argv)
 			cold = atoi(v);
 		else if (!strcmp(argv[a], "--hits"))
 			hits = atoi(v);
+		else if (!strcmp(argv[a], "--first"))
+			first = atoi(v);
+		else if (!strcmp(argv[a], "--series"))
+			do_series = atoi(v);
 		else if (!strcmp(argv[a], "--amd"))
 			plats[0].target = v;
 		else if (!strcmp(argv[a], "--nvidia"))
@@ -461,8 +567,10 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (reps < 1 || reps > 64 || cold < 0 || hits < 0)
-		bench_die("--reps must be 1..64, --cold and --hits >= 0");
+	if (reps < 0 || reps > 64 || cold < 0 || hits < 0 || first < 0)
+		bench_die("--reps must be 0..64, --cold, --hits and --first >= 0");
+	if (reps == 0)
+		cold = 0; /* nor every file, cached: no per-file cache to run on */
 
 	/* Every case must see the cache and the sources as they are, whatever the caller set. */
 	unsetenv("ROCJIT_DISABLE_CACHE");
@@ -491,8 +599,11 @@ int main(int argc, char **argv)
 		p->in_obj = bench_calloc((size_t)nfiles, sizeof *p->in_obj);
 		p->missing = bench_calloc((size_t)nfiles, sizeof *p->missing);
 		p->first_missing = bench_calloc((size_t)nfiles, sizeof *p->first_missing);
-		app_alloc(&p->app[0], cold);
-		app_alloc(&p->app[1], hits);
+		app_alloc(&p->app[APP_FILES_COLD], cold);
+		app_alloc(&p->app[APP_FILES_CACHED], hits);
+		app_alloc(&p->app[APP_OPS_CACHED], do_series ? hits : 0);
+		app_alloc(&p->app[APP_FIRST_COLD], first);
+		p->series_file_ms = bench_calloc((size_t)nfiles, sizeof *p->series_file_ms);
 		platform_up(p);
 		fprintf(stderr, PROG ": %s: %s\n", p->label, p->on ? p->identity : p->note);
 	}
@@ -510,6 +621,17 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* The whole set cold in series, each kernel alone. */
+	for (int pi = 0; pi < 2 && do_series; pi++) {
+		struct platform *p = &plats[pi];
+		if (!p->on)
+			continue;
+		snprintf(p->series_dir, sizeof p->series_dir, "%s/%s-series", scratch, p->key);
+		p->series_on = 1;
+		series(p);
+		bad |= p->series_failed != 0;
+	}
+
 	/* First use by an application, where every file compiled. */
 	for (int pi = 0; pi < 2; pi++) {
 		struct platform *p = &plats[pi];
@@ -520,14 +642,25 @@ int main(int argc, char **argv)
 			failed |= p->rc[i] != 0;
 		if (failed)
 			continue;
+		for (int k = 0; k < first; k++) {
+			snprintf(dir, sizeof dir, "%s/%s-app-first%d", scratch, p->key, k);
+			fprintf(stderr, PROG ": %s first use of one op, cold %d of %d\n", p->label,
+				k + 1, first);
+			app_run(p, dir, APP_FIRST_COLD);
+		}
 		for (int k = 0; k < cold; k++) {
 			snprintf(dir, sizeof dir, "%s/%s-app-cold%d", scratch, p->key, k);
-			fprintf(stderr, PROG ": %s first use, cold %d of %d\n", p->label, k + 1, cold);
-			app_run(p, dir, 1);
+			fprintf(stderr, PROG ": %s first use of every file, cold %d of %d\n", p->label,
+				k + 1, cold);
+			app_run(p, dir, APP_FILES_COLD);
 		}
-		fprintf(stderr, PROG ": %s first use, cached, %d processes\n", p->label, hits);
+		fprintf(stderr, PROG ": %s first use, cached, %d processes of each kind\n", p->label,
+			hits);
 		for (int k = 0; k < hits; k++) {
-			app_run(p, p->warm_dir, 0);
+			if (reps > 0)
+				app_run(p, p->warm_dir, APP_FILES_CACHED);
+			if (p->series_on && !p->series_failed)
+				app_run(p, p->series_dir, APP_OPS_CACHED);
 		}
 	}
 
@@ -543,60 +676,62 @@ int main(int argc, char **argv)
 		else
 			printf("%-6s %-8s %s\n", p->label, p->target, p->note);
 	}
-	printf("\nCold compile per file: a fresh cache, the compiler loaded; median of %d; "
-	       "ms = the whole\nrocjit_compile_registered request, compiler = its compile_ms "
-	       "(the vendor calls alone)\n\n", reps);
-	printf("%-14s %7s %7s %6s", "", "", "", "");
-	for (int pi = 0; pi < 2; pi++) {
-		char head[64];
-		snprintf(head, sizeof head, "%s %s", plats[pi].label, plats[pi].target);
-		if (plats[pi].on)
-			printf(" | %-39s", head);
-	}
-	printf("\n%-14s %7s %7s %6s", "file", "kernels", "src KB", "lines");
-	for (int pi = 0; pi < 2; pi++)
-		if (plats[pi].on)
-			printf(" | %9s %11s %8s %7s", "ms", "compiler ms", "code KB", "in obj");
-	printf("\n");
-	for (int i = 0; i < nfiles; i++) {
-		printf("%-14s %7d %7.1f %6d", files[i].name, files[i].nk,
-		       (double)files[i].src_bytes / 1024, files[i].src_lines);
+	if (reps > 0) { /* --reps 0: the per-file compiles were not run */
+		printf("\nCold compile per file: a fresh cache, the compiler loaded; median of %d; "
+		       "ms = the whole\nrocjit_compile_registered request, compiler = its compile_ms "
+		       "(the vendor calls alone)\n\n", reps);
+		printf("%-14s %7s %7s %6s", "", "", "", "");
 		for (int pi = 0; pi < 2; pi++) {
-			struct platform *p = &plats[pi];
-			char a[32], b[32];
-			if (!p->on)
-				continue;
-			print_ms(a, sizeof a, file_median(p->wall, i, reps));
-			print_ms(b, sizeof b, file_median(p->compiler, i, reps));
-			printf(" | %9s %11s %8.1f %7d", a, b, (double)p->bytes[i] / 1024,
-			       p->in_obj[i]);
+			char head[64];
+			snprintf(head, sizeof head, "%s %s", plats[pi].label, plats[pi].target);
+			if (plats[pi].on)
+				printf(" | %-39s", head);
 		}
+		printf("\n%-14s %7s %7s %6s", "file", "kernels", "src KB", "lines");
+		for (int pi = 0; pi < 2; pi++)
+			if (plats[pi].on)
+				printf(" | %9s %11s %8s %7s", "ms", "compiler ms", "code KB", "in obj");
 		printf("\n");
-	}
-	{
-		size_t src = 0;
-		for (int i = 0; i < nfiles; i++)
-			src += files[i].src_bytes;
-		printf("%-14s %7d %7.1f %6s", "total", total_kernels, (double)src / 1024, "");
-		for (int pi = 0; pi < 2; pi++) {
-			struct platform *p = &plats[pi];
-			char a[32], b[32];
-			size_t bytes = 0;
-			int in_obj = 0;
-			if (!p->on)
-				continue;
-			for (int i = 0; i < nfiles; i++) {
-				bytes += p->bytes[i];
-				in_obj += p->in_obj[i];
+		for (int i = 0; i < nfiles; i++) {
+			printf("%-14s %7d %7.1f %6d", files[i].name, files[i].nk,
+			       (double)files[i].src_bytes / 1024, files[i].src_lines);
+			for (int pi = 0; pi < 2; pi++) {
+				struct platform *p = &plats[pi];
+				char a[32], b[32];
+				if (!p->on)
+					continue;
+				print_ms(a, sizeof a, file_median(p->wall, i, reps));
+				print_ms(b, sizeof b, file_median(p->compiler, i, reps));
+				printf(" | %9s %11s %8.1f %7d", a, b, (double)p->bytes[i] / 1024,
+				       p->in_obj[i]);
 			}
-			print_ms(a, sizeof a, total_median(p->wall, reps));
-			print_ms(b, sizeof b, total_median(p->compiler, reps));
-			printf(" | %9s %11s %8.1f %7d", a, b, (double)bytes / 1024, in_obj);
+			printf("\n");
 		}
-		printf("\n");
+		{
+			size_t src = 0;
+			for (int i = 0; i < nfiles; i++)
+				src += files[i].src_bytes;
+			printf("%-14s %7d %7.1f %6s", "total", total_kernels, (double)src / 1024, "");
+			for (int pi = 0; pi < 2; pi++) {
+				struct platform *p = &plats[pi];
+				char a[32], b[32];
+				size_t bytes = 0;
+				int in_obj = 0;
+				if (!p->on)
+					continue;
+				for (int i = 0; i < nfiles; i++) {
+					bytes += p->bytes[i];
+					in_obj += p->in_obj[i];
+				}
+				print_ms(a, sizeof a, total_median(p->wall, reps));
+				print_ms(b, sizeof b, total_median(p->compiler, reps));
+				printf(" | %9s %11s %8.1f %7d", a, b, (double)bytes / 1024, in_obj);
+			}
+			printf("\n");
+		}
+		printf("(in obj: kernels the code object holds, rocjit_codeobj_inspect; the set's "
+		       "kernels must all be there)\n");
 	}
-	printf("(in obj: kernels the code object holds, rocjit_codeobj_inspect; the set's "
-	       "kernels must all be there)\n");
 	for (int pi = 0; pi < 2; pi++) {
 		struct platform *p = &plats[pi];
 		if (!p->on)
@@ -615,51 +750,87 @@ int main(int argc, char **argv)
 		}
 	}
 
-	printf("\nFirst use by an application that uses every op: a new process, from the "
-	       "parent's fork() to\nthe last code object (rocjit_open + rocjit_compile_registered "
-	       "of every file); medians, ms\n\n");
-	printf("%-8s %-7s %5s %11s %8s %8s %10s %10s\n", "target", "cache", "procs", "first use",
-	       "to main", "open", "min", "max");
+	printf("\nThe whole set cold in series: every kernel compiled alone, one after the "
+	       "other, on a fresh\ncache (as an application that uses every op compiles them "
+	       "at first use); ms\n\n");
+	printf("%-8s %8s %12s %12s %10s %8s\n", "target", "kernels", "ms", "compiler ms",
+	       "code KB", "failed");
 	for (int pi = 0; pi < 2; pi++) {
 		struct platform *p = &plats[pi];
-		double m[2] = { -1, -1 };
-		if (!p->on)
-			continue;
-		if (!p->app[0].n && !p->app[1].n) {
-			printf("%-8s not run: a file failed to compile\n", p->target);
-			continue;
-		}
-		for (int k = 0; k < 2; k++) {
-			struct app_runs *a = &p->app[k];
-			if (!a->n)
-				continue;
-			m[k] = bench_median(a->done, a->n); /* sorts: the minimum and maximum follow */
-			printf("%-8s %-7s %5d %11.2f %8.2f %8.2f %10.2f %10.2f\n", p->target,
-			       k ? "cached" : "cold", a->n, m[k], bench_median(a->to_main, a->n),
-			       bench_median(a->open, a->n), a->done[0], a->done[a->n - 1]);
-		}
-		if (m[0] > 0 && m[1] > 0)
-			printf("%-8s cold / cached = %.0fx (cold: %.1f ms of it in the compiler)\n",
-			       p->target, m[0] / m[1], bench_median(p->app[0].compiler, p->app[0].n));
+		if (p->on && p->series_on)
+			printf("%-8s %8d %12.1f %12.1f %10.1f %8d\n", p->target, total_kernels,
+			       p->series_ms, p->series_compiler, (double)p->series_bytes / 1024,
+			       p->series_failed);
 	}
-	printf("(to main: fork + exec + dynamic loader + registration; open: rocjit_open; "
-	       "cached: the cache of the\nfirst per-file repetition, so the keys are the "
-	       "ones an application computes)\n\n");
 	printf("%-14s", "per file, ms");
 	for (int pi = 0; pi < 2; pi++)
-		if (plats[pi].on && plats[pi].app[0].n && plats[pi].app[1].n)
-			printf(" | %-6s cold %8s %10s", plats[pi].target, "cached", "cold/cached");
+		if (plats[pi].on && plats[pi].series_on)
+			printf(" | %-8s %9s %9s", plats[pi].target, "alone", "whole");
 	printf("\n");
 	for (int i = 0; i < nfiles; i++) {
 		printf("%-14s", files[i].name);
 		for (int pi = 0; pi < 2; pi++) {
-			struct app_runs *c = &plats[pi].app[0], *h = &plats[pi].app[1];
-			double cm, hm;
-			if (!plats[pi].on || !c->n || !h->n)
+			struct platform *p = &plats[pi];
+			if (p->on && p->series_on)
+				printf(" | %-8s %9.1f %9.1f", "", p->series_file_ms[i],
+				       file_median(p->wall, i, reps));
+		}
+		printf("\n");
+	}
+	printf("(alone: the file's kernels one compile each; whole: one compile with all of "
+	       "them, the median above)\n");
+
+	printf("\nFirst use by an application: a new process, from the parent's fork() to the "
+	       "last code object\n(rocjit_open with the target, then rocjit_compile_registered_v2 "
+	       "as below); medians, ms\n\n");
+	printf("%-8s %-20s %9s %5s %11s %8s %8s %10s %10s\n", "target", "uses", "entries", "procs",
+	       "first use", "to main", "open", "min", "max");
+	for (int pi = 0; pi < 2; pi++) {
+		struct platform *p = &plats[pi];
+		static const enum app_kind order[NAPP] = { APP_FIRST_COLD, APP_OPS_CACHED,
+							   APP_FILES_CACHED, APP_FILES_COLD };
+		if (!p->on)
+			continue;
+		for (int o = 0; o < NAPP; o++) {
+			struct app_runs *a = &p->app[order[o]];
+			double m;
+			if (!a->n)
 				continue;
-			cm = bench_median(c->file_ms[i], c->n);
-			hm = bench_median(h->file_ms[i], h->n);
-			printf(" | %11.1f %8.3f %10.0fx", cm, hm, cm / hm);
+			m = bench_median(a->done, a->n); /* sorts: the minimum and maximum follow */
+			printf("%-8s %-20s %9d %5d %11.2f %8.2f %8.2f %10.2f %10.2f\n", p->target,
+			       app_labels[order[o]], order[o] == APP_FIRST_COLD ? 1 :
+			       order[o] == APP_OPS_CACHED ? total_kernels : nfiles, a->n, m,
+			       bench_median(a->to_main, a->n), bench_median(a->open, a->n), a->done[0],
+			       a->done[a->n - 1]);
+		}
+		if (p->app[APP_OPS_CACHED].n && p->app[APP_FILES_CACHED].n)
+			printf("%-8s every op / every file, cached = %.3f (one process each, taking "
+			       "turns)\n", p->target,
+			       bench_median(p->app[APP_OPS_CACHED].done, p->app[APP_OPS_CACHED].n) /
+			       bench_median(p->app[APP_FILES_CACHED].done,
+					    p->app[APP_FILES_CACHED].n));
+		if (p->app[APP_FIRST_COLD].n)
+			printf("%-8s one op, cold: %.1f ms of it in the compiler\n", p->target,
+			       bench_median(p->app[APP_FIRST_COLD].compiler, p->app[APP_FIRST_COLD].n));
+	}
+	printf("(to main: fork + exec + dynamic loader + registration; open: rocjit_open; "
+	       "cached: every op on\nthe cache the series filled, every file on the cache of "
+	       "the first per-file repetition,\nso the keys are the ones an application "
+	       "computes)\n\n");
+	printf("%-14s", "cached, ms");
+	for (int pi = 0; pi < 2; pi++)
+		if (plats[pi].on && plats[pi].app[APP_OPS_CACHED].n && plats[pi].app[APP_FILES_CACHED].n)
+			printf(" | %-8s %9s %9s", plats[pi].target, "every op", "every file");
+	printf("\n");
+	for (int i = 0; i < nfiles; i++) {
+		printf("%-14s", files[i].name);
+		for (int pi = 0; pi < 2; pi++) {
+			struct app_runs *o = &plats[pi].app[APP_OPS_CACHED];
+			struct app_runs *f = &plats[pi].app[APP_FILES_CACHED];
+			if (!plats[pi].on || !o->n || !f->n)
+				continue;
+			printf(" | %-8s %9.3f %9.3f", "", bench_median(o->file_ms[i], o->n),
+			       bench_median(f->file_ms[i], f->n));
 		}
 		printf("\n");
 	}

@@ -28,10 +28,16 @@
  * --hits processes on the warm cache, default 10): a new process of this program, as an
  * application that uses every op would start.  It brings the driver up (cuInit, the
  * primary context: timed apart, every CUDA program pays it), rocjit_open with the
- * defaults ($ROCJIT_CACHE_DIR names the folder), then rocjit_kernel_get_registered for
- * every (file, kernel) of rocjit_ops_foreach_kernel.  Times run from the parent's clock
+ * defaults ($ROCJIT_CACHE_DIR names the folder), then rocjit_kernel_get_registered_v2 for
+ * every (file, kernel) of rocjit_ops_foreach_kernel, as rocjit_ops fetches it: that one
+ * template instantiation, an entry of its own.  Times run from the parent's clock
  * just before fork() to the last kernel.  The bandwidth part then runs on the warm cache,
  * and rocjit's counters say whether rocjit_ops asked for anything the set did not cover.
+ *
+ * The in-process repeat: the same kernel fetched again HOT_CALLS times in a row, ns per
+ * call, for today's registered call on an extern "C" kernel, the v2 call without and with
+ * a name expression (what rocjit_ops does at every launch: the per-thread memo), and the
+ * op as a program given to rocjit_kernel_get (what a memo miss costs).
  *
  * The CUDA runtime (buffers, streams, events) and the driver are loaded with dlopen:
  * building this needs no CUDA header or library.  Human tables on stdout, then JSON lines
@@ -212,8 +218,7 @@ static int child_app(const char *t0s)
 		int64_t t = bench_now_ns();
 		for (int k = 0; k < files[i].nk; k++) {
 			rocjit_kernel *kern;
-			int rc = rocjit_kernel_get_registered(&kern, ctx, files[i].name,
-							      files[i].kernels[k], NULL, 0);
+			int rc = set_kernel(&kern, ctx, i, k);
 			if (rc != 0)
 				bench_die("child: %s from %s: %s: %s", files[i].kernels[k], files[i].name,
 				    rocjit_strerror(rc), rocjit_last_error());
@@ -228,12 +233,19 @@ static int child_app(const char *t0s)
 		s.version = ROCJIT_STATS_VERSION;
 		rj_check(rocjit_stats_get(&s, ctx), "rocjit_stats_get");
 		for (int i = 0; i < nfiles; i++) {
-			const rocjit_code *code;
-			rj_check(rocjit_compile_registered(&code, ctx, NULL, files[i].name, NULL, 0),
-				 files[i].name);
+			/* Each kernel is an entry of its own: the file's figures are their sums. */
+			double compiler = 0;
+			size_t bytes = 0;
+			int cached = 1;
+			for (int k = 0; k < files[i].nk; k++) {
+				const rocjit_code *code;
+				rj_check(set_compile(&code, ctx, NULL, i, k), files[i].kernels[k]);
+				compiler += code->compile_ms;
+				bytes += code->size;
+				cached &= code->from_cache;
+			}
 			printf("file name=%s ms=%.6f kernels=%d cached=%d compiler=%.6f bytes=%zu\n",
-			       files[i].name, ms[i], files[i].nk, code->from_cache, code->compile_ms,
-			       code->size);
+			       files[i].name, ms[i], files[i].nk, cached, compiler, bytes);
 		}
 		printf("app main=%.6f driver=%.6f open=%.6f first=%.6f done=%.6f compiles=%llu "
 		       "disk_hits=%llu misses=%llu compiler=%.6f cache=%d\n",
@@ -343,6 +355,88 @@ static void app_run(int cold, const char *dir)
 			    cold ? "in the cache" : "not cached");
 	}
 	a->n++;
+}
+
+/* ---- The in-process repeat: a launch fetching its kernel again -------------------------- */
+
+static const char hot_src[] =
+	"extern \"C\" __global__ void hot_axpy(float a, float *x) { x[threadIdx.x] *= a; }\n";
+static const rocjit_source_file hot_file = { "bench_hot.hip", hot_src, sizeof hot_src - 1 };
+
+enum { H_REG, H_REG_V2, H_OP_V2, H_OP_PROGRAM, NHOT };
+static const char *const hot_names[NHOT] = {
+	"rocjit_kernel_get_registered (extern \"C\", before)",
+	"rocjit_kernel_get_registered_v2, no expression",
+	"rocjit_kernel_get_registered_v2, one op (rocjit_ops)",
+	"rocjit_kernel_get, the op as a program (v2 memo miss)",
+};
+static const char *const hot_keys[NHOT] = { "registered", "registered_v2", "op_v2",
+					    "op_program" };
+#define HOT_ROUNDS 7
+#define HOT_CALLS 200000
+
+/* One round of case c: HOT_CALLS fetches of the same kernel, ns per fetch. */
+static double hot_round(rocjit_ctx *ctx, int c, const rocjit_program *prog)
+{
+	static const char *expr = "unary<rj_op_neg, float>";
+	rocjit_registered_options o = ROCJIT_REGISTERED_OPTIONS_INIT;
+	rocjit_kernel *k;
+	int64_t t0;
+	int rc = 0;
+
+	o.name_expressions = &expr;
+	o.num_name_expressions = 1;
+	t0 = bench_now_ns();
+	for (int i = 0; i < HOT_CALLS && !rc; i++) {
+		switch (c) {
+		case H_REG:
+			rc = rocjit_kernel_get_registered(&k, ctx, hot_file.name, "hot_axpy", NULL, 0);
+			break;
+		case H_REG_V2:
+			rc = rocjit_kernel_get_registered_v2(&k, ctx, hot_file.name, "hot_axpy", NULL);
+			break;
+		case H_OP_V2:
+			rc = rocjit_kernel_get_registered_v2(&k, ctx, "unary.hip", expr, &o);
+			break;
+		default:
+			rc = rocjit_kernel_get(&k, ctx, prog, expr);
+		}
+	}
+	rj_check(rc, hot_names[c]);
+	return (double)(bench_now_ns() - t0) / HOT_CALLS;
+}
+
+/*
+ * The repeat of each way of fetching a kernel, ns per call: HOT_ROUNDS rounds, each case
+ * once per round in turn (after one untimed round that compiles or loads), medians.
+ */
+static void hot_path(rocjit_ctx *ctx, double med[NHOT])
+{
+	const rocjit_source_file *src, *hdr;
+	rocjit_program prog = ROCJIT_PROGRAM_INIT;
+	static const char *expr = "unary<rj_op_neg, float>";
+	double v[NHOT][HOT_ROUNDS];
+	rocjit_header h;
+
+	rj_check(rocjit_registered_source(&src, "unary.hip"), "unary.hip");
+	rj_check(rocjit_registered_source(&hdr, "rj_ops.h"), "rj_ops.h");
+	h.name = hdr->name;
+	h.source = hdr->text;
+	h.length = hdr->length;
+	prog.source = src->text;
+	prog.length = src->length;
+	prog.name = "unary.hip";
+	prog.headers = &h;
+	prog.num_headers = 1;
+	prog.name_expressions = &expr;
+	prog.num_name_expressions = 1;
+	for (int c = 0; c < NHOT; c++)
+		hot_round(ctx, c, &prog);
+	for (int r = 0; r < HOT_ROUNDS; r++)
+		for (int c = 0; c < NHOT; c++)
+			v[c][r] = hot_round(ctx, c, &prog);
+	for (int c = 0; c < NHOT; c++)
+		med[c] = bench_median(v[c], HOT_ROUNDS);
 }
 
 /* ---- The parent: bandwidth -------------------------------------------------------------- */
@@ -718,6 +812,7 @@ int main(int argc, char **argv)
 	rocjit_stats s;
 	int dev;
 
+	rj_check(rocjit_register_sources(&hot_file, 1), "rocjit_register_sources");
 	if (argc == 4 && !strcmp(argv[1], "--child") && !strcmp(argv[2], "app")) {
 		load_set();
 		return child_app(argv[3]);
@@ -805,6 +900,9 @@ int main(int argc, char **argv)
 	memset(&s, 0, sizeof s);
 	s.version = ROCJIT_STATS_VERSION;
 	rj_check(rocjit_stats_get(&s, ctx), "rocjit_stats_get");
+	/* After the counters: its own kernels are not the set's. */
+	double hot[NHOT];
+	hot_path(ctx, hot);
 
 	/* ---- Report ---- */
 	printf("rocjit %s, rocjit_ops on %s (%d SMs, L2 %d MiB), driver %d, runtime %d\n",
@@ -877,6 +975,15 @@ int main(int argc, char **argv)
 			       bench_median(c->file_ms[i], c->n), bench_median(c->file_compiler[i], c->n),
 			       h->n ? bench_median(h->file_ms[i], h->n) : -1.0);
 	}
+
+	printf("\nThe in-process repeat (a launch fetching its kernel again), one thread, "
+	       "%d x %d calls,\nmedian ns per call:\n", HOT_ROUNDS, HOT_CALLS);
+	for (int c = 0; c < NHOT; c++)
+		printf("  %-56s %8.1f\n", hot_names[c], hot[c]);
+	printf("  v2 one op / registered before = %.2f\n", hot[H_OP_V2] / hot[H_REG]);
+	for (int c = 0; c < NHOT; c++)
+		printf("{\"bench\": \"ops_gpu\", \"case\": \"hot_%s\", \"ns\": %.1f}\n",
+		       hot_keys[c], hot[c]);
 
 	printf("\nJSON lines:\n");
 	json_lines(stdout, &ri, &w, res, 1, do_app);

@@ -62,3 +62,27 @@ void load_set(void)
 			files[i].src_lines += src->text[c] == '\n';
 	}
 }
+
+/* The options that ask for kernel k of file i alone, or (k < 0) every kernel of file i. */
+static rocjit_registered_options opts_for(int i, int k)
+{
+	rocjit_registered_options o = ROCJIT_REGISTERED_OPTIONS_INIT;
+
+	o.name_expressions = (const char *const *)(k < 0 ? files[i].kernels : &files[i].kernels[k]);
+	o.num_name_expressions = k < 0 ? (size_t)files[i].nk : 1;
+	return o;
+}
+
+int set_compile(const rocjit_code **code, rocjit_ctx *ctx, const char *target, int i, int k)
+{
+	rocjit_registered_options o = opts_for(i, k);
+
+	return rocjit_compile_registered_v2(code, ctx, target, files[i].name, &o);
+}
+
+int set_kernel(rocjit_kernel **kernel, rocjit_ctx *ctx, int i, int k)
+{
+	rocjit_registered_options o = opts_for(i, k);
+
+	return rocjit_kernel_get_registered_v2(kernel, ctx, files[i].name, files[i].kernels[k], &o);
+}

@@ -351,8 +351,8 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
  * key: editing any registered header recompiles the registered kernels.  A quoted include
  * resolves relative to the including file's folder first (see rocjit_include_resolve).
  *
- * Registered sources take no name expressions: for templates, pass the registered text
- * (rocjit_registered_source) to rocjit_kernel_get in a rocjit_program that lists them.
+ * Registered sources take no name expressions here: for templates, see
+ * rocjit_kernel_get_registered_v2.
  *
  * options/num_options as in rocjit_program.  Returns what rocjit_kernel_get returns,
  * ROCJIT_ENOTFOUND when no source is registered under source_name, and ROCJIT_EIO when a
@@ -432,6 +432,74 @@ ROCJIT_API int rocjit_code_lowered_name(const char **out, const rocjit_code *cod
 ROCJIT_API int rocjit_compile_registered(const rocjit_code **out, rocjit_ctx *ctx,
 					 const char *target, const char *source_name,
 					 const char *const *options, size_t num_options);
+
+/* ---- Registered sources with name expressions (compile only what is used) ---------------- */
+
+#define ROCJIT_REGISTERED_OPTIONS_VERSION 1
+
+/*
+ * How a registered source is compiled: what rocjit_program adds to a source, less what
+ * registration fixes (text, name, language, headers).  Caller-owned; read during the call
+ * only.  Initialize with ROCJIT_REGISTERED_OPTIONS_INIT: a field added later keeps its
+ * default for a caller built with this header.
+ */
+typedef struct rocjit_registered_options {
+	unsigned int version;          /* ROCJIT_REGISTERED_OPTIONS_VERSION                 */
+	const char *const *options;    /* compiler options, as rocjit_program.options       */
+	size_t num_options;
+	const char *const *name_expressions; /* template instantiations to compile, as
+	                                  rocjit_program.name_expressions: only these are
+	                                  instantiated, and the set is part of the key, in
+	                                  order ("unary<rj_op_neg, float>" alone is one
+	                                  entry; a list of every instantiation another) */
+	size_t num_name_expressions;
+} rocjit_registered_options;
+
+#define ROCJIT_REGISTERED_OPTIONS_INIT { ROCJIT_REGISTERED_OPTIONS_VERSION, NULL, 0, NULL, 0 }
+
+/*
+ * As rocjit_kernel_get_registered, with name expressions: the registered source
+ * source_name compiled with exactly opts->name_expressions instantiated, so that a
+ * source made of kernel templates compiles only the instantiations a request names
+ * (one op of a large set: one small compile, one small cache entry, instead of the
+ * whole file).  kernel_name is an extern "C" symbol, a mangled name, or one of
+ * opts->name_expressions exactly as given there (looked up by its lowered name, as in
+ * rocjit_kernel_get).  opts NULL is the defaults (no options, no name expressions:
+ * then this is rocjit_kernel_get_registered, same key).  The key is the one
+ * rocjit_kernel_get gives the registered text with the same headers, options and
+ * expressions, and rocjit_compile_registered_v2 the same for a target: prewarm with one,
+ * hit with the other.
+ *
+ * The same request again from the same thread and context (same source name, kernel
+ * name, options and expressions, compared as strings) is answered from a per-thread
+ * memo without computing the key: a registered source's text is fixed for the life of
+ * the context (embedded, or read once from $ROCJIT_KERNEL_PATH).
+ *
+ * *out: owned by the context, valid until rocjit_close, shareable between threads.
+ * Returns what rocjit_kernel_get_registered returns, and ROCJIT_EINVAL for an opts
+ * version this library does not know or a name expression that is NULL, empty or holds
+ * a control character.  Any thread.
+ */
+ROCJIT_API int rocjit_kernel_get_registered_v2(rocjit_kernel **out, rocjit_ctx *ctx,
+					       const char *source_name, const char *kernel_name,
+					       const rocjit_registered_options *opts);
+
+/*
+ * As rocjit_compile_registered, with name expressions (see rocjit_registered_options):
+ * the code object of the registered source compiled for target (NULL: the context's)
+ * with exactly opts->name_expressions instantiated; rocjit_code_lowered_name gives each
+ * one's lowered name.  The prewarm path for a kernel set that an application requests
+ * one instantiation at a time: call it once per expression, with that expression alone,
+ * to store the entries rocjit_kernel_get_registered_v2 will look up.  A device is
+ * touched only when target is NULL and no target override is set.
+ *
+ * *out: owned by the context, valid until rocjit_close.  Returns what
+ * rocjit_compile_registered returns, and ROCJIT_EINVAL as rocjit_kernel_get_registered_v2.
+ * Any thread.
+ */
+ROCJIT_API int rocjit_compile_registered_v2(const rocjit_code **out, rocjit_ctx *ctx,
+					    const char *target, const char *source_name,
+					    const rocjit_registered_options *opts);
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 

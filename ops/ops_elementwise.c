@@ -39,7 +39,7 @@ int rocjit_ops_unary(rocjit_ops *ops, void *stream, rocjit_unary_op op, const ro
 	static const char *const roles[] = { "unary x", "unary y" };
 	const rocjit_tensor *operands[] = { x, y };
 	struct rj_ew s;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, "rocjit_ops_unary"));
 	if ((unsigned int)op >= ROCJIT_NUM_UNARY_OPS)
@@ -51,7 +51,7 @@ int rocjit_ops_unary(rocjit_ops *ops, void *stream, rocjit_unary_op op, const ro
 				rocjit_unary_op_name(op), tn(x->dtype));
 	if (s.n == 0)
 		return 0;
-	snprintf(name, sizeof name, "unary_%s_%s", rocjit_unary_op_name(op), tn(x->dtype));
+	snprintf(name, sizeof name, OPS_K_UNARY, rocjit_unary_op_name(op), ops_cxx_type(x->dtype));
 	void *x_data = x->data, *y_data = y->data;
 	void *args[] = { &s, &x_data, &y_data };
 	return ops_launch_ew(ops, stream, "unary.hip", name, s.n, args);
@@ -63,7 +63,7 @@ static int param_op(rocjit_ops *ops, void *stream, int param, const rocjit_tenso
 	const char *roles[] = { ops_param_names[param], ops_param_names[param] };
 	const rocjit_tensor *operands[] = { x, y };
 	struct rj_ew s;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, ops_param_names[param]));
 	OPS_TRY(ew_prepare(&s, operands, 2, roles));
@@ -73,7 +73,7 @@ static int param_op(rocjit_ops *ops, void *stream, int param, const rocjit_tenso
 				ops_param_names[param], tn(x->dtype));
 	if (s.n == 0)
 		return 0;
-	snprintf(name, sizeof name, "%s_%s", ops_param_names[param], tn(x->dtype));
+	snprintf(name, sizeof name, OPS_K_PARAM, ops_param_names[param], ops_cxx_type(x->dtype));
 	void *x_data = x->data, *y_data = y->data;
 	void *args[] = { &s, &x_data, &y_data, &p0, &p1 };
 	return ops_launch_ew(ops, stream, "unary.hip", name, s.n, args);
@@ -109,7 +109,7 @@ int rocjit_ops_binary(rocjit_ops *ops, void *stream, rocjit_binary_op op, const 
 	static const char *const roles[] = { "binary a", "binary b", "binary out" };
 	const rocjit_tensor *operands[] = { a, b, out };
 	struct rj_ew s;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, "rocjit_ops_binary"));
 	if ((unsigned int)op >= ROCJIT_NUM_BINARY_OPS)
@@ -122,7 +122,8 @@ int rocjit_ops_binary(rocjit_ops *ops, void *stream, rocjit_binary_op op, const 
 				"types only)", rocjit_binary_op_name(op), tn(a->dtype));
 	if (s.n == 0)
 		return 0;
-	snprintf(name, sizeof name, "binary_%s_%s", rocjit_binary_op_name(op), tn(a->dtype));
+	snprintf(name, sizeof name, OPS_K_BINARY, rocjit_binary_op_name(op),
+		 ops_cxx_type(a->dtype));
 	void *a_data = a->data, *b_data = b->data, *out_data = out->data;
 	void *args[] = { &s, &a_data, &b_data, &out_data };
 	return ops_launch_ew(ops, stream, "binary.hip", name, s.n, args);
@@ -134,7 +135,7 @@ int rocjit_ops_where(rocjit_ops *ops, void *stream, const rocjit_tensor *cond,
 	static const char *const roles[] = { "where cond", "where a", "where b", "where out" };
 	const rocjit_tensor *operands[] = { cond, a, b, out };
 	struct rj_ew s;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, "rocjit_ops_where"));
 	OPS_TRY(ew_prepare(&s, operands, 4, roles));
@@ -143,7 +144,8 @@ int rocjit_ops_where(rocjit_ops *ops, void *stream, const rocjit_tensor *cond,
 	OPS_TRY(ops_check_dtype(b, roles[2], out->dtype));
 	if (s.n == 0)
 		return 0;
-	snprintf(name, sizeof name, "where_%s_b%zu", tn(cond->dtype), rocjit_dtype_size(out->dtype));
+	snprintf(name, sizeof name, OPS_K_WHERE, ops_cxx_type(cond->dtype),
+		 ops_cxx_bytes(rocjit_dtype_size(out->dtype)));
 	void *cond_data = cond->data, *a_data = a->data, *b_data = b->data;
 	void *out_data = out->data;
 	void *args[] = { &s, &cond_data, &a_data, &b_data, &out_data };
@@ -155,16 +157,16 @@ int rocjit_ops_cast(rocjit_ops *ops, void *stream, const rocjit_tensor *x, const
 	static const char *const roles[] = { "cast x", "cast y" };
 	const rocjit_tensor *operands[] = { x, y };
 	struct rj_ew s;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, "rocjit_ops_cast"));
 	OPS_TRY(ew_prepare(&s, operands, 2, roles));
 	if (s.n == 0)
 		return 0;
 	if (x->dtype == y->dtype)
-		snprintf(name, sizeof name, "copy_b%zu", rocjit_dtype_size(x->dtype));
+		snprintf(name, sizeof name, OPS_K_BYTES, "copy", ops_cxx_bytes(rocjit_dtype_size(x->dtype)));
 	else
-		snprintf(name, sizeof name, "cast_%s_%s", tn(x->dtype), tn(y->dtype));
+		snprintf(name, sizeof name, OPS_K_CAST, ops_cxx_type(x->dtype), ops_cxx_type(y->dtype));
 	void *x_data = x->data, *y_data = y->data;
 	void *args[] = { &s, &x_data, &y_data };
 	return ops_launch_ew(ops, stream, "cast.hip", name, s.n, args);
@@ -183,7 +185,7 @@ int rocjit_ops_copy2d(rocjit_ops *ops, void *stream, rocjit_dtype dtype, const v
 		      void *dst, int64_t rows, int64_t cols, int64_t src_stride,
 		      int64_t dst_stride)
 {
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, "rocjit_ops_copy2d"));
 	if ((unsigned int)dtype >= ROCJIT_NUM_DTYPES)
@@ -197,7 +199,7 @@ int rocjit_ops_copy2d(rocjit_ops *ops, void *stream, rocjit_dtype dtype, const v
 		return 0;
 	if (!src || !dst)
 		return ops_fail(ROCJIT_EINVAL, "copy2d: NULL src or dst");
-	snprintf(name, sizeof name, "copy2d_b%zu", rocjit_dtype_size(dtype));
+	snprintf(name, sizeof name, OPS_K_BYTES, "copy2d", ops_cxx_bytes(rocjit_dtype_size(dtype)));
 	void *args[] = { &rows, &cols, &src_stride, &dst_stride, (void *)&src, &dst };
 	return ops_launch_ew(ops, stream, "cast.hip", name, rows * cols, args);
 }
@@ -208,7 +210,7 @@ int rocjit_ops_fill(rocjit_ops *ops, void *stream, const rocjit_tensor *y, const
 	static const char *const roles[] = { "fill y" };
 	struct rj_ew s;
 	uint64_t bits = 0;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, "rocjit_ops_fill"));
 	if (!value)
@@ -217,7 +219,7 @@ int rocjit_ops_fill(rocjit_ops *ops, void *stream, const rocjit_tensor *y, const
 	if (s.n == 0)
 		return 0;
 	memcpy(&bits, value, rocjit_dtype_size(y->dtype)); /* little-endian host and GPU */
-	snprintf(name, sizeof name, "fill_b%zu", rocjit_dtype_size(y->dtype));
+	snprintf(name, sizeof name, OPS_K_BYTES, "fill", ops_cxx_bytes(rocjit_dtype_size(y->dtype)));
 	void *y_data = y->data;
 	void *args[] = { &s, &y_data, &bits };
 	return ops_launch_ew(ops, stream, "cast.hip", name, s.n, args);
@@ -230,7 +232,7 @@ int rocjit_ops_arange(rocjit_ops *ops, void *stream, const rocjit_tensor *y, dou
 	static const char *const roles[] = { "arange y" };
 	struct rj_ew s;
 	uint64_t a, b;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, "rocjit_ops_arange"));
 	OPS_TRY(ew_prepare(&s, operands, 1, roles));
@@ -247,7 +249,7 @@ int rocjit_ops_arange(rocjit_ops *ops, void *stream, const rocjit_tensor *y, dou
 	}
 	if (s.n == 0)
 		return 0;
-	snprintf(name, sizeof name, "arange_%s", tn(y->dtype));
+	snprintf(name, sizeof name, OPS_K_ARANGE, ops_cxx_type(y->dtype));
 	void *y_data = y->data;
 	void *args[] = { &s, &y_data, &a, &b };
 	return ops_launch_ew(ops, stream, "cast.hip", name, s.n, args);

@@ -104,6 +104,13 @@ int ops_is_int(rocjit_dtype dtype);
 /* The index type names accepted for ids and conditions: u8, u32, i64. */
 int ops_check_index_type(const rocjit_tensor *t, const char *role);
 
+/* The kernels' template arguments (ops_layout.c), as the compiler prints them: a dtype's
+ * storage type ("float", "rj_f16", "unsigned char"), and the unsigned type of an element
+ * of 1, 2, 4 or 8 bytes ("unsigned short") for the kernels that only move bytes.  NULL
+ * for anything else. */
+const char *ops_cxx_type(rocjit_dtype dtype);
+const char *ops_cxx_bytes(size_t bytes);
+
 /* ---- Launch shapes (ops_layout.c) ----------------------------------------------------- */
 
 /* The elementwise shape of out with its nops operands (operand nops-1 is out): extents of
@@ -117,6 +124,28 @@ unsigned int ops_grid(int64_t n, unsigned int block);
 /* ---- The kernel set (ops_kernels.c) ---------------------------------------------------- */
 
 #define OPS_NUM_PARAM_OPS 4
+
+/*
+ * The kernels' name expressions (the .hip files of kernels-src/ops): every kernel is a
+ * template instantiation, compiled on its own at its first use.  The launches and
+ * rocjit_ops_foreach_kernel build the names from these formats, so they cannot
+ * disagree; the arguments are ops_cxx_type / ops_cxx_bytes spellings and the op names.
+ */
+#define OPS_EXPR_MAX 96
+#define OPS_K_UNARY "unary<rj_op_%s, %s>"       /* unary op, type                     */
+#define OPS_K_PARAM "unary_param<rj_op_%s, %s>" /* ops_param_names[], type            */
+#define OPS_K_BINARY "binary<rj_bop_%s, %s>"    /* binary op, type                    */
+#define OPS_K_WHERE "where<%s, %s>"             /* condition type, element bytes      */
+#define OPS_K_CAST "cast<%s, %s>"               /* from, to                           */
+#define OPS_K_BYTES "%s<%s>"                    /* copy copy2d fill, element bytes    */
+#define OPS_K_ARANGE "arange<%s>"               /* type                               */
+#define OPS_K_REDUCE "reduce_%s<rj_r_%s, %s>"   /* rows final cols, ops_reduce_kops[],
+                                                   type                               */
+#define OPS_K_ROWS "%s<%s>"                     /* softmax log_softmax layer_norm
+                                                   rms_norm, type                     */
+#define OPS_K_ARGSORT "argsort_%s<%s>"          /* asc desc, type                     */
+#define OPS_K_GATHER "gather<%s, %s>"           /* index type, element bytes          */
+#define OPS_K_SCATTER "scatter_add<%s, %s>"     /* index type, type                   */
 
 /* Whether the kernel of an op exists for a type: what the launches refuse with
  * ROCJIT_EUNSUPPORTED and what rocjit_ops_foreach_kernel leaves out. */
@@ -137,7 +166,8 @@ struct rocjit_ops {
 /* ops is not NULL (what names the call). */
 int ops_check_handle(rocjit_ops *ops, const char *what);
 rocjit_dim3 ops_dim1(unsigned int x);
-/* Fetches kernel of file from rocjit (compiled or cached on first use) and launches it. */
+/* Fetches kernel (a name expression, OPS_K_*) of file from rocjit - that one template
+ * instantiation, compiled or cached on first use - and launches it. */
 int ops_launch(rocjit_ops *ops, void *stream, const char *file, const char *kernel,
 	       rocjit_dim3 grid, rocjit_dim3 block, unsigned int shared, void **args);
 /* ops_launch for n work items: RJ_BLOCK threads per block, ops_grid(n) blocks. */

@@ -3,8 +3,10 @@
  * NULL-handle check every operation starts with, and fetching a kernel of
  * kernels-src/ops/ by file and name from rocjit and launching it.
  *
- * Kernels are fetched by name at every launch: after the first, that is rocjit's in-process
- * hit (a hash and a table lookup), so the handle keeps no table of its own and needs no lock.
+ * Kernels are template instantiations, fetched by name expression at every launch, the
+ * expression alone compiled at the first (rocjit_kernel_get_registered_v2).  After the
+ * first, a launch's fetch is rocjit's per-thread memo (string comparisons), else its
+ * in-process table, so the handle keeps no table of its own and needs no lock.
  *
  * Owns the handle (struct rocjit_ops, in ops_internal.h).  Below the operations
  * (ops_elementwise.c, ops_rows.c): it knows no operation, no kernel name and no launch
@@ -39,11 +41,15 @@ int ops_check_handle(rocjit_ops *ops, const char *what)
 int ops_launch(rocjit_ops *ops, void *stream, const char *file, const char *kernel,
 	       rocjit_dim3 grid, rocjit_dim3 block, unsigned int shared, void **args)
 {
+	rocjit_registered_options o = ROCJIT_REGISTERED_OPTIONS_INIT;
 	rocjit_kernel *k;
 	char what[160];
 	int rc;
 
-	rc = rocjit_kernel_get_registered(&k, ops->ctx, file, kernel, NULL, 0);
+	/* Exactly this instantiation: one small compile and entry per op and type. */
+	o.name_expressions = &kernel;
+	o.num_name_expressions = 1;
+	rc = rocjit_kernel_get_registered_v2(&k, ops->ctx, file, kernel, &o);
 	if (rc != 0) {
 		snprintf(what, sizeof what, "%s in %s", kernel, file);
 		return ops_forward(rc, what);

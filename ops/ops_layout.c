@@ -11,14 +11,39 @@
 
 #include "ops_internal.h"
 
+/* cxx: the kernels' storage type as the compiler prints it (rj_ops.h), for name
+ * expressions that hipRTC's textual lookup matches. */
 static const struct {
 	const char *name;
 	size_t size;
+	const char *cxx;
 } dtypes[ROCJIT_NUM_DTYPES] = {
-	[ROCJIT_F32] = { "f32", 4 }, [ROCJIT_F16] = { "f16", 2 }, [ROCJIT_BF16] = { "bf16", 2 },
-	[ROCJIT_F64] = { "f64", 8 }, [ROCJIT_U8] = { "u8", 1 },   [ROCJIT_U32] = { "u32", 4 },
-	[ROCJIT_I64] = { "i64", 8 },
+	[ROCJIT_F32] = { "f32", 4, "float" },        [ROCJIT_F16] = { "f16", 2, "rj_f16" },
+	[ROCJIT_BF16] = { "bf16", 2, "rj_bf16" },    [ROCJIT_F64] = { "f64", 8, "double" },
+	[ROCJIT_U8] = { "u8", 1, "unsigned char" },  [ROCJIT_U32] = { "u32", 4, "unsigned int" },
+	[ROCJIT_I64] = { "i64", 8, "long long" },
 };
+
+const char *ops_cxx_type(rocjit_dtype dtype)
+{
+	return (unsigned int)dtype < ROCJIT_NUM_DTYPES ? dtypes[dtype].cxx : NULL;
+}
+
+const char *ops_cxx_bytes(size_t bytes)
+{
+	switch (bytes) {
+	case 1:
+		return "unsigned char";
+	case 2:
+		return "unsigned short";
+	case 4:
+		return "unsigned int";
+	case 8:
+		return "unsigned long long";
+	default:
+		return NULL;
+	}
+}
 
 const char *rocjit_dtype_name(rocjit_dtype dtype)
 {

@@ -151,14 +151,14 @@ int rocjit_ops_reduce(rocjit_ops *ops, void *stream, rocjit_reduce_op op, const 
 	static const char *const variants[] = { "rows", "cols" };
 	struct red_plan p;
 	const char *t;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, "rocjit_ops_reduce"));
 	OPS_TRY(reduce_plan(&p, op, x, dim));
 	OPS_TRY(check_reduce_out(y, x, dim, p.kop >= 3 ? ROCJIT_U32 : x->dtype));
 	if (p.s.nout == 0)
 		return 0;
-	t = rocjit_dtype_name(x->dtype);
+	t = ops_cxx_type(x->dtype);
 	if (p.ws_bytes && workspace && workspace_size >= p.ws_bytes) {
 		p.s.splits = p.splits;
 		p.s.chunk = p.chunk;
@@ -167,7 +167,7 @@ int rocjit_ops_reduce(rocjit_ops *ops, void *stream, rocjit_reduce_op op, const 
 	}
 	void *x_data = x->data, *y_data = y->data;
 	void *args[] = { &p.s, &x_data, &y_data, &workspace };
-	snprintf(name, sizeof name, "reduce_%s_%s_%s", ops_reduce_kops[p.kop], variants[p.variant], t);
+	snprintf(name, sizeof name, OPS_K_REDUCE, variants[p.variant], ops_reduce_kops[p.kop], t);
 	rocjit_dim3 grid = { p.s.nout < RJ_MAX_GRID ? (unsigned int)p.s.nout : RJ_MAX_GRID,
 			     (unsigned int)p.s.splits, 1 };
 	if (p.variant == VARIANT_COLS)
@@ -176,7 +176,7 @@ int rocjit_ops_reduce(rocjit_ops *ops, void *stream, rocjit_reduce_op op, const 
 	grid.x = p.s.nout < RJ_MAX_GRID ? (unsigned int)p.s.nout : RJ_MAX_GRID;
 	if (p.s.splits == 1)
 		return 0;
-	snprintf(name, sizeof name, "reduce_%s_final_%s", ops_reduce_kops[p.kop], t);
+	snprintf(name, sizeof name, OPS_K_REDUCE, "final", ops_reduce_kops[p.kop], t);
 	grid.y = 1;
 	return ops_launch(ops, stream, "reductions.hip", name, grid, ops_dim1(RJ_BLOCK), 0, args);
 }
@@ -217,11 +217,11 @@ static int rows_check(const rocjit_tensor *x, const rocjit_tensor *y, const char
 static int launch_rows(rocjit_ops *ops, void *stream, const char *kernel,
 		       const rocjit_tensor *x, const struct rj_rows *s, void **args)
 {
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	if (s->rows == 0 || s->cols == 0)
 		return 0;
-	snprintf(name, sizeof name, "%s_%s", kernel, rocjit_dtype_name(x->dtype));
+	snprintf(name, sizeof name, OPS_K_ROWS, kernel, ops_cxx_type(x->dtype));
 	return ops_launch(ops, stream, "rows.hip", name,
 			  ops_dim1(s->rows < RJ_MAX_GRID ? (unsigned int)s->rows : RJ_MAX_GRID),
 			  ops_dim1(RJ_BLOCK), 0, args);
@@ -308,7 +308,7 @@ int rocjit_ops_argsort(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
 {
 	struct rj_rows s;
 	unsigned int pad = 1;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(ops_check_handle(ops, "rocjit_ops_argsort"));
 	OPS_TRY(ops_check_out(y, "argsort y"));
@@ -323,8 +323,8 @@ int rocjit_ops_argsort(rocjit_ops *ops, void *stream, const rocjit_tensor *x,
 		return 0;
 	while (pad < s.cols)
 		pad <<= 1;
-	snprintf(name, sizeof name, "argsort_%s_%s", descending ? "desc" : "asc",
-		 rocjit_dtype_name(x->dtype));
+	snprintf(name, sizeof name, OPS_K_ARGSORT, descending ? "desc" : "asc",
+		 ops_cxx_type(x->dtype));
 	void *x_data = x->data, *y_data = y->data;
 	void *args[] = { &s, &x_data, &y_data };
 	return ops_launch(ops, stream, "sort.hip", name,
@@ -403,15 +403,15 @@ static int gather(rocjit_ops *ops, void *stream, const rocjit_tensor *x, const r
 		  int dim, const rocjit_tensor *y, int one_d, const char *what)
 {
 	struct rj_idx s;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(index_check(ops, what, x, "x", y, "y", 0, ids, one_d, dim));
 	idx_shape(&s, y, x, ids, one_d, y, dim);
 	s.n = rocjit_tensor_numel(y);
 	if (s.n == 0)
 		return 0;
-	snprintf(name, sizeof name, "gather_%s_b%zu", rocjit_dtype_name(ids->dtype),
-		 rocjit_dtype_size(x->dtype));
+	snprintf(name, sizeof name, OPS_K_GATHER, ops_cxx_type(ids->dtype),
+		 ops_cxx_bytes(rocjit_dtype_size(x->dtype)));
 	void *ids_data = ids->data, *x_data = x->data, *y_data = y->data;
 	void *args[] = { &s, &ids_data, &x_data, &y_data };
 	return ops_launch_ew(ops, stream, "indexing.hip", name, s.n, args);
@@ -435,7 +435,7 @@ static int scatter(rocjit_ops *ops, void *stream, const rocjit_tensor *dst,
 {
 	struct rj_idx s;
 	rocjit_tensor over;
-	char name[64];
+	char name[OPS_EXPR_MAX];
 
 	OPS_TRY(index_check(ops, what, dst, "dst", src, "src", 1, ids, one_d, dim));
 	over = *src;
@@ -445,8 +445,8 @@ static int scatter(rocjit_ops *ops, void *stream, const rocjit_tensor *dst,
 	s.n = rocjit_tensor_numel(&over);
 	if (s.n == 0 || s.len == 0)
 		return 0;
-	snprintf(name, sizeof name, "scatter_add_%s_%s", rocjit_dtype_name(ids->dtype),
-		 rocjit_dtype_name(dst->dtype));
+	snprintf(name, sizeof name, OPS_K_SCATTER, ops_cxx_type(ids->dtype),
+		 ops_cxx_type(dst->dtype));
 	void *ids_data = ids->data, *src_data = src->data, *dst_data = dst->data;
 	void *args[] = { &s, &ids_data, &src_data, &dst_data };
 	return ops_launch_ew(ops, stream, "indexing.hip", name, s.n, args);

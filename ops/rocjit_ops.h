@@ -287,9 +287,14 @@ int rocjit_ops_index_add(rocjit_ops *ops, void *stream, const rocjit_tensor *dst
 
 /*
  * Calls fn for every (file, kernel) this library can launch, file by file in a fixed
- * order; stops at and returns fn's first non-zero return.  What the set's code objects
- * must contain (the CI check), and what `rocjit prewarm` needs to be told nothing about:
- * it compiles whole files.
+ * order; stops at and returns fn's first non-zero return.  Each kernel is a template
+ * instantiation, named by its name expression ("unary<rj_op_neg, float>",
+ * "cast<rj_f16, unsigned char>"), and a launch compiles that instantiation alone at its
+ * first use: rocjit_kernel_get_registered_v2(&k, ctx, file, kernel, o) with
+ * o.name_expressions = { kernel }.  To prewarm, export or bundle the whole set, compile
+ * each listed (file, kernel) the same way (rocjit_compile_registered_v2 with that one
+ * expression): those are the entries the launches look up.  A file compiled whole,
+ * without expressions, holds no kernel.  The strings are valid during the call only.
  */
 int rocjit_ops_foreach_kernel(int (*fn)(const char *file, const char *kernel, void *user),
 			      void *user);

@@ -1,7 +1,8 @@
 /*
  * test_ops_kernels.c - the op set of kernels-src/ops/ without a GPU: every file compiles
- * for gfx90a, gfx1030 and sm_90 (real hipRTC and NVRTC), and each code object holds
- * exactly the kernels rocjit_ops can launch from it; and the op library's own logic -
+ * for gfx90a, gfx1030 and sm_90 (real hipRTC and NVRTC) with every name expression
+ * rocjit_ops_foreach_kernel lists, and each code object holds exactly those kernels; the
+ * first use of an op compiles its one instantiation alone; and the op library's own logic -
  * views, broadcasting, checks, empty tensors, the launch shapes - which needs no device
  * because it runs before any kernel is fetched.
  */
@@ -36,16 +37,21 @@ static int collect(const char *file, const char *kernel, void *user)
 }
 
 /*
- * Compiles every file of the set for target and compares each code object's kernels with
- * what rocjit_ops launches from it: every one present, nothing else.
+ * Compiles every file of the set for target, once, with every name expression the set
+ * lists for it, and compares the code object's kernels with those expressions' lowered
+ * names: every one present, nothing else.  One compile per file proves each
+ * instantiation compiles (an expression that names no kernel fails the compile), at the
+ * cost of 7 compiles instead of 436; the launches' own entries, one expression each, are
+ * the same templates instantiated alone (first_use_of_an_op_compiles_only_its_kernel).
  *
  * The code objects are kept between runs in a cache of the build folder
  * (ROCJIT_TEST_OPS_CACHE), not the test's temporary one: these compiles were most of the
  * CPU time of the whole suite, and were repeated on every run for unchanged sources.
  * The check is as strong as a fresh compile: rocjit's key covers the file's text, its
- * headers, the options, the target and the compiler's identity, so a hit is the object
- * this compiler makes of this source, and every object is inspected again on every run.
- * A fresh build folder (CI) starts empty and compiles everything.
+ * headers, the options, the name expressions, the target and the compiler's identity,
+ * so a hit is the object this compiler makes of this source, and every object is
+ * inspected again on every run.  A fresh build folder (CI) starts empty and compiles
+ * everything.
  */
 static void compile_set_for(const char *target, const char *want_target)
 {
@@ -58,26 +64,41 @@ static void compile_set_for(const char *target, const char *want_target)
 	o.cache_dir = ROCJIT_TEST_OPS_CACHE;
 	ASSERT_INT(rocjit_open(&ctx, &o), 0);
 
-	ASSERT_INT(rocjit_ops_foreach_kernel(collect, &e), 0);
+	if (!e.num_files)
+		ASSERT_INT(rocjit_ops_foreach_kernel(collect, &e), 0);
 	ASSERT_INT(e.num_files, 7);
 	for (size_t f = 0; f < e.num_files; f++) {
+		rocjit_registered_options ro = ROCJIT_REGISTERED_OPTIONS_INIT;
 		const rocjit_code *code;
 		rocjit_codeobj_info *info;
 
-		ASSERT_INT(rocjit_compile_registered(&code, ctx, target, e.files[f], NULL, 0), 0);
+		ro.name_expressions = (const char *const *)e.names[f];
+		ro.num_name_expressions = e.count[f];
+		if (rocjit_compile_registered_v2(&code, ctx, target, e.files[f], &ro) != 0)
+			rj_test_fail(__FILE__, __LINE__, "%s for %s: %s", e.files[f], target,
+				     rocjit_last_error());
 		ASSERT_INT(rocjit_codeobj_inspect(&info, code->data, code->size), 0);
 		ASSERT_STR(info->target, want_target);
 		for (size_t k = 0; k < e.count[f]; k++) {
+			const char *lowered = NULL;
 			size_t j = 0;
-			while (j < info->num_kernels && strcmp(info->kernels[j], e.names[f][k]) != 0)
+			ASSERT_INT(rocjit_code_lowered_name(&lowered, code, e.names[f][k]), 0);
+			while (j < info->num_kernels && strcmp(info->kernels[j], lowered) != 0)
 				j++;
 			if (j == info->num_kernels)
-				rj_test_fail(__FILE__, __LINE__, "%s for %s: kernel %s is missing",
-					     e.files[f], target, e.names[f][k]);
+				rj_test_fail(__FILE__, __LINE__, "%s for %s: kernel %s (%s) is missing",
+					     e.files[f], target, e.names[f][k], lowered);
 		}
 		if (info->num_kernels != e.count[f])
 			rj_test_fail(__FILE__, __LINE__, "%s for %s: %zu kernels, rocjit_ops "
 				     "knows %zu", e.files[f], target, info->num_kernels, e.count[f]);
+		/* hipRTC's textual lookup found every lowered name: no second compile, which
+		 * would leave its __rocjit_ne_ pointer variables in the object (an expression
+		 * naming a typedef, say) and double the cost of every first use. */
+		if (memmem(code->data, code->size, "__rocjit_ne_", 12))
+			rj_test_fail(__FILE__, __LINE__, "%s for %s: some name expression was lowered "
+				     "by a second compile: spell it as the compiler prints it",
+				     e.files[f], target);
 		printf("%s -> %s: %zu kernels, %zu bytes\n", e.files[f], target, info->num_kernels,
 		       code->size);
 		total += e.count[f];
@@ -111,6 +132,134 @@ TEST(every_file_compiles_for_sm_90_with_every_kernel)
 		rj_test_skip("no NVRTC here (%s)", rocjit_last_error());
 	}
 	compile_set_for("sm_90", "sm_90");
+}
+
+/* ---- One instantiation at a time ------------------------------------------------------ */
+
+/* The first (file, kernel) rocjit_ops_foreach_kernel lists for file. */
+struct first_of {
+	const char *file;
+	char kernel[OPS_EXPR_MAX];
+};
+
+static int find_first(const char *file, const char *kernel, void *user)
+{
+	struct first_of *f = user;
+
+	if (strcmp(file, f->file) != 0)
+		return 0;
+	snprintf(f->kernel, sizeof f->kernel, "%s", kernel);
+	return 1;
+}
+
+/* Compiles the first kernel the set lists for file alone, as a launch's first use does;
+ * checks its object holds that kernel alone. */
+static const rocjit_code *first_use(rocjit_ctx *ctx, const char *file, char *kernel,
+				    size_t size)
+{
+	rocjit_registered_options ro = ROCJIT_REGISTERED_OPTIONS_INIT;
+	struct first_of f = { .file = file };
+	const char *expr = f.kernel, *lowered = NULL;
+	const rocjit_code *code = NULL;
+	rocjit_codeobj_info *info;
+
+	ASSERT_INT(rocjit_ops_foreach_kernel(find_first, &f), 1);
+	snprintf(kernel, size, "%s", f.kernel);
+	ro.name_expressions = &expr;
+	ro.num_name_expressions = 1;
+	if (rocjit_compile_registered_v2(&code, ctx, "gfx90a", file, &ro) != 0)
+		rj_test_fail(__FILE__, __LINE__, "%s: %s", expr, rocjit_last_error());
+	ASSERT_INT(rocjit_codeobj_inspect(&info, code->data, code->size), 0);
+	ASSERT_INT(rocjit_code_lowered_name(&lowered, code, expr), 0);
+	ASSERT_INT(info->num_kernels, 1);
+	ASSERT_STR(info->kernels[0], lowered);
+	rocjit_codeobj_free(info);
+	return code;
+}
+
+/*
+ * What an application's first use of an op costs: one instantiation compiled, into one
+ * entry of one kernel; a second op is a second entry; asking again compiles nothing; and
+ * the entry is the one the launch path looks up (the key of the registered text with its
+ * headers and that one expression, as rocjit_kernel_get_registered_v2 computes it).
+ */
+TEST(first_use_of_an_op_compiles_only_its_kernel)
+{
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	rocjit_ctx *ctx = rj_test_open();
+	const rocjit_code *a, *b, *again, *viaprog = NULL;
+	const rocjit_source_file *src;
+	char ka[OPS_EXPR_MAX], kb[OPS_EXPR_MAX];
+	rocjit_program prog = ROCJIT_PROGRAM_INIT;
+	static const rocjit_source_file *hdr;
+
+	a = first_use(ctx, "unary.hip", ka, sizeof ka);
+	ASSERT_STR(ka, "unary<rj_op_neg, float>");
+	ASSERT_INT(a->from_cache, 0);
+	b = first_use(ctx, "binary.hip", kb, sizeof kb);
+	ASSERT(strcmp(a->key, b->key) != 0);
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	ASSERT_INT(st.compiles, 2);
+	ASSERT_INT(st.entries, 2);
+	again = first_use(ctx, "unary.hip", ka, sizeof ka);
+	ASSERT(again == a);
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	ASSERT_INT(st.compiles, 2);
+
+	/* The same program given as text: the same key, served without a compile. */
+	const char *expr = ka;
+	ASSERT_INT(rocjit_registered_source(&src, "unary.hip"), 0);
+	ASSERT_INT(rocjit_registered_source(&hdr, "rj_ops.h"), 0);
+	rocjit_header h = { hdr->name, hdr->text, hdr->length };
+	prog.source = src->text;
+	prog.length = src->length;
+	prog.name = "unary.hip";
+	prog.headers = &h;
+	prog.num_headers = 1;
+	prog.name_expressions = &expr;
+	prog.num_name_expressions = 1;
+	ASSERT_INT(rocjit_compile(&viaprog, ctx, "gfx90a", &prog), 0);
+	ASSERT_STR(viaprog->key, a->key);
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	ASSERT_INT(st.compiles, 2);
+	rocjit_close(ctx);
+}
+
+TEST(registered_v2_refuses_bad_options_and_needs_a_device_for_kernels)
+{
+	rocjit_registered_options ro = ROCJIT_REGISTERED_OPTIONS_INIT;
+	const char *bad[] = { "unary<rj_op_neg,\tfloat>" }, *none[] = { NULL };
+	const char *ok[] = { "unary<rj_op_neg, float>" };
+	rocjit_ctx *ctx = rj_test_open();
+	const rocjit_code *code;
+	rocjit_kernel *k = (rocjit_kernel *)&ro;
+
+	ro.version = 99;
+	ASSERT_INT(rocjit_compile_registered_v2(&code, ctx, "gfx90a", "unary.hip", &ro),
+		   ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_REGISTERED_OPTIONS_INIT");
+	ro.version = ROCJIT_REGISTERED_OPTIONS_VERSION;
+	ro.name_expressions = bad;
+	ro.num_name_expressions = 1;
+	ASSERT_INT(rocjit_compile_registered_v2(&code, ctx, "gfx90a", "unary.hip", &ro),
+		   ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "control character");
+	ro.name_expressions = none;
+	ASSERT_INT(rocjit_kernel_get_registered_v2(&k, ctx, "unary.hip", "x", &ro),
+		   ROCJIT_EINVAL);
+	ASSERT(k == NULL);
+	ro.name_expressions = NULL;
+	ASSERT_INT(rocjit_compile_registered_v2(&code, ctx, "gfx90a", "unary.hip", &ro),
+		   ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_compile_registered_v2(&code, ctx, "gfx90a", "nothere.hip", NULL),
+		   ROCJIT_ENOTFOUND);
+	ASSERT_INT(rocjit_kernel_get_registered_v2(NULL, ctx, "unary.hip", ok[0], NULL),
+		   ROCJIT_EINVAL);
+	/* No GPU here: a kernel needs one, and nothing is compiled to find that out. */
+	ro.name_expressions = ok;
+	ASSERT_INT(rocjit_kernel_get_registered_v2(&k, ctx, "unary.hip", ok[0], &ro),
+		   ROCJIT_ENODEV);
+	rocjit_close(ctx);
 }
 
 /* ---- The library's logic, before any launch -------------------------------------------- */

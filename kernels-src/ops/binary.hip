@@ -2,14 +2,17 @@
  * binary.hip - out = a op b elementwise over strided views (broadcasting is a 0 stride),
  * and where(cond, a, b).
  *
- * Kernels (T the type suffix, see rj_ops.h):
- *   binary_<op>_<T>(rj_ew s, const T *a, const T *b, T *out)
- *       op: add sub mul div min max for every type; pow for f32 f16 bf16 f64
- *   binary_<cmp>_<T>(rj_ew s, const T *a, const T *b, uint8_t *out)
+ * Kernels: templates, each instantiated only when a request names it (a name expression;
+ * T a storage type of rj_ops.h as the compiler prints it: float, double, rj_f16, rj_bf16,
+ * unsigned char, unsigned int, long long):
+ *   binary<rj_bop_<op>, T>(rj_ew s, const T *a, const T *b, T *out)
+ *       op: add sub mul div min max for every type; pow for the float types
+ *   binary<rj_bop_<cmp>, T>(rj_ew s, const T *a, const T *b, uint8_t *out)
  *       cmp: eq ne lt le gt ge, every type; out is 0 or 1
- *   where_<C>_b<N>(rj_ew s, const C *cond, const B *a, const B *b, B *out)
- *       C: u8 u32 i64; N: element bytes 1 2 4 8 (a plain copy of the chosen element, so
- *       one kernel serves every type of that size)
+ *   where<C, B>(rj_ew s, const C *cond, const B *a, const B *b, B *out)
+ *       C: unsigned char, unsigned int, long long; B: unsigned char, unsigned short,
+ *       unsigned int, unsigned long long by element bytes (a plain copy of the chosen
+ *       element, so one kernel serves every type of that size)
  * Operands of s: a, b, out (binary); cond, a, b, out (where).
  * Integer division by zero gives 0; i64 MIN / -1 wraps to MIN.  min/max: a NaN wins.
  * Launch: 1-D blocks of any size, any 1-D grid, no shared memory.
@@ -28,8 +31,10 @@ __device__ static inline rj_i64 rj_div(rj_i64 a, rj_i64 b)
 	return a / b;
 }
 
+/* Each op: its result in compute type C, and the type it is stored as (out<T>). */
 #define RJ_BOP(name, expr)                                                             \
 	struct rj_bop_##name {                                                        \
+		template <class T> struct out { typedef T type; };                    \
 		template <class C> __device__ C operator()(C a, C b) const { return expr; } \
 	};
 RJ_BOP(add, rj_add(a, b))
@@ -42,6 +47,7 @@ RJ_BOP(pow, rj_pow(a, b))
 
 #define RJ_CMP(name, expr)                                                             \
 	struct rj_bop_##name {                                                        \
+		template <class T> struct out { typedef rj_u8 type; };                \
 		template <class C> __device__ rj_u8 operator()(C a, C b) const        \
 		{                                                                     \
 			return (rj_u8)(expr);                                         \
@@ -77,21 +83,11 @@ __device__ static void rj_zip(const rj_ew &s, const T *a, const T *b, O *out, F 
 	}
 }
 
-#define RJ_BINARY(op, T, t, O)                                                        \
-	extern "C" __global__ void binary_##op##_##t(rj_ew s, const T *a, const T *b,  \
-						     O *out)                            \
-	{                                                                             \
-		rj_zip(s, a, b, out, rj_bop_##op());                                  \
-	}
-
-#define RJ_EVERY_TYPE_BINARY(T, t)                                                     \
-	RJ_BINARY(add, T, t, T) RJ_BINARY(sub, T, t, T) RJ_BINARY(mul, T, t, T)         \
-	RJ_BINARY(div, T, t, T) RJ_BINARY(min, T, t, T) RJ_BINARY(max, T, t, T)         \
-	RJ_BINARY(eq, T, t, rj_u8) RJ_BINARY(ne, T, t, rj_u8) RJ_BINARY(lt, T, t, rj_u8) \
-	RJ_BINARY(le, T, t, rj_u8) RJ_BINARY(gt, T, t, rj_u8) RJ_BINARY(ge, T, t, rj_u8)
-#define RJ_FLOAT_BINARY(T, t) RJ_BINARY(pow, T, t, T)
-RJ_EACH_TYPE(RJ_EVERY_TYPE_BINARY)
-RJ_EACH_FLOAT(RJ_FLOAT_BINARY)
+template <class Op, class T>
+__global__ void binary(rj_ew s, const T *a, const T *b, typename Op::template out<T>::type *out)
+{
+	rj_zip(s, a, b, out, Op());
+}
 
 /* ---- where ------------------------------------------------------------------------------ */
 
@@ -110,13 +106,8 @@ __device__ static void rj_where(const rj_ew &s, const C *cond, const B *a, const
 	}
 }
 
-#define RJ_WHERE(C, c, B, n)                                                           \
-	extern "C" __global__ void where_##c##_b##n(rj_ew s, const C *cond, const B *a, \
-						    const B *b, B *out)                 \
-	{                                                                              \
-		rj_where(s, cond, a, b, out);                                          \
-	}
-#define RJ_WHERE_SIZES(C, c)                                                           \
-	RJ_WHERE(C, c, rj_u8, 1) RJ_WHERE(C, c, unsigned short, 2)                     \
-	RJ_WHERE(C, c, rj_u32, 4) RJ_WHERE(C, c, rj_u64, 8)
-RJ_EACH_INT(RJ_WHERE_SIZES)
+template <class C, class B>
+__global__ void where(rj_ew s, const C *cond, const B *a, const B *b, B *out)
+{
+	rj_where(s, cond, a, b, out);
+}

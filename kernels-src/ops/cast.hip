@@ -2,14 +2,17 @@
  * cast.hip - moving and making elements: type conversions, strided copies, copy2d, fill
  * and arange.
  *
- * Kernels (T, F type suffixes, see rj_ops.h; N element bytes 1 2 4 8):
- *   cast_<F>_<T>(rj_ew s, const F *x, T *y)     every pair of distinct types (42);
+ * Kernels: templates, each instantiated only when a request names it (a name expression;
+ * F, T storage types of rj_ops.h as the compiler prints them: float, double, rj_f16,
+ * rj_bf16, unsigned char, unsigned int, long long; B the unsigned type of the element's
+ * bytes: unsigned char, unsigned short, unsigned int, unsigned long long):
+ *   cast<F, T>(rj_ew s, const F *x, T *y)       every pair of distinct types (42);
  *                                               rounding as rj_ops.h's rj_cvt says
- *   copy_b<N>(rj_ew s, const B *x, B *y)        y = x between any two views
- *   copy2d_b<N>(rj_i64 rows, rj_i64 cols, rj_i64 src_stride, rj_i64 dst_stride,
- *               const B *src, B *dst)          Candle's copy2d, strides in elements
- *   fill_b<N>(rj_ew s, B *y, rj_u64 value)      the low N bytes of value into every element
- *   arange_<T>(rj_ew s, T *y, rj_u64 start, rj_u64 step)
+ *   copy<B>(rj_ew s, const B *x, B *y)          y = x between any two views
+ *   copy2d<B>(rj_i64 rows, rj_i64 cols, rj_i64 src_stride, rj_i64 dst_stride,
+ *             const B *src, B *dst)            Candle's copy2d, strides in elements
+ *   fill<B>(rj_ew s, B *y, rj_u64 value)        the low bytes of value into every element
+ *   arange<T>(rj_ew s, T *y, rj_u64 start, rj_u64 step)
  *       element i (row-major) = start + i * step; start and step are the bits of an f64
  *       for float types (computed in f64, rounded once), of an i64 for integer types
  *       (computed in 64 bits, wrapped to T)
@@ -37,37 +40,10 @@ template <class F, class T> __device__ static void rj_cast(const rj_ew &s, const
 	}
 }
 
-#define RJ_CAST(F, f, T, t)                                                           \
-	extern "C" __global__ void cast_##f##_##t(rj_ew s, const F *x, T *y)          \
-	{                                                                             \
-		rj_cast(s, x, y);                                                     \
-	}
-/* Every ordered pair of distinct types (the same type is a copy). */
-RJ_CAST(float, f32, rj_f16, f16) RJ_CAST(float, f32, rj_bf16, bf16)
-RJ_CAST(float, f32, double, f64)
-RJ_CAST(float, f32, rj_u8, u8) RJ_CAST(float, f32, rj_u32, u32) RJ_CAST(float, f32, rj_i64, i64)
-RJ_CAST(rj_f16, f16, float, f32) RJ_CAST(rj_f16, f16, rj_bf16, bf16)
-RJ_CAST(rj_f16, f16, double, f64)
-RJ_CAST(rj_f16, f16, rj_u8, u8) RJ_CAST(rj_f16, f16, rj_u32, u32)
-RJ_CAST(rj_f16, f16, rj_i64, i64)
-RJ_CAST(rj_bf16, bf16, float, f32) RJ_CAST(rj_bf16, bf16, rj_f16, f16)
-RJ_CAST(rj_bf16, bf16, double, f64)
-RJ_CAST(rj_bf16, bf16, rj_u8, u8) RJ_CAST(rj_bf16, bf16, rj_u32, u32)
-RJ_CAST(rj_bf16, bf16, rj_i64, i64)
-RJ_CAST(double, f64, float, f32) RJ_CAST(double, f64, rj_f16, f16)
-RJ_CAST(double, f64, rj_bf16, bf16)
-RJ_CAST(double, f64, rj_u8, u8) RJ_CAST(double, f64, rj_u32, u32)
-RJ_CAST(double, f64, rj_i64, i64)
-RJ_CAST(rj_u8, u8, float, f32) RJ_CAST(rj_u8, u8, rj_f16, f16) RJ_CAST(rj_u8, u8, rj_bf16, bf16)
-RJ_CAST(rj_u8, u8, double, f64) RJ_CAST(rj_u8, u8, rj_u32, u32) RJ_CAST(rj_u8, u8, rj_i64, i64)
-RJ_CAST(rj_u32, u32, float, f32) RJ_CAST(rj_u32, u32, rj_f16, f16)
-RJ_CAST(rj_u32, u32, rj_bf16, bf16)
-RJ_CAST(rj_u32, u32, double, f64) RJ_CAST(rj_u32, u32, rj_u8, u8)
-RJ_CAST(rj_u32, u32, rj_i64, i64)
-RJ_CAST(rj_i64, i64, float, f32) RJ_CAST(rj_i64, i64, rj_f16, f16)
-RJ_CAST(rj_i64, i64, rj_bf16, bf16)
-RJ_CAST(rj_i64, i64, double, f64) RJ_CAST(rj_i64, i64, rj_u8, u8)
-RJ_CAST(rj_i64, i64, rj_u32, u32)
+template <class F, class T> __global__ void cast(rj_ew s, const F *x, T *y)
+{
+	rj_cast(s, x, y);
+}
 
 /* ---- Bytes: copy, copy2d, fill ------------------------------------------------------------- */
 
@@ -116,24 +92,21 @@ template <class B> __device__ static void rj_fill(const rj_ew &s, B *y, rj_u64 v
 	}
 }
 
-#define RJ_BYTES(B, n)                                                                \
-	extern "C" __global__ void copy_b##n(rj_ew s, const B *x, B *y)               \
-	{                                                                             \
-		rj_copy(s, x, y);                                                     \
-	}                                                                             \
-	extern "C" __global__ void copy2d_b##n(rj_i64 rows, rj_i64 cols, rj_i64 ss,   \
-					       rj_i64 ds, const B *src, B *dst)        \
-	{                                                                             \
-		rj_copy2d(rows, cols, ss, ds, src, dst);                              \
-	}                                                                             \
-	extern "C" __global__ void fill_b##n(rj_ew s, B *y, rj_u64 value)             \
-	{                                                                             \
-		rj_fill(s, y, value);                                                 \
-	}
-RJ_BYTES(rj_u8, 1)
-RJ_BYTES(unsigned short, 2)
-RJ_BYTES(rj_u32, 4)
-RJ_BYTES(rj_u64, 8)
+template <class B> __global__ void copy(rj_ew s, const B *x, B *y)
+{
+	rj_copy(s, x, y);
+}
+
+template <class B>
+__global__ void copy2d(rj_i64 rows, rj_i64 cols, rj_i64 ss, rj_i64 ds, const B *src, B *dst)
+{
+	rj_copy2d(rows, cols, ss, ds, src, dst);
+}
+
+template <class B> __global__ void fill(rj_ew s, B *y, rj_u64 value)
+{
+	rj_fill(s, y, value);
+}
 
 /* ---- arange ------------------------------------------------------------------------------ */
 
@@ -158,9 +131,7 @@ template <class T> __device__ static void rj_arange(const rj_ew &s, T *y, rj_u64
 	}
 }
 
-#define RJ_ARANGE(T, t)                                                               \
-	extern "C" __global__ void arange_##t(rj_ew s, T *y, rj_u64 start, rj_u64 step) \
-	{                                                                             \
-		rj_arange(s, y, start, step);                                         \
-	}
-RJ_EACH_TYPE(RJ_ARANGE)
+template <class T> __global__ void arange(rj_ew s, T *y, rj_u64 start, rj_u64 step)
+{
+	rj_arange(s, y, start, step);
+}

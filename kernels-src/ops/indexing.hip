@@ -1,12 +1,15 @@
 /*
  * indexing.hip - gathers (index_select, gather) and scatters (scatter_add, index_add).
  *
- * Kernels (I: u8 u32 i64 index types; N element bytes 1 2 4 8; T every type suffix):
- *   gather_<I>_b<N>(rj_idx s, const I *ids, const B *x, B *y)
+ * Kernels: templates, each instantiated only when a request names it (a name expression;
+ * I: the index type, unsigned char, unsigned int or long long; B the unsigned type of the
+ * element's bytes: unsigned char, unsigned short, unsigned int, unsigned long long; T a
+ * storage type of rj_ops.h as the compiler prints it):
+ *   gather<I, B>(rj_idx s, const I *ids, const B *x, B *y)
  *       one work item per element of y (s.dims, s.n): y[e] = x[e with coordinate dim
  *       replaced by ids[e]], or 0 when that index is outside [0, s.xlen).  index_select
  *       is the same with ids' strides 0 except along dim (a 1-D ids read by coordinate).
- *   scatter_add_<I>_<T>(rj_idx s, const I *ids, const T *src, T *dst)
+ *   scatter_add<I, T>(rj_idx s, const I *ids, const T *src, T *dst)
  *       one work item per position of src outside dim (s.dims with dims[dim] = 1), each
  *       walking dim in order: dst[p with dim = ids[p, j]] += src[p, j] for j < s.len;
  *       indices outside [0, s.xlen) are skipped.  index_add: ids' strides 0 except along
@@ -67,25 +70,13 @@ __device__ static void rj_scatter_add(const rj_idx &s, const I *ids, const T *sr
 	}
 }
 
-#define RJ_GATHER(I, i, B, n)                                                            \
-	extern "C" __global__ void gather_##i##_b##n(rj_idx s, const I *ids, const B *x, B *y) \
-	{                                                                                \
-		rj_gather(s, ids, x, y);                                                 \
-	}
-#define RJ_GATHER_SIZES(I, i)                                                            \
-	RJ_GATHER(I, i, rj_u8, 1) RJ_GATHER(I, i, unsigned short, 2)                     \
-	RJ_GATHER(I, i, rj_u32, 4) RJ_GATHER(I, i, rj_u64, 8)
-RJ_EACH_INT(RJ_GATHER_SIZES)
+template <class I, class B> __global__ void gather(rj_idx s, const I *ids, const B *x, B *y)
+{
+	rj_gather(s, ids, x, y);
+}
 
-#define RJ_SCATTER(I, i, T, t)                                                           \
-	extern "C" __global__ void scatter_add_##i##_##t(rj_idx s, const I *ids,          \
-							 const T *src, T *dst)             \
-	{                                                                                \
-		rj_scatter_add(s, ids, src, dst);                                        \
-	}
-#define RJ_SCATTER_U8(T, t) RJ_SCATTER(rj_u8, u8, T, t)
-#define RJ_SCATTER_U32(T, t) RJ_SCATTER(rj_u32, u32, T, t)
-#define RJ_SCATTER_I64(T, t) RJ_SCATTER(rj_i64, i64, T, t)
-RJ_EACH_TYPE(RJ_SCATTER_U8)
-RJ_EACH_TYPE(RJ_SCATTER_U32)
-RJ_EACH_TYPE(RJ_SCATTER_I64)
+template <class I, class T>
+__global__ void scatter_add(rj_idx s, const I *ids, const T *src, T *dst)
+{
+	rj_scatter_add(s, ids, src, dst);
+}

@@ -2,16 +2,18 @@
  * reductions.hip - sum, min, max, argmin and argmax over one dimension of a strided view
  * (the mean is the sum with s.scale = 1/len).
  *
- * Kernels (op: sum min max argmin argmax; T every type suffix, see rj_ops.h; O = T, or
+ * Kernels: templates, each instantiated only when a request names it (a name expression;
+ * op: sum min max argmin argmax; T a storage type of rj_ops.h as the compiler prints it:
+ * float, double, rj_f16, rj_bf16, unsigned char, unsigned int, long long; O = T, or
  * uint32_t indices for argmin/argmax):
- *   reduce_<op>_rows_<T>(rj_red s, const T *x, O *y, void *ws)
+ *   reduce_rows<rj_r_<op>, T>(rj_red s, const T *x, O *y, void *ws)
  *       block per output (grid.x, grid-stride), threads along the reduced dim: for long
  *       reductions and for a contiguous reduced dim.  grid.y = s.splits: with splits > 1,
  *       block row b covers elements [b * chunk, (b + 1) * chunk) and writes a partial to
  *       ws (splits * nout values of the compute type, then as many uint32_t indices).
- *   reduce_<op>_final_<T>(rj_red s, const T *x, O *y, void *ws)
+ *   reduce_final<rj_r_<op>, T>(rj_red s, const T *x, O *y, void *ws)
  *       block per output: combines the s.splits partials in ws into y (x unused).
- *   reduce_<op>_cols_<T>(rj_red s, const T *x, O *y, void *ws)
+ *   reduce_cols<rj_r_<op>, T>(rj_red s, const T *x, O *y, void *ws)
  *       thread per output (grid.x, grid-stride), each walking the reduced dim: for many
  *       outputs with a strided reduced dim (neighbouring threads read neighbouring
  *       addresses).  grid.y = s.splits splits the reduced dim as rows does.
@@ -81,10 +83,13 @@ template <bool Less, bool Arg> struct rj_r_ext {
 		return rj_pick<Arg>::template get<T>(v, i);
 	}
 };
-typedef rj_r_ext<true, false> rj_r_min;
-typedef rj_r_ext<false, false> rj_r_max;
-typedef rj_r_ext<true, true> rj_r_argmin;
-typedef rj_r_ext<false, true> rj_r_argmax;
+/* Structs, not typedefs: a name expression names them, and hipRTC's textual lookup of the
+ * lowered name sees "rj_r_ext<true, false>" where a typedef was written, misses, and
+ * costs a second compile. */
+struct rj_r_min : rj_r_ext<true, false> {};
+struct rj_r_max : rj_r_ext<false, false> {};
+struct rj_r_argmin : rj_r_ext<true, true> {};
+struct rj_r_argmax : rj_r_ext<false, true> {};
 
 /* The block's RJ_BLOCK (v, i) pairs combined into thread 0's, in a fixed tree order. */
 template <class Op, class C> __device__ static void rj_block_combine(C *sv, rj_u32 *si, C &v, rj_u32 &i)
@@ -193,25 +198,26 @@ __device__ static void rj_red_cols(const rj_red &s, const T *x, O *y, void *ws)
 	}
 }
 
-#define RJ_REDUCE(op, T, t, O)                                                           \
-	extern "C" __global__ void reduce_##op##_rows_##t(rj_red s, const T *x, O *y,     \
-							  void *ws)                        \
-	{                                                                                \
-		rj_red_rows<rj_r_##op, T, O>(s, x, y, ws);                               \
-	}                                                                                \
-	extern "C" __global__ void reduce_##op##_final_##t(rj_red s, const T *x, O *y,    \
-							   void *ws)                       \
-	{                                                                                \
-		(void)x;                                                                 \
-		rj_red_final<rj_r_##op, T, O>(s, y, ws);                                 \
-	}                                                                                \
-	extern "C" __global__ void reduce_##op##_cols_##t(rj_red s, const T *x, O *y,     \
-							  void *ws)                        \
-	{                                                                                \
-		rj_red_cols<rj_r_##op, T, O>(s, x, y, ws);                               \
-	}
+/* What a reduction stores: T, or the index for argmin and argmax. */
+template <class Op, class T> struct rj_red_out { typedef T type; };
+template <class T> struct rj_red_out<rj_r_argmin, T> { typedef rj_u32 type; };
+template <class T> struct rj_red_out<rj_r_argmax, T> { typedef rj_u32 type; };
 
-#define RJ_REDUCE_ALL(T, t)                                                              \
-	RJ_REDUCE(sum, T, t, T) RJ_REDUCE(min, T, t, T) RJ_REDUCE(max, T, t, T)            \
-	RJ_REDUCE(argmin, T, t, rj_u32) RJ_REDUCE(argmax, T, t, rj_u32)
-RJ_EACH_TYPE(RJ_REDUCE_ALL)
+template <class Op, class T>
+__global__ void reduce_rows(rj_red s, const T *x, typename rj_red_out<Op, T>::type *y, void *ws)
+{
+	rj_red_rows<Op, T, typename rj_red_out<Op, T>::type>(s, x, y, ws);
+}
+
+template <class Op, class T>
+__global__ void reduce_final(rj_red s, const T *x, typename rj_red_out<Op, T>::type *y, void *ws)
+{
+	(void)x;
+	rj_red_final<Op, T, typename rj_red_out<Op, T>::type>(s, y, ws);
+}
+
+template <class Op, class T>
+__global__ void reduce_cols(rj_red s, const T *x, typename rj_red_out<Op, T>::type *y, void *ws)
+{
+	rj_red_cols<Op, T, typename rj_red_out<Op, T>::type>(s, x, y, ws);
+}

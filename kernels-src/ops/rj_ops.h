@@ -3,11 +3,15 @@
  * conversion between any two of them, the launch shapes passed by value, and the index
  * arithmetic of strided views.
  *
- * Element types (storage, kernel-name suffix, compute type):
+ * Element types (storage, the C API's dtype name, compute type):
  *   float     f32   float          rj_f16    f16   float    (IEEE binary16 bits)
  *   double    f64   double         rj_bf16   bf16  float    (bfloat16 bits)
  *   uint8_t   u8    unsigned int   uint32_t  u32   unsigned int
  *   int64_t   i64   long long
+ * The kernels are templates over these types, compiled one instantiation at a time: a
+ * name expression spells a type as the compiler prints it (float, double, rj_f16,
+ * rj_bf16, unsigned char, unsigned int, long long), so that hipRTC's textual lookup of
+ * the lowered name matches and no second compile is needed.
  * f16 and bf16 are computed in float and rounded once per result.  Integer arithmetic
  * wraps (it is done in unsigned or 64-bit types, so there is no undefined overflow).
  *
@@ -479,8 +483,3 @@ __device__ static inline rj_i64 rj_row_offset(rj_i64 r, int ndim, const rj_i64 *
 			STORE(0, rj_i_);                                                 \
 		}                                                                       \
 	} while (0)
-
-/* Kernel-name suffixes: RJ_EACH_TYPE(M) expands M(storage type, suffix) for all seven. */
-#define RJ_EACH_FLOAT(M) M(float, f32) M(rj_f16, f16) M(rj_bf16, bf16) M(double, f64)
-#define RJ_EACH_INT(M) M(rj_u8, u8) M(rj_u32, u32) M(rj_i64, i64)
-#define RJ_EACH_TYPE(M) RJ_EACH_FLOAT(M) RJ_EACH_INT(M)

@@ -2,13 +2,14 @@
  * rows.hip - operations along the last dimension, one block per row: softmax,
  * log-softmax, layer-norm and rms-norm.
  *
- * Kernels (T: f32 f16 bf16 f64, see rj_ops.h):
- *   softmax_<T>(rj_rows s, const T *x, T *y)
- *   log_softmax_<T>(rj_rows s, const T *x, T *y)
- *   layer_norm_<T>(rj_rows s, const T *x, const T *alpha, const T *beta, T *y)
+ * Kernels: templates, each instantiated only when a request names it (a name expression;
+ * T: float, rj_f16, rj_bf16 or double, see rj_ops.h):
+ *   softmax<T>(rj_rows s, const T *x, T *y)
+ *   log_softmax<T>(rj_rows s, const T *x, T *y)
+ *   layer_norm<T>(rj_rows s, const T *x, const T *alpha, const T *beta, T *y)
  *       y = (x - mean) / sqrt(var + s.eps) * alpha + beta, var biased; alpha and beta may
  *       be NULL (1 and 0), their elements s.aux_cs / s.beta_cs apart
- *   rms_norm_<T>(rj_rows s, const T *x, const T *alpha, const T *beta, T *y)
+ *   rms_norm<T>(rj_rows s, const T *x, const T *alpha, const T *beta, T *y)
  *       y = x / sqrt(mean(x^2) + s.eps) * alpha (beta unused)
  * Row r of x starts at rj_row_offset(r, s.ndim, s.dims, s.in_st), its columns s.in_cs
  * apart; y likewise with out_st and out_cs.  Computed in f32 (f64 for f64), three passes
@@ -101,23 +102,24 @@ __device__ static void rj_norm(const rj_rows &s, const T *x, const T *alpha, con
 	}
 }
 
-#define RJ_ROWS(T, t)                                                                   \
-	extern "C" __global__ void softmax_##t(rj_rows s, const T *x, T *y)              \
-	{                                                                                \
-		rj_softmax<RJ_SOFTMAX>(s, x, y);                                         \
-	}                                                                                \
-	extern "C" __global__ void log_softmax_##t(rj_rows s, const T *x, T *y)          \
-	{                                                                                \
-		rj_softmax<RJ_LOG_SOFTMAX>(s, x, y);                                     \
-	}                                                                                \
-	extern "C" __global__ void layer_norm_##t(rj_rows s, const T *x, const T *alpha, \
-						  const T *beta, T *y)                    \
-	{                                                                                \
-		rj_norm<RJ_LAYER_NORM>(s, x, alpha, beta, y);                            \
-	}                                                                                \
-	extern "C" __global__ void rms_norm_##t(rj_rows s, const T *x, const T *alpha,   \
-						const T *beta, T *y)                      \
-	{                                                                                \
-		rj_norm<RJ_RMS_NORM>(s, x, alpha, beta, y);                              \
-	}
-RJ_EACH_FLOAT(RJ_ROWS)
+template <class T> __global__ void softmax(rj_rows s, const T *x, T *y)
+{
+	rj_softmax<RJ_SOFTMAX>(s, x, y);
+}
+
+template <class T> __global__ void log_softmax(rj_rows s, const T *x, T *y)
+{
+	rj_softmax<RJ_LOG_SOFTMAX>(s, x, y);
+}
+
+template <class T>
+__global__ void layer_norm(rj_rows s, const T *x, const T *alpha, const T *beta, T *y)
+{
+	rj_norm<RJ_LAYER_NORM>(s, x, alpha, beta, y);
+}
+
+template <class T>
+__global__ void rms_norm(rj_rows s, const T *x, const T *alpha, const T *beta, T *y)
+{
+	rj_norm<RJ_RMS_NORM>(s, x, alpha, beta, y);
+}

@@ -2,9 +2,10 @@
  * sort.hip - argsort along the last dimension: a bitonic sort of each row's indices in
  * shared memory, one block per row.
  *
- * Kernels (T every type suffix, see rj_ops.h):
- *   argsort_asc_<T>(rj_rows s, const T *x, uint32_t *y)
- *   argsort_desc_<T>(rj_rows s, const T *x, uint32_t *y)
+ * Kernels: templates, each instantiated only when a request names it (a name expression;
+ * T a storage type of rj_ops.h as the compiler prints it):
+ *   argsort_asc<T>(rj_rows s, const T *x, uint32_t *y)
+ *   argsort_desc<T>(rj_rows s, const T *x, uint32_t *y)
  * Row r of x as in rows.hip (in_st, in_cs); y row r at out_st, its indices out_cs apart.
  * The order is total: values, then the index, so equal values keep their order (the
  * result is the stable sort's); NaN goes after every number ascending, before them
@@ -73,13 +74,12 @@ template <bool Desc, class T> __device__ static void rj_argsort(const rj_rows &s
 	}
 }
 
-#define RJ_ARGSORT(T, t)                                                               \
-	extern "C" __global__ void argsort_asc_##t(rj_rows s, const T *x, rj_u32 *y)    \
-	{                                                                               \
-		rj_argsort<false>(s, x, y);                                             \
-	}                                                                               \
-	extern "C" __global__ void argsort_desc_##t(rj_rows s, const T *x, rj_u32 *y)   \
-	{                                                                               \
-		rj_argsort<true>(s, x, y);                                              \
-	}
-RJ_EACH_TYPE(RJ_ARGSORT)
+template <class T> __global__ void argsort_asc(rj_rows s, const T *x, rj_u32 *y)
+{
+	rj_argsort<false>(s, x, y);
+}
+
+template <class T> __global__ void argsort_desc(rj_rows s, const T *x, rj_u32 *y)
+{
+	rj_argsort<true>(s, x, y);
+}

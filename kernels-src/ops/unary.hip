@@ -2,15 +2,16 @@
  * unary.hip - y = f(x) elementwise over strided views: the unary ops, and the ones with
  * scalar parameters (affine, elu, powf, clamp).
  *
- * Kernels (T the type suffix, see rj_ops.h):
- *   unary_<op>_<T>(rj_ew s, const T *x, T *y)
+ * Kernels: templates, each op x type compiled only when a request names it (a name
+ * expression; T a storage type of rj_ops.h, spelled as the compiler prints it: float,
+ * double, rj_f16, rj_bf16, unsigned char, unsigned int, long long):
+ *   unary<rj_op_<op>, T>(rj_ew s, const T *x, T *y)
  *       op: neg abs exp log sqrt sin cos tanh relu gelu gelu_erf silu sigmoid recip sqr
- *           floor ceil round sign for f32 f16 bf16 f64;
- *           sqr sign for u8 u32; neg abs sqr relu sign for i64.
- *   affine_<T>(rj_ew s, const T *x, T *y, double mul, double add)   every type
- *   clamp_<T>(rj_ew s, const T *x, T *y, double lo, double hi)      every type
- *   elu_<T>(rj_ew s, const T *x, T *y, double alpha, double unused)  float types
- *   powf_<T>(rj_ew s, const T *x, T *y, double e, double unused)     float types
+ *           floor ceil round sign for the float types;
+ *           sqr sign for unsigned char and unsigned int; neg abs sqr relu sign for long long.
+ *   unary_param<rj_op_<op>, T>(rj_ew s, const T *x, T *y, double p0, double p1)
+ *       affine (y = x * p0 + p1) and clamp (to [p0, p1]) for every type;
+ *       elu (alpha p0) and powf (exponent p0) for the float types.
  * Operand 0 of s is x, operand 1 is y.  Launch: 1-D blocks of any size, any 1-D grid (a
  * grid-stride loop covers s.n), no shared memory.
  */
@@ -56,26 +57,39 @@ template <class T> __device__ static inline typename rj_ct<T>::type rj_param(dou
 	return rj_is_int<T>::value ? rj_cvt<C>(rj_cvt<T>(v)) : rj_cvt<C>(v);
 }
 
-template <class C> struct rj_op_affine {
-	C mul, add;
-	__device__ C operator()(C x) const { return rj_add(rj_mul(x, mul), add); }
+/* The parameter ops: tags whose make<C>(p0, p1) builds the functor in compute type C. */
+struct rj_op_affine {
+	template <class C> struct fn {
+		C mul, add;
+		__device__ C operator()(C x) const { return rj_add(rj_mul(x, mul), add); }
+	};
+	template <class C> __device__ static fn<C> make(C p0, C p1) { return fn<C>{ p0, p1 }; }
 };
-template <class C> struct rj_op_clamp {
-	C lo, hi;
-	__device__ C operator()(C x) const
-	{
-		if (rj_isnan(x))
-			return x;
-		return x < lo ? lo : x > hi ? hi : x;
-	}
+struct rj_op_clamp {
+	template <class C> struct fn {
+		C lo, hi;
+		__device__ C operator()(C x) const
+		{
+			if (rj_isnan(x))
+				return x;
+			return x < lo ? lo : x > hi ? hi : x;
+		}
+	};
+	template <class C> __device__ static fn<C> make(C p0, C p1) { return fn<C>{ p0, p1 }; }
 };
-template <class C> struct rj_op_elu {
-	C alpha;
-	__device__ C operator()(C x) const { return x > (C)0 ? x : alpha * (rj_exp(x) - (C)1); }
+struct rj_op_elu {
+	template <class C> struct fn {
+		C alpha;
+		__device__ C operator()(C x) const { return x > (C)0 ? x : alpha * (rj_exp(x) - (C)1); }
+	};
+	template <class C> __device__ static fn<C> make(C p0, C) { return fn<C>{ p0 }; }
 };
-template <class C> struct rj_op_powf {
-	C e;
-	__device__ C operator()(C x) const { return rj_pow(x, e); }
+struct rj_op_powf {
+	template <class C> struct fn {
+		C e;
+		__device__ C operator()(C x) const { return rj_pow(x, e); }
+	};
+	template <class C> __device__ static fn<C> make(C p0, C) { return fn<C>{ p0 }; }
 };
 
 /* ---- The loop ------------------------------------------------------------------------ */
@@ -100,46 +114,16 @@ template <class T, class F> __device__ static void rj_map(const rj_ew &s, const 
 	}
 }
 
-#define RJ_UNARY(op, T, t)                                                            \
-	extern "C" __global__ void unary_##op##_##t(rj_ew s, const T *x, T *y)        \
-	{                                                                             \
-		rj_map(s, x, y, rj_op_##op());                                        \
-	}
+/* ---- The kernels: templates, each instantiated only when a request names it ---------- */
 
-#define RJ_FLOAT_UNARY(T, t)                                                          \
-	RJ_UNARY(neg, T, t) RJ_UNARY(abs, T, t) RJ_UNARY(exp, T, t) RJ_UNARY(log, T, t) \
-	RJ_UNARY(sqrt, T, t) RJ_UNARY(sin, T, t) RJ_UNARY(cos, T, t)                    \
-	RJ_UNARY(tanh, T, t) RJ_UNARY(relu, T, t) RJ_UNARY(gelu, T, t)                  \
-	RJ_UNARY(gelu_erf, T, t) RJ_UNARY(silu, T, t) RJ_UNARY(sigmoid, T, t)           \
-	RJ_UNARY(recip, T, t) RJ_UNARY(sqr, T, t) RJ_UNARY(floor, T, t)                 \
-	RJ_UNARY(ceil, T, t) RJ_UNARY(round, T, t) RJ_UNARY(sign, T, t)
-RJ_EACH_FLOAT(RJ_FLOAT_UNARY)
+template <class Op, class T> __global__ void unary(rj_ew s, const T *x, T *y)
+{
+	rj_map(s, x, y, Op());
+}
 
-RJ_UNARY(sqr, rj_u8, u8)
-RJ_UNARY(sign, rj_u8, u8)
-RJ_UNARY(sqr, rj_u32, u32)
-RJ_UNARY(sign, rj_u32, u32)
-RJ_UNARY(neg, rj_i64, i64)
-RJ_UNARY(abs, rj_i64, i64)
-RJ_UNARY(sqr, rj_i64, i64)
-RJ_UNARY(relu, rj_i64, i64)
-RJ_UNARY(sign, rj_i64, i64)
-
-#define RJ_PARAM2(name, T, t, init)                                                   \
-	extern "C" __global__ void name##_##t(rj_ew s, const T *x, T *y, double p0,   \
-					      double p1)                               \
-	{                                                                             \
-		typedef typename rj_ct<T>::type C;                                    \
-		rj_op_##name<C> f = init;                                             \
-		(void)p1;                                                             \
-		rj_map(s, x, y, f);                                                   \
-	}
-
-#define RJ_EVERY_TYPE_PARAM(T, t)                                                      \
-	RJ_PARAM2(affine, T, t, (rj_op_affine<C>{ rj_param<T>(p0), rj_param<T>(p1) }))   \
-	RJ_PARAM2(clamp, T, t, (rj_op_clamp<C>{ rj_param<T>(p0), rj_param<T>(p1) }))
-#define RJ_FLOAT_PARAM(T, t)                                                           \
-	RJ_PARAM2(elu, T, t, (rj_op_elu<C>{ rj_param<T>(p0) }))                          \
-	RJ_PARAM2(powf, T, t, (rj_op_powf<C>{ rj_param<T>(p0) }))
-RJ_EACH_TYPE(RJ_EVERY_TYPE_PARAM)
-RJ_EACH_FLOAT(RJ_FLOAT_PARAM)
+template <class Op, class T>
+__global__ void unary_param(rj_ew s, const T *x, T *y, double p0, double p1)
+{
+	typedef typename rj_ct<T>::type C;
+	rj_map(s, x, y, Op::template make<C>(rj_param<T>(p0), rj_param<T>(p1)));
+}

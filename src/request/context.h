@@ -169,6 +169,22 @@ rocjit_kernel *rj_recent_find(const rocjit_ctx *ctx, const rocjit_program *p, si
 void rj_recent_add(const rocjit_ctx *ctx, const rocjit_program *p, size_t length,
 		   const char *kernel_name, rocjit_kernel *kernel);
 
+/* A request for a registered source with name expressions (registered.c), as asked. */
+struct rj_registered_ask {
+	const char *source_name;
+	const char *kernel_name;
+	const char *const *options;
+	size_t num_options;
+	const char *const *exprs;
+	size_t num_exprs;
+};
+
+/* recent.c: the calling thread's memo of rocjit_kernel_get_registered_v2 (see recent.c). */
+rocjit_kernel *rj_recent_registered_find(const rocjit_ctx *ctx,
+					 const struct rj_registered_ask *a);
+void rj_recent_registered_add(const rocjit_ctx *ctx, const struct rj_registered_ask *a,
+			      rocjit_kernel *kernel);
+
 /* sources.c: resolves a registered name for this context (once); see sources.c. */
 int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name);
 void rj_sources_free(rocjit_ctx *ctx);

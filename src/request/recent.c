@@ -141,3 +141,145 @@ void rj_recent_add(const rocjit_ctx *ctx, const rocjit_program *p, size_t length
 	s->kernel_name = q;
 	s->kernel = kernel;
 }
+
+/* ---- Registered sources with name expressions ------------------------------------------- */
+
+/*
+ * The memo of rocjit_kernel_get_registered_v2 (registered.c).  A registered source's text
+ * is fixed for the life of a context (embedded, or read once from $ROCJIT_KERNEL_PATH), so
+ * a request is the same one when its strings are: the source name, the kernel name, the
+ * options and the name expressions, compared without hashing anything.  An op set
+ * fetches its kernel by name at every launch: this is that launch's whole lookup.
+ * Direct-mapped by a hash of the two names, not a ring like the program memos: a model's
+ * step cycles through dozens of kernels, which a ring of a few entries would keep
+ * evicting.  Two requests on one entry take turns; each is then a table lookup.
+ */
+#define REG_MEMOS 256 /* per thread, a power of two */
+
+struct reg_memo {
+	uint64_t ctx_gen;         /* 0: empty */
+	char *strings;            /* source name, kernel name, options, expressions: each
+	                             NUL-terminated, one after the other */
+	size_t size;              /* bytes of strings */
+	size_t num_options, num_exprs;
+	rocjit_kernel *kernel;
+};
+
+struct reg_recent {
+	struct reg_memo memo[REG_MEMOS];
+};
+
+/* The entry of a request: FNV-1a over the kernel name, then the source name. */
+static unsigned reg_slot(const struct rj_registered_ask *a)
+{
+	uint32_t h = 2166136261u;
+
+	for (const unsigned char *c = (const unsigned char *)a->kernel_name; *c; c++)
+		h = (h ^ *c) * 16777619u;
+	for (const unsigned char *c = (const unsigned char *)a->source_name; *c; c++)
+		h = (h ^ *c) * 16777619u;
+	return (h ^ (h >> 16)) & (REG_MEMOS - 1);
+}
+
+static pthread_key_t reg_key;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+
+static void free_reg_recent(void *p)
+{
+	struct reg_recent *r = p;
+
+	for (int i = 0; r && i < REG_MEMOS; i++)
+		free(r->memo[i].strings);
+	free(r);
+}
+
+static void make_reg_key(void)
+{
+	pthread_key_create(&reg_key, free_reg_recent);
+}
+
+/* Whether the n strings v (none NULL) come next at *p; advances *p past them. */
+static int strings_at(const char **p, const char *end, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(v[i]) + 1;
+		if ((size_t)(end - *p) < len || memcmp(*p, v[i], len) != 0)
+			return 0;
+		*p += len;
+	}
+	return 1;
+}
+
+/* Whether m holds this request (its strings checked non-NULL by the caller). */
+static int reg_match(const struct reg_memo *m, const struct rj_registered_ask *a)
+{
+	const char *p = m->strings, *end = m->strings + m->size;
+	const char *names[2] = { a->source_name, a->kernel_name };
+
+	return m->num_options == a->num_options && m->num_exprs == a->num_exprs &&
+	       strings_at(&p, end, names, 2) && strings_at(&p, end, a->options, a->num_options) &&
+	       strings_at(&p, end, a->exprs, a->num_exprs) && p == end;
+}
+
+rocjit_kernel *rj_recent_registered_find(const rocjit_ctx *ctx,
+					 const struct rj_registered_ask *a)
+{
+	const struct reg_memo *m;
+	struct reg_recent *r;
+
+	pthread_once(&reg_once, make_reg_key);
+	r = pthread_getspecific(reg_key);
+	if (!r)
+		return NULL;
+	m = &r->memo[reg_slot(a)];
+	return m->ctx_gen == ctx->gen && reg_match(m, a) ? m->kernel : NULL;
+}
+
+/* Appends the n strings v at *p. */
+static void put_strings(char **p, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(v[i]) + 1;
+		memcpy(*p, v[i], len);
+		*p += len;
+	}
+}
+
+void rj_recent_registered_add(const rocjit_ctx *ctx, const struct rj_registered_ask *a,
+			      rocjit_kernel *kernel)
+{
+	const char *names[2] = { a->source_name, a->kernel_name };
+	struct reg_recent *r;
+	struct reg_memo *m;
+	size_t size = strlen(names[0]) + strlen(names[1]) + 2;
+	char *strings, *p;
+
+	pthread_once(&reg_once, make_reg_key);
+	r = pthread_getspecific(reg_key);
+	if (!r) {
+		r = calloc(1, sizeof *r);
+		if (!r || pthread_setspecific(reg_key, r) != 0) {
+			free(r);
+			return;
+		}
+	}
+	for (size_t i = 0; i < a->num_options; i++)
+		size += strlen(a->options[i]) + 1;
+	for (size_t i = 0; i < a->num_exprs; i++)
+		size += strlen(a->exprs[i]) + 1;
+	strings = malloc(size);
+	if (!strings)
+		return; /* only a memo */
+	p = strings;
+	put_strings(&p, names, 2);
+	put_strings(&p, a->options, a->num_options);
+	put_strings(&p, a->exprs, a->num_exprs);
+	m = &r->memo[reg_slot(a)];
+	free(m->strings);
+	m->ctx_gen = ctx->gen;
+	m->strings = strings;
+	m->size = size;
+	m->num_options = a->num_options;
+	m->num_exprs = a->num_exprs;
+	m->kernel = kernel;
+}
