@@ -29,6 +29,8 @@
 #include "bench_util.h"
 #include "rocjit.h"
 
+const char *bench_prog = "bench_workers";
+
 struct item_list {
 	rocjit_prefetch_item *items;
 	rocjit_registered_options *ro;
@@ -77,7 +79,7 @@ static int child(const char *mode, const char *target, int n, int workers, const
 	rocjit_stats st;
 	rocjit_ctx *ctx;
 	int64_t t0 = bench_now_ns();
-	double first_ms = 0, wall;
+	double first_ms = 0, first_over = 0, wall;
 	int failed = 0;
 
 	load_set();
@@ -106,8 +108,14 @@ static int child(const char *mode, const char *target, int n, int workers, const
 					rocjit_last_error());
 				failed++;
 			}
-			if (i == 0)
+			if (i == 0) {
+				rocjit_stats s1;
+				memset(&s1, 0, sizeof s1);
+				s1.version = ROCJIT_STATS_VERSION;
+				rocjit_stats_get(&s1, ctx);
 				first_ms = bench_ms_since(t1);
+				first_over = s1.worker_overhead_ms;
+			}
 		}
 	}
 	wall = bench_ms_since(t0);
@@ -115,9 +123,9 @@ static int child(const char *mode, const char *target, int n, int workers, const
 	st.version = ROCJIT_STATS_VERSION;
 	rocjit_stats_get(&st, ctx);
 	printf("wall_ms=%.3f compiles=%llu failed=%d compile_ms=%.3f overhead_ms=%.3f "
-	       "first_ms=%.3f worker_compiles=%llu workers_started=%llu\n", wall,
-	       (unsigned long long)st.compiles, failed, st.compile_ms, st.worker_overhead_ms,
-	       first_ms, (unsigned long long)st.worker_compiles,
+	       "first_ms=%.3f first_overhead_ms=%.3f worker_compiles=%llu workers_started=%llu\n",
+	       wall, (unsigned long long)st.compiles, failed, st.compile_ms, st.worker_overhead_ms,
+	       first_ms, first_over, (unsigned long long)st.worker_compiles,
 	       (unsigned long long)st.workers_started);
 	rocjit_close(ctx);
 	return failed ? 1 : 0;
@@ -126,7 +134,7 @@ static int child(const char *mode, const char *target, int n, int workers, const
 struct result {
 	const char *label;
 	int workers;
-	double wall[64], compile[64], overhead[64], first[64];
+	double wall[64], compile[64], overhead[64], first[64], first_over[64];
 	int n;
 };
 
@@ -134,7 +142,7 @@ static void run_case(struct result *r, const char *mode, const char *target, int
 		     int workers, int rep)
 {
 	char t0s[32], out[4096], dir[4200], nstr[16], wstr[16];
-	const char *argv[] = { "--child", mode, target, nstr, wstr, dir, NULL };
+	const char *argv[] = { "bench_workers", "--child", mode, target, nstr, wstr, dir, NULL };
 	int status;
 
 	snprintf(dir, sizeof dir, "%s/%s-%d-%d", bench_scratch("bench_workers"), mode, workers,
@@ -153,18 +161,24 @@ static void run_case(struct result *r, const char *mode, const char *target, int
 	r->compile[r->n] = bench_field(out, "compile_ms");
 	r->overhead[r->n] = bench_field(out, "overhead_ms");
 	r->first[r->n] = bench_field(out, "first_ms");
+	r->first_over[r->n] = bench_field(out, "first_overhead_ms");
 	r->n++;
 	fprintf(stderr, "bench_workers: %s, %d worker(s), rep %d: %s", r->label, workers, rep, out);
 }
 
+/* The worker's share of the compile time: its overhead over the compiler's own time. */
+static double share(double comp, double over)
+{
+	return comp > over && over >= 0 ? 100.0 * over / (comp - over) : 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *target = NULL, *json = NULL, *workers_arg = "1,2";
-	int n = 20, reps = 3, nres = 0;
+	const char *target = NULL, *json = NULL, *workers_arg = "2";
+	int n = 20, reps = 3, nres = 0, inprocess = 1;
 	struct result res[10];
 	FILE *jf = NULL;
 
-	bench_prog = "bench_workers";
 	if (argc == 7 && strcmp(argv[1], "--child") == 0)
 		return child(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), argv[6]);
 	for (int i = 1; i < argc; i++) {
@@ -178,9 +192,11 @@ int main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
 			json = argv[++i];
+		else if (strcmp(argv[i], "--no-inprocess") == 0)
+			inprocess = 0;
 		else
 			bench_die("usage: bench_workers --target T [--kernels N|all] "
-				  "[--workers K[,K...]] [--reps R] [--json F]");
+				  "[--workers K[,K...]] [--reps R] [--json F] [--no-inprocess]");
 	}
 	if (!target || reps < 1 || reps > 64)
 		bench_die("--target is required; --reps 1..64");
@@ -188,43 +204,49 @@ int main(int argc, char **argv)
 	if (n <= 0 || n > total_kernels)
 		n = total_kernels;
 	memset(res, 0, sizeof res);
-	res[nres++].label = "in process, in series";
-	res[nres].label = "1 worker, in series";
+	if (inprocess)
+		res[nres++].label = "inprocess";
+	res[nres].label = "serial";
 	res[nres++].workers = 1;
 	for (char *list = bench_strdup(workers_arg), *tok = strtok(list, ","); tok && nres < 10;
 	     tok = strtok(NULL, ",")) {
-		res[nres].label = "workers, prefetch";
+		res[nres].label = "prefetch";
 		res[nres++].workers = atoi(tok);
 	}
 	/* Cases alternate within each repetition, so drift hits them alike. */
-	for (int rep = 0; rep < reps; rep++) {
-		run_case(&res[0], "inprocess", target, n, 1, rep);
-		run_case(&res[1], "serial", target, n, 1, rep);
-		for (int c = 2; c < nres; c++)
-			run_case(&res[c], "prefetch", target, n, res[c].workers, rep);
-	}
+	for (int rep = 0; rep < reps; rep++)
+		for (int c = 0; c < nres; c++)
+			run_case(&res[c], res[c].label, target, n, res[c].workers ? res[c].workers : 1,
+				 rep);
 	if (json && !(jf = fopen(json, "w")))
 		bench_die("cannot write %s", json);
 	printf("%d instantiations of the op set for %s, cold (a new process, an empty cache), "
 	       "median of %d\n", n, target, reps);
-	printf("%-24s %8s %12s %14s %18s %14s\n", "case", "workers", "wall ms",
-	       "vs in process", "worker share", "first ms");
+	printf("  inprocess: ROCJIT_COMPILE_INPROCESS=1, one request after another\n"
+	       "  serial:    one request after another, each in the one worker\n"
+	       "  prefetch:  rocjit_prefetch with K threads, ROCJIT_WORKERS=K\n");
+	printf("%-10s %7s %11s %10s %10s %13s %13s %10s\n", "case", "workers", "wall ms",
+	       "vs serial", "vs inproc", "worker share", "share 2nd..", "first ms");
 	{
-		double base = bench_median(res[0].wall, res[0].n);
+		struct result *ser = &res[inprocess ? 1 : 0];
+		double base_ser = bench_median(ser->wall, ser->n);
+		double base_in = inprocess ? bench_median(res[0].wall, res[0].n) : 0;
 		for (int c = 0; c < nres; c++) {
 			struct result *r = &res[c];
 			double wall = bench_median(r->wall, r->n), comp = bench_median(r->compile, r->n);
 			double over = bench_median(r->overhead, r->n);
 			double first = bench_median(r->first, r->n);
-			printf("%-24s %8d %12.1f %13.2fx %17.2f%% %14.1f\n", r->label, r->workers,
-			       wall, base / wall, comp > over ? 100.0 * over / (comp - over) : 0,
-			       first);
+			double fo = bench_median(r->first_over, r->n);
+			double rest = share(comp - first, over - fo);
+			printf("%-10s %7d %11.1f %9.2fx %9.2fx %12.2f%% %12.2f%% %10.1f\n", r->label,
+			       r->workers, wall, base_ser / wall, base_in > 0 ? base_in / wall : 0,
+			       share(comp, over), strcmp(r->label, "serial") ? 0 : rest, first);
 			if (jf)
 				fprintf(jf, "{\"case\":\"%s\",\"workers\":%d,\"target\":\"%s\","
 					"\"kernels\":%d,\"wall_ms\":%.3f,\"compile_ms\":%.3f,"
-					"\"overhead_ms\":%.3f,\"first_ms\":%.3f,\"reps\":%d}\n",
-					r->label, r->workers, target, n, wall, comp, over, first,
-					r->n);
+					"\"overhead_ms\":%.3f,\"first_ms\":%.3f,"
+					"\"first_overhead_ms\":%.3f,\"reps\":%d}\n", r->label,
+					r->workers, target, n, wall, comp, over, first, fo, r->n);
 		}
 	}
 	if (jf)

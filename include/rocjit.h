@@ -576,12 +576,13 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx);
  */
 typedef struct rocjit_prefetch rocjit_prefetch;
 
-/* One thing to compile: a program, or a registered source (rocjit_compile_registered). */
+/* One thing to compile: a program, or a registered source (rocjit_compile_registered_v2:
+ * one item per instantiation the application will ask for, each with its one name
+ * expression, gives exactly the entries rocjit_kernel_get_registered_v2 looks up). */
 typedef struct rocjit_prefetch_item {
 	const rocjit_program *program; /* compiled as rocjit_compile does; or NULL and:     */
-	const char *registered;        /* a registered source's name                        */
-	const char *const *options;    /* with these options (registered sources only)      */
-	size_t num_options;
+	const char *registered;        /* a registered source's name, compiled with:        */
+	const rocjit_registered_options *registered_options; /* NULL: none                  */
 	const char *target;            /* NULL: the context's target                        */
 } rocjit_prefetch_item;
 

@@ -3,7 +3,7 @@
  * (rocjit_prefetch_*).
  *
  * Each thread takes the next item and asks for it as the application would
- * (rocjit_compile, rocjit_compile_registered): the request path finds it in memory, on
+ * (rocjit_compile, rocjit_compile_registered_v2): the request path finds it in memory, on
  * disk or in a bundle, or compiles it in a worker (worker/pool.c).  So a prefetch and an
  * application asking for the same kernel at the same time compile it once, and a prefetch
  * never holds anything the application's own requests wait for.  Threads are as many as
@@ -46,8 +46,8 @@ static int one(rocjit_prefetch *pf, const rocjit_prefetch_item *it, int *compile
 	if (it->program)
 		rc = rocjit_compile(&code, pf->ctx, it->target, it->program);
 	else
-		rc = rocjit_compile_registered(&code, pf->ctx, it->target, it->registered,
-					       it->options, it->num_options);
+		rc = rocjit_compile_registered_v2(&code, pf->ctx, it->target, it->registered,
+						  it->registered_options);
 	*compiled = rc == 0 && !code->from_cache;
 	return rc;
 }
