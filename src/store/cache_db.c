@@ -485,8 +485,8 @@ static int open_folder(rj_cache *c, int fd, const char *dir)
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
 	/* The -wal and -shm stay when the last connection closes (the WAL emptied: see
 	   set_pragmas), so that the next process opens them instead of creating both files
-	   again: creating and deleting them cost each process 0.2 to 5 ms on ext4, the most
-	   under other I/O (bench/RESULTS.md, issue 14). */
+	   again: creating and deleting them cost each process tens of microseconds on a
+	   quiet ext4, milliseconds while others create files (bench/RESULTS.md, issue 14). */
 	sqlite3_file_control(c->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
 	if (!c->readonly && retry_busy(c, set_pragmas) != 0)
 		return damaged(c);
