@@ -756,7 +756,7 @@ struct file_case {
 	/* medians */
 	double cold, open, first, rest, nvrtc, own_cold, raw_cold;
 	double cold_db, own_cold_db, nvrtc_db; /* cold with the cache database present */
-	double hit_first, hit_open, hit_own, hit_raw;
+	double hit_first, hit_open, hit_get, hit_own, hit_raw;
 	double repeat_ns, repeat_min_ns;
 };
 
@@ -840,9 +840,11 @@ static void run_file(struct file_case *fc, const char *base, int index, int proc
 		v[1][p] = field(line, "open");
 		v[2][p] = field(line, "own");
 		v[3][p] = field(line, "raw");
+		v[4][p] = v[0][p] - v[1][p]; /* the first request less rocjit_open */
 	}
 	fc->hit_first = bench_median(v[0], procs);
 	fc->hit_open = bench_median(v[1], procs);
+	fc->hit_get = bench_median(v[4], procs);
 	fc->hit_own = bench_median(v[2], procs);
 	fc->hit_raw = bench_median(v[3], procs);
 
@@ -1070,12 +1072,12 @@ int main(int argc, char **argv)
 		       100 * own / f->nvrtc_db);
 	}
 	printf("\nDisk hit: warm cache, new process (ms)\n");
-	printf("%-15s %4s %10s %8s %10s %10s %9s %10s\n", "file", "gets", "1st req", "open",
-	       "own hit", "raw floor", "own/raw", "own-raw");
+	printf("%-15s %4s %10s %8s %8s %10s %10s %9s %10s\n", "file", "gets", "1st req", "open",
+	       "1st get", "own hit", "raw floor", "own/raw", "own-raw");
 	for (int i = 0; i < 2; i++)
-		printf("%-15s %4d %10.3f %8.3f %10.4f %10.4f %9.3f %10.4f\n", fc[i].label,
-		       fc[i].nm.n, fc[i].hit_first, fc[i].hit_open, fc[i].hit_own, fc[i].hit_raw,
-		       fc[i].hit_own / fc[i].hit_raw, fc[i].hit_own - fc[i].hit_raw);
+		printf("%-15s %4d %10.3f %8.3f %8.3f %10.4f %10.4f %9.3f %10.4f\n", fc[i].label,
+		       fc[i].nm.n, fc[i].hit_first, fc[i].hit_open, fc[i].hit_get, fc[i].hit_own,
+		       fc[i].hit_raw, fc[i].hit_own / fc[i].hit_raw, fc[i].hit_own - fc[i].hit_raw);
 	printf("\nRepeat in the same process: rocjit_kernel_get of the same program and name\n");
 	for (int i = 0; i < 2; i++)
 		printf("  %-15s %9.1f ns per call (fastest round %.1f ns); a held handle: 0 ns, "
@@ -1106,7 +1108,8 @@ int main(int argc, char **argv)
 		summary_row(what, f->cold, cupy_median(cupy, "cold", f->label), 0, tgt);
 
 		snprintf(what, sizeof what, "disk hit, 1st req %s", f->label);
-		snprintf(tgt, sizeof tgt, "<= 0.1 ms: %s", met(f->hit_first <= 0.1));
+		snprintf(tgt, sizeof tgt, "<= 0.3 ms (issue 14): %s; open %.3f + 1st get %.3f ms",
+			 met(f->hit_first <= 0.3), f->hit_open, f->hit_get);
 		summary_row(what, f->hit_first, cupy_median(cupy, "disk_hit", f->label), 0, tgt);
 		snprintf(what, sizeof what, "disk hit, own (2nd prog) %s", f->label);
 		snprintf(tgt, sizeof tgt, "<= 0.1 ms: %s; raw floor %.4f ms, own/raw %.2f",
@@ -1126,9 +1129,9 @@ int main(int argc, char **argv)
 	       "store, cuModuleLoadData, cuModuleGetFunction; own = other - loading\n  NVRTC "
 	       "(measured apart, in fresh processes); ld floor: the two driver calls again "
 	       "for the\n  same CUBIN in the same process, untimed in cold.\n"
-	       "disk hit 1st req: rocjit_open + the first request(s) of a new process "
-	       "(compiler identity from the\n  cache's memo, key, SQLite read, checksum, "
-	       "the process's first cuModuleLoadData); own hit:\n  a second cached program "
+	       "disk hit 1st req: rocjit_open (open) + the first request(s) of a new process "
+	       "(1st get: compiler\n  identity from the cache's memo, key, SQLite read, "
+	       "checksum, the process's first cuModuleLoadData);\n  own hit: a second cached program "
 	       "in that process (key, SQLite read, checksum, cuModuleLoadData,\n  "
 	       "cuModuleGetFunction); raw floor: cuModuleLoadData + cuModuleGetFunction of "
 	       "the same CUBIN\n  already in memory, same process (own and raw alternate "
@@ -1154,8 +1157,9 @@ int main(int argc, char **argv)
 				procs);
 			fprintf(json, "{\"impl\": \"rocjit\", \"case\": \"disk_hit\", \"file\": "
 				"\"%s\", \"entries\": %d, \"median_ms\": %.6f, \"open_ms\": %.6f, "
-				"\"own_ms\": %.6f, \"raw_floor_ms\": %.6f, \"n\": %d}\n", f->label,
-				f->nm.n, f->hit_first, f->hit_open, f->hit_own, f->hit_raw, procs);
+				"\"first_get_ms\": %.6f, \"own_ms\": %.6f, \"raw_floor_ms\": %.6f, "
+				"\"n\": %d}\n", f->label, f->nm.n, f->hit_first, f->hit_open,
+				f->hit_get, f->hit_own, f->hit_raw, procs);
 			fprintf(json, "{\"impl\": \"rocjit\", \"case\": \"repeat\", \"file\": \"%s\", "
 				"\"entries\": 1, \"median_ms\": %.9f, \"min_ms\": %.9f, "
 				"\"iters\": %d, \"rounds\": %d}\n", f->label, f->repeat_ns / 1e6,

@@ -275,14 +275,15 @@ TEST(unusable_cache_folder_still_serves_kernels)
 	rocjit_close(ctx);
 }
 
-/* Counts the files in the cache folder moved aside as damaged. */
+/* Counts the databases in the cache folder moved aside as damaged (their -wal and -shm,
+ * moved along, are not counted). */
 static int moved_aside(void)
 {
 	char cmd[4400];
 	FILE *p;
 	int n = 0;
 
-	snprintf(cmd, sizeof cmd, "ls %s | grep -c '\\.bad-'", rj_test_cache_dir);
+	snprintf(cmd, sizeof cmd, "ls %s | grep -c '\\.bad-[0-9]*-[0-9]*$'", rj_test_cache_dir);
 	p = popen(cmd, "r");
 	if (p && fscanf(p, "%d", &n) != 1)
 		n = 0;
@@ -369,6 +370,18 @@ TEST(truncated_database_file_is_moved_aside)
 	check_moved_aside();
 }
 
+/* The database at path and the -wal and -shm beside it, where they exist, to mode. */
+static void chmod_files(const char *path, mode_t mode)
+{
+	char side[4400];
+
+	ASSERT_INT(chmod(path, mode), 0);
+	snprintf(side, sizeof side, "%s-wal", path);
+	chmod(side, mode);
+	snprintf(side, sizeof side, "%s-shm", path);
+	chmod(side, mode);
+}
+
 TEST(cache_writable_by_others_or_owned_by_another_user_is_not_used)
 {
 	rocjit_ctx *ctx = rj_test_open();
@@ -389,14 +402,18 @@ TEST(cache_writable_by_others_or_owned_by_another_user_is_not_used)
 	ctx = rj_test_open();
 	ASSERT_INT(stats(ctx).cache_open, 0);
 	rocjit_close(ctx);
-	/* An operator's shared group cache allows group write, never world write. */
-	chmod(path, 0660);
+	/* An operator's shared group cache allows group write, never world write.  The -wal
+	   and -shm stay beside the database (cache_db.c): an operator changes all three. */
+	chmod_files(path, 0660);
 	setenv("ROCJIT_CACHE_SHARED", "1", 1);
 	ctx = rj_test_open();
 	ASSERT_INT(stats(ctx).cache_open, 1);
 	rocjit_close(ctx);
 	unsetenv("ROCJIT_CACHE_SHARED");
-	chmod(path, 0600);
+	ctx = rj_test_open(); /* private again, with a group-writable -wal left: refused */
+	ASSERT_INT(stats(ctx).cache_open, 0);
+	rocjit_close(ctx);
+	chmod_files(path, 0600);
 
 	if (geteuid() == 0) {
 		/* Root can give the folder away: owned by someone else, it is not used. */

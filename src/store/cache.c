@@ -150,7 +150,10 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 		 "ROCJIT_CACHE_MAXSIZE", c->path, size, (unsigned long long)c->max_bytes);
 	if ((rc = rj_cache_lock(c)) != 0)
 		return rc;
-	st = c->put;
+	if (!(st = rj_cache_put_stmt(c))) {
+		pthread_mutex_unlock(&c->lock);
+		return ROCJIT_EIO;
+	}
 	sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, m->platform, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, m->target, -1, SQLITE_STATIC);
@@ -195,15 +198,20 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 
 int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes)
 {
+	sqlite3_stmt *st;
 	int rc;
 
 	*entries = *bytes = 0;
 	if ((rc = rj_cache_lock(c)) != 0)
 		return rc;
-	rc = sqlite3_step(c->totals);
-	*entries = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(c->totals, 0) : 0;
-	*bytes = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(c->totals, 1) : 0;
-	sqlite3_reset(c->totals);
+	if (!(st = rj_cache_totals_stmt(c))) {
+		pthread_mutex_unlock(&c->lock);
+		return ROCJIT_EIO;
+	}
+	rc = sqlite3_step(st);
+	*entries = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+	*bytes = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 1) : 0;
+	sqlite3_reset(st);
 	if (rc != SQLITE_ROW) {
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: count failed: %s",
 				  c->path, sqlite3_errmsg(c->db));

@@ -36,6 +36,7 @@
 #define RJ_CACHE_FILE "rocjit-cache.sqlite"
 #define BUSY_TIMEOUT_MS 5000
 #define RJ_CACHE_DEFAULT_MAX (4ull << 30) /* 4 GiB of code, like the peers' few GiB */
+#define RJ_WAL_LIMIT "4194304" /* bytes of WAL kept after a checkpoint: SQLite's 1000 pages */
 
 ROCJIT_API int rocjit_cache_dir(char *out, size_t size, const char *dir)
 {
@@ -182,9 +183,22 @@ check_app:
 	return 0;
 }
 
+/*
+ * The connection's settings, before anything is read: synced at checkpoints only, and a
+ * journal size limit, so that the last connection to close truncates the WAL that
+ * persists (open_folder) to nothing, as deleting it did, and keeps it under the limit
+ * between checkpoints.  Writes nothing.
+ */
+static int set_pragmas(rj_cache *c)
+{
+	return rj_cache_exec(c, "PRAGMA synchronous=NORMAL; PRAGMA journal_size_limit="
+			     RJ_WAL_LIMIT);
+}
+
+/* WAL mode, once the file is known to be a rocjit cache: a no-op for one already in it. */
 static int set_wal(rj_cache *c)
 {
-	return rj_cache_exec(c, "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL");
+	return rj_cache_exec(c, "PRAGMA journal_mode=WAL");
 }
 
 /*
@@ -221,33 +235,85 @@ static int damaged(rj_cache *c)
 	return ROCJIT_EIO;
 }
 
+/* What one read transaction tells of an open database (read_marks). */
+struct marks {
+	int version, app;       /* PRAGMA user_version, PRAGMA application_id */
+	long long want, have;   /* the bytes its header counts, the bytes the file has;
+				   have -1: unknown, or a WAL holds pages the file may lack */
+};
+
+/*
+ * Reads the format and owner marks and the size the header counts, in one read
+ * transaction: no checkpoint can shrink the file under it, and a WAL that holds pages the
+ * file lacks is seen (then the size says nothing).  On a failure the transaction is left
+ * open and the SQLite error code kept, for retry_busy and damaged to read.
+ */
+static int read_marks(rj_cache *c, struct marks *m)
+{
+	struct stat st, sw;
+	int pages = 0, page_size = 0;
+
+	m->version = m->app = 0;
+	m->want = 0;
+	m->have = -1;
+	RJ_FORWARD(rj_cache_exec(c, "BEGIN"));
+	RJ_FORWARD(pragma_int(c, "PRAGMA user_version", &m->version));
+	RJ_FORWARD(pragma_int(c, "PRAGMA application_id", &m->app));
+	RJ_FORWARD(pragma_int(c, "PRAGMA page_count", &pages));
+	RJ_FORWARD(pragma_int(c, "PRAGMA page_size", &page_size));
+	m->want = (long long)pages * page_size;
+	if (c->dirfd >= 0 &&
+	    !(fstatat(c->dirfd, RJ_CACHE_FILE "-wal", &sw, AT_SYMLINK_NOFOLLOW) == 0 &&
+	      sw.st_size > 0) &&
+	    fstatat(c->dirfd, RJ_CACHE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		m->have = (long long)st.st_size;
+	return rj_cache_exec(c, "COMMIT");
+}
+
 /*
  * A file shorter than the pages its header counts was cut short (a full disk, a copy
  * interrupted).  Only when no WAL holds newer pages: those may not be in the file yet.
  */
+static int refuse_truncated(rj_cache *c, const struct marks *m)
+{
+	if (m->have < 0 || m->have >= m->want)
+		return 0;
+	c->bad_file = 1;
+	RJ_FAIL(ROCJIT_EIO, "cache %s is truncated (%lld of %lld bytes)", c->path, m->have,
+		m->want);
+}
+
+/* The same check on its own, after init_schema: best-effort, a failed read concludes
+ * nothing. */
 static int check_truncated(rj_cache *c)
 {
-	struct stat st, sw;
-	int pages = 0, page_size = 0;
-	int truncated;
+	struct marks m;
 
-	/* In one read transaction: no checkpoint can shrink the file under it, and a WAL
-	   that holds pages the file lacks is seen (then nothing is concluded). */
-	if (rj_cache_exec(c, "BEGIN") != 0)
+	if (read_marks(c, &m) != 0) {
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
 		return 0;
-	truncated = pragma_int(c, "PRAGMA page_count", &pages) == 0 &&
-		    pragma_int(c, "PRAGMA page_size", &page_size) == 0 &&
-		    !(fstatat(c->dirfd, RJ_CACHE_FILE "-wal", &sw, AT_SYMLINK_NOFOLLOW) == 0 &&
-		      sw.st_size > 0) &&
-		    fstatat(c->dirfd, RJ_CACHE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    (long long)st.st_size < (long long)pages * page_size;
-	rj_cache_exec(c, "COMMIT");
-	if (truncated) {
-		c->bad_file = 1;
-		RJ_FAIL(ROCJIT_EIO, "cache %s is truncated (%lld of %lld bytes)", c->path,
-			(long long)st.st_size, (long long)pages * page_size);
 	}
-	return 0;
+	return refuse_truncated(c, &m);
+}
+
+/*
+ * Whether the database is a whole rocjit cache of this format.  The usual case, an
+ * existing cache of this format, costs one read transaction (read_marks) and writes
+ * nothing; a new, older, foreign or empty file takes the long way: init_schema creates,
+ * migrates or refuses it, then check_truncated.  A new (empty) file is switched to WAL
+ * before its schema is written, so that creating it is a WAL commit like any other.
+ */
+static int check_format(rj_cache *c)
+{
+	struct marks m;
+
+	RJ_FORWARD(read_marks(c, &m));
+	if (m.version == RJ_CACHE_FORMAT && m.app == RJ_CACHE_APP_ID)
+		return refuse_truncated(c, &m);
+	if (m.want == 0 && !c->readonly)
+		RJ_FORWARD(set_wal(c));
+	RJ_FORWARD(init_schema(c));
+	return check_truncated(c);
 }
 
 static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
@@ -257,18 +323,40 @@ static int prepare(rj_cache *c, sqlite3_stmt **st, const char *sql)
 	return 0;
 }
 
-/* The statements of the request path, prepared once per connection: get and totals,
- * and put unless the cache is read-only. */
+/*
+ * The request path's statements, each prepared once per connection.  Only the lookup is
+ * prepared at open: a process whose requests all hit never stores or counts, and parsing
+ * the insert (a table with four indexes) costs more than the lookup itself.  The others
+ * are prepared at their first use (lazy_stmt).
+ */
 static int prepare_statements(rj_cache *c)
 {
-	RJ_FORWARD(prepare(c, &c->get,
-			   "SELECT code, size, checksum, compile_ms, kernels FROM entries "
-			   "WHERE key = ?1"));
-	RJ_FORWARD(prepare(c, &c->totals, "SELECT count(*), coalesce(sum(size), 0) FROM entries"));
-	if (c->readonly)
-		return 0;
-	return prepare(c, &c->put, "INSERT OR REPLACE INTO entries (" RJ_ENTRY_COLUMNS ") VALUES "
-		       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, 0, ?12, ?14, ?13)");
+	return prepare(c, &c->get,
+		       "SELECT code, size, checksum, compile_ms, kernels FROM entries "
+		       "WHERE key = ?1");
+}
+
+static sqlite3_stmt *lazy_stmt(rj_cache *c, sqlite3_stmt **st, const char *sql)
+{
+	if (!*st && prepare(c, st, sql) != 0)
+		return NULL;
+	return *st;
+}
+
+sqlite3_stmt *rj_cache_put_stmt(rj_cache *c)
+{
+	if (c->readonly) {
+		rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s is read-only", c->path);
+		return NULL;
+	}
+	return lazy_stmt(c, &c->put, "INSERT OR REPLACE INTO entries (" RJ_ENTRY_COLUMNS ") "
+			 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, 0, ?12, ?14, "
+			 "?13)");
+}
+
+sqlite3_stmt *rj_cache_totals_stmt(rj_cache *c)
+{
+	return lazy_stmt(c, &c->totals, "SELECT count(*), coalesce(sum(size), 0) FROM entries");
 }
 
 /*
@@ -368,6 +456,7 @@ static int check_files(rj_cache *c, int dirfd)
 static int open_folder(rj_cache *c, int fd, const char *dir)
 {
 	int flags = c->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int persist = 1;
 	char name[4300];
 
 	/* Pinned at once: from here on c->dirfd is closed by close_db whatever happens. */
@@ -394,11 +483,20 @@ static int open_folder(rj_cache *c, int fd, const char *dir)
 		RJ_FAIL(ROCJIT_EIO, "cannot open cache %s: %s", c->path,
 			c->db ? sqlite3_errmsg(c->db) : "out of memory");
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	/* The -wal and -shm stay when the last connection closes (the WAL emptied: see
+	   set_pragmas), so that the next process opens them instead of creating both files
+	   again: creating and deleting them cost each process tens of microseconds on a
+	   quiet ext4, milliseconds while others create files (bench/RESULTS.md, issue 14). */
+	sqlite3_file_control(c->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+	if (!c->readonly && retry_busy(c, set_pragmas) != 0)
+		return damaged(c);
+	/* Checked before WAL mode is asked for: a file that is not a rocjit cache is moved
+	   aside as it was found, never switched to WAL first. */
+	if (retry_busy(c, check_format) != 0)
+		return damaged(c);
 	if (!c->readonly && retry_busy(c, set_wal) != 0)
 		return damaged(c);
-	if (retry_busy(c, init_schema) != 0)
-		return damaged(c);
-	return check_truncated(c);
+	return 0;
 }
 
 static int open_db(rj_cache *c, const char *dir)

@@ -30,7 +30,7 @@
 struct rj_cache {
 	sqlite3 *db;
 	pthread_mutex_t lock;
-	sqlite3_stmt *get, *put, *totals;
+	sqlite3_stmt *get, *put, *totals; /* put, totals: NULL until first used */
 	int readonly;
 	rj_key *hits; /* keys hit and not yet written (batched: cache_usage.c) */
 	size_t nhits, caphits;
@@ -74,6 +74,14 @@ int rj_cache_lock(rj_cache *c);
 /* The same for a caller that holds c->lock already: opens the connection again when a
  * fork() closed it.  0, or ROCJIT_EIO recorded; the lock stays held either way. */
 int rj_cache_reopen_locked(rj_cache *c);
+
+/*
+ * The store and totals statements, prepared at their first use (only the lookup is
+ * prepared at open).  Caller holds c->lock with the connection open.  NULL with the
+ * error recorded when it cannot be prepared (or, for put, when the cache is read-only).
+ */
+sqlite3_stmt *rj_cache_put_stmt(rj_cache *c);
+sqlite3_stmt *rj_cache_totals_stmt(rj_cache *c);
 
 /* Runs sql (no results); 0 or ROCJIT_EIO with the message recorded.  Caller holds lock. */
 int rj_cache_exec(rj_cache *c, const char *sql);

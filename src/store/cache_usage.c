@@ -24,16 +24,18 @@
  */
 void rj_cache_evict_locked(rj_cache *c)
 {
-	sqlite3_stmt *sel = NULL, *del = NULL;
+	sqlite3_stmt *sel = NULL, *del = NULL, *totals;
 	uint64_t total = 0, low = c->max_bytes / 10 * 9;
 	int evicted = 0;
 
-	if (!c->max_bytes || sqlite3_step(c->totals) != SQLITE_ROW) {
-		sqlite3_reset(c->totals);
+	if (!c->max_bytes || !(totals = rj_cache_totals_stmt(c)))
+		return;
+	if (sqlite3_step(totals) != SQLITE_ROW) {
+		sqlite3_reset(totals);
 		return;
 	}
-	total = (uint64_t)sqlite3_column_int64(c->totals, 1);
-	sqlite3_reset(c->totals);
+	total = (uint64_t)sqlite3_column_int64(totals, 1);
+	sqlite3_reset(totals);
 	if (total <= c->max_bytes || rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
 		return;
 	if (sqlite3_prepare_v2(c->db, "SELECT key, size FROM entries ORDER BY last_used, created",
