@@ -48,8 +48,8 @@
  *  - Callbacks (rocjit_cache_foreach, _find, _verify) run without any rocjit lock held:
  *    they may call any function on the same context.
  *  - Usage records (an entry's hits and last use, which eviction goes by) are written in
- *    batches: at the latest 2 seconds after a disk hit, or every 256 hits, by a
- *    background thread the first hit starts, and at exit.  A process that crashes loses
+ *    batches: at the latest 2 seconds after a disk hit, or once 1024 hits are pending,
+ *    by a background thread the first hit starts, and at exit.  A process that crashes loses
  *    at most the last 2 seconds of them; a hit never waits for a write.
  *
  * Errors: every call that can fail returns an int, 0 on success or a negative ROCJIT_E*

@@ -24,13 +24,19 @@
 #include "base/error.h"
 #include "store/cache_internal.h"
 
-/* Usage records: pending hits are written when this many accumulate, or when the oldest
- * is this old (a background thread), or by a store, at close, or at exit. */
-#define FLUSH_HITS 256
+/* Usage records: pending hits are written by the background flusher when this many
+ * accumulate, or when the oldest is 2 s old; or by a store, at close, or at exit.  A warm
+ * start that hits every entry of a large kernel set (the op set: 436) fits in one batch,
+ * so no flush competes with it. */
+#define FLUSH_HITS 1024
+/* Past this many pending (the flusher cannot keep up, or did not start), the requesting
+ * thread writes them itself: the memory they take stays bounded. */
+#define FLUSH_HITS_MAX 16384
 
 /*
  * Records a hit in memory (caller holds c->lock): an append, and once per batch a word
- * to the flusher.  The batch is written when it reaches FLUSH_HITS, by this thread.
+ * to the flusher.  The flusher writes the batch, never this thread (a hit never waits for
+ * a write), unless FLUSH_HITS_MAX are pending.
  */
 static void note_hit(rj_cache *c, const rj_key *key)
 {
@@ -46,8 +52,10 @@ static void note_hit(rj_cache *c, const rj_key *key)
 	}
 	c->hits[c->nhits++] = *key;
 	if (c->nhits == 1)
-		rj_cache_arm_flusher();
-	else if (c->nhits >= FLUSH_HITS)
+		rj_cache_arm_flusher(0);
+	else if (c->nhits == FLUSH_HITS)
+		rj_cache_arm_flusher(1);
+	else if (c->nhits >= FLUSH_HITS_MAX)
 		rj_cache_flush_locked(c);
 }
 

@@ -116,8 +116,9 @@ void rj_cache_forget_pending(rj_cache *c);
 
 /* ---- cache_process.c: the process's open caches ---------------------------------------- */
 
-/* A cache got its first pending hit: a flush comes within 2 s. */
-void rj_cache_arm_flusher(void);
+/* A cache got its first pending hit: a flush comes within 2 s; now: a batch is full, the
+ * flusher writes it at once. */
+void rj_cache_arm_flusher(int now);
 
 /* ---- cache_admin.c --------------------------------------------------------------------- */
 

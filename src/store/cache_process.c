@@ -104,20 +104,23 @@ static void init_flush_cv(void)
 }
 
 /*
- * A cache got its first pending hit: makes sure a flush comes within FLUSH_MS.  Called
- * under the cache's lock, once per batch (never per hit).  The flusher runs with every
- * signal blocked, so that the application's signals go to its own threads.
+ * A cache got its first pending hit: makes sure a flush comes within FLUSH_MS (now: at
+ * once, a batch is full).  Called under the cache's lock, once or twice per batch (never
+ * per hit).  The flusher runs with every signal blocked, so that the application's
+ * signals go to its own threads.
  */
-void rj_cache_arm_flusher(void)
+void rj_cache_arm_flusher(int now)
 {
 	pthread_mutex_lock(&flush_mu);
-	if (!flush_armed) {
+	if (!flush_armed || now) {
 		clock_gettime(CLOCK_MONOTONIC, &flush_due);
-		flush_due.tv_sec += FLUSH_MS / 1000;
-		flush_due.tv_nsec += (long)(FLUSH_MS % 1000) * 1000000L;
-		if (flush_due.tv_nsec >= 1000000000L) {
-			flush_due.tv_sec++;
-			flush_due.tv_nsec -= 1000000000L;
+		if (!now) {
+			flush_due.tv_sec += FLUSH_MS / 1000;
+			flush_due.tv_nsec += (long)(FLUSH_MS % 1000) * 1000000L;
+			if (flush_due.tv_nsec >= 1000000000L) {
+				flush_due.tv_sec++;
+				flush_due.tv_nsec -= 1000000000L;
+			}
 		}
 		flush_armed = 1;
 		if (flusher == 0) {
