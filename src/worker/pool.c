@@ -15,7 +15,7 @@
  * when its parent is gone (serve.c).  A cache hit never reaches this file.
  *
  * Limits, read at each compile: $ROCJIT_COMPILE_TIMEOUT (seconds; default 600; 0: none)
- * and $ROCJIT_COMPILE_MEMORY_MB (the worker's resident memory, sampled every 10 ms while
+ * and $ROCJIT_COMPILE_MEMORY_MB (the worker's resident memory, sampled every 100 ms while
  * it compiles; default half of this machine's memory; 0: none).  A worker past either is
  * killed (SIGKILL: a compiler in a loop answers nothing else).
  *
@@ -50,7 +50,7 @@ extern char **environ;
 #define WORKER_NAME "rocjit-worker"
 #define DEFAULT_TIMEOUT_S 600.0 /* generous: the largest real files take a few minutes */
 #define HELLO_TIMEOUT_MS 120000.0 /* starting and loading the compiler, on a loaded machine */
-#define MEMORY_SAMPLE_MS 10
+#define MEMORY_SAMPLE_MS 100
 #define TAIL_MAX 4096 /* what is kept of a worker's own output, for a failure's message */
 
 /* The relative path from the library's folder to the installed worker's (CMake). */

@@ -30,6 +30,9 @@ src=$(pwd -P)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocjit-gpu-XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 export ROCJIT_CACHE_DIR=$tmp/cache
+# Test programs that read fixtures of the repository find them here, not at the build
+# machine's path compiled into them.
+export ROCJIT_TEST_DIALECT_DIR=$src/tests/data/dialect
 
 cached() {
 	sed -n "s|^$1:[A-Z]*=||p" "$build/CMakeCache.txt" | head -n 1

@@ -379,9 +379,19 @@ static void teardown(void)
  * folder> for the CUDA files (their "dialect.cuh"), as test_dialect.c compiles them.
  * Returns NULL when want is 0 and the code object has no such kernel.
  */
+/* The fixture folder: $ROCJIT_TEST_DIALECT_DIR (tests/gpu/run.sh sets it where the
+ * repository lies on the GPU machine), else where it was at configure time. */
+static const char *dialect_dir(void)
+{
+	const char *env = getenv("ROCJIT_TEST_DIALECT_DIR");
+
+	return env && *env ? env : ROCJIT_TEST_DIALECT_DIR;
+}
+
 static rocjit_kernel *kernel_opt(const char *file, const char *name, int want)
 {
-	static const char *const cu_options[] = { "-I" ROCJIT_TEST_DIALECT_DIR };
+	static char include[4200];
+	static const char *const cu_options[] = { include };
 	static char log[32768];
 	char path[4096];
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
@@ -390,7 +400,8 @@ static rocjit_kernel *kernel_opt(const char *file, const char *name, int want)
 	char *src;
 	int rc;
 
-	snprintf(path, sizeof path, "%s/%s", ROCJIT_TEST_DIALECT_DIR, file);
+	snprintf(include, sizeof include, "-I%s", dialect_dir());
+	snprintf(path, sizeof path, "%s/%s", dialect_dir(), file);
 	src = rj_test_read_file(path, &len);
 	p.source = src;
 	p.length = len;
