@@ -217,7 +217,9 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	copy_log(r, out.log);
 	if (rc != 0) {
 		char msg[MSG_MAX];
-		atomic_fetch_add(&ctx->compile_errors, 1);
+		/* A refused target (checked by the worker, before any compile) ran no compiler. */
+		if (rc != ROCJIT_EUNSUPPORTED)
+			atomic_fetch_add(&ctx->compile_errors, 1);
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
 		first_error(first, sizeof first, out.log);
 		free(out.log);
