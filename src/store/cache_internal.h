@@ -5,7 +5,10 @@
  * src/store includes it.
  *
  * The cache's files form layers, each calling only those below it:
- *   cache_db.c       the connection: open, schema, statements, exec, lock, close
+ *   cache_schema.c   what the database holds: schema, format and truncation checks,
+ *                    pragmas, statements, exec
+ *   cache_db.c       the connection: the folder, opening through checked descriptors,
+ *                    moving a damaged file aside, lock, close, reopen after fork()
  *   cache_usage.c    usage records (batched hits, counters) and the size limit
  *   cache_process.c  the process's open caches, fork(), the usage-record flusher
  *   cache.c          get, put, totals, the compiler memo (the request path)
@@ -18,6 +21,12 @@
 #include <sqlite3.h>
 
 #include "store/cache.h"
+
+/* The cache database's name in its folder (its -wal and -shm beside it), the format
+ * version this library writes, and how long a connection waits for a busy database. */
+#define RJ_CACHE_FILE "rocjit-cache.sqlite"
+#define RJ_CACHE_FORMAT 2
+#define RJ_CACHE_BUSY_MS 5000
 
 /* PRAGMA application_id of every rocjit database, cache or bundle: "rjit". */
 #define RJ_CACHE_APP_ID 0x726a6974
@@ -74,6 +83,27 @@ int rj_cache_lock(rj_cache *c);
 /* The same for a caller that holds c->lock already: opens the connection again when a
  * fork() closed it.  0, or ROCJIT_EIO recorded; the lock stays held either way. */
 int rj_cache_reopen_locked(rj_cache *c);
+
+/* ---- cache_schema.c: what the database holds -------------------------------------------- */
+/* Each takes a cache whose connection (c->db) is open; 0 or ROCJIT_EIO with the message
+ * recorded, unless said otherwise. */
+
+/* Creates the schema in a new (empty) database, or checks an existing one's format. */
+int rj_cache_init_schema(rj_cache *c);
+/* The connection's pragmas (busy handling, the WAL kept small). */
+int rj_cache_set_pragmas(rj_cache *c);
+/* Switches a new database to WAL. */
+int rj_cache_set_wal(rj_cache *c);
+/* Checks an opened file's format in one read (application id, version, truncation),
+ * creating the schema in an empty one. */
+int rj_cache_check_format(rj_cache *c);
+/* Runs step again while SQLite answers busy, for at most RJ_CACHE_BUSY_MS. */
+int rj_cache_retry_busy(rj_cache *c, int (*step)(rj_cache *c));
+/* The error of a file that is no database (garbage, truncated, foreign): ROCJIT_EIO with
+ * a message, or the first failure's code; used after a step above failed. */
+int rj_cache_damaged(rj_cache *c);
+/* The lookup statement, prepared at open. */
+int rj_cache_prepare_statements(rj_cache *c);
 
 /*
  * The store and totals statements, prepared at their first use (only the lookup is

@@ -8,8 +8,8 @@
  * 5.x is not thread-safe, so compiles inside one process are serialized.  In a worker, a
  * failed compile costs one request and one worker, and compiles run in parallel.
  *
- * Workers start with posix_spawn (never a bare fork: the application may hold locks and
- * vendor threads a forked child would inherit half-taken), one at a time as compiles need
+ * Workers start with posix_spawn (process.c; never a bare fork: the application may hold
+ * locks and vendor threads a forked child would inherit half-taken), one at a time as compiles need
  * them, up to rj_worker_max(), and live as long as this process: the compiler loads once
  * per worker.  A worker ends by itself when its socket closes (this process exited) or
  * when its parent is gone (serve.c).  A cache hit never reaches this file.
@@ -19,61 +19,41 @@
  * it compiles; default half of this machine's memory; 0: none).  A worker past either is
  * killed (SIGKILL: a compiler in a loop answers nothing else).
  *
- * Owns the pool (a process-wide table of workers under one mutex) and the parent's end of
- * the wire.  Uses wire.c for the bytes and the platforms only for the in-process path.
+ * Owns the pool (a process-wide table of workers under one mutex), which thread uses which
+ * worker, the limits, and what a failed compile's message says.  One worker process -
+ * starting it, receiving under the limits, ending it - is process.c's; the bytes are
+ * wire.c's; the platforms are called directly only on the in-process path.
  */
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/env.h"
 #include "base/error.h"
 #include "compile/vendor_lib.h"
 #include "worker/pool.h"
+#include "worker/process.h"
 #include "worker/wire.h"
 
-extern char **environ;
-
-#define WORKER_NAME "rocjit-worker"
 #define DEFAULT_TIMEOUT_S 600.0 /* generous: the largest real files take a few minutes */
-#define HELLO_TIMEOUT_MS 120000.0 /* starting and loading the compiler, on a loaded machine */
-#define MEMORY_SAMPLE_MS 100
-#define TAIL_MAX 4096 /* what is kept of a worker's own output, for a failure's message */
 
 /* The relative path from the library's folder to the installed worker's (CMake). */
 #ifndef ROCJIT_WORKER_RELDIR
 #define ROCJIT_WORKER_RELDIR "rocjit"
 #endif
 
-/* A slot.  busy is read and written under pool.mu; while busy, the other fields belong to
- * the thread that set it (starting the worker, or compiling), so other threads read them
- * only in slots they found idle. */
-struct worker {
-	pid_t pid;   /* 0: the slot is free                                               */
-	int sock;    /* the channel                                                       */
-	int out;     /* read end of the worker's stdout and stderr (non-blocking)         */
-	int busy;    /* a thread is using it (or starting it)                             */
-};
-
 #define POOL_MAX 256
 
 static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct worker w[POOL_MAX];
+	struct rj_wproc w[POOL_MAX];
 	int max;         /* 0 until the first compile through the pool                    */
 	char path[PATH_MAX];
 	int path_state;  /* 0 not looked for, 1 found, -1 none: compile in process        */
@@ -81,7 +61,6 @@ static struct {
 
 static atomic_uint_fast64_t started, lost;
 
-static int retire(struct worker *w, int kill_it);
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /*
@@ -134,7 +113,7 @@ __attribute__((destructor)) static void stop_idle_workers(void)
 		return;
 	for (int i = 0; i < POOL_MAX; i++)
 		if (!pool.w[i].busy && pool.w[i].pid > 0)
-			(void)retire(&pool.w[i], 1);
+			(void)rj_wproc_retire(&pool.w[i], 1);
 	pthread_mutex_unlock(&pool.mu);
 }
 
@@ -196,10 +175,10 @@ static int find_beside_library(char *out, size_t size, char *tried, size_t tried
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = 0;
-	if (snprintf(out, size, "%s/%s", dir, WORKER_NAME) < (int)size && executable(out))
+	if (snprintf(out, size, "%s/%s", dir, RJ_WORKER_NAME) < (int)size && executable(out))
 		return 1;
 	snprintf(tried, tried_size, "%s", out);
-	if (snprintf(out, size, "%s/%s/%s", dir, ROCJIT_WORKER_RELDIR, WORKER_NAME) < (int)size &&
+	if (snprintf(out, size, "%s/%s/%s", dir, ROCJIT_WORKER_RELDIR, RJ_WORKER_NAME) < (int)size &&
 	    executable(out))
 		return 1;
 	snprintf(tried + strlen(tried), tried_size - strlen(tried), " and %s", out);
@@ -235,270 +214,28 @@ static int locate_worker(void)
 	rj_log(RJ_LOG_WARN, "no compile worker (%s) was found at %s: compiling in this process, "
 	       "where an abort in the compiler ends the application and compiles run one at "
 	       "a time.  Install rocjit-worker with the library, or set ROCJIT_WORKER to its "
-	       "path (ROCJIT_COMPILE_INPROCESS=1 silences this)", WORKER_NAME, tried);
+	       "path (ROCJIT_COMPILE_INPROCESS=1 silences this)", RJ_WORKER_NAME, tried);
 	return 0;
-}
-
-/* ---- One worker -------------------------------------------------------------------------- */
-
-/* What a worker printed, its last TAIL_MAX bytes. */
-struct tail {
-	char text[TAIL_MAX + 1];
-	size_t len;
-};
-
-/* Reads what the worker printed so far (non-blocking) into t (NULL: discarded). */
-static void drain(int fd, struct tail *t)
-{
-	char buf[4096];
-	ssize_t n;
-
-	while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-		size_t k = n > 0 ? (size_t)n : 0;
-		if (!t || !k)
-			continue;
-		if (k >= TAIL_MAX) {
-			memcpy(t->text, buf + k - TAIL_MAX, TAIL_MAX);
-			t->len = TAIL_MAX;
-		} else {
-			if (t->len + k > TAIL_MAX) {
-				size_t drop = t->len + k - TAIL_MAX;
-				memmove(t->text, t->text + drop, t->len - drop);
-				t->len -= drop;
-			}
-			memcpy(t->text + t->len, buf, k);
-			t->len += k;
-		}
-		t->text[t->len] = 0;
-	}
-}
-
-/* The worker's resident memory in MiB, or 0 when it cannot be read. */
-static uint64_t resident_mib(pid_t pid)
-{
-	char path[64], text[128];
-	unsigned long long size = 0, resident = 0;
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, text, sizeof text - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = 0;
-	if (sscanf(text, "%llu %llu", &size, &resident) != 2)
-		return 0;
-	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) >> 20;
-}
-
-enum wait_end { GOT_FRAME, DIED, TIMED_OUT, OVER_MEMORY };
-
-struct limits {
-	double deadline_ms;  /* 0: none */
-	uint64_t memory_mib; /* 0: none */
-};
-
-/*
- * Receives one frame from w with the limits applied, collecting its output into t.
- * GOT_FRAME with *payload malloc'ed; otherwise nothing to free.
- */
-static enum wait_end receive(struct worker *w, const struct limits *lim, struct tail *t,
-			     char **payload, size_t *len)
-{
-	uint32_t n = 0;
-	size_t got = 0, want = sizeof n;
-	char *p = NULL;
-
-	for (;;) {
-		struct pollfd fds[2] = { { w->sock, POLLIN, 0 }, { w->out, POLLIN, 0 } };
-		int timeout = -1;
-		double now = rj_now_ms();
-
-		if (lim->deadline_ms > 0) {
-			if (now >= lim->deadline_ms)
-				break;
-			timeout = (int)(lim->deadline_ms - now) + 1;
-		}
-		if (lim->memory_mib && (timeout < 0 || timeout > MEMORY_SAMPLE_MS))
-			timeout = MEMORY_SAMPLE_MS;
-		if (poll(fds, 2, timeout) < 0 && errno != EINTR)
-			break;
-		if (fds[1].revents)
-			drain(w->out, t);
-		if (lim->memory_mib && resident_mib(w->pid) > lim->memory_mib) {
-			free(p);
-			return OVER_MEMORY;
-		}
-		if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		for (;;) {
-			char *dst = p ? p + got : (char *)&n + got;
-			ssize_t r = recv(w->sock, dst, want - got, MSG_DONTWAIT);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-				break;
-			if (r <= 0) {
-				free(p);
-				drain(w->out, t);
-				return DIED;
-			}
-			got += (size_t)r;
-			if (got < want)
-				continue;
-			if (p) {
-				p[n] = 0;
-				*payload = p;
-				*len = n;
-				return GOT_FRAME;
-			}
-			if (n > RJ_WIRE_FRAME_MAX || !(p = malloc((size_t)n + 1)))
-				return DIED; /* not a worker's frame: treated as a broken worker */
-			got = 0;
-			want = n;
-			if (!want) {
-				p[0] = 0;
-				*payload = p;
-				*len = 0;
-				return GOT_FRAME;
-			}
-		}
-	}
-	free(p);
-	return TIMED_OUT;
-}
-
-/* Closes w's ends, kills it if asked, and reaps it; its wait status, or -1 when another
- * waiter of this process took it. */
-static int retire(struct worker *w, int kill_it)
-{
-	int status = 0;
-	pid_t r;
-
-	if (kill_it)
-		kill(w->pid, SIGKILL);
-	close(w->sock);
-	close(w->out);
-	do
-		r = waitpid(w->pid, &status, 0);
-	while (r < 0 && errno == EINTR);
-	w->pid = 0;
-	return r > 0 ? status : -1;
-}
-
-/*
- * Starts a worker into w (a reserved slot) and reads its hello.  0, or an error (w left
- * free) saying what to do.  posix_spawn resets the signals the application may ignore or
- * block, and closes every other descriptor of the application in the worker.
- */
-static int spawn(struct worker *w, int platform)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, dfl;
-	int sv[2], op[2], rc;
-	pid_t pid = 0;
-	const char *why = NULL;
-	char *argv[] = { (char *)WORKER_NAME, (char *)"--platform",
-			 (char *)(platform == ROCJIT_PLATFORM_NVIDIA ? "nvidia" : "amd"), NULL };
-	struct limits lim = { rj_now_ms() + HELLO_TIMEOUT_MS, 0 };
-	struct tail t = { .len = 0 };
-	char *hello = NULL;
-	size_t len = 0;
-
-	RJ_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0, ROCJIT_EIO,
-		 "cannot start a compile worker: socketpair: %s", strerror(errno));
-	if (pipe2(op, O_CLOEXEC) != 0) {
-		rc = errno;
-		close(sv[0]);
-		close(sv[1]);
-		RJ_FAIL(ROCJIT_EIO, "cannot start a compile worker: pipe: %s", strerror(rc));
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], STDIN_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, op[1], STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, op[1], STDERR_FILENO);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-#endif
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	sigaddset(&dfl, SIGCHLD);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGHUP);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawn(&pid, pool.path, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	close(sv[1]);
-	close(op[1]);
-	if (rc != 0) {
-		close(sv[0]);
-		close(op[0]);
-		w->pid = 0;
-		RJ_FAIL(ROCJIT_ENOCOMPILER, "cannot start the compile worker %s: %s; reinstall "
-			"rocjit, set ROCJIT_WORKER to a working rocjit-worker, or compile in "
-			"this process (ROCJIT_COMPILE_INPROCESS=1)", pool.path, strerror(rc));
-	}
-	w->sock = sv[0];
-	w->out = op[0];
-	w->pid = pid; /* last: a fork meanwhile sees a slot without a worker or a whole one */
-	fcntl(w->out, F_SETFL, O_NONBLOCK);
-	atomic_fetch_add(&started, 1);
-	if (receive(w, &lim, &t, &hello, &len) == GOT_FRAME) {
-		struct rj_wread r = { hello, len, 0, 0 };
-		rc = rj_wire_hello_check(&r, &why);
-		free(hello);
-		if (rc == 0) {
-			RJ_LOG(RJ_LOG_INFO, "started compile worker %d (%s)", (int)w->pid,
-			       pool.path);
-			return 0;
-		}
-	}
-	retire(w, 1);
-	RJ_FAIL(ROCJIT_ENOCOMPILER, "the compile worker %s did not start: %s%s%s; set "
-		"ROCJIT_WORKER to the rocjit-worker installed with this library, or compile in "
-		"this process (ROCJIT_COMPILE_INPROCESS=1)", pool.path,
-		why ? why : "it sent no greeting", t.len ? ". It printed: " : "",
-		t.len ? t.text : "");
-}
-
-/* Whether an idle worker is still there: it sends nothing between requests, so anything
- * readable on its socket is its end. */
-static int idle_alive(const struct worker *w)
-{
-	struct pollfd fd = { w->sock, POLLIN, 0 };
-
-	return poll(&fd, 1, 0) == 0;
 }
 
 /*
  * An idle worker for this thread, started when none is idle and the pool is not full;
- * else waits for one.  0 with *out, or an error from spawn.
+ * else waits for one.  0 with *out, or an error from rj_wproc_spawn.
  */
-static int acquire(struct worker **out, int platform)
+static int acquire(struct rj_wproc **out, int platform)
 {
-	struct worker *free_slot;
-	int rc;
+	struct rj_wproc *free_slot;
+	int rc, spawned;
 
 	pthread_mutex_lock(&pool.mu);
 	for (;;) {
 		int alive = 0;
 		free_slot = NULL;
 		for (int i = 0; i < pool.max; i++) {
-			struct worker *w = &pool.w[i];
+			struct rj_wproc *w = &pool.w[i];
 			/* busy first: a busy slot's other fields belong to the thread using it */
-			if (!w->busy && w->pid && !idle_alive(w))
-				(void)retire(w, 1); /* died while idle: not this request's fault */
+			if (!w->busy && w->pid && !rj_wproc_idle_alive(w))
+				(void)rj_wproc_retire(w, 1); /* died while idle: not this request's fault */
 			if (!w->busy && w->pid) {
 				w->busy = 1;
 				pthread_mutex_unlock(&pool.mu);
@@ -516,7 +253,9 @@ static int acquire(struct worker **out, int platform)
 	}
 	free_slot->busy = 1; /* reserved while it starts, outside the lock */
 	pthread_mutex_unlock(&pool.mu);
-	rc = spawn(free_slot, platform);
+	rc = rj_wproc_spawn(free_slot, pool.path, platform, &spawned);
+	if (spawned)
+		atomic_fetch_add(&started, 1);
 	if (rc != 0) {
 		pthread_mutex_lock(&pool.mu);
 		free_slot->busy = 0;
@@ -528,7 +267,7 @@ static int acquire(struct worker **out, int platform)
 	return 0;
 }
 
-static void release(struct worker *w)
+static void release(struct rj_wproc *w)
 {
 	pthread_mutex_lock(&pool.mu);
 	w->busy = 0;
@@ -566,64 +305,35 @@ static uint64_t memory_mib(void)
 	return (uint64_t)rj_env_long("ROCJIT_COMPILE_MEMORY_MB", half, 0, LONG_MAX / 2);
 }
 
-/* The last line of what the worker printed ("LLVM ERROR: ..."), for a message. */
-static void last_line(char *out, size_t size, const struct tail *t)
-{
-	size_t end = t->len, start;
-
-	while (end && (t->text[end - 1] == '\n' || t->text[end - 1] == '\r' ||
-		       t->text[end - 1] == ' '))
-		end--;
-	start = end;
-	while (start && t->text[start - 1] != '\n')
-		start--;
-	snprintf(out, size, "%.*s", (int)(end - start), t->text + start);
-}
-
-/* A worker's end status in words: "was killed by signal 6 (SIGABRT)". */
-static void describe_status(char *out, size_t size, int status)
-{
-	if (status == -1)
-		snprintf(out, size, "ended (its exit status was taken by another part of this "
-			 "process)");
-	else if (WIFSIGNALED(status))
-		snprintf(out, size, "was killed by signal %d (SIG%s)", WTERMSIG(status),
-			 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
-	else if (WIFEXITED(status))
-		snprintf(out, size, "exited with status %d", WEXITSTATUS(status));
-	else
-		snprintf(out, size, "ended");
-}
-
 /*
  * The error of a worker that ended mid-compile, with its own last words appended to the
  * compile's log (out->log, malloc'ed here).  ROCJIT_ECOMPILE.
  */
-static int worker_failed(enum wait_end end, struct worker *w, const struct rj_compile_req *req,
-			 const char *target, const struct limits *lim, double timeout,
-			 const struct tail *t, struct rj_compile_out *out)
+static int worker_failed(enum rj_wend end, struct rj_wproc *w, const struct rj_compile_req *req,
+			 const char *target, const struct rj_wlimits *lim, double timeout,
+			 const struct rj_wtail *t, struct rj_compile_out *out)
 {
 	char what[256], line[512];
 	pid_t pid = w->pid;
-	int status = retire(w, end != DIED);
+	int status = rj_wproc_retire(w, end != RJ_WEND_DIED);
 
 	atomic_fetch_add(&lost, 1);
-	last_line(line, sizeof line, t);
+	rj_wproc_last_line(line, sizeof line, t);
 	out->log = malloc(t->len + 64);
 	if (out->log)
 		snprintf(out->log, t->len + 64, "%s%s", t->len ? "the compile worker printed:\n" : "",
 			 t->text);
-	if (end == TIMED_OUT)
+	if (end == RJ_WEND_TIMEOUT)
 		RJ_FAIL(ROCJIT_ECOMPILE, "compiling %s for %s ran past the time limit of %g s "
 			"(ROCJIT_COMPILE_TIMEOUT): its worker (pid %d) was stopped.  Raise the "
 			"limit (0: none) if the source is that large", req->name, target, timeout,
 			(int)pid);
-	if (end == OVER_MEMORY)
+	if (end == RJ_WEND_MEMORY)
 		RJ_FAIL(ROCJIT_ECOMPILE, "compiling %s for %s used more than %llu MiB "
 			"(ROCJIT_COMPILE_MEMORY_MB): its worker (pid %d) was stopped.  Raise the "
 			"limit (0: none), or compile a smaller source", req->name, target,
 			(unsigned long long)lim->memory_mib, (int)pid);
-	describe_status(what, sizeof what, status);
+	rj_wproc_describe_status(what, sizeof what, status);
 	RJ_FAIL(ROCJIT_ECOMPILE, "the compiler failed on %s for %s: its worker (pid %d) %s%s%s."
 		"  This application goes on; the compiler cannot build this source for this "
 		"target (try another target, or fewer or other options)%s", req->name, target,
@@ -646,26 +356,26 @@ static int in_process(const struct rj_platform *p, const char *target,
 }
 
 /* Sends the encoded request to w and reads its answer into out. */
-static int exchange(struct worker *w, const struct rj_wbuf *msg, const char *target,
+static int exchange(struct rj_wproc *w, const struct rj_wbuf *msg, const char *target,
 		    const struct rj_compile_req *req, struct rj_compile_out *out,
 		    struct rj_worker_run *run)
 {
 	double timeout = timeout_s();
-	struct limits lim = { timeout > 0 ? rj_now_ms() + timeout * 1e3 : 0, memory_mib() };
-	struct tail t = { .len = 0 };
+	struct rj_wlimits lim = { timeout > 0 ? rj_now_ms() + timeout * 1e3 : 0, memory_mib() };
+	struct rj_wtail t = { .len = 0 };
 	char message[2048];
 	char *payload = NULL;
 	size_t len = 0;
-	enum wait_end end;
+	enum rj_wend end;
 	int rc;
 
-	drain(w->out, NULL); /* what it printed since its last request */
+	rj_wproc_drain(w->out, NULL); /* what it printed since its last request */
 	if (rj_wire_send(w->sock, msg) != 0)
-		end = DIED;
+		end = RJ_WEND_DIED;
 	else
-		end = receive(w, &lim, &t, &payload, &len);
-	run->lost = end != GOT_FRAME;
-	if (end != GOT_FRAME)
+		end = rj_wproc_receive(w, &lim, &t, &payload, &len);
+	run->lost = end != RJ_WEND_FRAME;
+	if (end != RJ_WEND_FRAME)
 		return worker_failed(end, w, req, target, &lim, timeout, &t, out);
 	{
 		struct rj_wread r = { payload, len, 0, 0 };
@@ -676,7 +386,7 @@ static int exchange(struct worker *w, const struct rj_wbuf *msg, const char *tar
 			free(out->log);
 			rj_vendor_names_free(out->lowered, req->num_name_expressions);
 			memset(out, 0, sizeof *out);
-			retire(w, 1);
+			rj_wproc_retire(w, 1);
 			atomic_fetch_add(&lost, 1);
 			RJ_FAIL(ROCJIT_ENOMEM, "the compile worker's answer for %s could not be "
 				"read (out of memory, or a broken worker): compile again", req->name);
@@ -697,7 +407,7 @@ int rj_worker_compile(const struct rj_platform *p, const char *target, const cha
 		      int inprocess, struct rj_worker_run *run)
 {
 	struct rj_wbuf msg = { 0 };
-	struct worker *w;
+	struct rj_wproc *w;
 	int rc;
 
 	memset(out, 0, sizeof *out);
