@@ -377,9 +377,8 @@ struct cli_job_result {
  * or runs past a limit fails only its job.
  */
 struct cli_pool;
-/* A pool of up to max_workers slots (preload: unused, the compile workers load their
- * compiler as they start).  Call before any compile of this process. */
-struct cli_pool *cli_pool_new(int max_workers, const char *preload);
+/* A pool of up to max_workers slots.  Call before any compile of this process. */
+struct cli_pool *cli_pool_new(int max_workers);
 /* A job's time limit in seconds (0: none), instead of $ROCJIT_COMPILE_TIMEOUT or 600:
  * a compile past it has its worker killed and its job fails.  Before cli_pool_start. */
 void cli_pool_set_timeout(struct cli_pool *p, double seconds);

@@ -351,31 +351,20 @@ static void compile_pending(struct run *r, struct cli_pool *pool)
 }
 
 /*
- * Runs what the cache lacks.  The workers start at once and load their compilers while
- * this process sorts the jobs: on a 2-core box that start-up is a visible share of a
- * prewarm.
+ * Runs what the cache lacks, --jobs at a time (no more slots than jobs).  Each compile
+ * starts its compile worker, which loads its compiler, as it needs one.
  */
 static void run_pending(struct run *r)
 {
 	struct cli_pool *pool;
 	size_t pending = 0;
-	int amd = 0, nvidia = 0;
-	char preload[32];
 
-	for (size_t i = 0; i < r->njobs; i++) {
-		int platform = rocjit_target_platform(r->jobs[i].target);
-		if (r->jobs[i].state != JOB_PENDING)
-			continue;
-		pending++;
-		amd |= platform == ROCJIT_PLATFORM_AMD;
-		nvidia |= platform == ROCJIT_PLATFORM_NVIDIA;
-	}
+	for (size_t i = 0; i < r->njobs; i++)
+		pending += r->jobs[i].state == JOB_PENDING;
 	if (!pending)
 		return;
-	snprintf(preload, sizeof preload, "%s%s%s", amd ? "amd" : "", amd && nvidia ? "," : "",
-		 nvidia ? "nvidia" : "");
 	r->used = r->workers < (long)pending ? r->workers : (long)pending;
-	pool = cli_pool_new((int)r->used, preload);
+	pool = cli_pool_new((int)r->used);
 	if (r->timeout >= 0)
 		cli_pool_set_timeout(pool, r->timeout);
 	if (cli_pool_start(pool) != 0) {

@@ -48,12 +48,11 @@ struct cli_pool {
 	int stopping;
 };
 
-struct cli_pool *cli_pool_new(int max_workers, const char *preload)
+struct cli_pool *cli_pool_new(int max_workers)
 {
 	struct cli_pool *p = cli_alloc(sizeof *p);
 	char text[32];
 
-	(void)preload; /* the library's workers load their compiler as they start */
 	p->n = max_workers > 0 ? max_workers : 1;
 	p->s = cli_alloc((size_t)p->n * sizeof *p->s);
 	pthread_mutex_init(&p->mu, NULL);
