@@ -503,7 +503,7 @@ ROCJIT_API int rocjit_compile_registered_v2(const rocjit_code **out, rocjit_ctx 
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
-#define ROCJIT_STATS_VERSION 5
+#define ROCJIT_STATS_VERSION 6
 
 typedef struct rocjit_stats {
 	unsigned int version;      /* in: ROCJIT_STATS_VERSION                          */
@@ -552,6 +552,10 @@ typedef struct rocjit_stats {
 	int workers_running;       /* worker processes alive now                        */
 	int workers_max;           /* the pool's size: $ROCJIT_WORKERS, else the CPUs
 	                              this process may run on                           */
+	/* version 6 */
+	uint64_t index_hits;       /* of disk_hits, those served by the cache's read
+	                              index, without reading the database (see
+	                              ROCJIT_CACHE_INDEX_SIZE)                          */
 } rocjit_stats;
 
 /*

@@ -78,6 +78,19 @@ void rj_test_fail(const char *file, int line, const char *fmt, ...)
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw);
 
+int rj_test_in_child(int (*fn)(int), int arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		alarm(60);
+		_exit(fn(arg));
+	}
+	ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 void rj_test_skip(const char *fmt, ...)
 {
 	va_list ap;

@@ -70,6 +70,19 @@ void rj_test_fail(const char *file, int line, const char *fmt, ...)
  * not run. */
 void rj_test_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
+/* Runs fn(arg) in a forked child, a second process on the same files, bounded to 60 s:
+ * its exit status (0: every RJ_CHILD_CHECK held), or 128 + the signal that ended it. */
+int rj_test_in_child(int (*fn)(int), int arg);
+/* A check inside such a child's function: prints the line and returns non-zero. */
+#define RJ_CHILD_CHECK(cond)                                                           \
+	do {                                                                        \
+		if (!(cond)) {                                                      \
+			fprintf(stderr, "child: line %d: %s (%s)\n", __LINE__, #cond,  \
+				rocjit_last_error());                               \
+			return __LINE__ % 250 + 1;                                  \
+		}                                                                   \
+	} while (0)
+
 /* Helpers (tests/harness.c) */
 /* The test's cache folder: rj_test_dir/cache. */
 extern char rj_test_cache_dir[4200];

@@ -20,6 +20,13 @@
 #define WRITERS 4
 #define PER_WRITER 25
 
+/* These tests are about opening the database: without the read index, which lets a
+ * process skip that open (test_index.c tests it). */
+__attribute__((constructor)) static void without_index(void)
+{
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1);
+}
+
 static const struct rj_cache_meta meta = { "amd", "gfx90a", "fake", "", "x.hip", "", "k", 1.0,
 					   { { 0 } } };
 
@@ -87,31 +94,6 @@ static int prepared(rj_cache *c)
 	return n;
 }
 
-/* A child process's check: returns the failing line from the child's function. */
-#define CHECK(cond)                                                                 \
-	do {                                                                        \
-		if (!(cond)) {                                                      \
-			fprintf(stderr, "child %d: line %d: %s (%s)\n", (int)getpid(), \
-				__LINE__, #cond, rocjit_last_error());              \
-			return __LINE__ % 250 + 1;                                  \
-		}                                                                   \
-	} while (0)
-
-/* Runs fn(arg) in a forked child, a second process on the same files: its exit status
- * (0: every CHECK held), or 128 + the signal that ended it. */
-static int in_child(int (*fn)(int), int arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		alarm(60);
-		_exit(fn(arg));
-	}
-	ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* ---- An existing cache: read, never written, at open and on a hit ------------------------- */
 
 static struct stat before_db, before_wal, before_shm;
@@ -123,19 +105,19 @@ static int hit_and_compare(int unused)
 	rj_cache *c;
 
 	(void)unused;
-	CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
-	CHECK(prepared(c) == 1); /* the lookup alone */
-	CHECK(has_entry(c, 0) == 1);
-	CHECK(stat(cache_file("rocjit-cache.sqlite"), &st) == 0);
-	CHECK(st.st_size == before_db.st_size);
-	CHECK(st.st_mtim.tv_sec == before_db.st_mtim.tv_sec &&
+	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+	RJ_CHILD_CHECK(prepared(c) == 1); /* the lookup alone */
+	RJ_CHILD_CHECK(has_entry(c, 0) == 1);
+	RJ_CHILD_CHECK(stat(cache_file("rocjit-cache.sqlite"), &st) == 0);
+	RJ_CHILD_CHECK(st.st_size == before_db.st_size);
+	RJ_CHILD_CHECK(st.st_mtim.tv_sec == before_db.st_mtim.tv_sec &&
 	      st.st_mtim.tv_nsec == before_db.st_mtim.tv_nsec);
 	/* Every commit in WAL mode lands in the -wal first: empty means nothing written. */
-	CHECK(stat(cache_file("rocjit-cache.sqlite-wal"), &st) == 0);
-	CHECK(st.st_size == 0 && st.st_ino == before_wal.st_ino);
-	CHECK(stat(cache_file("rocjit-cache.sqlite-shm"), &st) == 0);
-	CHECK(st.st_ino == before_shm.st_ino);
-	CHECK(access(cache_file("rocjit-cache.sqlite-journal"), F_OK) != 0);
+	RJ_CHILD_CHECK(stat(cache_file("rocjit-cache.sqlite-wal"), &st) == 0);
+	RJ_CHILD_CHECK(st.st_size == 0 && st.st_ino == before_wal.st_ino);
+	RJ_CHILD_CHECK(stat(cache_file("rocjit-cache.sqlite-shm"), &st) == 0);
+	RJ_CHILD_CHECK(st.st_ino == before_shm.st_ino);
+	RJ_CHILD_CHECK(access(cache_file("rocjit-cache.sqlite-journal"), F_OK) != 0);
 	_exit(0); /* without the close that writes the usage record of the hit */
 }
 
@@ -147,7 +129,7 @@ TEST(opening_an_existing_cache_and_hitting_writes_nothing_and_reuses_the_wal_fil
 	ASSERT_INT(stat(cache_file("rocjit-cache.sqlite-shm"), &before_shm), 0);
 	ASSERT_INT(before_wal.st_size, 0); /* the last close emptied it */
 	sleep(1); /* a write now would move the mtime even on a coarse clock */
-	ASSERT_INT(in_child(hit_and_compare, 0), 0);
+	ASSERT_INT(rj_test_in_child(hit_and_compare, 0), 0);
 }
 
 /* The WAL the last connection leaves is empty however much was written through it. */
@@ -214,23 +196,23 @@ static int store_some(int writer)
 {
 	rj_cache *c;
 
-	CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
 	for (int i = 0; i < PER_WRITER; i++) {
 		int n = 100 + writer * PER_WRITER + i;
 		char code[32];
 		rj_key k;
 		key_of(&k, n);
 		snprintf(code, sizeof code, "code-%d", n);
-		CHECK(rj_cache_put(c, &k, &meta, code, strlen(code)) == 0);
+		RJ_CHILD_CHECK(rj_cache_put(c, &k, &meta, code, strlen(code)) == 0);
 	}
-	CHECK(has_entry(c, 0) == 1);
+	RJ_CHILD_CHECK(has_entry(c, 0) == 1);
 	rj_cache_close(c);
 	return 0;
 }
 
 static void *writer_thread(void *arg)
 {
-	return (void *)(intptr_t)in_child(store_some, (int)(intptr_t)arg);
+	return (void *)(intptr_t)rj_test_in_child(store_some, (int)(intptr_t)arg);
 }
 
 /* Processes that open an existing cache at once and each store right away: every store

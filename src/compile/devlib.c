@@ -19,7 +19,10 @@
 #define AMD_MAX (COUNT(rj_devlib_amd) + COUNT(rj_devlib_cuda) + COUNT(rj_devlib_std))
 #define NVIDIA_MAX (COUNT(rj_devlib_nvidia) + COUNT(rj_devlib_std))
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* Each set is built at its platform's first use: a process that serves one platform
+ * hashes only that platform's headers (on the path of its first request). */
+static pthread_once_t amd_once = PTHREAD_ONCE_INIT, nvidia_once = PTHREAD_ONCE_INIT,
+		      empty_once = PTHREAD_ONCE_INIT;
 static const rocjit_source_file *amd_files[AMD_MAX + 1], *nvidia_files[NVIDIA_MAX + 1];
 static struct rj_served amd_set = { amd_files, 0, { { 0 } } },
 			nvidia_set = { nvidia_files, 0, { { 0 } } }, empty_set;
@@ -45,7 +48,7 @@ static void add(struct rj_served *set, const rocjit_source_file **files,
  */
 static rj_digest set_digest(const struct rj_served *set)
 {
-	static rj_digest pairs[2 * (AMD_MAX + NVIDIA_MAX) + 1];
+	rj_digest pairs[2 * (AMD_MAX > NVIDIA_MAX ? AMD_MAX : NVIDIA_MAX) + 1];
 
 	for (size_t i = 0; i < set->n; i++) {
 		pairs[2 * i] = rj_digest_of(set->files[i]->name, strlen(set->files[i]->name));
@@ -54,24 +57,36 @@ static rj_digest set_digest(const struct rj_served *set)
 	return rj_digest_of(pairs, 2 * set->n * sizeof pairs[0]);
 }
 
-static void build(void)
+static void build_amd(void)
 {
 	add(&amd_set, amd_files, rj_devlib_amd);
 	add(&amd_set, amd_files, rj_devlib_cuda);
 	add(&amd_set, amd_files, rj_devlib_std);
+	amd_set.digest = set_digest(&amd_set);
+}
+
+static void build_nvidia(void)
+{
 	add(&nvidia_set, nvidia_files, rj_devlib_nvidia);
 	add(&nvidia_set, nvidia_files, rj_devlib_std);
-	amd_set.digest = set_digest(&amd_set);
 	nvidia_set.digest = set_digest(&nvidia_set);
+}
+
+static void build_empty(void)
+{
 	empty_set.digest = set_digest(&empty_set);
 }
 
 const struct rj_served *rj_devlib_served(int platform)
 {
-	pthread_once(&once, build);
-	if (platform == ROCJIT_PLATFORM_AMD)
+	if (platform == ROCJIT_PLATFORM_AMD) {
+		pthread_once(&amd_once, build_amd);
 		return &amd_set;
-	if (platform == ROCJIT_PLATFORM_NVIDIA)
+	}
+	if (platform == ROCJIT_PLATFORM_NVIDIA) {
+		pthread_once(&nvidia_once, build_nvidia);
 		return &nvidia_set;
+	}
+	pthread_once(&empty_once, build_empty);
 	return &empty_set;
 }

@@ -106,6 +106,7 @@ static void init_locks(rocjit_ctx *ctx)
 	pthread_cond_init(&ctx->wait_cv, NULL);
 	pthread_mutex_init(&ctx->load_mu, NULL);
 	pthread_mutex_init(&ctx->store_mu, NULL);
+	pthread_mutex_init(&ctx->bundles_mu, NULL);
 }
 
 static void unlock_all(void)
@@ -155,6 +156,7 @@ static void child_fixup(rocjit_ctx *ctx)
 	}
 	atomic_store(&ctx->memory_hits, 0);
 	atomic_store(&ctx->disk_hits, 0);
+	atomic_store(&ctx->index_hits, 0);
 	atomic_store(&ctx->misses, 0);
 	atomic_store(&ctx->compiles, 0);
 	atomic_store(&ctx->compile_errors, 0);
@@ -224,6 +226,8 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 		RJ_FAIL(ROCJIT_ENOMEM, "out of memory opening a context");
 	}
 	open_cache(ctx, opts->cache_dir);
+	/* The bundles named here now (a wrong name is said at once); the one beside the
+	   executable at the first lookup that needs it (lookup.c). */
 	ctx->bundles = rj_bundles_open(opts->version >= 2 ? opts->bundles : NULL);
 	pthread_mutex_lock(&ctxs_mu);
 	ctx->next_open = ctxs;
@@ -263,6 +267,7 @@ ROCJIT_API void rocjit_close(rocjit_ctx *ctx)
 	pthread_cond_destroy(&ctx->wait_cv);
 	pthread_mutex_destroy(&ctx->load_mu);
 	pthread_mutex_destroy(&ctx->store_mu);
+	pthread_mutex_destroy(&ctx->bundles_mu);
 	free(ctx);
 }
 
@@ -676,6 +681,8 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx)
 		out->workers_running = wc.running;
 		out->workers_max = wc.max;
 	}
+	if (out->version >= 6)
+		out->index_hits = atomic_load(&ctx->index_hits);
 	if (ctx->cache) {
 		snprintf(out->cache_path, sizeof out->cache_path, "%s", rj_cache_path(ctx->cache));
 		if (rj_cache_totals(ctx->cache, &out->entries, &out->bytes) != 0)

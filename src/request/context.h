@@ -73,7 +73,11 @@ struct rocjit_ctx {
 	char target[RJ_TARGET_MAX]; /* override (ROCJIT_ARCH / options), or "" */
 	char *kernel_path;          /* $ROCJIT_KERNEL_PATH or NULL */
 	rj_cache *cache;            /* NULL: memory only */
-	struct rj_bundle *bundles;  /* prebuilt, read-only; NULL: none */
+	struct rj_bundle *bundles;  /* prebuilt, read-only; NULL: none.  Read through
+	                               ctx_bundles (lookup.c): <executable>.rocjit joins the list
+	                               at the first lookup that reaches the bundles */
+	pthread_mutex_t bundles_mu;
+	atomic_int bundles_complete;
 
 	pthread_rwlock_t rw;        /* table, slot states, module pointers, kernel lists,
 	                               sources */
@@ -96,7 +100,7 @@ struct rocjit_ctx {
 	char device_error[1024];    /* why there is no device (device_state < 0) */
 
 	atomic_uint_fast64_t memory_hits, disk_hits, misses, compiles, compile_errors,
-		cache_errors;
+		cache_errors, index_hits;
 	atomic_uint_fast64_t compile_us; /* total compile time */
 	/* What became of compiled code objects (rocjit_stats version 3). */
 	atomic_uint_fast64_t stores, store_failures;

@@ -306,17 +306,19 @@ static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_sl
 	int rc = rj_cache_get(ctx->cache, &s->key, &code, &size, &ms,
 			      r->num_name_expressions ? &column : NULL);
 
-	if (rc == 1 && r->num_name_expressions && !take_names(s, r, column)) {
+	if (rc > 0 && r->num_name_expressions && !take_names(s, r, column)) {
 		free(code);
 		return 0;
 	}
-	if (rc == 1) {
+	if (rc > 0) {
 		take_hit(ctx, s, code, size, ms);
+		if (rc == 2)
+			atomic_fetch_add(&ctx->index_hits, 1);
 		if (rj_log_level() >= RJ_LOG_INFO) {
 			rj_key_hex(&s->key, hex);
 			rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms "
-			       "(compiling took %.1f ms)", hex, s->target, r->name, size,
-			       rj_now_ms() - t0, ms);
+			       "from the %s (compiling took %.1f ms)", hex, s->target, r->name,
+			       size, rj_now_ms() - t0, rc == 2 ? "index" : "database", ms);
 		}
 		return 1;
 	}
@@ -402,6 +404,21 @@ static size_t compatible_targets(char out[8][RJ_TARGET_MAX], const char *target)
 	return n;
 }
 
+/* The context's bundles, complete: the first call looks for <executable>.rocjit (kept off
+ * rocjit_open, the path of every process's first hit).  NULL when there are none. */
+static struct rj_bundle *ctx_bundles(rocjit_ctx *ctx)
+{
+	if (atomic_load_explicit(&ctx->bundles_complete, memory_order_acquire))
+		return ctx->bundles;
+	pthread_mutex_lock(&ctx->bundles_mu);
+	if (!atomic_load_explicit(&ctx->bundles_complete, memory_order_relaxed)) {
+		rj_bundles_add_beside_executable(&ctx->bundles);
+		atomic_store_explicit(&ctx->bundles_complete, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&ctx->bundles_mu);
+	return ctx->bundles;
+}
+
 /* 1 and s filled when a bundle has s's program for its target, or for a less specific
  * id of the same processor whose code runs there. */
 static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
@@ -415,7 +432,7 @@ static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	double ms = 0;
 	char *column = NULL;
 
-	if (!ctx->bundles)
+	if (!ctx_bundles(ctx))
 		return 0;
 	n = compatible_targets(targets, s->target);
 	for (i = 0; i < n; i++) {
@@ -501,7 +518,7 @@ int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_reques
 		return ROCJIT_EUNSUPPORTED; /* the message is recorded */
 	lk->compiler = rj_compiler_id(lk->platform, ctx->cache);
 	lk->target = target;
-	if (!lk->compiler && ctx->bundles) {
+	if (!lk->compiler && ctx_bundles(ctx)) {
 		/* No compiler to name: only the bundles can serve, by the portable key. */
 		lk->key = portable_key(r, lk->platform, target);
 		return 0;

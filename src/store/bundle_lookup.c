@@ -134,18 +134,21 @@ static void add_list(struct rj_bundle **list, const char *paths, int quiet)
 struct rj_bundle *rj_bundles_open(const char *paths)
 {
 	struct rj_bundle *list = NULL;
-	char exe[PATH_MAX];
-	ssize_t n;
 
 	add_list(&list, paths, 0);
 	add_list(&list, getenv("ROCJIT_BUNDLE_PATH"), 0);
-	/* <executable>.rocjit, installed next to the application. */
-	n = readlink("/proc/self/exe", exe, sizeof exe - 8);
+	return list;
+}
+
+void rj_bundles_add_beside_executable(struct rj_bundle **list)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 8);
+
 	if (n > 0) {
 		memcpy(exe + n, ".rocjit", 8);
-		add_list(&list, exe, 1);
+		add_list(list, exe, 1);
 	}
-	return list;
 }
 
 void rj_bundles_close(struct rj_bundle *list)

@@ -11,9 +11,11 @@
 
 struct rj_bundle;
 
-/* Opens the bundles of paths (colon-separated; may be NULL), $ROCJIT_BUNDLE_PATH and
- * <executable>.rocjit.  Unusable ones are skipped with a warning.  NULL when none. */
+/* Opens the bundles of paths (colon-separated; may be NULL) and $ROCJIT_BUNDLE_PATH.
+ * Unusable ones are skipped with a warning.  NULL when none. */
 struct rj_bundle *rj_bundles_open(const char *paths);
+/* Appends <executable>.rocjit to *list when it is there (a missing one is no warning). */
+void rj_bundles_add_beside_executable(struct rj_bundle **list);
 void rj_bundles_close(struct rj_bundle *list);
 
 /*

@@ -59,19 +59,61 @@ static void note_hit(rj_cache *c, const rj_key *key)
 		rj_cache_flush_locked(c);
 }
 
-/* Removes a row whose code failed its checksum.  Best-effort. */
+/* Removes a row whose code failed its checksum, and the index with it (one write
+ * transaction: see cache_index.c).  Best-effort. */
 static void drop_locked(rj_cache *c, const rj_key *key)
 {
 	sqlite3_stmt *st;
 
-	if (c->readonly)
+	if (c->readonly || rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
 		return;
+	rj_index_drop(c);
 	if (sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &st, NULL) ==
 	    SQLITE_OK) {
 		sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
 		sqlite3_step(st);
 		sqlite3_finalize(st);
 	}
+	if (rj_cache_exec(c, "COMMIT") != 0)
+		rj_cache_exec(c, "ROLLBACK");
+}
+
+/*
+ * A hit in the read index (caller holds c->lock): 1 with the copy made, 0 when the index
+ * has no such entry (or none is mapped), negative when out of memory.  A damaged entry
+ * stops this process's use of the index, which is then written anew.
+ */
+static int index_get_locked(rj_cache *c, const rj_key *key, void **code, size_t *size,
+			    double *compile_ms, char **kernels)
+{
+	struct rj_index_hit hit;
+	int found;
+
+	if (!c->index || (found = rj_index_find(c->index, key, &hit)) == 0)
+		return 0;
+	if (found < 0) {
+		char hex[33];
+		rj_key_hex(key, hex);
+		rj_log(RJ_LOG_WARN, "cache index %s/%s: entry %s is damaged; the index is not "
+		       "used again (it is written anew) and the database is read instead", c->dir,
+		       RJ_INDEX_FILE, hex);
+		rj_index_unmap(c->index);
+		c->index = NULL;
+		c->index_dirty = 1;
+		return 0;
+	}
+	if (!(*code = malloc(hit.size)) || (kernels && !(*kernels = strdup(hit.kernels)))) {
+		free(*code);
+		*code = NULL;
+		return rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__,
+				    "out of memory reading the cache");
+	}
+	memcpy(*code, hit.code, hit.size);
+	*size = hit.size;
+	*compile_ms = hit.compile_ms;
+	c->saved_ms += hit.compile_ms;
+	note_hit(c, key);
+	return 1;
 }
 
 int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
@@ -82,8 +124,18 @@ int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 
 	*code = NULL;
 	*size = 0;
-	if ((rc = rj_cache_lock(c)) != 0)
+	if (kernels)
+		*kernels = NULL;
+	/* The index first: a hit there needs no connection (and opens none). */
+	pthread_mutex_lock(&c->lock);
+	if ((rc = index_get_locked(c, key, code, size, compile_ms, kernels)) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return rc < 0 ? rc : 2;
+	}
+	if ((rc = rj_cache_reopen_locked(c)) != 0) {
+		pthread_mutex_unlock(&c->lock);
 		return rc;
+	}
 	sqlite3_bind_blob(c->get, 1, key->b, 16, SQLITE_STATIC);
 	rc = sqlite3_step(c->get);
 	if (rc == SQLITE_ROW) {
@@ -115,6 +167,7 @@ int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 			c->saved_ms += *compile_ms;
 			sqlite3_reset(c->get); /* no read open while a batch is written */
 			note_hit(c, key);
+			c->index_dirty = 1; /* the index lacks it */
 			ret = 1;
 		} else {
 			ret = rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__,
@@ -200,6 +253,7 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 	}
 	if (c->nhits)
 		rj_cache_flush_locked(c); /* a writer already: the pending hits go along */
+	c->index_dirty = 1;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
@@ -232,12 +286,21 @@ int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes)
 
 int rj_cache_memo_get(rj_cache *c, const char *platform, char **memo)
 {
+	const char *stored;
 	sqlite3_stmt *st;
 	int rc = 0;
 
 	*memo = NULL;
-	if ((rc = rj_cache_lock(c)) != 0)
+	pthread_mutex_lock(&c->lock);
+	if (c->index && (stored = rj_index_memo(c->index, platform)) != NULL) {
+		*memo = strdup(stored);
+		pthread_mutex_unlock(&c->lock);
+		return *memo ? 1 : ROCJIT_ENOMEM;
+	}
+	if ((rc = rj_cache_reopen_locked(c)) != 0) {
+		pthread_mutex_unlock(&c->lock);
 		return rc;
+	}
 	if (sqlite3_prepare_v2(c->db, "SELECT memo FROM compilers WHERE platform = ?1", -1, &st,
 			       NULL) != SQLITE_OK) {
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: memo read failed: %s",
@@ -275,6 +338,8 @@ int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo)
 	if (rc != SQLITE_OK)
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: memo write failed: %s",
 				  c->path, sqlite3_errmsg(c->db));
+	else
+		c->index_dirty = 1;
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }

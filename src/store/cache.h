@@ -81,7 +81,8 @@ const char *rj_names_lowered(const char *pairs, const char *expr);
 int rj_names_check(const char *column, const char *symbols, size_t symbols_len);
 
 /*
- * Looks key up.  On a hit (returns 1) *code receives a malloc'ed copy the caller frees,
+ * Looks key up: in the read index first (cache_index.c), then in the database.  On a hit
+ * (returns 1 from the database, 2 from the index) *code receives a malloc'ed copy the caller frees,
  * *size its length, *compile_ms what it took to compile, and *kernels (when kernels is
  * not NULL) a malloc'ed copy of the kernels column (NULL when out of memory).  The
  * checksum is checked: a mismatch drops the row and is a miss (returns 0, with a

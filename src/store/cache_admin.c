@@ -318,6 +318,7 @@ static int remove_locked(rj_cache *c, const rj_key *keys, size_t n, size_t *remo
 	size_t count = 0;
 
 	RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
+	rj_index_drop(c); /* before the rows, under the write lock (cache_index.c) */
 	if (sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &st, NULL) !=
 	    SQLITE_OK) {
 		rj_cache_exec(c, "ROLLBACK");

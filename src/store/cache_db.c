@@ -161,6 +161,13 @@ static int open_folder(rj_cache *c, int fd, const char *dir)
 	RJ_FORWARD(rj_trust_check(c->dirfd, dir, "cache folder", rj_cache_trust_flags()));
 	RJ_FORWARD(rj_cache_check_local(c->dirfd, dir));
 	RJ_FORWARD(check_files(c, c->dirfd));
+	/* With a sound index, SQLite waits for the first use that needs it (cache_index.c):
+	   the files it will open are checked all the same, so a cache the trust rule refuses
+	   is refused at open, with or without an index. */
+	if (c->may_defer && rj_index_map(c) == 0) {
+		c->deferred = 1;
+		return 0;
+	}
 	/*
 	 * SQLite opens the database by name.  The name goes through the checked folder's
 	 * descriptor (/proc/self/fd/N/..., see sqlite_fd.h), so it is the folder checked
@@ -210,7 +217,7 @@ static int open_db(rj_cache *c, const char *dir)
 		RJ_FORWARD(open_file(c, fd, dir));
 	else
 		RJ_FORWARD(open_folder(c, fd, dir));
-	return rj_cache_prepare_statements(c);
+	return c->deferred ? 0 : rj_cache_prepare_statements(c);
 }
 
 /* Closes c's connection and statements, keeping its descriptors and the rest of c. */
@@ -321,6 +328,7 @@ static int move_aside_and_reopen(rj_cache *c, const char *dir)
 				snprintf(to, sizeof to, "%s%s", aside, sides[i]);
 				renameat(c->dirfd, from, c->dirfd, to);
 			}
+			rj_index_drop(c); /* written from the file moved aside */
 			rj_warn_once("cache-moved", "%s; moved it aside to %s/%s and started a "
 				     "fresh cache", msg, dir, aside);
 			rj_cache_close_db(c);
@@ -333,7 +341,7 @@ static int move_aside_and_reopen(rj_cache *c, const char *dir)
 	return rc;
 }
 
-int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly)
+int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly, int defer)
 {
 	rj_cache *c = calloc(1, sizeof *c);
 	int rc;
@@ -343,6 +351,7 @@ int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly)
 	pthread_mutex_init(&c->lock, NULL);
 	c->dirfd = c->filefd = -1;
 	c->readonly = readonly;
+	c->may_defer = defer;
 	c->max_bytes = RJ_CACHE_DEFAULT_MAX;
 	rj_env_size("ROCJIT_CACHE_MAXSIZE", RJ_CACHE_DEFAULT_MAX, &c->max_bytes);
 	rc = open_db(c, dir);
@@ -362,15 +371,17 @@ int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly)
 
 void rj_cache_free(rj_cache *c)
 {
+	rj_index_unmap(c->index);
 	free(c->hits);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
 /*
- * Opens the connection again after a fork() closed it: a fresh cache is opened from what
- * the first open was given, and its connection and statements move into c.  Caller holds
- * c->lock (so it must not touch caches_mu: the fresh shell is never listed).
+ * Opens the connection after a fork() closed it, or for the first time when the cache was
+ * opened on its index (deferred): a fresh cache is opened from what the first open was
+ * given, and its connection and statements move into c.  Caller holds c->lock (so it must
+ * not touch caches_mu: the fresh shell is never listed).
  */
 int rj_cache_reopen_locked(rj_cache *c)
 {
@@ -379,8 +390,11 @@ int rj_cache_reopen_locked(rj_cache *c)
 
 	if (c->db)
 		return 0;
-	RJ_CHECK(!c->closed_for_fork, ROCJIT_EIO, "cache %s is not open", c->path);
-	rc = rj_cache_open_unregistered(&fresh, c->opened_as, c->readonly);
+	RJ_CHECK(!c->closed_for_fork && !c->deferred, ROCJIT_EIO, "cache %s is not open",
+		 c->path);
+	rc = rj_cache_open_unregistered(&fresh, c->opened_as, c->readonly, 0);
+	if (rc != 0 && c->deferred)
+		return rc; /* the first open of this connection: its message says why */
 	if (rc != 0)
 		RJ_FAIL(rc, "cache %s could not be opened again after fork(): %s", c->path,
 			rocjit_last_error());
@@ -401,7 +415,12 @@ int rj_cache_reopen_locked(rj_cache *c)
 	}
 	rj_cache_close_db(fresh);
 	rj_cache_free(fresh);
-	c->closed_for_fork = 0;
+	c->closed_for_fork = c->deferred = 0;
+	/* Opening may have moved a damaged database aside: an index of that file goes. */
+	if (c->index && !rj_index_matches(c->index, c->dirfd)) {
+		rj_index_unmap(c->index);
+		c->index = NULL;
+	}
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  *                    pragmas, statements, exec
  *   cache_db.c       the connection: the folder, opening through checked descriptors,
  *                    moving a damaged file aside, lock, close, reopen after fork()
+ *   cache_index.c    the read index: recent entries in a file read without SQLite
  *   cache_usage.c    usage records (batched hits, counters) and the size limit
  *   cache_process.c  the process's open caches, fork(), the usage-record flusher
  *   cache.c          get, put, totals, the compiler memo (the request path)
@@ -19,6 +20,7 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <time.h>
 
 #include "store/cache.h"
 
@@ -27,6 +29,8 @@
 #define RJ_CACHE_FILE "rocjit-cache.sqlite"
 #define RJ_CACHE_FORMAT 2
 #define RJ_CACHE_BUSY_MS 5000
+/* The read index beside the database (cache_index.c). */
+#define RJ_INDEX_FILE "rocjit-cache.index"
 
 /* PRAGMA application_id of every rocjit database, cache or bundle: "rjit". */
 #define RJ_CACHE_APP_ID 0x726a6974
@@ -57,6 +61,13 @@ struct rj_cache {
 	char opened_as[4096];
 	int closed_for_fork;
 	int registered;                /* in the process's list of open caches */
+	/* the read index (cache_index.c): mapped at open, when present and sound; then the
+	   connection is opened at the first use that needs it (deferred) */
+	struct rj_index *index;
+	int deferred;                  /* opened on the index: no connection opened yet */
+	int may_defer;                 /* open: the connection may wait for its first use */
+	int index_dirty;               /* a hit or a store the index lacks: write it again */
+	time_t index_written;          /* when this process last wrote it (cache_process.c) */
 	struct rj_cache *next_open;
 };
 
@@ -68,7 +79,8 @@ struct rj_cache {
 /* ---- cache_db.c: the connection ------------------------------------------------------- */
 
 /* Opens a cache that is not in the process's list (cache_process.c lists them). */
-int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly);
+/* defer: with a sound index, open the connection at its first use (cache_index.c). */
+int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly, int defer);
 /* Closes c's connection and the descriptors SQLite reads through, keeping the rest of c. */
 void rj_cache_close_db(rj_cache *c);
 /* Frees a cache whose connection is closed (its pending hits and its lock). */
@@ -133,6 +145,38 @@ int rj_db_create(sqlite3 *db, int format, const char *more, char **msg);
  * descriptor, or a negative code with the message recorded.
  */
 int rj_cache_locks_dir(int dirfd, const char *dir);
+
+/* ---- cache_index.c: the read index ------------------------------------------------------ */
+
+/* A hit in the index: pointers into the mapping, valid while it stays mapped. */
+struct rj_index_hit {
+	const void *code;
+	size_t size;
+	double compile_ms;
+	const char *kernels;
+};
+
+/* $ROCJIT_CACHE_INDEX_SIZE: the index's size at most (0: no index is read or written). */
+uint64_t rj_index_max_bytes(void);
+/* Maps the index of c's folder into c->index when it is there, trusted, sound and written
+ * from the database file now in the folder: 0; else -1 (then there is none to use). */
+int rj_index_map(rj_cache *c);
+void rj_index_unmap(struct rj_index *ix);
+/* Whether ix was written from the database file now in folder dirfd. */
+int rj_index_matches(const struct rj_index *ix, int dirfd);
+/* 1 and *hit when key is in the index and its entry passes every check, 0 when it is not
+ * there, -1 when it is there but damaged (then stop using the index). */
+int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit);
+/* The compiler memo of platform in the index (a pointer into it), or NULL. */
+const char *rj_index_memo(const struct rj_index *ix, const char *platform);
+/* Whether c should write the index now (caller holds c->lock, the connection open). */
+int rj_index_wanted(const rj_cache *c);
+/* Writes the index from the database (caller holds c->lock, the connection open, no
+ * transaction running): 0, or -1 when it was not written (nothing recorded). */
+int rj_index_write_locked(rj_cache *c);
+/* Removes the folder's index and stops using c's: whoever deletes entries calls it under
+ * the database's write lock (in the deleting transaction), before the delete. */
+void rj_index_drop(rj_cache *c);
 
 /* ---- cache_usage.c: usage records and the size limit ---------------------------------- */
 

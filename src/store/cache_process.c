@@ -48,16 +48,28 @@ static int flush_armed;                /* under flush_mu: a flush is due at flus
 static struct timespec flush_due;
 static int flusher;                    /* under flush_mu: 0 none, 1 running, -1 failed */
 
-/* Writes c's pending hits now (caller holds c->lock).  Best-effort. */
-static void flush_now_locked(rj_cache *c)
+/* How often the flusher writes a process's index again while the process keeps adding to
+ * it (at close and at exit it is written whenever it lacks something). */
+#define INDEX_EVERY_S 30
+
+/*
+ * Writes c's pending hits now, then the read index when it lacks entries this process
+ * used (caller holds c->lock; rate: the flusher passes 1, close and exit 0).  Best-effort.
+ */
+static void flush_now_locked(rj_cache *c, int rate)
 {
 	if (c->nhits && !c->readonly && rj_cache_reopen_locked(c) == 0)
 		rj_cache_flush_locked(c);
+	if (!rj_index_wanted(c) ||
+	    (rate && c->index_written && time(NULL) - c->index_written < INDEX_EVERY_S))
+		return;
+	rj_index_write_locked(c);
+	c->index_written = time(NULL);
 }
 
 /* Every open cache's pending hits.  exiting: take no lock that is held (at exit, other
  * threads may be anywhere), skip instead. */
-static void flush_all(int exiting)
+static void flush_all(int exiting, int rate)
 {
 	if (exiting ? pthread_mutex_trylock(&caches_mu) != 0 : pthread_mutex_lock(&caches_mu) != 0)
 		return;
@@ -65,7 +77,7 @@ static void flush_all(int exiting)
 		if (exiting ? pthread_mutex_trylock(&c->lock) != 0
 			    : pthread_mutex_lock(&c->lock) != 0)
 			continue;
-		flush_now_locked(c);
+		flush_now_locked(c, rate);
 		pthread_mutex_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&caches_mu);
@@ -73,7 +85,7 @@ static void flush_all(int exiting)
 
 static void flush_at_exit(void)
 {
-	flush_all(1);
+	flush_all(1, 0);
 }
 
 static void *flusher_main(void *arg)
@@ -87,7 +99,7 @@ static void *flusher_main(void *arg)
 			continue; /* woken early: wait on for the same time */
 		flush_armed = 0;
 		pthread_mutex_unlock(&flush_mu);
-		flush_all(0);
+		flush_all(0, 1);
 		pthread_mutex_lock(&flush_mu);
 	}
 	return NULL;
@@ -188,7 +200,7 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 	pthread_once(&process_once, process_init);
 	RJ_CHECK(strlen(dir) >= sizeof c->opened_as, ROCJIT_EINVAL,
 		 "cache folder path is too long");
-	RJ_FORWARD(rj_cache_open_unregistered(out, dir, readonly));
+	RJ_FORWARD(rj_cache_open_unregistered(out, dir, readonly, 1));
 	c = *out;
 	snprintf(c->opened_as, sizeof c->opened_as, "%s", dir);
 	pthread_mutex_lock(&caches_mu);
@@ -212,11 +224,12 @@ void rj_cache_close(rj_cache *c)
 			}
 		pthread_mutex_unlock(&caches_mu);
 	}
-	if (c->db || c->closed_for_fork) {
+	if (c->db || c->closed_for_fork || c->deferred) {
 		pthread_mutex_lock(&c->lock);
 		if ((c->nhits || c->misses || c->compiles) && !c->readonly &&
 		    rj_cache_reopen_locked(c) == 0)
 			rj_cache_flush_locked(c);
+		flush_now_locked(c, 0); /* and the index, when it lacks what was used */
 		pthread_mutex_unlock(&c->lock);
 		rj_cache_close_db(c);
 	}

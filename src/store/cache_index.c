@@ -1,0 +1,577 @@
+/*
+ * cache_index.c - the cache's read index: the most recently used entries, and the
+ * compiler memos, in one file (rocjit-cache.index beside the database) that a process
+ * reads without SQLite.
+ *
+ * Why: a new process's first request used to open the database, and SQLite's open alone
+ * (its initialisation, the schema, the WAL index) takes 0.5-0.6 ms, twice the budget of a
+ * first hit (bench/RESULTS.md, issue 14).  With an index the cache is opened as a folder
+ * and a mapped file; the database is opened at the first miss, by the usage-record
+ * flusher, or by an administrative call (rj_cache_lock).
+ *
+ * The file (cache/FORMAT.md has the layout) is written whole, to a new file renamed over
+ * the old, by a process holding the database's write lock (BEGIN IMMEDIATE): from the
+ * rows as they are then, the most recently used first, up to ROCJIT_CACHE_INDEX_SIZE
+ * bytes.  Whoever deletes rows removes the index under the same lock first (rj_index_drop
+ * in cache.c, cache_usage.c, cache_admin.c, cache_db.c), so a deleted entry is never in an
+ * index written after its deletion, and one written before it is gone.  The index names
+ * the database file it was written from (device and inode): a database replaced, moved
+ * aside or removed makes it stale, and it is not used.
+ *
+ * Readers trust nothing in it: every offset is checked against the file's size, every
+ * code object against its checksum, every entry's other fields against theirs, as a hit
+ * from the database is.  An index that fails a check is not used again by this process
+ * and is written anew.  The file takes the cache's trust rule (trust.c), like the
+ * database.  Mapped read-only; writers never change a file in place, so a mapping stays
+ * valid while the process lives.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/env.h"
+#include "base/error.h"
+#include "base/fsutil.h"
+#include "store/cache_internal.h"
+#include "store/trust.h"
+
+#define INDEX_MAGIC "rjindex"       /* 8 bytes with its NUL */
+#define INDEX_VERSION 1
+#define INDEX_DEFAULT_MAX (64ull << 20)
+/* A process whose hits the index lacked writes it again at most this often while the
+ * index is full (every entry cannot fit): processes with different working sets larger
+ * than the index would otherwise rewrite it at each exit. */
+#define INDEX_FULL_REWRITE_S 60
+
+struct index_header {
+	char magic[8];
+	uint32_t version;       /* INDEX_VERSION */
+	uint32_t cache_format;  /* RJ_CACHE_FORMAT of the database it was written from */
+	uint64_t db_dev, db_ino; /* that database file, */
+	int64_t db_born_ns;     /* and when it was made (0 where the file system does not say) */
+	uint64_t size;          /* of the whole file */
+	int64_t written;        /* time() at writing */
+	uint32_t nslots;        /* a power of two */
+	uint32_t nentries;
+	uint32_t nmemos;
+	uint32_t complete;      /* 1: every entry of the database then is here */
+	uint64_t slots_off;     /* nslots struct index_slot */
+	uint64_t memos_off;     /* nmemos of: u32 platform bytes, u32 memo bytes (each with
+	                           its NUL), the platform, the memo */
+	uint64_t memos_size;
+	uint64_t checksum;      /* of the header before this field, the slots and the memos */
+};
+
+struct index_slot {
+	uint8_t key[16];
+	uint64_t off;           /* of its struct index_entry; 0: an empty slot */
+};
+
+/* Followed by the kernels column (kernels_len bytes, its NUL included), then, at the next
+ * multiple of 8, the code object (size bytes). */
+struct index_entry {
+	uint8_t key[16];
+	uint64_t size;
+	uint64_t checksum;      /* the code's, as the database stores it */
+	double compile_ms;
+	uint32_t kernels_len;
+	uint32_t reserved;
+	uint64_t meta_sum;      /* of the fields before it and the kernels column */
+};
+
+struct rj_index {
+	void *map;
+	const unsigned char *base;
+	size_t size;
+	const struct index_header *h;
+	const struct index_slot *slots;
+};
+
+static uint64_t align8(uint64_t n)
+{
+	return (n + 7) & ~(uint64_t)7;
+}
+
+/* The database file's identity: device and inode, and its birth time where the file
+ * system keeps one (an inode number is reused at once after a file is removed). */
+struct db_id {
+	uint64_t dev, ino;
+	int64_t born_ns;
+};
+
+static int db_identity(int dirfd, struct db_id *id)
+{
+	struct statx sx;
+
+	if (statx(dirfd, RJ_CACHE_FILE, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &sx) != 0 ||
+	    !(sx.stx_mask & STATX_INO))
+		return -1;
+	id->dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor;
+	id->ino = sx.stx_ino;
+	id->born_ns = sx.stx_mask & STATX_BTIME
+			      ? (int64_t)sx.stx_btime.tv_sec * 1000000000 + sx.stx_btime.tv_nsec
+			      : 0;
+	return 0;
+}
+
+uint64_t rj_index_max_bytes(void)
+{
+	uint64_t max;
+
+	rj_env_size("ROCJIT_CACHE_INDEX_SIZE", INDEX_DEFAULT_MAX, &max);
+	return max;
+}
+
+static uint64_t header_sum(const struct index_header *h, const void *slots, const void *memos)
+{
+	return rj_checksum(h, offsetof(struct index_header, checksum)) ^
+	       rj_checksum(slots, (size_t)h->nslots * sizeof(struct index_slot)) ^
+	       rj_checksum(memos, (size_t)h->memos_size);
+}
+
+static uint64_t entry_sum(const struct index_entry *e, const char *kernels)
+{
+	return rj_checksum(e, offsetof(struct index_entry, meta_sum)) ^
+	       rj_checksum(kernels, e->kernels_len);
+}
+
+/* Whether the mapped file's header and tables hold together (not yet the entries). */
+static int header_ok(const struct rj_index *ix, const struct db_id *db)
+{
+	const struct index_header *h = ix->h;
+	uint64_t slots_end;
+
+	if (ix->size < sizeof *h || memcmp(h->magic, INDEX_MAGIC, 8) != 0 ||
+	    h->version != INDEX_VERSION || h->cache_format != RJ_CACHE_FORMAT ||
+	    h->size != ix->size || h->db_dev != db->dev || h->db_ino != db->ino ||
+	    h->db_born_ns != db->born_ns)
+		return 0;
+	if (h->nslots == 0 || (h->nslots & (h->nslots - 1)) != 0 || h->nslots > (1u << 28) ||
+	    h->slots_off != align8(sizeof *h))
+		return 0;
+	slots_end = h->slots_off + (uint64_t)h->nslots * sizeof(struct index_slot);
+	if (slots_end > ix->size || h->memos_off < slots_end || h->memos_off > ix->size ||
+	    h->memos_size > ix->size - h->memos_off)
+		return 0;
+	return header_sum(h, ix->base + h->slots_off, ix->base + h->memos_off) == h->checksum;
+}
+
+int rj_index_matches(const struct rj_index *ix, int dirfd)
+{
+	struct db_id db;
+
+	return db_identity(dirfd, &db) == 0 && ix->h->db_dev == db.dev &&
+	       ix->h->db_ino == db.ino && ix->h->db_born_ns == db.born_ns;
+}
+
+int rj_index_map(rj_cache *c)
+{
+	struct rj_index *ix;
+	struct stat st;
+	struct db_id db;
+	char shown[4200];
+	void *base;
+	int fd;
+
+	if (c->dirfd < 0 || rj_index_max_bytes() == 0)
+		return -1;
+	fd = rj_fs_open_regular(c->dirfd, RJ_INDEX_FILE, O_RDONLY | O_NOFOLLOW, 0, &st);
+	if (fd < 0)
+		return -1;
+	snprintf(shown, sizeof shown, "%s/%s", c->dir, RJ_INDEX_FILE);
+	if (rj_trust_check(fd, shown, "cache index", rj_cache_trust_flags()) != 0) {
+		rj_log(RJ_LOG_INFO, "%s; the database is read instead", rocjit_last_error());
+		close(fd);
+		return -1;
+	}
+	if (st.st_size < (off_t)sizeof(struct index_header) || db_identity(c->dirfd, &db) != 0) {
+		close(fd);
+		return -1;
+	}
+	base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED)
+		return -1;
+	if (!(ix = calloc(1, sizeof *ix))) {
+		munmap(base, (size_t)st.st_size);
+		return -1;
+	}
+	ix->map = base;
+	ix->base = base;
+	ix->size = (size_t)st.st_size;
+	ix->h = base;
+	ix->slots = (const struct index_slot *)(ix->base + ix->h->slots_off);
+	if (!header_ok(ix, &db)) {
+		rj_log(RJ_LOG_INFO, "cache index %s is stale or damaged: not used (it is written "
+		       "again)", shown);
+		rj_index_unmap(ix);
+		c->index_dirty = 1;
+		return -1;
+	}
+	c->index = ix;
+	return 0;
+}
+
+void rj_index_unmap(struct rj_index *ix)
+{
+	if (!ix)
+		return;
+	munmap(ix->map, ix->size);
+	free(ix);
+}
+
+int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit)
+{
+	uint32_t mask = ix->h->nslots - 1, i;
+	uint64_t start;
+
+	memcpy(&start, key->b, sizeof start);
+	i = (uint32_t)start & mask;
+	for (uint32_t probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+		const struct index_slot *s = &ix->slots[i];
+		const struct index_entry *e;
+		const char *kernels;
+		uint64_t off = s->off, code_off;
+
+		if (off == 0)
+			return 0;
+		if (memcmp(s->key, key->b, 16) != 0)
+			continue;
+		if (off % 8 || off < ix->h->slots_off || off > ix->size - sizeof *e)
+			return -1;
+		e = (const struct index_entry *)(ix->base + off);
+		kernels = (const char *)(e + 1);
+		if (memcmp(e->key, key->b, 16) != 0 || e->kernels_len == 0 ||
+		    e->kernels_len > ix->size - off - sizeof *e ||
+		    kernels[e->kernels_len - 1] != 0 || strlen(kernels) != e->kernels_len - 1 ||
+		    entry_sum(e, kernels) != e->meta_sum)
+			return -1;
+		code_off = align8(off + sizeof *e + e->kernels_len);
+		if (e->size == 0 || code_off > ix->size || e->size > ix->size - code_off ||
+		    rj_checksum(ix->base + code_off, (size_t)e->size) != e->checksum)
+			return -1;
+		hit->code = ix->base + code_off;
+		hit->size = (size_t)e->size;
+		hit->compile_ms = e->compile_ms;
+		hit->kernels = kernels;
+		return 1;
+	}
+	return 0;
+}
+
+const char *rj_index_memo(const struct rj_index *ix, const char *platform)
+{
+	const unsigned char *p = ix->base + ix->h->memos_off, *end = p + ix->h->memos_size;
+
+	for (uint32_t i = 0; i < ix->h->nmemos; i++) {
+		uint32_t plen, mlen;
+		const char *name, *memo;
+
+		if ((size_t)(end - p) < 8)
+			return NULL;
+		memcpy(&plen, p, 4);
+		memcpy(&mlen, p + 4, 4);
+		if (plen == 0 || mlen == 0 || plen > (size_t)(end - p) - 8 ||
+		    mlen > (size_t)(end - p) - 8 - plen)
+			return NULL;
+		name = (const char *)p + 8;
+		memo = name + plen;
+		if (name[plen - 1] || memo[mlen - 1])
+			return NULL;
+		if (!strcmp(name, platform))
+			return memo;
+		p += 8 + plen + mlen;
+	}
+	return NULL;
+}
+
+int rj_index_wanted(const rj_cache *c)
+{
+	if (!c->index_dirty || c->readonly || c->dirfd < 0 || !c->db || rj_index_max_bytes() == 0)
+		return 0;
+	/* The index the process mapped is full and recent: writing it again would leave out
+	   as much as it adds. */
+	if (c->index && !c->index->h->complete &&
+	    time(NULL) - c->index->h->written < INDEX_FULL_REWRITE_S)
+		return 0;
+	return 1;
+}
+
+void rj_index_drop(rj_cache *c)
+{
+	if (c->dirfd >= 0)
+		unlinkat(c->dirfd, RJ_INDEX_FILE, 0);
+	rj_index_unmap(c->index);
+	c->index = NULL;
+}
+
+/* ---- Writing ---------------------------------------------------------------------------- */
+
+struct chosen {
+	rj_key key;
+	uint64_t off;
+};
+
+struct writer {
+	rj_cache *c;
+	FILE *f;
+	struct index_header h;
+	struct index_slot *slots;
+	struct chosen *chosen;
+	size_t n, cap;
+	unsigned char *memos;
+	size_t memos_size, memos_cap;
+};
+
+static int add_chosen(struct writer *w, const void *key, uint64_t off)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 256;
+		struct chosen *nc = realloc(w->chosen, cap * sizeof *nc);
+		if (!nc)
+			return -1;
+		w->chosen = nc;
+		w->cap = cap;
+	}
+	memcpy(w->chosen[w->n].key.b, key, 16);
+	w->chosen[w->n++].off = off;
+	return 0;
+}
+
+/* The entries that fit, the most recently used first, and where each will lie. */
+static int choose(struct writer *w, uint64_t max, uint64_t *end)
+{
+	sqlite3_stmt *st;
+	uint64_t off = *end, total = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(w->c->db, "SELECT key, size, length(CAST(kernels AS BLOB)) "
+			       "FROM entries ORDER BY last_used DESC, created DESC",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	w->h.complete = 1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t size = (uint64_t)sqlite3_column_int64(st, 1);
+		uint64_t klen = (uint64_t)sqlite3_column_int64(st, 2) + 1;
+		uint64_t need = align8(sizeof(struct index_entry) + klen) + align8(size);
+
+		if (sqlite3_column_bytes(st, 0) != 16 || size == 0 || klen > UINT32_MAX)
+			continue;
+		if (total + need > max) {
+			w->h.complete = 0;
+			break;
+		}
+		if (add_chosen(w, sqlite3_column_blob(st, 0), off) != 0) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		total += need;
+		off += need;
+	}
+	sqlite3_finalize(st);
+	*end = off;
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
+static int add_memos(struct writer *w)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(w->c->db, "SELECT platform, memo FROM compilers", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *memo = (const char *)sqlite3_column_text(st, 1);
+		uint32_t plen, mlen;
+		size_t need;
+
+		if (!name || !memo)
+			continue;
+		plen = (uint32_t)strlen(name) + 1;
+		mlen = (uint32_t)strlen(memo) + 1;
+		need = 8 + (size_t)plen + mlen;
+		if (w->memos_size + need > w->memos_cap) {
+			size_t cap = (w->memos_size + need) * 2;
+			unsigned char *nm = realloc(w->memos, cap);
+			if (!nm) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			w->memos = nm;
+			w->memos_cap = cap;
+		}
+		memcpy(w->memos + w->memos_size, &plen, 4);
+		memcpy(w->memos + w->memos_size + 4, &mlen, 4);
+		memcpy(w->memos + w->memos_size + 8, name, plen);
+		memcpy(w->memos + w->memos_size + 8 + plen, memo, mlen);
+		w->memos_size += need;
+		w->h.nmemos++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Writes size bytes of data at off, at or after the stream's position (zeros between). */
+static int put_at(FILE *f, uint64_t off, const void *data, size_t size)
+{
+	long at = ftell(f);
+
+	if (at < 0 || (uint64_t)at > off)
+		return -1;
+	for (uint64_t gap = off - (uint64_t)at; gap; gap--)
+		if (putc(0, f) == EOF)
+			return -1;
+	return size && fwrite(data, 1, size, f) != size ? -1 : 0;
+}
+
+/* Copies each chosen entry from the database, checked, and fills its slot. */
+static int copy_entries(struct writer *w)
+{
+	uint32_t mask = w->h.nslots - 1;
+	sqlite3_stmt *get = w->c->get;
+
+	for (size_t i = 0; i < w->n; i++) {
+		struct index_entry e;
+		const void *code;
+		const char *kernels;
+		uint64_t start;
+		uint32_t slot;
+		int ok;
+
+		sqlite3_bind_blob(get, 1, w->chosen[i].key.b, 16, SQLITE_STATIC);
+		if (sqlite3_step(get) != SQLITE_ROW) {
+			sqlite3_reset(get);
+			return -1;
+		}
+		memset(&e, 0, sizeof e);
+		memcpy(e.key, w->chosen[i].key.b, 16);
+		code = sqlite3_column_blob(get, 0);
+		e.size = (uint64_t)sqlite3_column_bytes(get, 0);
+		e.checksum = (uint64_t)sqlite3_column_int64(get, 2);
+		e.compile_ms = sqlite3_column_double(get, 3);
+		kernels = (const char *)sqlite3_column_text(get, 4);
+		kernels = kernels ? kernels : "";
+		e.kernels_len = (uint32_t)strlen(kernels) + 1;
+		e.meta_sum = entry_sum(&e, kernels);
+		/* The row as choose() saw it, and a sound one: a damaged row is left out (its
+		   space stays zeros), for the next get from the database to drop. */
+		if (!code || e.size != (uint64_t)sqlite3_column_int64(get, 1) ||
+		    rj_checksum(code, (size_t)e.size) != e.checksum) {
+			sqlite3_reset(get);
+			continue;
+		}
+		ok = put_at(w->f, w->chosen[i].off, &e, sizeof e) == 0 &&
+		     fwrite(kernels, 1, e.kernels_len, w->f) == e.kernels_len &&
+		     put_at(w->f, align8(w->chosen[i].off + sizeof e + e.kernels_len), code,
+			    (size_t)e.size) == 0;
+		sqlite3_reset(get);
+		if (!ok)
+			return -1;
+		memcpy(&start, e.key, sizeof start);
+		for (slot = (uint32_t)start & mask; w->slots[slot].off; slot = (slot + 1) & mask)
+			;
+		memcpy(w->slots[slot].key, e.key, 16);
+		w->slots[slot].off = w->chosen[i].off;
+	}
+	return 0;
+}
+
+static int write_file(struct writer *w, const struct db_id *db, uint64_t max)
+{
+	uint64_t end;
+	uint32_t nslots = 16;
+
+	memcpy(w->h.magic, INDEX_MAGIC, 8);
+	w->h.version = INDEX_VERSION;
+	w->h.cache_format = RJ_CACHE_FORMAT;
+	w->h.db_dev = db->dev;
+	w->h.db_ino = db->ino;
+	w->h.db_born_ns = db->born_ns;
+	w->h.written = (int64_t)time(NULL);
+	/* Two passes: which entries and how large (no code read), then the code. */
+	end = 0;
+	if (choose(w, max, &end) != 0 || add_memos(w) != 0)
+		return -1;
+	while (nslots < 2 * w->n + 1)
+		nslots *= 2;
+	w->h.nslots = nslots;
+	w->h.nentries = (uint32_t)w->n;
+	w->h.slots_off = align8(sizeof w->h);
+	/* choose() laid the entries out from 0: move them past the slots. */
+	{
+		uint64_t base = w->h.slots_off + (uint64_t)nslots * sizeof(struct index_slot);
+		for (size_t i = 0; i < w->n; i++)
+			w->chosen[i].off += base;
+		end += base;
+	}
+	w->h.memos_off = end;
+	w->h.memos_size = w->memos_size;
+	w->h.size = end + w->memos_size;
+	if (!(w->slots = calloc(nslots, sizeof *w->slots)))
+		return -1;
+	if (fseek(w->f, (long)(w->h.slots_off + (uint64_t)nslots * sizeof(struct index_slot)),
+		  SEEK_SET) != 0 ||
+	    copy_entries(w) != 0 || put_at(w->f, w->h.memos_off, w->memos, w->memos_size) != 0)
+		return -1;
+	w->h.checksum = header_sum(&w->h, w->slots, w->memos ? (void *)w->memos : (void *)"");
+	if (fseek(w->f, 0, SEEK_SET) != 0 || fwrite(&w->h, sizeof w->h, 1, w->f) != 1 ||
+	    put_at(w->f, w->h.slots_off, w->slots, (size_t)nslots * sizeof *w->slots) != 0)
+		return -1;
+	return fflush(w->f) == 0 && !ferror(w->f) ? 0 : -1;
+}
+
+int rj_index_write_locked(rj_cache *c)
+{
+	struct writer w;
+	struct stat st;
+	struct db_id db;
+	char tmp[64];
+	int fd, rc = -1;
+	mode_t mode = rj_cache_trust_flags() & RJ_TRUST_SHARED ? 0660 : 0600;
+	uint64_t max = rj_index_max_bytes();
+
+	if (!max || c->readonly || c->dirfd < 0 || !c->db || !c->get)
+		return -1;
+	/* The write lock: no row is deleted (and no index removed) while this one is made. */
+	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
+		return -1;
+	memset(&w, 0, sizeof w);
+	w.c = c;
+	snprintf(tmp, sizeof tmp, "%s.tmp-%d", RJ_INDEX_FILE, (int)getpid());
+	unlinkat(c->dirfd, tmp, 0); /* a crashed writer's, with this pid */
+	if (db_identity(c->dirfd, &db) == 0 &&
+	    (fd = rj_fs_open_regular(c->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+				     mode, &st)) >= 0) {
+		fchmod(fd, mode); /* past the umask, as the database */
+		if ((w.f = fdopen(fd, "wb")) == NULL)
+			close(fd);
+		else {
+			rc = write_file(&w, &db, max);
+			if (fclose(w.f) != 0)
+				rc = -1;
+		}
+		if (rc == 0 && renameat(c->dirfd, tmp, c->dirfd, RJ_INDEX_FILE) != 0)
+			rc = -1;
+		if (rc != 0)
+			unlinkat(c->dirfd, tmp, 0);
+	}
+	rj_cache_exec(c, "COMMIT");
+	free(w.slots);
+	free(w.chosen);
+	free(w.memos);
+	if (rc == 0) {
+		c->index_dirty = 0;
+		rj_log(RJ_LOG_DEBUG, "cache index %s/%s written: %zu entries%s", c->dir,
+		       RJ_INDEX_FILE, w.n, w.h.complete ? "" : " (full)");
+	}
+	return rc;
+}

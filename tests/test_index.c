@@ -1,0 +1,605 @@
+/*
+ * test_index.c - the cache's read index (src/store/cache_index.c): a new process serves
+ * its hits from rocjit-cache.index without opening the database, and the index never
+ * serves what the database no longer holds.  Real SQLite files, real second processes
+ * (fork), the store's own calls (no compiler) except where a test says so.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store/cache_admin.h"
+#include "store/cache_internal.h"
+#include "harness.h"
+
+static const struct rj_cache_meta meta = { "amd", "gfx90a", "fake", "", "x.hip", "", "k1,k2",
+					   2.5, { { 0 } } };
+
+static void key_of(rj_key *k, int i)
+{
+	memset(k, 0, sizeof *k);
+	k->b[0] = (unsigned char)(i & 0xff);
+	k->b[1] = (unsigned char)(i >> 8);
+	k->b[15] = 0xa5;
+}
+
+static const char *cache_file(const char *name)
+{
+	static char path[4400];
+
+	snprintf(path, sizeof path, "%s/%s", rj_test_cache_dir, name);
+	return path;
+}
+
+static void code_of(char *out, size_t size, int i, int version)
+{
+	snprintf(out, size, "code-%d-v%d-%0200d", i, version, i);
+}
+
+/* Stores entries [from, to) (code version v) and closes: the close writes the index. */
+static void store(int from, int to, int v)
+{
+	char code[256];
+	rj_cache *c;
+
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	for (int i = from; i < to; i++) {
+		rj_key k;
+		key_of(&k, i);
+		code_of(code, sizeof code, i, v);
+		ASSERT_INT(rj_cache_put(c, &k, &meta, code, strlen(code)), 0);
+	}
+	rj_cache_close(c);
+}
+
+/* Entry i through c: 2 from the index, 1 from the database, 0 a miss; -1000 when the code
+ * is not version v's, -2000 when the kernels column is not the one stored. */
+static int get(rj_cache *c, int i, int v)
+{
+	char want[256], *kernels = NULL;
+	void *code = NULL;
+	size_t size = 0;
+	double ms = 0;
+	rj_key k;
+	int rc;
+
+	key_of(&k, i);
+	code_of(want, sizeof want, i, v);
+	rc = rj_cache_get(c, &k, &code, &size, &ms, &kernels);
+	if (rc > 0 && (size != strlen(want) || memcmp(code, want, size) != 0 || ms != 2.5))
+		rc = -1000;
+	else if (rc > 0 && (!kernels || strcmp(kernels, "k1,k2") != 0))
+		rc = -2000;
+	free(code);
+	free(kernels);
+	return rc;
+}
+
+static int have_index(void)
+{
+	return access(cache_file(RJ_INDEX_FILE), F_OK) == 0;
+}
+
+/* ---- Served without the database ----------------------------------------------------------- */
+
+static int hits_without_database(int n)
+{
+	rj_cache *c;
+
+	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+	RJ_CHILD_CHECK(c->deferred && !c->db && c->index);
+	for (int i = 0; i < n; i++)
+		RJ_CHILD_CHECK(get(c, i, 1) == 2);
+	RJ_CHILD_CHECK(!c->db); /* no connection was opened for them */
+	RJ_CHILD_CHECK(get(c, n, 1) == 0); /* a miss opens it */
+	RJ_CHILD_CHECK(c->db && !c->deferred);
+	RJ_CHILD_CHECK(get(c, 0, 1) == 2); /* the index still serves */
+	rj_cache_close(c);
+	return 0;
+}
+
+TEST(new_process_hits_from_the_index_without_opening_the_database)
+{
+	store(0, 5, 1);
+	ASSERT(have_index());
+	ASSERT_INT(rj_test_in_child(hits_without_database, 5), 0);
+	ASSERT_INT(rj_test_in_child(hits_without_database, 5), 0);
+}
+
+/* The hits a process served from the index are recorded: the flusher or the close opens
+ * the database for them. */
+TEST(hits_from_the_index_are_recorded_in_the_database)
+{
+	rj_cache *c;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	store(0, 3, 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT(c->deferred);
+	ASSERT_INT(get(c, 1, 1), 2);
+	ASSERT_INT(get(c, 1, 1), 2);
+	rj_cache_close(c);
+	ASSERT_INT(sqlite3_open(cache_file(RJ_CACHE_FILE), &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_prepare_v2(db, "SELECT hits FROM entries WHERE key = ?1", -1, &st, NULL),
+		   SQLITE_OK);
+	{
+		rj_key k;
+		key_of(&k, 1);
+		sqlite3_bind_blob(st, 1, k.b, 16, SQLITE_STATIC);
+	}
+	ASSERT_INT(sqlite3_step(st), SQLITE_ROW);
+	ASSERT_INT(sqlite3_column_int(st, 0), 2);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* An index is written when a process used entries it lacks: hits from the database (no
+ * index yet, or entries stored by a process that wrote none) and stores. */
+TEST(index_is_written_with_what_a_process_used)
+{
+	rj_cache *c;
+
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1); /* a writer that keeps no index */
+	store(0, 4, 1);
+	ASSERT(!have_index());
+	unsetenv("ROCJIT_CACHE_INDEX_SIZE");
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT(!c->deferred && !c->index);
+	ASSERT_INT(get(c, 2, 1), 1);
+	rj_cache_close(c);
+	ASSERT(have_index());
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT(c->deferred);
+	for (int i = 0; i < 4; i++)
+		ASSERT_INT(get(c, i, 1), 2); /* every entry fits: all are written */
+	rj_cache_close(c);
+
+	/* Entries another process stored later are found in the database, and a process
+	   that found them writes them into the index. */
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1);
+	store(4, 6, 1);
+	unsetenv("ROCJIT_CACHE_INDEX_SIZE");
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 5, 1), 1);
+	ASSERT_INT(get(c, 0, 1), 2);
+	rj_cache_close(c);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 5, 1), 2);
+	ASSERT_INT(get(c, 4, 1), 2);
+	rj_cache_close(c);
+}
+
+/* ROCJIT_CACHE_INDEX_SIZE=0: no index is read, none written. */
+TEST(index_size_zero_turns_the_index_off)
+{
+	rj_cache *c;
+
+	store(0, 2, 1);
+	ASSERT(have_index());
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT(!c->deferred && !c->index);
+	ASSERT_INT(get(c, 0, 1), 1);
+	rj_cache_close(c);
+}
+
+/* The index keeps the most recently used entries that fit in its size. */
+TEST(index_keeps_the_most_recently_used_entries_that_fit)
+{
+	rj_cache *c;
+	int in_index = 0;
+
+	store(0, 40, 1);
+	/* Use entries 30..39 last (a second later: last_used has seconds). */
+	sleep(1);
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "4096", 1); /* about 12 of these entries */
+	ASSERT_INT(unlink(cache_file(RJ_INDEX_FILE)), 0);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	for (int i = 30; i < 40; i++)
+		ASSERT_INT(get(c, i, 1), 1);
+	rj_cache_close(c);
+	ASSERT(have_index());
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	for (int i = 30; i < 40; i++)
+		ASSERT_INT(get(c, i, 1), 2);
+	for (int i = 0; i < 30; i++)
+		in_index += get(c, i, 1) == 2;
+	ASSERT(in_index < 5);
+	rj_cache_close(c);
+	{
+		struct stat st;
+		ASSERT_INT(stat(cache_file(RJ_INDEX_FILE), &st), 0);
+		ASSERT(st.st_size <= 4096 + 16 * 1024); /* entries within the size, and the slots */
+	}
+}
+
+/* ---- Never what the database no longer holds ------------------------------------------------ */
+
+/* Removing entries (rocjit purge, remove) removes the index, in this process too. */
+TEST(removing_entries_removes_the_index)
+{
+	char hex[33];
+	const char *keys[1] = { hex };
+	size_t removed = 0;
+	rj_cache *c;
+	rj_key k;
+
+	store(0, 3, 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 1, 1), 2);
+	key_of(&k, 1);
+	rj_key_hex(&k, hex);
+	ASSERT_INT(rj_cache_remove(c, keys, 1, &removed), 0);
+	ASSERT_INT(removed, 1);
+	ASSERT(!have_index());
+	ASSERT_INT(get(c, 1, 1), 0); /* not from this process's mapping either */
+	ASSERT_INT(get(c, 0, 1), 1);
+	rj_cache_close(c);
+	/* Written again by the close, without the removed entry. */
+	ASSERT(have_index());
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 1, 1), 0);
+	ASSERT_INT(get(c, 0, 1), 2);
+	rj_cache_close(c);
+}
+
+/* The size limit's eviction removes the index, and what is written next lacks the evicted. */
+TEST(eviction_removes_evicted_entries_from_the_index)
+{
+	rj_cache *c;
+	char code[4096];
+	rj_key k;
+	int served = 0;
+
+	store(0, 10, 1);
+	ASSERT(have_index());
+	setenv("ROCJIT_CACHE_MAXSIZE", "6000", 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	memset(code, 'x', sizeof code);
+	key_of(&k, 500);
+	sleep(1);
+	ASSERT_INT(rj_cache_put(c, &k, &meta, code, sizeof code), 0); /* evicts most */
+	for (int i = 0; i < 10; i++)
+		served += get(c, i, 1) > 0;
+	rj_cache_close(c);
+	unsetenv("ROCJIT_CACHE_MAXSIZE");
+	ASSERT(served < 10);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 1), 0);
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1);
+	{
+		rj_cache *db;
+		ASSERT_INT(rj_cache_open(&db, rj_test_cache_dir, 1), 0);
+		for (int i = 0; i < 10; i++)
+			ASSERT_INT(get(c, i, 1) > 0, get(db, i, 1) > 0);
+		rj_cache_close(db);
+	}
+	rj_cache_close(c);
+}
+
+/* A process writing the index while others remove entries: never an entry in the index
+ * that the database lacks. */
+static int reader_writer(int rounds)
+{
+	for (int r = 0; r < rounds; r++) {
+		rj_cache *c;
+		RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+		for (int i = 0; i < 60; i++)
+			RJ_CHILD_CHECK(get(c, i, 1) >= 0);
+		rj_cache_close(c); /* writes the index when it lacked a hit */
+	}
+	return 0;
+}
+
+static int remover(int first)
+{
+	for (int i = first; i < 60; i += 3) {
+		char hex[33];
+		const char *keys[1] = { hex };
+		rj_cache *c;
+		rj_key k;
+		key_of(&k, i);
+		rj_key_hex(&k, hex);
+		RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+		RJ_CHILD_CHECK(rj_cache_remove(c, keys, 1, NULL) == 0);
+		rj_cache_close(c);
+		usleep(2000);
+	}
+	return 0;
+}
+
+static void *reader_thread(void *arg)
+{
+	return (void *)(intptr_t)rj_test_in_child(reader_writer, (int)(intptr_t)arg);
+}
+
+static void *remover_thread(void *arg)
+{
+	return (void *)(intptr_t)rj_test_in_child(remover, (int)(intptr_t)arg);
+}
+
+TEST(index_never_holds_an_entry_removed_while_it_was_written)
+{
+	pthread_t t[4];
+	rj_cache *ix, *db;
+	int indexed = 0;
+
+	store(0, 60, 1);
+	pthread_create(&t[0], NULL, reader_thread, (void *)(intptr_t)15);
+	pthread_create(&t[1], NULL, reader_thread, (void *)(intptr_t)15);
+	pthread_create(&t[2], NULL, remover_thread, (void *)(intptr_t)0);
+	pthread_create(&t[3], NULL, remover_thread, (void *)(intptr_t)1);
+	for (int i = 0; i < 4; i++) {
+		void *status;
+		pthread_join(t[i], &status);
+		ASSERT_INT((intptr_t)status, 0);
+	}
+	/* One more reader, so that an index is there to check. */
+	ASSERT_INT(rj_test_in_child(reader_writer, 1), 0);
+	ASSERT(have_index());
+	ASSERT_INT(rj_cache_open(&ix, rj_test_cache_dir, 1), 0);
+	ASSERT(ix->index);
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1);
+	ASSERT_INT(rj_cache_open(&db, rj_test_cache_dir, 1), 0);
+	for (int i = 0; i < 60; i++) {
+		int in_ix = get(ix, i, 1), in_db = get(db, i, 1);
+		ASSERT(in_ix >= 0 && in_db >= 0);
+		if (in_ix == 2)
+			ASSERT_INT(in_db, 1);
+		indexed += in_ix == 2;
+		if (i % 3 == 2)
+			ASSERT_INT(in_db, 1); /* never removed */
+	}
+	ASSERT(indexed >= 20);
+	rj_cache_close(ix);
+	rj_cache_close(db);
+}
+
+/* An index written from another database file (removed, replaced, moved aside) is not
+ * used, even when the new file reuses the old one's inode. */
+TEST(index_of_a_replaced_database_is_not_used)
+{
+	static const char *const files[] = { RJ_CACHE_FILE, RJ_CACHE_FILE "-wal",
+					     RJ_CACHE_FILE "-shm" };
+	char saved[4400];
+	rj_cache *c;
+
+	store(0, 3, 1);
+	snprintf(saved, sizeof saved, "%s/saved-index", rj_test_dir);
+	ASSERT_INT(rename(cache_file(RJ_INDEX_FILE), saved), 0);
+	for (int i = 0; i < 3; i++)
+		unlink(cache_file(files[i]));
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1);
+	store(0, 3, 2); /* the same keys, other code */
+	unsetenv("ROCJIT_CACHE_INDEX_SIZE");
+	ASSERT_INT(rename(saved, cache_file(RJ_INDEX_FILE)), 0);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT(!c->deferred && !c->index);
+	for (int i = 0; i < 3; i++)
+		ASSERT_INT(get(c, i, 2), 1);
+	rj_cache_close(c);
+	/* The close wrote an index of this file. */
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 1, 2), 2);
+	rj_cache_close(c);
+}
+
+/* ---- An index not to be trusted or damaged --------------------------------------------------- */
+
+/* Flips the byte at the first occurrence of needle in the index file. */
+static void damage_at(const char *needle, size_t len)
+{
+	size_t size;
+	char *data = rj_test_read_file(cache_file(RJ_INDEX_FILE), &size);
+	char *at = memmem(data, size, needle, len);
+	int fd;
+
+	ASSERT(at);
+	at[len - 1] ^= 0x20;
+	/* In place, as damage would be (writers replace the file whole). */
+	fd = open(cache_file(RJ_INDEX_FILE), O_WRONLY);
+	ASSERT(fd >= 0);
+	ASSERT_INT(pwrite(fd, at + len - 1, 1, at + len - 1 - data), 1);
+	close(fd);
+	free(data);
+}
+
+TEST(damaged_code_or_kernels_in_the_index_are_not_served)
+{
+	rj_cache *c;
+	char code[256];
+
+	store(0, 3, 1);
+	code_of(code, sizeof code, 1, 1);
+	damage_at(code, strlen(code)); /* entry 1's code */
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 0, 1), 2);
+	ASSERT_INT(get(c, 1, 1), 1); /* from the database, right */
+	ASSERT(!c->index);           /* the index is not used again */
+	ASSERT_INT(get(c, 2, 1), 1);
+	rj_cache_close(c);
+	/* Written anew at close. */
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 1, 1), 2);
+	rj_cache_close(c);
+
+	damage_at("k1,k2", 5); /* a kernels column: its own checksum */
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	for (int i = 0; i < 3; i++)
+		ASSERT(get(c, i, 1) > 0);
+	ASSERT(!c->index);
+	rj_cache_close(c);
+}
+
+/* A row damaged in the database is left out of the index written from it; the next read
+ * from the database drops it. */
+TEST(damaged_database_row_is_left_out_of_the_index)
+{
+	sqlite3 *db;
+	rj_cache *c;
+
+	store(0, 3, 1);
+	ASSERT_INT(unlink(cache_file(RJ_INDEX_FILE)), 0);
+	ASSERT_INT(sqlite3_open(cache_file(RJ_CACHE_FILE), &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_exec(db, "UPDATE entries SET code = CAST(upper(CAST(code AS TEXT)) AS "
+				"BLOB) WHERE key = (SELECT key FROM entries ORDER BY created, "
+				"rowid LIMIT 1 OFFSET 1)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 0, 1), 1); /* a hit the index lacks: it is written at close */
+	rj_cache_close(c);
+	ASSERT(have_index());
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 0, 1), 2);
+	ASSERT_INT(get(c, 2, 1), 2);
+	ASSERT_INT(get(c, 1, 1), 0); /* damaged: not in the index, dropped from the database */
+	rj_cache_close(c);
+}
+
+/* Truncated, grown, garbage, a header that lies: never used, never a crash. */
+TEST(truncated_or_garbage_index_is_not_used)
+{
+	size_t size;
+	char *data;
+	rj_cache *c;
+
+	store(0, 5, 1);
+	data = rj_test_read_file(cache_file(RJ_INDEX_FILE), &size);
+	for (int round = 0; round < 6; round++) {
+		char *copy = malloc(size + 64);
+		size_t n = size;
+		memcpy(copy, data, size);
+		switch (round) {
+		case 0: n = size / 2; break;                      /* truncated */
+		case 1: n = 50; break;                            /* less than a header */
+		case 2: memset(copy + 200, 0xff, 64); break;      /* the slots */
+		case 3: memset(copy + 48, 0x7f, 8); break;        /* the size field */
+		case 4: memset(copy, 'x', size); break;           /* garbage */
+		case 5: memset(copy + size, 0, 64); n = size + 64; break; /* grown */
+		}
+		unlink(cache_file(RJ_INDEX_FILE));
+		rj_test_write_file(cache_file(RJ_INDEX_FILE), copy, n);
+		chmod(cache_file(RJ_INDEX_FILE), 0600);
+		ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 1), 0);
+		ASSERT(!c->index);
+		for (int i = 0; i < 5; i++)
+			ASSERT_INT(get(c, i, 1), 1);
+		rj_cache_close(c);
+		free(copy);
+	}
+	free(data);
+}
+
+/* The trust rule of the cache's files: a link is not followed, a file others may write
+ * is not read. */
+TEST(index_that_is_a_link_or_writable_by_others_is_not_used)
+{
+	char elsewhere[4400];
+	rj_cache *c;
+
+	store(0, 2, 1);
+	snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere", rj_test_dir);
+	ASSERT_INT(rename(cache_file(RJ_INDEX_FILE), elsewhere), 0);
+	ASSERT_INT(symlink(elsewhere, cache_file(RJ_INDEX_FILE)), 0);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 1), 0);
+	ASSERT(!c->index);
+	ASSERT_INT(get(c, 0, 1), 1);
+	rj_cache_close(c);
+	unlink(cache_file(RJ_INDEX_FILE));
+	ASSERT_INT(rename(elsewhere, cache_file(RJ_INDEX_FILE)), 0);
+	ASSERT_INT(chmod(cache_file(RJ_INDEX_FILE), 0666), 0);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 1), 0);
+	ASSERT(!c->index);
+	ASSERT_INT(get(c, 1, 1), 1);
+	rj_cache_close(c);
+	ASSERT_INT(chmod(cache_file(RJ_INDEX_FILE), 0600), 0);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 1), 0);
+	ASSERT(c->index);
+	rj_cache_close(c);
+}
+
+/* ---- The compiler memo, fork, a real compile ------------------------------------------------- */
+
+static int memo_without_database(int unused)
+{
+	rj_cache *c;
+	char *memo = NULL;
+
+	(void)unused;
+	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+	RJ_CHILD_CHECK(c->deferred);
+	RJ_CHILD_CHECK(rj_cache_memo_get(c, "amd", &memo) == 1 && !strcmp(memo, "memo-of-amd"));
+	free(memo);
+	RJ_CHILD_CHECK(rj_cache_memo_get(c, "nvidia", &memo) == 1 && !strcmp(memo, "memo-of-nvidia"));
+	free(memo);
+	RJ_CHILD_CHECK(!c->db);
+	rj_cache_close(c);
+	return 0;
+}
+
+TEST(compiler_memos_are_served_from_the_index)
+{
+	rj_cache *c;
+
+	store(0, 1, 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(rj_cache_memo_put(c, "amd", "memo-of-amd"), 0);
+	ASSERT_INT(rj_cache_memo_put(c, "nvidia", "memo-of-nvidia"), 0);
+	rj_cache_close(c);
+	ASSERT_INT(rj_test_in_child(memo_without_database, 0), 0);
+}
+
+/* A cache opened on its index, then fork(): both processes read and store. */
+TEST(cache_opened_on_its_index_works_across_fork)
+{
+	rj_cache *c;
+	int status;
+	pid_t pid;
+
+	store(0, 3, 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT(c->deferred);
+	ASSERT_INT(get(c, 0, 1), 2);
+	pid = fork();
+	if (pid == 0) {
+		char code[256];
+		rj_key k;
+		int ok = get(c, 1, 1) == 2 && get(c, 9, 1) == 0;
+		key_of(&k, 9);
+		code_of(code, sizeof code, 9, 1);
+		ok = ok && rj_cache_put(c, &k, &meta, code, strlen(code)) == 0;
+		rj_cache_close(c);
+		_exit(ok ? 0 : 1);
+	}
+	ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
+	ASSERT_INT(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	ASSERT_INT(get(c, 9, 1), 1);
+	ASSERT_INT(get(c, 2, 1), 2);
+	rj_cache_close(c);
+}
+
+/* Through the public API with a real hipRTC compile: the second process's hit comes from
+ * the index, counted in rocjit_stats. */
+TEST(second_process_counts_its_hit_from_the_index)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_stats s;
+	const rocjit_code *code;
+
+	rj_test_compile_variant(ctx, "gfx90a", "INDEX_TEST", 1);
+	rocjit_close(ctx);
+	ASSERT(have_index());
+	ctx = rj_test_open();
+	code = rj_test_compile_variant(ctx, "gfx90a", "INDEX_TEST", 1);
+	ASSERT(code->from_cache);
+	memset(&s, 0, sizeof s);
+	s.version = ROCJIT_STATS_VERSION;
+	ASSERT_INT(rocjit_stats_get(&s, ctx), 0);
+	ASSERT_INT(s.disk_hits, 1);
+	ASSERT_INT(s.index_hits, 1);
+	ASSERT_INT(s.compiles, 0);
+	rocjit_close(ctx);
+}
