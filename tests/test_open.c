@@ -67,7 +67,8 @@ static void make_cache(int n)
 static int has_entry(rj_cache *c, int i)
 {
 	char want[32];
-	void *code = NULL;
+	const void *code = NULL;
+	void *owned = NULL;
 	size_t size = 0;
 	double ms;
 	rj_key k;
@@ -75,10 +76,10 @@ static int has_entry(rj_cache *c, int i)
 
 	key_of(&k, i);
 	snprintf(want, sizeof want, "code-%d", i);
-	rc = rj_cache_get(c, &k, &code, &size, &ms, NULL);
+	rc = rj_cache_get(c, &k, &code, &owned, &size, &ms, NULL);
 	if (rc == 1 && (size != strlen(want) || memcmp(code, want, size) != 0))
 		rc = -1000;
-	free(code);
+	free(owned);
 	return rc;
 }
 

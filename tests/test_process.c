@@ -580,7 +580,8 @@ TEST(a_thousand_disk_hits_are_a_few_write_transactions)
 	struct rj_cache_meta m = { "amd", TARGET, "fake", "", "x.hip", "", "k", 1.0, { { 0 } } };
 	rj_cache *c;
 	rj_key k;
-	void *code;
+	const void *code;
+	void *owned;
 	size_t size;
 	double ms, t0;
 
@@ -592,8 +593,8 @@ TEST(a_thousand_disk_hits_are_a_few_write_transactions)
 	pthread_mutex_unlock(&c->lock);
 	t0 = rj_now_ms();
 	for (int i = 0; i < 1000; i++) {
-		ASSERT_INT(rj_cache_get(c, &k, &code, &size, &ms, NULL), 1);
-		free(code);
+		ASSERT_INT(rj_cache_get(c, &k, &code, &owned, &size, &ms, NULL), 1);
+		free(owned);
 	}
 	printf("1000 disk hits: %d write transactions, %.1f us a hit\n", commits,
 	       (rj_now_ms() - t0) * 1e3 / 1000);

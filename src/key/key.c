@@ -13,9 +13,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-/* libxxhash's run-time dispatch (AVX2/AVX-512 where the CPU has them), for long sources
-   and headers; short inputs and the key bytes are hashed inline (SSE2). */
+/* libxxhash's run-time dispatch (AVX2/AVX-512 where the CPU has them), for long sources,
+   headers and code objects; short inputs and the key bytes are hashed inline (SSE2). */
 XXH128_hash_t XXH3_128bits_dispatch(const void *input, size_t len);
+XXH64_hash_t XXH3_64bits_dispatch(const void *input, size_t len);
 
 /*
  * The key's bytes are gathered in a small buffer and hashed in one shot, which for the
@@ -156,7 +157,8 @@ void rj_key_hex(const rj_key *key, char out[33])
 
 uint64_t rj_checksum(const void *data, size_t size)
 {
-	return XXH3_64bits(data, size);
+	/* The same function either way: the dispatch picks an implementation, not a hash. */
+	return size < 4096 ? XXH3_64bits(data, size) : XXH3_64bits_dispatch(data, size);
 }
 
 static int has_suffix(const char *name, size_t len, const char *ext)

@@ -285,10 +285,13 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	return 0;
 }
 
-/* A store's hit fills s: code (malloc'ed, s owns it now), counted as a disk hit. */
-static void take_hit(rocjit_ctx *ctx, struct rj_slot *s, void *code, size_t size, double ms)
+/* A store's hit fills s: code, which s owns when it is owned (malloc'ed; NULL: the cache's
+ * mapping, valid while the cache is open), counted as a disk hit. */
+static void take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void *owned,
+		     size_t size, double ms)
 {
-	s->code.data = s->code_mem = code;
+	s->code.data = code;
+	s->code_mem = owned;
 	s->code.size = size;
 	s->code.compile_ms = ms;
 	s->code.from_cache = 1;
@@ -298,20 +301,21 @@ static void take_hit(rocjit_ctx *ctx, struct rj_slot *s, void *code, size_t size
 /* 1 and s filled when the on-disk cache has s's key; 0 on a miss (or a cache failure). */
 static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s)
 {
-	void *code;
+	const void *code;
+	void *owned;
 	size_t size;
 	double t0 = rj_now_ms(), ms = 0;
 	char hex[33];
 	char *column = NULL;
-	int rc = rj_cache_get(ctx->cache, &s->key, &code, &size, &ms,
+	int rc = rj_cache_get(ctx->cache, &s->key, &code, &owned, &size, &ms,
 			      r->num_name_expressions ? &column : NULL);
 
 	if (rc > 0 && r->num_name_expressions && !take_names(s, r, column)) {
-		free(code);
+		free(owned);
 		return 0;
 	}
 	if (rc > 0) {
-		take_hit(ctx, s, code, size, ms);
+		take_hit(ctx, s, code, owned, size, ms);
 		if (rc == 2)
 			atomic_fetch_add(&ctx->index_hits, 1);
 		if (rj_log_level() >= RJ_LOG_INFO) {
@@ -447,7 +451,7 @@ static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 		free(code);
 		return 0;
 	}
-	take_hit(ctx, s, code, size, ms);
+	take_hit(ctx, s, code, code, size, ms);
 	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", s->target,
 	       r->name, which, targets[i]);
 	return 1;

@@ -79,11 +79,11 @@ static void drop_locked(rj_cache *c, const rj_key *key)
 }
 
 /*
- * A hit in the read index (caller holds c->lock): 1 with the copy made, 0 when the index
- * has no such entry (or none is mapped), negative when out of memory.  A damaged entry
- * stops this process's use of the index, which is then written anew.
+ * A hit in the read index (caller holds c->lock): 1 with *code pointing into the mapping,
+ * 0 when the index has no such entry (or none is mapped), negative when out of memory.  A
+ * damaged entry stops this process's use of the index, which is then written anew.
  */
-static int index_get_locked(rj_cache *c, const rj_key *key, void **code, size_t *size,
+static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, size_t *size,
 			    double *compile_ms, char **kernels)
 {
 	struct rj_index_hit hit;
@@ -97,18 +97,15 @@ static int index_get_locked(rj_cache *c, const rj_key *key, void **code, size_t 
 		rj_log(RJ_LOG_WARN, "cache index %s/%s: entry %s is damaged; the index is not "
 		       "used again (it is written anew) and the database is read instead", c->dir,
 		       RJ_INDEX_FILE, hex);
-		rj_index_unmap(c->index);
-		c->index = NULL;
+		rj_index_retire(c);
 		c->index_dirty = 1;
 		return 0;
 	}
-	if (!(*code = malloc(hit.size)) || (kernels && !(*kernels = strdup(hit.kernels)))) {
-		free(*code);
-		*code = NULL;
+	if (kernels && !(*kernels = strdup(hit.kernels)))
 		return rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__,
 				    "out of memory reading the cache");
-	}
-	memcpy(*code, hit.code, hit.size);
+	rj_index_lend(c->index);
+	*code = hit.code;
 	*size = hit.size;
 	*compile_ms = hit.compile_ms;
 	c->saved_ms += hit.compile_ms;
@@ -116,13 +113,13 @@ static int index_get_locked(rj_cache *c, const rj_key *key, void **code, size_t 
 	return 1;
 }
 
-int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
-		 double *compile_ms, char **kernels)
+int rj_cache_get(rj_cache *c, const rj_key *key, const void **code, void **owned,
+		 size_t *size, double *compile_ms, char **kernels)
 {
 	int rc, ret = 0;
 	char hex[33];
 
-	*code = NULL;
+	*code = *owned = NULL;
 	*size = 0;
 	if (kernels)
 		*kernels = NULL;
@@ -155,9 +152,10 @@ int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
 			pthread_mutex_unlock(&c->lock);
 			return 0;
 		}
-		*code = malloc((size_t)blen);
-		if (*code) {
-			memcpy(*code, blob, (size_t)blen);
+		*owned = malloc((size_t)blen);
+		if (*owned) {
+			memcpy(*owned, blob, (size_t)blen);
+			*code = *owned;
 			*size = (size_t)blen;
 			*compile_ms = sqlite3_column_double(c->get, 3);
 			if (kernels) {

@@ -82,15 +82,17 @@ int rj_names_check(const char *column, const char *symbols, size_t symbols_len);
 
 /*
  * Looks key up: in the read index first (cache_index.c), then in the database.  On a hit
- * (returns 1 from the database, 2 from the index) *code receives a malloc'ed copy the caller frees,
- * *size its length, *compile_ms what it took to compile, and *kernels (when kernels is
- * not NULL) a malloc'ed copy of the kernels column (NULL when out of memory).  The
- * checksum is checked: a mismatch drops the row and is a miss (returns 0, with a
- * warning).  Returns 0 on a miss, negative on a database error.  The hit is counted in
- * memory and written at close.
+ * *code is the code object and *size its length: from the database (returns 1) a
+ * malloc'ed copy, also in *owned, that the caller frees; from the index (returns 2) the
+ * index's mapping itself, *owned NULL, valid until rj_cache_close (an index this process
+ * stops using stays mapped until then).  *compile_ms is what it took to compile, and
+ * *kernels (when kernels is not NULL) a malloc'ed copy of the kernels column (NULL when
+ * out of memory).  The checksum is checked: a mismatch drops the row and is a miss
+ * (returns 0, with a warning).  Returns 0 on a miss, negative on a database error.  The
+ * hit is counted in memory and written in a batch.
  */
-int rj_cache_get(rj_cache *c, const rj_key *key, void **code, size_t *size,
-		 double *compile_ms, char **kernels);
+int rj_cache_get(rj_cache *c, const rj_key *key, const void **code, void **owned,
+		 size_t *size, double *compile_ms, char **kernels);
 
 /* Stores a code object under key (replacing any row with that key).  0 when it is
  * stored and kept; negative when the write failed, or the size limit refuses or evicts

@@ -371,7 +371,7 @@ int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly, in
 
 void rj_cache_free(rj_cache *c)
 {
-	rj_index_unmap(c->index);
+	rj_index_unmap_all(c);
 	free(c->hits);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -417,10 +417,8 @@ int rj_cache_reopen_locked(rj_cache *c)
 	rj_cache_free(fresh);
 	c->closed_for_fork = c->deferred = 0;
 	/* Opening may have moved a damaged database aside: an index of that file goes. */
-	if (c->index && !rj_index_matches(c->index, c->dirfd)) {
-		rj_index_unmap(c->index);
-		c->index = NULL;
-	}
+	if (c->index && !rj_index_matches(c->index, c->dirfd))
+		rj_index_retire(c);
 	return 0;
 }
 

@@ -87,6 +87,8 @@ struct index_entry {
 };
 
 struct rj_index {
+	struct rj_index *next;  /* the cache's retired indexes (rj_index_retire) */
+	int lent;               /* a hit pointed into it: unmapped only at close */
 	void *map;
 	const unsigned char *base;
 	size_t size;
@@ -304,12 +306,39 @@ int rj_index_wanted(const rj_cache *c)
 	return 1;
 }
 
+void rj_index_lend(struct rj_index *ix)
+{
+	ix->lent = 1;
+}
+
+void rj_index_retire(rj_cache *c)
+{
+	struct rj_index *ix = c->index;
+
+	c->index = NULL;
+	if (ix && ix->lent) {
+		ix->next = c->retired;
+		c->retired = ix;
+	} else {
+		rj_index_unmap(ix);
+	}
+}
+
+void rj_index_unmap_all(rj_cache *c)
+{
+	rj_index_retire(c);
+	while (c->retired) {
+		struct rj_index *next = c->retired->next;
+		rj_index_unmap(c->retired);
+		c->retired = next;
+	}
+}
+
 void rj_index_drop(rj_cache *c)
 {
 	if (c->dirfd >= 0)
 		unlinkat(c->dirfd, RJ_INDEX_FILE, 0);
-	rj_index_unmap(c->index);
-	c->index = NULL;
+	rj_index_retire(c);
 }
 
 /* ---- Writing ---------------------------------------------------------------------------- */

@@ -64,6 +64,7 @@ struct rj_cache {
 	/* the read index (cache_index.c): mapped at open, when present and sound; then the
 	   connection is opened at the first use that needs it (deferred) */
 	struct rj_index *index;
+	struct rj_index *retired;      /* indexes no longer used whose code was handed out */
 	int deferred;                  /* opened on the index: no connection opened yet */
 	int may_defer;                 /* open: the connection may wait for its first use */
 	int index_dirty;               /* a hit or a store the index lacks: write it again */
@@ -162,6 +163,12 @@ uint64_t rj_index_max_bytes(void);
  * from the database file now in the folder: 0; else -1 (then there is none to use). */
 int rj_index_map(rj_cache *c);
 void rj_index_unmap(struct rj_index *ix);
+/* Marks ix as pointed into by a hit (the code handed out is the mapping itself). */
+void rj_index_lend(struct rj_index *ix);
+/* Stops c's use of its index: unmapped at once, or at rj_index_unmap_all when lent. */
+void rj_index_retire(rj_cache *c);
+/* Unmaps c's index and every retired one (closing the cache). */
+void rj_index_unmap_all(rj_cache *c);
 /* Whether ix was written from the database file now in folder dirfd. */
 int rj_index_matches(const struct rj_index *ix, int dirfd);
 /* 1 and *hit when key is in the index and its entry passes every check, 0 when it is not
@@ -174,7 +181,7 @@ int rj_index_wanted(const rj_cache *c);
 /* Writes the index from the database (caller holds c->lock, the connection open, no
  * transaction running): 0, or -1 when it was not written (nothing recorded). */
 int rj_index_write_locked(rj_cache *c);
-/* Removes the folder's index and stops using c's: whoever deletes entries calls it under
+/* Removes the folder's index and retires c's: whoever deletes entries calls it under
  * the database's write lock (in the deleting transaction), before the delete. */
 void rj_index_drop(rj_cache *c);
 
