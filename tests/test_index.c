@@ -275,6 +275,130 @@ TEST(code_from_the_index_stays_valid_until_close)
 	rj_cache_close(c);
 }
 
+/* Deletes entry i through a program that does not know the index (the sqlite3 library). */
+static void foreign_delete(int i)
+{
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	rj_key k;
+
+	key_of(&k, i);
+	ASSERT_INT(sqlite3_open(cache_file(RJ_CACHE_FILE), &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_prepare_v2(db, "DELETE FROM entries WHERE key = ?1", -1, &st, NULL),
+		   SQLITE_OK);
+	sqlite3_bind_blob(st, 1, k.b, 16, SQLITE_STATIC);
+	ASSERT_INT(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* Rows deleted by a program that does not know the index (an older rocjit, the sqlite3
+ * shell): the database counts deletions itself, and a process that opens it drops an index
+ * written before them. */
+TEST(index_written_before_a_foreign_deletion_is_dropped_when_the_database_opens)
+{
+	rj_cache *c;
+
+	store(0, 4, 1);
+	ASSERT(have_index());
+	foreign_delete(2);
+	ASSERT(have_index()); /* the foreign program left it */
+
+	/* A read-only process stops using it and leaves the folder as it is. */
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 1), 0);
+	ASSERT(c->deferred);
+	ASSERT_INT(get(c, 100, 1), 0); /* a miss opens the database */
+	ASSERT(!c->index);
+	ASSERT_INT(get(c, 2, 1), 0);
+	ASSERT_INT(get(c, 1, 1), 1);
+	rj_cache_close(c);
+	ASSERT(have_index());
+
+	/* A writer removes it, and writes a sound one at close. */
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 100, 1), 0);
+	ASSERT(!c->index);
+	ASSERT_INT(get(c, 2, 1), 0);
+	ASSERT_INT(get(c, 3, 1), 1);
+	rj_cache_close(c);
+	ASSERT(have_index());
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 3, 1), 2);
+	ASSERT_INT(get(c, 2, 1), 0);
+	ASSERT_INT(get(c, 100, 1), 0);
+	ASSERT(c->index); /* still sound after the database opened */
+	rj_cache_close(c);
+}
+
+/* A process that only hits the index still learns of a foreign deletion: its flusher
+ * opens the database to write the hits' records, within 2 s, and checks the count. */
+TEST(flusher_drops_an_index_older_than_a_foreign_deletion)
+{
+	rj_cache *c;
+
+	store(0, 3, 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 0, 1), 2); /* a pending usage record: the flusher comes */
+	foreign_delete(1);
+	ASSERT_INT(get(c, 1, 1), 2); /* stale, until the database is opened */
+	sleep(3);
+	ASSERT(!c->index);
+	ASSERT_INT(get(c, 1, 1), 0);
+	ASSERT_INT(get(c, 2, 1), 1);
+	rj_cache_close(c);
+}
+
+/* A process whose database was removed and made anew while it ran writes its index from
+ * the database now in the folder, never from the rows of the one it first opened. */
+TEST(index_is_written_from_the_database_now_in_the_folder)
+{
+	static const char *const files[] = { RJ_CACHE_FILE, RJ_CACHE_FILE "-wal",
+					     RJ_CACHE_FILE "-shm" };
+	rj_cache *c;
+
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1);
+	store(0, 3, 1);
+	unsetenv("ROCJIT_CACHE_INDEX_SIZE");
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 0, 1), 1); /* a hit the (absent) index lacks: written at close */
+	for (int i = 0; i < 3; i++)
+		unlink(cache_file(files[i]));
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1);
+	store(0, 2, 2); /* another database: entries 0 and 1, other code */
+	unsetenv("ROCJIT_CACHE_INDEX_SIZE");
+	rj_cache_close(c);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	for (int i = 0; i < 2; i++)
+		ASSERT(get(c, i, 2) > 0);
+	ASSERT_INT(get(c, 2, 1), 0);
+	rj_cache_close(c);
+}
+
+/* A cache folder given relative to the working folder stays that folder when the process
+ * changes its working folder before the connection opens. */
+TEST(relative_cache_folder_survives_a_change_of_working_folder)
+{
+	char other[4400], rel[64];
+	rj_cache *c;
+
+	store(0, 2, 1);
+	ASSERT_INT(chdir(rj_test_dir), 0);
+	snprintf(rel, sizeof rel, "%s", rj_test_cache_dir + strlen(rj_test_dir) + 1);
+	ASSERT_INT(rj_cache_open(&c, rel, 0), 0);
+	ASSERT(c->deferred);
+	snprintf(other, sizeof other, "%s/elsewhere", rj_test_dir);
+	ASSERT_INT(mkdir(other, 0700), 0);
+	ASSERT_INT(chdir(other), 0);
+	ASSERT_INT(get(c, 5, 1), 0); /* a miss: the connection opens now */
+	ASSERT_INT(get(c, 1, 1), 2);
+	rj_cache_close(c);
+	{
+		char stray[4500];
+		snprintf(stray, sizeof stray, "%s/%s", other, rel);
+		ASSERT(access(stray, F_OK) != 0); /* nothing made in the new working folder */
+	}
+}
+
 /* The size limit's eviction removes the index, and what is written next lacks the evicted. */
 TEST(eviction_removes_evicted_entries_from_the_index)
 {

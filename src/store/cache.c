@@ -55,8 +55,14 @@ static void note_hit(rj_cache *c, const rj_key *key)
 		rj_cache_arm_flusher(0);
 	else if (c->nhits == FLUSH_HITS)
 		rj_cache_arm_flusher(1);
-	else if (c->nhits >= FLUSH_HITS_MAX)
-		rj_cache_flush_locked(c);
+	else if (c->nhits >= FLUSH_HITS_MAX) {
+		/* Hits from the index come without a connection: open it first.  When that
+		   fails, the records go: their memory stays bounded. */
+		if (rj_cache_reopen_locked(c) == 0)
+			rj_cache_flush_locked(c);
+		if (c->nhits >= FLUSH_HITS_MAX)
+			c->nhits = 0;
+	}
 }
 
 /* Removes a row whose code failed its checksum, and the index with it (one write

@@ -115,6 +115,13 @@ static int open_cache_path(rj_cache *c, const char *dir, int *is_dir)
  * Checked through dirfd without following links.  A missing database is created here,
  * O_EXCL and O_NOFOLLOW, 0600 (0660 for a new cache in shared mode), so SQLite never
  * creates it through a link and its mode is never changed afterwards.
+ *
+ * An existing file is checked by fstatat, never opened: closing any descriptor of a file
+ * drops every POSIX lock the process holds on it, and another connection of this process
+ * (a second context on the cache, the index writer's) may hold SQLite's locks on these very
+ * files - losing its lock on the -shm lets another process reset the WAL index under it.
+ * The folder is trusted (checked before), so the name checked is the file SQLite opens,
+ * O_NOFOLLOW.
  */
 static int check_files(rj_cache *c, int dirfd)
 {
@@ -126,25 +133,32 @@ static int check_files(rj_cache *c, int dirfd)
 	for (int i = 0; i < 3; i++) {
 		struct stat st;
 		char shown[4200];
-		int fd = -1, rc;
+		int fd, rc;
 
 		snprintf(shown, sizeof shown, "%s/%s", c->dir, names[i]);
 		if (i == 0 && !c->readonly) {
 			fd = rj_fs_open_regular(dirfd, names[i],
 						O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode, &st);
-			if (fd >= 0)
+			if (fd >= 0) {
 				fchmod(fd, mode); /* created here: past the umask */
+				rc = rj_trust_check(fd, shown, "cache", tflags);
+				close(fd); /* new: no connection holds a lock on it */
+				RJ_FORWARD(rc);
+				continue;
+			}
+			RJ_CHECK(errno != EEXIST, ROCJIT_EIO, "cache %s: %s: it is not used; remove "
+				 "it, or choose another cache folder with ROCJIT_CACHE_DIR", shown,
+				 rj_fs_why(errno, &st));
 		}
-		if (fd < 0 && (i != 0 || c->readonly || errno == EEXIST))
-			fd = rj_fs_open_regular(dirfd, names[i], O_RDONLY | O_NOFOLLOW, 0, &st);
-		if (fd < 0 && errno == ENOENT)
+		if (fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			RJ_CHECK(errno != ENOENT, ROCJIT_EIO, "cache %s: cannot check it: %s", shown,
+				 strerror(errno));
 			continue;
-		RJ_CHECK(fd < 0, ROCJIT_EIO, "cache %s: %s: it is not used; remove it, or "
-			 "choose another cache folder with ROCJIT_CACHE_DIR", shown,
-			 rj_fs_why(errno, &st));
-		rc = rj_trust_check(fd, shown, "cache", tflags);
-		close(fd);
-		RJ_FORWARD(rc);
+		}
+		RJ_CHECK(!S_ISREG(st.st_mode), ROCJIT_EIO, "cache %s: %s: it is not used; remove "
+			 "it, or choose another cache folder with ROCJIT_CACHE_DIR", shown,
+			 rj_fs_why(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, &st));
+		RJ_FORWARD(rj_trust_check_stat(&st, shown, "cache", tflags));
 	}
 	return 0;
 }
@@ -200,6 +214,7 @@ static int open_folder(rj_cache *c, int fd, const char *dir)
 		return rj_cache_damaged(c);
 	if (!c->readonly && rj_cache_retry_busy(c, rj_cache_set_wal) != 0)
 		return rj_cache_damaged(c);
+	rj_index_note_database(c); /* the file just read: what an index written from it names */
 	return 0;
 }
 
@@ -392,13 +407,22 @@ int rj_cache_reopen_locked(rj_cache *c)
 		return 0;
 	RJ_CHECK(!c->closed_for_fork && !c->deferred, ROCJIT_EIO, "cache %s is not open",
 		 c->path);
+	/* A deferred connection that could not be opened is not tried again at every use. */
+	RJ_CHECK(c->open_failed, ROCJIT_EIO, "%s", c->open_error);
 	rc = rj_cache_open_unregistered(&fresh, c->opened_as, c->readonly, 0);
-	if (rc != 0 && c->deferred)
-		return rc; /* the first open of this connection: its message says why */
+	if (rc != 0 && c->deferred) {
+		/* The first open of this connection: its message says why; kept for the next. */
+		snprintf(c->open_error, sizeof c->open_error, "%s", rocjit_last_error());
+		c->open_failed = 1;
+		rj_log(RJ_LOG_WARN, "%s; hits the cache's index serves go on", c->open_error);
+		return rc;
+	}
 	if (rc != 0)
 		RJ_FAIL(rc, "cache %s could not be opened again after fork(): %s", c->path,
 			rocjit_last_error());
 	c->db = fresh->db;
+	c->db_id = fresh->db_id;
+	c->db_id_known = fresh->db_id_known;
 	c->get = fresh->get;
 	c->put = fresh->put;
 	c->totals = fresh->totals;
@@ -416,9 +440,11 @@ int rj_cache_reopen_locked(rj_cache *c)
 	rj_cache_close_db(fresh);
 	rj_cache_free(fresh);
 	c->closed_for_fork = c->deferred = 0;
-	/* Opening may have moved a damaged database aside: an index of that file goes. */
+	/* Opening may have moved a damaged database aside: an index of that file goes; and
+	   one written before entries were deleted (by a program that left it) goes too. */
 	if (c->index && !rj_index_matches(c->index, c->dirfd))
 		rj_index_retire(c);
+	rj_index_check_deletions(c);
 	return 0;
 }
 

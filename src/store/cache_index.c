@@ -43,8 +43,11 @@
 #include "store/trust.h"
 
 #define INDEX_MAGIC "rjindex"       /* 8 bytes with its NUL */
-#define INDEX_VERSION 1
+#define INDEX_VERSION 2
 #define INDEX_DEFAULT_MAX (64ull << 20)
+/* Entries at most: the slots (twice as many, a power of two) stay within what a reader
+ * accepts (2^28). */
+#define INDEX_MAX_ENTRIES (1u << 26)
 /* A process whose hits the index lacked writes it again at most this often while the
  * index is full (every entry cannot fit): processes with different working sets larger
  * than the index would otherwise rewrite it at each exit. */
@@ -66,6 +69,7 @@ struct index_header {
 	uint64_t memos_off;     /* nmemos of: u32 platform bytes, u32 memo bytes (each with
 	                           its NUL), the platform, the memo */
 	uint64_t memos_size;
+	uint64_t deletions;     /* the database's deletion count when it was written */
 	uint64_t checksum;      /* of the header before this field, the slots and the memos */
 };
 
@@ -86,6 +90,19 @@ struct index_entry {
 	uint64_t meta_sum;      /* of the fields before it and the kernels column */
 };
 
+/*
+ * Rows ever deleted from entries, counted by the database itself: a trigger, so that any
+ * program that deletes rows counts them, a rocjit that predates the index included (it
+ * does not remove the index).  Made by the first index writer of a cache.  A process that
+ * opens the database compares the count with its index's and drops a stale index
+ * (rj_index_check_deletions).
+ */
+#define DELETIONS_SQL                                                                  \
+	"CREATE TABLE IF NOT EXISTS deletions (n INTEGER NOT NULL); "                  \
+	"INSERT INTO deletions SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM deletions); "  \
+	"CREATE TRIGGER IF NOT EXISTS entries_deleted AFTER DELETE ON entries "        \
+	"BEGIN UPDATE deletions SET n = n + 1; END"
+
 struct rj_index {
 	struct rj_index *next;  /* the cache's retired indexes (rj_index_retire) */
 	int lent;               /* a hit pointed into it: unmapped only at close */
@@ -101,14 +118,7 @@ static uint64_t align8(uint64_t n)
 	return (n + 7) & ~(uint64_t)7;
 }
 
-/* The database file's identity: device and inode, and its birth time where the file
- * system keeps one (an inode number is reused at once after a file is removed). */
-struct db_id {
-	uint64_t dev, ino;
-	int64_t born_ns;
-};
-
-static int db_identity(int dirfd, struct db_id *id)
+int rj_db_identity(int dirfd, struct rj_db_id *id)
 {
 	struct statx sx;
 
@@ -121,6 +131,11 @@ static int db_identity(int dirfd, struct db_id *id)
 			      ? (int64_t)sx.stx_btime.tv_sec * 1000000000 + sx.stx_btime.tv_nsec
 			      : 0;
 	return 0;
+}
+
+void rj_index_note_database(rj_cache *c)
+{
+	c->db_id_known = c->dirfd >= 0 && rj_db_identity(c->dirfd, &c->db_id) == 0;
 }
 
 uint64_t rj_index_max_bytes(void)
@@ -145,7 +160,7 @@ static uint64_t entry_sum(const struct index_entry *e, const char *kernels)
 }
 
 /* Whether the mapped file's header and tables hold together (not yet the entries). */
-static int header_ok(const struct rj_index *ix, const struct db_id *db)
+static int header_ok(const struct rj_index *ix, const struct rj_db_id *db)
 {
 	const struct index_header *h = ix->h;
 	uint64_t slots_end;
@@ -167,9 +182,9 @@ static int header_ok(const struct rj_index *ix, const struct db_id *db)
 
 int rj_index_matches(const struct rj_index *ix, int dirfd)
 {
-	struct db_id db;
+	struct rj_db_id db;
 
-	return db_identity(dirfd, &db) == 0 && ix->h->db_dev == db.dev &&
+	return rj_db_identity(dirfd, &db) == 0 && ix->h->db_dev == db.dev &&
 	       ix->h->db_ino == db.ino && ix->h->db_born_ns == db.born_ns;
 }
 
@@ -177,7 +192,7 @@ int rj_index_map(rj_cache *c)
 {
 	struct rj_index *ix;
 	struct stat st;
-	struct db_id db;
+	struct rj_db_id db;
 	char shown[4200];
 	void *base;
 	int fd;
@@ -193,7 +208,7 @@ int rj_index_map(rj_cache *c)
 		close(fd);
 		return -1;
 	}
-	if (st.st_size < (off_t)sizeof(struct index_header) || db_identity(c->dirfd, &db) != 0) {
+	if (st.st_size < (off_t)sizeof(struct index_header) || rj_db_identity(c->dirfd, &db) != 0) {
 		close(fd);
 		return -1;
 	}
@@ -209,7 +224,6 @@ int rj_index_map(rj_cache *c)
 	ix->base = base;
 	ix->size = (size_t)st.st_size;
 	ix->h = base;
-	ix->slots = (const struct index_slot *)(ix->base + ix->h->slots_off);
 	if (!header_ok(ix, &db)) {
 		rj_log(RJ_LOG_INFO, "cache index %s is stale or damaged: not used (it is written "
 		       "again)", shown);
@@ -217,6 +231,7 @@ int rj_index_map(rj_cache *c)
 		c->index_dirty = 1;
 		return -1;
 	}
+	ix->slots = (const struct index_slot *)(ix->base + ix->h->slots_off);
 	c->index = ix;
 	return 0;
 }
@@ -334,6 +349,35 @@ void rj_index_unmap_all(rj_cache *c)
 	}
 }
 
+/* The database's deletion count: 0, or -1 when there is none (no index writer made it). */
+static int read_deletions(rj_cache *c, uint64_t *n)
+{
+	sqlite3_stmt *st;
+	int ok;
+
+	if (sqlite3_prepare_v2(c->db, "SELECT n FROM deletions", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	ok = sqlite3_step(st) == SQLITE_ROW;
+	*n = ok ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return ok ? 0 : -1;
+}
+
+void rj_index_check_deletions(rj_cache *c)
+{
+	uint64_t n;
+
+	if (!c->index || (read_deletions(c, &n) == 0 && n == c->index->h->deletions))
+		return;
+	rj_log(RJ_LOG_INFO, "cache index %s/%s: entries were deleted since it was written; "
+	       "not used (it is written anew)", c->dir, RJ_INDEX_FILE);
+	if (c->readonly)
+		rj_index_retire(c); /* a read-only cache changes nothing in the folder */
+	else
+		rj_index_drop(c);
+	c->index_dirty = 1;
+}
+
 void rj_index_drop(rj_cache *c)
 {
 	if (c->dirfd >= 0)
@@ -393,9 +437,9 @@ static int choose(struct writer *w, uint64_t max, uint64_t *end)
 
 		if (sqlite3_column_bytes(st, 0) != 16 || size == 0 || klen > UINT32_MAX)
 			continue;
-		if (total + need > max) {
-			w->h.complete = 0;
-			break;
+		if (total + need > max || w->n >= INDEX_MAX_ENTRIES) {
+			w->h.complete = 0; /* smaller entries after it may still fit */
+			continue;
 		}
 		if (add_chosen(w, sqlite3_column_blob(st, 0), off) != 0) {
 			rc = SQLITE_NOMEM;
@@ -514,7 +558,7 @@ static int copy_entries(struct writer *w)
 	return 0;
 }
 
-static int write_file(struct writer *w, const struct db_id *db, uint64_t max)
+static int write_file(struct writer *w, const struct rj_db_id *db, uint64_t max)
 {
 	uint64_t end;
 	uint32_t nslots = 16;
@@ -562,7 +606,7 @@ int rj_index_write_locked(rj_cache *c)
 {
 	struct writer w;
 	struct stat st;
-	struct db_id db;
+	struct rj_db_id db;
 	char tmp[64];
 	int fd, rc = -1;
 	mode_t mode = rj_cache_trust_flags() & RJ_TRUST_SHARED ? 0660 : 0600;
@@ -575,12 +619,26 @@ int rj_index_write_locked(rj_cache *c)
 		return -1;
 	memset(&w, 0, sizeof w);
 	w.c = c;
+	if (rj_cache_exec(c, DELETIONS_SQL) != 0 || read_deletions(c, &w.h.deletions) != 0) {
+		rj_cache_exec(c, "ROLLBACK");
+		return -1;
+	}
 	snprintf(tmp, sizeof tmp, "%s.tmp-%d", RJ_INDEX_FILE, (int)getpid());
 	unlinkat(c->dirfd, tmp, 0); /* a crashed writer's, with this pid */
-	if (db_identity(c->dirfd, &db) == 0 &&
+	/* Labelled with the file the rows come from: the one the connection opened, which
+	   must still be the one named in the folder (not one removed or replaced since). */
+	if (rj_db_identity(c->dirfd, &db) == 0 && c->db_id_known && db.dev == c->db_id.dev &&
+	    db.ino == c->db_id.ino && db.born_ns == c->db_id.born_ns &&
 	    (fd = rj_fs_open_regular(c->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
 				     mode, &st)) >= 0) {
+		struct stat dbst;
 		fchmod(fd, mode); /* past the umask, as the database */
+		/* A shared cache: the database's group, whoever writes (members whose own
+		   group differs still pass each other's index under the trust rule). */
+		if ((rj_cache_trust_flags() & RJ_TRUST_SHARED) &&
+		    fstatat(c->dirfd, RJ_CACHE_FILE, &dbst, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    dbst.st_gid != st.st_gid)
+			(void)!fchown(fd, (uid_t)-1, dbst.st_gid);
 		if ((w.f = fdopen(fd, "wb")) == NULL)
 			close(fd);
 		else {

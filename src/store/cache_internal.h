@@ -40,6 +40,13 @@
 	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
 	"checksum, created, last_used, hits, compile_ms, pkey, code"
 
+/* A database file's identity: device and inode, and its birth time where the file system
+ * keeps one (an inode number is reused at once after a file is removed). */
+struct rj_db_id {
+	uint64_t dev, ino;
+	int64_t born_ns;
+};
+
 struct rj_cache {
 	sqlite3 *db;
 	pthread_mutex_t lock;
@@ -69,6 +76,10 @@ struct rj_cache {
 	int may_defer;                 /* open: the connection may wait for its first use */
 	int index_dirty;               /* a hit or a store the index lacks: write it again */
 	time_t index_written;          /* when this process last wrote it (cache_process.c) */
+	struct rj_db_id db_id;         /* the database file as the connection opened it */
+	int db_id_known;
+	int open_failed;               /* a deferred connection could not be opened: why */
+	char open_error[512];
 	struct rj_cache *next_open;
 };
 
@@ -157,6 +168,10 @@ struct rj_index_hit {
 	const char *kernels;
 };
 
+/* The identity of the database file now named in folder dirfd: 0, or -1. */
+int rj_db_identity(int dirfd, struct rj_db_id *id);
+/* Records the identity of the database file c's connection just opened (cache_db.c). */
+void rj_index_note_database(rj_cache *c);
 /* $ROCJIT_CACHE_INDEX_SIZE: the index's size at most (0: no index is read or written). */
 uint64_t rj_index_max_bytes(void);
 /* Maps the index of c's folder into c->index when it is there, trusted, sound and written
@@ -179,8 +194,12 @@ const char *rj_index_memo(const struct rj_index *ix, const char *platform);
 /* Whether c should write the index now (caller holds c->lock, the connection open). */
 int rj_index_wanted(const rj_cache *c);
 /* Writes the index from the database (caller holds c->lock, the connection open, no
- * transaction running): 0, or -1 when it was not written (nothing recorded). */
+ * transaction running): 0, or -1 when it was not written (nothing recorded), among others
+ * when the database now in the folder is not the file the connection opened. */
 int rj_index_write_locked(rj_cache *c);
+/* After the connection opened (caller holds c->lock): drops c's index, and the folder's,
+ * when entries were deleted since it was written, by any program. */
+void rj_index_check_deletions(rj_cache *c);
 /* Removes the folder's index and retires c's: whoever deletes entries calls it under
  * the database's write lock (in the deleting transaction), before the delete. */
 void rj_index_drop(rj_cache *c);

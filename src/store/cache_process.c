@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store/cache_internal.h"
 #include "base/error.h"
@@ -53,32 +54,65 @@ static int flusher;                    /* under flush_mu: 0 none, 1 running, -1 
 #define INDEX_EVERY_S 30
 
 /*
- * Writes c's pending hits now, then the read index when it lacks entries this process
- * used (caller holds c->lock; rate: the flusher passes 1, close and exit 0).  Best-effort.
+ * Writes c's pending hits now (caller holds c->lock; rate: the flusher passes 1, close and
+ * exit 0), and checks the mapped index against the database's deletions.  Returns 1 when
+ * the read index lacks entries this process used and is due to be written again: the
+ * caller then calls write_index without c->lock.  Best-effort.
  */
-static void flush_now_locked(rj_cache *c, int rate)
+static int flush_now_locked(rj_cache *c, int rate)
 {
 	if (c->nhits && !c->readonly && rj_cache_reopen_locked(c) == 0)
 		rj_cache_flush_locked(c);
+	if (c->db)
+		rj_index_check_deletions(c); /* rows another program deleted meanwhile */
 	if (!rj_index_wanted(c) ||
 	    (rate && c->index_written && time(NULL) - c->index_written < INDEX_EVERY_S))
-		return;
-	rj_index_write_locked(c);
+		return 0;
+	c->index_dirty = 0; /* what is used from now on marks it again */
 	c->index_written = time(NULL);
+	return 1;
 }
 
-/* Every open cache's pending hits.  exiting: take no lock that is held (at exit, other
- * threads may be anywhere), skip instead. */
+/*
+ * Writes c's folder's index through a connection of its own, so that c's lock is not held
+ * while the rows are copied: the process's lookups (index hits above all) go on meanwhile.
+ * c stays open (the caller holds caches_mu, or c is no longer listed).
+ */
+static void write_index(rj_cache *c)
+{
+	rj_cache *w;
+	int rc = -1;
+
+	if (rj_cache_open_unregistered(&w, c->opened_as, 0, 0) == 0) {
+		pthread_mutex_lock(&w->lock);
+		rc = rj_index_write_locked(w);
+		pthread_mutex_unlock(&w->lock);
+		rj_cache_close_db(w);
+		rj_cache_free(w);
+	}
+	rj_error_clear();
+	if (rc != 0) {
+		pthread_mutex_lock(&c->lock);
+		c->index_dirty = 1; /* tried again at the next round (at most every 30 s) */
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+/* Every open cache's pending hits, and the indexes due.  exiting: take no lock that is
+ * held (at exit, other threads may be anywhere), skip instead. */
 static void flush_all(int exiting, int rate)
 {
 	if (exiting ? pthread_mutex_trylock(&caches_mu) != 0 : pthread_mutex_lock(&caches_mu) != 0)
 		return;
 	for (rj_cache *c = caches; c; c = c->next_open) {
+		int index_due;
 		if (exiting ? pthread_mutex_trylock(&c->lock) != 0
 			    : pthread_mutex_lock(&c->lock) != 0)
 			continue;
-		flush_now_locked(c, rate);
+		index_due = flush_now_locked(c, rate);
 		pthread_mutex_unlock(&c->lock);
+		if (index_due)
+			write_index(c);
 	}
 	pthread_mutex_unlock(&caches_mu);
 }
@@ -197,12 +231,25 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 {
 	rj_cache *c;
 
+	char abs[sizeof c->opened_as];
+
 	pthread_once(&process_once, process_init);
-	RJ_CHECK(strlen(dir) >= sizeof c->opened_as, ROCJIT_EINVAL,
-		 "cache folder path is too long");
-	RJ_FORWARD(rj_cache_open_unregistered(out, dir, readonly, 1));
+	/* Absolute: the connection may be opened later (deferred, or again after fork()),
+	   when the process may have changed its working folder. */
+	if (dir[0] != '/') {
+		char cwd[sizeof abs];
+		RJ_CHECK(!getcwd(cwd, sizeof cwd), ROCJIT_EIO, "cache folder %s: the working "
+			 "folder cannot be read (%s): give the cache folder as an absolute path",
+			 dir, strerror(errno));
+		RJ_CHECK((size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, dir) >= sizeof abs,
+			 ROCJIT_EINVAL, "cache folder path is too long");
+	} else {
+		RJ_CHECK((size_t)snprintf(abs, sizeof abs, "%s", dir) >= sizeof abs, ROCJIT_EINVAL,
+			 "cache folder path is too long");
+	}
+	RJ_FORWARD(rj_cache_open_unregistered(out, abs, readonly, 1));
 	c = *out;
-	snprintf(c->opened_as, sizeof c->opened_as, "%s", dir);
+	snprintf(c->opened_as, sizeof c->opened_as, "%s", abs);
 	pthread_mutex_lock(&caches_mu);
 	c->next_open = caches;
 	caches = c;
@@ -225,12 +272,15 @@ void rj_cache_close(rj_cache *c)
 		pthread_mutex_unlock(&caches_mu);
 	}
 	if (c->db || c->closed_for_fork || c->deferred) {
+		int index_due;
 		pthread_mutex_lock(&c->lock);
 		if ((c->nhits || c->misses || c->compiles) && !c->readonly &&
 		    rj_cache_reopen_locked(c) == 0)
 			rj_cache_flush_locked(c);
-		flush_now_locked(c, 0); /* and the index, when it lacks what was used */
+		index_due = flush_now_locked(c, 0); /* the index, when it lacks what was used */
 		pthread_mutex_unlock(&c->lock);
+		if (index_due)
+			write_index(c);
 		rj_cache_close_db(c);
 	}
 	rj_cache_free(c);

@@ -53,12 +53,19 @@ static int in_group(gid_t gid)
 int rj_trust_check(int fd, const char *path, const char *what, int flags)
 {
 	struct stat st;
+
+	RJ_CHECK(fstat(fd, &st) != 0, ROCJIT_EIO, "%s %s: cannot check it: %s", what, path,
+		 strerror(errno));
+	return rj_trust_check_stat(&st, path, what, flags);
+}
+
+int rj_trust_check_stat(const struct stat *stp, const char *path, const char *what, int flags)
+{
+	struct stat st = *stp;
 	uid_t me = geteuid();
 	int cache = flags & RJ_TRUST_CACHE, shared = cache && (flags & RJ_TRUST_SHARED);
 	int group_ok;
 
-	RJ_CHECK(fstat(fd, &st) != 0, ROCJIT_EIO, "%s %s: cannot check it: %s", what, path,
-		 strerror(errno));
 	group_ok = shared && in_group(st.st_gid);
 	RJ_CHECK(st.st_uid != me && st.st_uid != 0 && !group_ok, ROCJIT_EIO,
 		 "%s %s is owned by user %u, not by you (%u) or root: it is not used, since "

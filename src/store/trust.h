@@ -15,6 +15,10 @@
 #define RJ_TRUST_CACHE 1
 #define RJ_TRUST_SHARED 2
 int rj_trust_check(int fd, const char *path, const char *what, int flags);
+/* The same rule on what fstatat said of a file that is not opened here (see check_files
+ * in cache_db.c: closing a descriptor drops the process's locks on the file). */
+struct stat;
+int rj_trust_check_stat(const struct stat *st, const char *path, const char *what, int flags);
 
 /* RJ_TRUST_CACHE, plus RJ_TRUST_SHARED when $ROCJIT_CACHE_SHARED is on. */
 int rj_cache_trust_flags(void);
