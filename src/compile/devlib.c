@@ -19,8 +19,7 @@
 #define AMD_MAX (COUNT(rj_devlib_amd) + COUNT(rj_devlib_cuda) + COUNT(rj_devlib_std))
 #define NVIDIA_MAX (COUNT(rj_devlib_nvidia) + COUNT(rj_devlib_std))
 
-/* Each set is built at its platform's first use: a process that serves one platform
- * hashes only that platform's headers (on the path of its first request). */
+/* Each set is built at its platform's first use. */
 static pthread_once_t amd_once = PTHREAD_ONCE_INIT, nvidia_once = PTHREAD_ONCE_INIT,
 		      empty_once = PTHREAD_ONCE_INIT;
 static const rocjit_source_file *amd_files[AMD_MAX + 1], *nvidia_files[NVIDIA_MAX + 1];
@@ -42,19 +41,25 @@ static void add(struct rj_served *set, const rocjit_source_file **files,
 }
 
 /*
- * The set's digest: XXH3-128 over each file's (digest of its name, digest of its text),
- * in serving order.  Any change to a served name or text changes it, and so every key of
- * the platform: entries compiled against other headers simply miss.
+ * The set's digest: XXH3-128 over its folders' digests, in serving order.  Each folder's
+ * (<table>_digest, made at build time by rocjit_embed.cmake) is a SHA-256 over its files'
+ * names and bytes, so any change to a served name or text changes the set's digest, and so
+ * every key of the platform: entries compiled against other headers simply miss.  A file
+ * that another folder's shadows still counts: changing it changes keys it could not have
+ * changed, which costs a recompile and nothing else.  Hashing the text itself here cost
+ * a process's first request about 50 us (bench/RESULTS.md, issue 14).
  */
-static rj_digest set_digest(const struct rj_served *set)
+static rj_digest set_digest(const char *const *folders, size_t n)
 {
-	rj_digest pairs[2 * (AMD_MAX > NVIDIA_MAX ? AMD_MAX : NVIDIA_MAX) + 1];
+	char all[4 * (64 + 1) + 1];
+	size_t len = 0;
 
-	for (size_t i = 0; i < set->n; i++) {
-		pairs[2 * i] = rj_digest_of(set->files[i]->name, strlen(set->files[i]->name));
-		pairs[2 * i + 1] = rj_digest_of(set->files[i]->text, set->files[i]->length);
+	for (size_t i = 0; i < n && len + 65 < sizeof all; i++) {
+		memcpy(all + len, folders[i], 64);
+		all[len + 64] = '\n';
+		len += 65;
 	}
-	return rj_digest_of(pairs, 2 * set->n * sizeof pairs[0]);
+	return rj_digest_of(all, len);
 }
 
 static void build_amd(void)
@@ -62,19 +67,22 @@ static void build_amd(void)
 	add(&amd_set, amd_files, rj_devlib_amd);
 	add(&amd_set, amd_files, rj_devlib_cuda);
 	add(&amd_set, amd_files, rj_devlib_std);
-	amd_set.digest = set_digest(&amd_set);
+	amd_set.digest = set_digest((const char *const[]){ rj_devlib_amd_digest,
+							   rj_devlib_cuda_digest,
+							   rj_devlib_std_digest }, 3);
 }
 
 static void build_nvidia(void)
 {
 	add(&nvidia_set, nvidia_files, rj_devlib_nvidia);
 	add(&nvidia_set, nvidia_files, rj_devlib_std);
-	nvidia_set.digest = set_digest(&nvidia_set);
+	nvidia_set.digest = set_digest((const char *const[]){ rj_devlib_nvidia_digest,
+							      rj_devlib_std_digest }, 2);
 }
 
 static void build_empty(void)
 {
-	empty_set.digest = set_digest(&empty_set);
+	empty_set.digest = set_digest(NULL, 0);
 }
 
 const struct rj_served *rj_devlib_served(int platform)
