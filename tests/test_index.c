@@ -5,6 +5,7 @@
  * (fork), the store's own calls (no compiler) except where a test says so.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -111,30 +112,224 @@ TEST(new_process_hits_from_the_index_without_opening_the_database)
 	ASSERT_INT(rj_test_in_child(hits_without_database, 5), 0);
 }
 
-/* The hits a process served from the index are recorded: the flusher or the close opens
- * the database for them. */
-TEST(hits_from_the_index_are_recorded_in_the_database)
+/* Entry i's hits and last use as the database holds them, read with the sqlite3 library
+ * (no fold of the board): -1 when there is no such row. */
+static int64_t raw_usage(int i, int64_t *last_used)
+{
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int64_t hits = -1;
+	rj_key k;
+
+	key_of(&k, i);
+	ASSERT_INT(sqlite3_open(cache_file(RJ_CACHE_FILE), &db), SQLITE_OK);
+	ASSERT_INT(sqlite3_prepare_v2(db, "SELECT hits, last_used FROM entries WHERE key = ?1", -1,
+				      &st, NULL),
+		   SQLITE_OK);
+	sqlite3_bind_blob(st, 1, k.b, 16, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		hits = sqlite3_column_int64(st, 0);
+		if (last_used)
+			*last_used = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return hits;
+}
+
+struct usage_seen {
+	rj_key key;
+	uint64_t hits;
+	int64_t last_used;
+};
+
+static int usage_of_entry(const rocjit_entry *e, void *user)
+{
+	struct usage_seen *u = user;
+	char hex[33];
+
+	rj_key_hex(&u->key, hex);
+	if (!strcmp(e->key, hex)) {
+		u->hits = e->hits;
+		u->last_used = e->last_used;
+	}
+	return 0;
+}
+
+/* Entry i's hits and last use as rocjit's walk reports them (the board folded in). */
+static uint64_t usage(int i, int64_t *last_used)
+{
+	struct usage_seen u = { { { 0 } }, 0, 0 };
+	rj_cache *c;
+
+	key_of(&u.key, i);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(rj_cache_foreach(c, usage_of_entry, &u), 0);
+	rj_cache_close(c);
+	if (last_used)
+		*last_used = u.last_used;
+	return u.hits;
+}
+
+static uint64_t get_count_and_close(int i);
+
+/* The hits a process served from the index are recorded on the index's board, in place:
+ * the process opens no connection for them, not even at close, and whoever reads usage
+ * (rocjit list, stats) writes the board into the database first. */
+TEST(hits_from_the_index_are_recorded_on_its_board)
 {
 	rj_cache *c;
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	rj_key k;
+	int64_t last = 0, before = (int64_t)time(NULL);
 
 	store(0, 3, 1);
 	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
 	ASSERT(c->deferred);
 	ASSERT_INT(get(c, 1, 1), 2);
 	ASSERT_INT(get(c, 1, 1), 2);
+	ASSERT(!c->db);
 	rj_cache_close(c);
-	ASSERT_INT(sqlite3_open(cache_file(RJ_CACHE_FILE), &db), SQLITE_OK);
-	ASSERT_INT(sqlite3_prepare_v2(db, "SELECT hits FROM entries WHERE key = ?1", -1, &st, NULL),
-		   SQLITE_OK);
-	key_of(&k, 1);
-	sqlite3_bind_blob(st, 1, k.b, 16, SQLITE_STATIC);
-	ASSERT_INT(sqlite3_step(st), SQLITE_ROW);
-	ASSERT_INT(sqlite3_column_int(st, 0), 2);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
+	ASSERT_INT(raw_usage(1, NULL), 0); /* the close opened no connection */
+	ASSERT_INT(usage(1, &last), 2);    /* readers add the board */
+	ASSERT(last >= before && last <= (int64_t)time(NULL));
+	ASSERT_INT(usage(0, NULL), 0);
+	ASSERT_INT(raw_usage(1, NULL), 0); /* reading changed nothing */
+
+	/* The next index writer folds the board into the database, once. */
+	setenv("ROCJIT_CACHE_INDEX_SIZE", "0", 1);
+	store(3, 4, 1); /* an entry the index lacks */
+	unsetenv("ROCJIT_CACHE_INDEX_SIZE");
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 3, 1), 1);
+	rj_cache_close(c); /* writes the index: folds the old one's board */
+	ASSERT_INT(raw_usage(1, NULL), 2);
+	ASSERT_INT(usage(1, NULL), 2);
+	ASSERT_INT(get_count_and_close(3), 2); /* its own hit, now from the new index */
+	ASSERT_INT(usage(1, NULL), 2);
+}
+
+/* Opens the cache, hits entry i from the index, closes; then entry i's usage. */
+static uint64_t get_count_and_close(int i)
+{
+	rj_cache *c;
+
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, i, 1), 2);
+	rj_cache_close(c);
+	return usage(i, NULL);
+}
+
+static int hit_then_die(int n)
+{
+	rj_cache *c;
+
+	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+	for (int i = 0; i < n; i++)
+		RJ_CHILD_CHECK(get(c, 2, 1) == 2);
+	raise(SIGKILL);
+	return 1;
+}
+
+/* The board is the page cache: a hit is recorded the moment it is served, so a process
+ * killed right after (a scheduler's SIGKILL, OOM) loses none. */
+TEST(hits_survive_the_process_being_killed)
+{
+	rocjit_counters n;
+	rj_cache *c;
+
+	store(0, 3, 1);
+	ASSERT_INT(rj_test_in_child(hit_then_die, 3), 128 + SIGKILL);
+	ASSERT_INT(rj_test_in_child(hit_then_die, 1), 128 + SIGKILL);
+	ASSERT_INT(usage(2, NULL), 4);
+	memset(&n, 0, sizeof n);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(rj_cache_counters(c, &n), 0);
+	ASSERT_INT(n.disk_hits, 4);
+	ASSERT(n.saved_ms > 4 * 2.5 - 0.01 && n.saved_ms < 4 * 2.5 + 0.01);
+	rj_cache_close(c);
+}
+
+static int threads_now(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/task", &st) == 0 ? (int)st.st_nlink - 2 : -1;
+}
+
+static int index_only_process(int n)
+{
+	rj_cache *c;
+	int before = threads_now();
+
+	RJ_CHILD_CHECK(before >= 1);
+	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+	for (int i = 0; i < n; i++)
+		RJ_CHILD_CHECK(get(c, i, 1) == 2);
+	RJ_CHILD_CHECK(threads_now() == before); /* no flusher thread was started */
+	RJ_CHILD_CHECK(!c->db);
+	return 0; /* exits with the cache open: the exit handler opens nothing either */
+}
+
+TEST(a_process_served_by_the_index_starts_no_thread_and_opens_no_database)
+{
+	store(0, 3, 1);
+	ASSERT_INT(rj_test_in_child(index_only_process, 3), 0);
+	for (int i = 0; i < 3; i++)
+		ASSERT_INT(raw_usage(i, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		ASSERT_INT(usage(i, NULL), 1);
+}
+
+/* Hits recorded only on the board count for the size limit: eviction folds them in before
+ * it picks the least recently used. */
+TEST(eviction_sees_the_hits_on_the_board)
+{
+	rj_cache *c;
+	char code[3000];
+	rj_key k;
+
+	store(0, 10, 1);
+	sleep(1); /* last_used has seconds: the hits below are a second later */
+	ASSERT_INT(rj_test_in_child(index_only_process, 5), 0); /* entries 0..4 */
+	/* 10 entries of 210 bytes and one of 3000: down to 90% of 4600 takes 5 entries. */
+	setenv("ROCJIT_CACHE_MAXSIZE", "4600", 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	memset(code, 'x', sizeof code);
+	key_of(&k, 500);
+	ASSERT_INT(rj_cache_put(c, &k, &meta, code, sizeof code), 0); /* evicts */
+	unsetenv("ROCJIT_CACHE_MAXSIZE");
+	for (int i = 0; i < 5; i++)
+		ASSERT_INT(get(c, i, 1), 1);      /* used last: kept */
+	for (int i = 5; i < 10; i++)
+		ASSERT_INT(get(c, i, 1), 0);      /* the least recently used: gone */
+	rj_cache_close(c);
+}
+
+/* The board is written by every process that may write the file: values from a damaged
+ * or hostile board are bounded when folded (a last use far in the future would keep an
+ * entry from ever being evicted). */
+TEST(board_values_are_bounded_when_folded)
+{
+	struct stat st;
+	unsigned char *m;
+	int64_t last = 0;
+	int fd;
+
+	store(0, 2, 1);
+	fd = open(cache_file(RJ_INDEX_FILE), O_RDWR);
+	ASSERT(fd >= 0 && fstat(fd, &st) == 0);
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT(m != MAP_FAILED);
+	/* Every usage record (the board is the end of the file, after 64 bytes of its own). */
+	for (size_t off = (size_t)st.st_size - 2 * 16; off < (size_t)st.st_size; off += 16) {
+		uint64_t hits = ~0ull;
+		int64_t when = INT64_MAX;
+		memcpy(m + off, &hits, 8);
+		memcpy(m + off + 8, &when, 8);
+	}
+	munmap(m, (size_t)st.st_size);
+	close(fd);
+	ASSERT(usage(0, &last) <= (1ull << 40));
+	ASSERT(last <= (int64_t)time(NULL) + 60);
 }
 
 /* An index is written when a process used entries it lacks: hits from the database (no
@@ -330,21 +525,64 @@ TEST(index_written_before_a_foreign_deletion_is_dropped_when_the_database_opens)
 	rj_cache_close(c);
 }
 
-/* A process that only hits the index still learns of a foreign deletion: its flusher
- * opens the database to write the hits' records, within 2 s, and checks the count. */
+/* A process that goes on hitting only its index still learns of a foreign deletion: a hit
+ * 2 s or more after the last check has the flusher open the database, in the background,
+ * and check the count. */
 TEST(flusher_drops_an_index_older_than_a_foreign_deletion)
+{
+	rj_cache *c;
+	int waited = 0;
+
+	store(0, 3, 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 0, 1), 2);
+	foreign_delete(1);
+	ASSERT_INT(get(c, 1, 1), 2); /* stale, until the database is checked */
+	sleep(RJ_CHECK_S + 1);
+	ASSERT_INT(get(c, 2, 1), 2); /* a hit past the interval: the check is due */
+	while (waited++ < 50) {
+		int gone;
+		pthread_mutex_lock(&c->lock);
+		gone = c->index == NULL;
+		pthread_mutex_unlock(&c->lock);
+		if (gone)
+			break;
+		usleep(100000);
+	}
+	ASSERT(waited < 50);
+	ASSERT_INT(get(c, 1, 1), 0);
+	ASSERT_INT(get(c, 2, 1), 1);
+	rj_cache_close(c);
+}
+
+static int remove_entry(int i)
+{
+	char hex[33];
+	const char *keys[1] = { hex };
+	size_t removed = 0;
+	rj_cache *c;
+	rj_key k;
+
+	key_of(&k, i);
+	rj_key_hex(&k, hex);
+	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+	RJ_CHILD_CHECK(rj_cache_remove(c, keys, 1, &removed) == 0 && removed == 1);
+	rj_cache_close(c);
+	return 0;
+}
+
+/* Another process's removal retires the index on its board: a process that has it mapped
+ * stops serving from it at its next lookup, not at its next check. */
+TEST(removal_by_another_process_is_seen_at_the_next_lookup)
 {
 	rj_cache *c;
 
 	store(0, 3, 1);
 	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
-	ASSERT_INT(get(c, 0, 1), 2); /* a pending usage record: the flusher comes */
-	foreign_delete(1);
-	ASSERT_INT(get(c, 1, 1), 2); /* stale, until the database is opened */
-	sleep(3);
-	ASSERT(!c->index);
+	ASSERT_INT(get(c, 1, 1), 2);
+	ASSERT_INT(rj_test_in_child(remove_entry, 1), 0);
 	ASSERT_INT(get(c, 1, 1), 0);
-	ASSERT_INT(get(c, 2, 1), 1);
+	ASSERT_INT(get(c, 0, 1) > 0, 1);
 	rj_cache_close(c);
 }
 
@@ -630,7 +868,8 @@ TEST(truncated_or_garbage_index_is_not_used)
 		switch (round) {
 		case 0: n = size / 2; break;                      /* truncated */
 		case 1: n = 50; break;                            /* less than a header */
-		case 2: memset(copy + 200, 0xff, 64); break;      /* the slots */
+		case 2: memset(copy + 128 + 64 + 16 * 5 + 8, 0xff, 64); break; /* the slots,
+		                                                   past header and board */
 		case 3: memset(copy + 48, 0x7f, 8); break;        /* the size field */
 		case 4: memset(copy, 'x', size); break;           /* garbage */
 		case 5: memset(copy + size, 0, 64); n = size + 64; break; /* grown */
@@ -710,6 +949,45 @@ TEST(index_that_is_a_link_or_writable_by_others_is_not_used)
 	rj_cache_close(c);
 }
 
+static int store_one(int i)
+{
+	char code[256];
+	rj_cache *c;
+	rj_key k;
+
+	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+	key_of(&k, i);
+	code_of(code, sizeof code, i, 1);
+	RJ_CHILD_CHECK(rj_cache_put(c, &k, &meta, code, strlen(code)) == 0);
+	rj_cache_close(c); /* writes the index anew: the old one is retired */
+	return 0;
+}
+
+/* Each index another process writes replaces the one this process mapped: it moves to the
+ * new file, keeping the old mapped while code it handed out points into it, but only a
+ * few: past them the database serves, and what it holds stays bounded. */
+TEST(a_process_follows_replaced_indexes_and_keeps_few_mapped)
+{
+	rj_cache *c;
+	int kept;
+
+	store(0, 2, 1);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 0, 1), 2);
+	for (int round = 0; round < 8; round++) {
+		ASSERT_INT(rj_test_in_child(store_one, 100 + round), 0);
+		ASSERT_INT(get(c, 100 + round, 1) > 0, 1); /* stored by the child: found */
+		ASSERT_INT(get(c, 0, 1) > 0, 1);
+		kept = rj_index_kept(c);
+		ASSERT(kept <= 4);
+		if (round < 3)
+			ASSERT(c->index != NULL); /* followed to the new file */
+	}
+	ASSERT(c->index == NULL); /* past the bound: the database serves */
+	ASSERT_INT(get(c, 1, 1), 1);
+	rj_cache_close(c);
+}
+
 /* ---- The compiler memo, fork, a real compile ------------------------------------------------- */
 
 static int memo_without_database(int unused)
@@ -765,7 +1043,9 @@ TEST(cache_opened_on_its_index_works_across_fork)
 	}
 	ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
 	ASSERT_INT(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
-	ASSERT_INT(get(c, 9, 1), 1);
+	/* The child's close wrote an index with entry 9 and retired this one: the parent
+	   moved to the new file. */
+	ASSERT_INT(get(c, 9, 1), 2);
 	ASSERT_INT(get(c, 2, 1), 2);
 	rj_cache_close(c);
 }

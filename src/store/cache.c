@@ -95,6 +95,8 @@ static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, s
 	struct rj_index_hit hit;
 	int found;
 
+	if (c->index)
+		rj_index_stale(c); /* replaced or removed by another process: the current one */
 	if (!c->index || (found = rj_index_find(c->index, key, &hit)) == 0)
 		return 0;
 	if (found < 0) {
@@ -114,8 +116,17 @@ static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, s
 	*code = hit.code;
 	*size = hit.size;
 	*compile_ms = hit.compile_ms;
-	c->saved_ms += hit.compile_ms;
-	note_hit(c, key);
+	if (!rj_index_stamp(c->index, hit.ordinal, hit.compile_ms)) {
+		c->saved_ms += hit.compile_ms;
+		note_hit(c, key);
+	} else if (time(NULL) - c->checked_at >= RJ_CHECK_S && !c->readonly) {
+		/* Recorded on the board: no flusher is needed for it.  A process that goes on
+		   hitting still has its index checked against deletions by programs that do not
+		   know it (rj_index_check_deletions), in the background, every few seconds. */
+		c->checked_at = time(NULL);
+		c->check_due = 1;
+		rj_cache_arm_flusher(0);
+	}
 	return 1;
 }
 

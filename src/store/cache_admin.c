@@ -188,6 +188,7 @@ static int check_row(sqlite3_stmt *st, const rocjit_entry *e, char *msg, size_t 
 static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checked)
 {
 	sqlite3_stmt *st = NULL;
+	struct rj_index *board;
 	int rc = 0, step = SQLITE_DONE;
 
 	batch_clear(b);
@@ -201,12 +202,14 @@ static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checke
 	else
 		sqlite3_bind_zeroblob(st, 1, 0); /* sorts before every key */
 	sqlite3_bind_int(st, 2, WALK_BATCH);
+	board = verify ? NULL : rj_index_peek_open(c); /* usage not yet folded */
 	while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		rocjit_entry e;
 		char msg[1100];
 		int reason = 0;
 
 		row_entry(st, &e, &b->last);
+		rj_index_peek_entry(board, &b->last, &e.hits, &e.last_used);
 		b->started = 1;
 		b->read++;
 		if (verify) {
@@ -229,6 +232,7 @@ static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checke
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
 				  sqlite3_errmsg(c->db));
 	sqlite3_finalize(st);
+	rj_index_unmap(board);
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
@@ -256,6 +260,7 @@ int rj_cache_foreach(rj_cache *c, rocjit_entry_fn fn, void *user)
 int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *user)
 {
 	char upper[33], matches[256] = "";
+	struct rj_index *board;
 	sqlite3_stmt *st;
 	rocjit_entry e, *one = NULL;
 	rj_key k;
@@ -275,8 +280,10 @@ int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *u
 				&st));
 	sqlite3_bind_text(st, 1, upper, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, (int)n);
+	board = rj_index_peek_open(c);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		row_entry(st, &e, &k);
+		rj_index_peek_entry(board, &k, &e.hits, &e.last_used);
 		if (found < 5) {
 			size_t len = strlen(matches);
 			snprintf(matches + len, sizeof matches - len, "%s%.12s", found ? ", " : "",
@@ -296,6 +303,7 @@ int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *u
 		}
 	}
 	sqlite3_finalize(st);
+	rj_index_unmap(board);
 	pthread_mutex_unlock(&c->lock);
 	if (found == 1 && one)
 		rc = fn(one, code, size, user);
@@ -431,6 +439,7 @@ int rj_cache_verify(rj_cache *c, int fix, rj_cache_bad_fn bad, void *user, uint6
 int rj_cache_counters(rj_cache *c, rocjit_counters *out)
 {
 	sqlite3_stmt *st;
+	struct rj_index *board;
 
 	RJ_FORWARD(lock_prepare(c, "SELECT name, value FROM counters", &st));
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -450,6 +459,9 @@ int rj_cache_counters(rj_cache *c, rocjit_counters *out)
 			out->since = (int64_t)v;
 	}
 	sqlite3_finalize(st);
+	board = rj_index_peek_open(c); /* hits on the read index's board, not yet folded */
+	rj_index_peek_counters(board, &out->disk_hits, &out->saved_ms);
+	rj_index_unmap(board);
 	pthread_mutex_unlock(&c->lock);
 	rj_error_clear();
 	return 0;
@@ -465,6 +477,7 @@ int rj_cache_zero(rj_cache *c)
 		 "DELETE FROM counters; INSERT INTO counters (name, value) VALUES ('since', %lld)",
 		 (long long)time(NULL));
 	RJ_FORWARD(rj_cache_lock(c));
+	rj_index_fold(c); /* counts the board holds are zeroed too */
 	if ((rc = rj_cache_exec(c, "BEGIN IMMEDIATE")) == 0) {
 		if ((rc = rj_cache_exec(c, sql)) == 0)
 			rc = rj_cache_exec(c, "COMMIT");

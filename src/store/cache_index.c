@@ -22,8 +22,13 @@
  * code object against its checksum, every entry's other fields against theirs, as a hit
  * from the database is.  An index that fails a check is not used again by this process
  * and is written anew.  The file takes the cache's trust rule (trust.c), like the
- * database.  Mapped read-only; writers never change a file in place, so a mapping stays
- * valid while the process lives.
+ * database.  Nothing but its usage board (below) changes after the rename, and no file is
+ * ever shortened, so a mapping stays valid while the process lives.
+ *
+ * Hits are recorded on the board, in the mapping (struct index_board): a process served by
+ * the index starts no flusher thread and opens no connection, not even at exit, and a
+ * process killed loses none of its hits.  A writer that replaces or removes the index
+ * marks its board retired: every process that has it mapped moves on at its next lookup.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +48,7 @@
 #include "store/trust.h"
 
 #define INDEX_MAGIC "rjindex"       /* 8 bytes with its NUL */
-#define INDEX_VERSION 2
+#define INDEX_VERSION 3
 #define INDEX_DEFAULT_MAX (64ull << 20)
 /* Entries at most: the slots (twice as many, a power of two) stay within what a reader
  * accepts (2^28). */
@@ -52,6 +57,9 @@
  * index is full (every entry cannot fit): processes with different working sets larger
  * than the index would otherwise rewrite it at each exit. */
 #define INDEX_FULL_REWRITE_S 60
+/* Indexes a process keeps mapped after they were replaced, because it handed out code from
+ * them, before it stops mapping the replacements (rj_index_stale). */
+#define INDEX_MAX_RETIRED 4
 
 struct index_header {
 	char magic[8];
@@ -70,6 +78,9 @@ struct index_header {
 	                           its NUL), the platform, the memo */
 	uint64_t memos_size;
 	uint64_t deletions;     /* the database's deletion count when it was written */
+	uint64_t usage_off;     /* the usage board, right after this header (the page a
+	                           reader touches first): struct index_board, then */
+	uint64_t usage_size;    /* nentries struct index_usage; the slots follow */
 	uint64_t checksum;      /* of the header before this field, the slots and the memos */
 };
 
@@ -86,8 +97,30 @@ struct index_entry {
 	uint64_t checksum;      /* the code's, as the database stores it */
 	double compile_ms;
 	uint32_t kernels_len;
-	uint32_t reserved;
+	uint32_t ordinal;       /* its struct index_usage on the board */
 	uint64_t meta_sum;      /* of the fields before it and the kernels column */
+};
+
+/*
+ * The usage board: the one part of the file written after it is made, in place, through
+ * shared writable mappings, by every process that hits it (atomics; no checksum covers
+ * it).  A hit is recorded here, in the page cache, at once: it survives the process
+ * being killed, and a process that only hit the index needs neither the flusher thread
+ * nor a connection at exit.  Whoever writes usage into the database folds the board in
+ * (rj_index_fold, under the write lock): hit counts are taken with an exchange, so a
+ * count is folded once; last uses are a maximum, folded any number of times.
+ */
+struct index_board {
+	uint64_t retired;       /* 1: replaced or removed; stop using this file (and look
+	                           for the current one) */
+	uint64_t disk_hits;     /* hits recorded here, for the counters */
+	uint64_t saved_us;      /* their compile time, microseconds */
+	uint64_t reserved[5];
+};
+
+struct index_usage {
+	uint64_t hits;
+	int64_t last_used;      /* time() of the last hit; 0 none */
 };
 
 /*
@@ -111,6 +144,9 @@ struct rj_index {
 	size_t size;
 	const struct index_header *h;
 	const struct index_slot *slots;
+	struct index_board *board;
+	struct index_usage *usage;
+	int writable;                 /* 0: mapped read-only, hits go through memory */
 };
 
 static uint64_t align8(uint64_t n)
@@ -170,8 +206,13 @@ static int header_ok(const struct rj_index *ix, const struct rj_db_id *db)
 	    h->size != ix->size || h->db_dev != db->dev || h->db_ino != db->ino ||
 	    h->db_born_ns != db->born_ns)
 		return 0;
+	if (h->nentries > INDEX_MAX_ENTRIES || h->usage_off != sizeof *h ||
+	    h->usage_size != sizeof(struct index_board) +
+				     (uint64_t)h->nentries * sizeof(struct index_usage) ||
+	    h->usage_size > ix->size - h->usage_off)
+		return 0;
 	if (h->nslots == 0 || (h->nslots & (h->nslots - 1)) != 0 || h->nslots > (1u << 28) ||
-	    h->slots_off != align8(sizeof *h))
+	    h->slots_off != align8(h->usage_off + h->usage_size))
 		return 0;
 	slots_end = h->slots_off + (uint64_t)h->nslots * sizeof(struct index_slot);
 	if (slots_end > ix->size || h->memos_off < slots_end || h->memos_off > ix->size ||
@@ -188,31 +229,44 @@ int rj_index_matches(const struct rj_index *ix, int dirfd)
 	       ix->h->db_ino == db.ino && ix->h->db_born_ns == db.born_ns;
 }
 
-int rj_index_map(rj_cache *c)
+/*
+ * Maps the folder's index file: 0 with *out when it is trusted, sound and written from
+ * database db; -1 when absent, -2 when untrusted, stale or damaged (why in *why), -3 when
+ * a writer retired it (being replaced or removed: look again).  writable: map it so that
+ * hits can be recorded on its board, when this process may write the file (else
+ * read-only: hits go to the pending usage records).
+ */
+static int map_file(int dirfd, const char *dir, int writable, const struct rj_db_id *db,
+		    struct rj_index **out, const char **why)
 {
 	struct rj_index *ix;
 	struct stat st;
-	struct rj_db_id db;
 	char shown[4200];
 	void *base;
-	int fd;
+	int fd = -1;
 
-	if (c->dirfd < 0 || rj_index_max_bytes() == 0)
-		return -1;
-	fd = rj_fs_open_regular(c->dirfd, RJ_INDEX_FILE, O_RDONLY | O_NOFOLLOW, 0, &st);
+	*why = NULL;
+	if (writable)
+		fd = rj_fs_open_regular(dirfd, RJ_INDEX_FILE, O_RDWR | O_NOFOLLOW, 0, &st);
+	if (fd < 0) {
+		writable = 0;
+		fd = rj_fs_open_regular(dirfd, RJ_INDEX_FILE, O_RDONLY | O_NOFOLLOW, 0, &st);
+	}
 	if (fd < 0)
 		return -1;
-	snprintf(shown, sizeof shown, "%s/%s", c->dir, RJ_INDEX_FILE);
+	snprintf(shown, sizeof shown, "%s/%s", dir, RJ_INDEX_FILE);
 	if (rj_trust_check(fd, shown, "cache index", rj_cache_trust_flags()) != 0) {
-		rj_log(RJ_LOG_INFO, "%s; the database is read instead", rocjit_last_error());
+		*why = rocjit_last_error();
 		close(fd);
-		return -1;
+		return -2;
 	}
-	if (st.st_size < (off_t)sizeof(struct index_header) || rj_db_identity(c->dirfd, &db) != 0) {
+	if (st.st_size < (off_t)sizeof(struct index_header)) {
 		close(fd);
-		return -1;
+		*why = "too short";
+		return -2;
 	}
-	base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	base = mmap(NULL, (size_t)st.st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED,
+		    fd, 0);
 	close(fd);
 	if (base == MAP_FAILED)
 		return -1;
@@ -224,16 +278,84 @@ int rj_index_map(rj_cache *c)
 	ix->base = base;
 	ix->size = (size_t)st.st_size;
 	ix->h = base;
-	if (!header_ok(ix, &db)) {
-		rj_log(RJ_LOG_INFO, "cache index %s is stale or damaged: not used (it is written "
-		       "again)", shown);
+	if (!header_ok(ix, db)) {
 		rj_index_unmap(ix);
-		c->index_dirty = 1;
-		return -1;
+		*why = "stale or damaged";
+		return -2;
 	}
 	ix->slots = (const struct index_slot *)(ix->base + ix->h->slots_off);
-	c->index = ix;
+	ix->board = (struct index_board *)((unsigned char *)ix->map + ix->h->usage_off);
+	ix->usage = (struct index_usage *)(ix->board + 1);
+	if (__atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE)) {
+		rj_index_unmap(ix);
+		return -3;
+	}
+	ix->writable = writable;
+	*out = ix;
 	return 0;
+}
+
+int rj_index_map(rj_cache *c)
+{
+	struct rj_db_id db;
+	const char *why;
+	int rc = -3;
+
+	if (c->dirfd < 0 || rj_index_max_bytes() == 0 || rj_db_identity(c->dirfd, &db) != 0)
+		return -1;
+	/* Retired: a writer is replacing it this moment; the new one is renamed in next. */
+	for (int tries = 0; rc == -3 && tries < 3; tries++)
+		rc = map_file(c->dirfd, c->dir, !c->readonly, &db, &c->index, &why);
+	if (rc == -2) {
+		rj_log(RJ_LOG_INFO, "cache index %s/%s: %s; not used (it is written again), the "
+		       "database is read instead", c->dir, RJ_INDEX_FILE, why);
+		c->index_dirty = 1;
+	}
+	return rc == 0 ? 0 : -1;
+}
+
+int rj_index_stale(rj_cache *c)
+{
+	struct rj_index *ix = c->index;
+
+	if (!ix || !__atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE))
+		return 0;
+	rj_index_retire(c);
+	/* The file that replaced it, if any.  Retired indexes whose code was handed out stay
+	   mapped until close (and their unlinked files on disk): past a few, the database
+	   serves instead, so a process that outlives many rewrites holds a bounded amount. */
+	if (rj_index_kept(c) < INDEX_MAX_RETIRED)
+		rj_index_map(c);
+	return 1;
+}
+
+int rj_index_kept(const rj_cache *c)
+{
+	int n = 0;
+
+	for (const struct rj_index *r = c->retired; r; r = r->next)
+		n++;
+	return n;
+}
+
+int rj_index_stamp(struct rj_index *ix, uint32_t ordinal, double compile_ms)
+{
+	struct index_usage *u;
+	int64_t now = (int64_t)time(NULL), last;
+
+	if (!ix->writable || ordinal >= ix->h->nentries)
+		return 0;
+	u = &ix->usage[ordinal];
+	__atomic_fetch_add(&u->hits, 1, __ATOMIC_RELAXED);
+	last = __atomic_load_n(&u->last_used, __ATOMIC_RELAXED);
+	while (last < now && !__atomic_compare_exchange_n(&u->last_used, &last, now, 1,
+							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	__atomic_fetch_add(&ix->board->disk_hits, 1, __ATOMIC_RELAXED);
+	if (compile_ms > 0)
+		__atomic_fetch_add(&ix->board->saved_us, (uint64_t)(compile_ms * 1000.0),
+				   __ATOMIC_RELAXED);
+	return 1;
 }
 
 void rj_index_unmap(struct rj_index *ix)
@@ -261,6 +383,8 @@ int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_
 			return 0;
 		if (memcmp(s->key, key->b, 16) != 0)
 			continue;
+		/* Entries lie past the slots, so past the board (which other processes
+		   write). */
 		if (off % 8 || off < ix->h->slots_off || off > ix->size - sizeof *e)
 			return -1;
 		e = (const struct index_entry *)(ix->base + off);
@@ -278,6 +402,7 @@ int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_
 		hit->size = (size_t)e->size;
 		hit->compile_ms = e->compile_ms;
 		hit->kernels = kernels;
+		hit->ordinal = e->ordinal;
 		return 1;
 	}
 	return 0;
@@ -378,8 +503,153 @@ void rj_index_check_deletions(rj_cache *c)
 	c->index_dirty = 1;
 }
 
+/*
+ * The folder's index, with its board writable when asked, when it was written from the
+ * database c's connection opened (a board's keys and counts belong to that database):
+ * NULL when there is none, it is retired, or this process may not write it as asked.
+ */
+static struct rj_index *map_current(rj_cache *c, int writable)
+{
+	struct rj_index *ix = NULL;
+	struct rj_db_id db;
+	const char *why;
+
+	if ((writable && c->readonly) || c->dirfd < 0 || !c->db_id_known ||
+	    rj_db_identity(c->dirfd, &db) != 0 || db.dev != c->db_id.dev ||
+	    db.ino != c->db_id.ino || db.born_ns != c->db_id.born_ns ||
+	    map_file(c->dirfd, c->dir, writable, &db, &ix, &why) != 0)
+		return NULL;
+	if (writable && !ix->writable) {
+		rj_index_unmap(ix);
+		return NULL;
+	}
+	return ix;
+}
+
+static struct rj_index *map_board(rj_cache *c)
+{
+	return map_current(c, 1);
+}
+
+struct rj_index *rj_index_peek_open(rj_cache *c)
+{
+	return map_current(c, 0);
+}
+
+void rj_index_peek_entry(const struct rj_index *ix, const rj_key *key, uint64_t *hits,
+			 int64_t *last_used)
+{
+	uint32_t mask, i;
+	uint64_t start;
+
+	if (!ix)
+		return;
+	mask = ix->h->nslots - 1;
+	memcpy(&start, key->b, sizeof start);
+	i = (uint32_t)start & mask;
+	for (uint32_t probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+		const struct index_slot *s = &ix->slots[i];
+		const struct index_entry *e;
+		int64_t last;
+
+		if (s->off == 0)
+			return;
+		if (memcmp(s->key, key->b, 16) != 0)
+			continue;
+		if (s->off % 8 || s->off < ix->h->slots_off || s->off > ix->size - sizeof *e)
+			return;
+		e = (const struct index_entry *)(ix->base + s->off);
+		if (e->ordinal >= ix->h->nentries || memcmp(e->key, key->b, 16) != 0)
+			return;
+		*hits += __atomic_load_n(&ix->usage[e->ordinal].hits, __ATOMIC_RELAXED);
+		last = __atomic_load_n(&ix->usage[e->ordinal].last_used, __ATOMIC_RELAXED);
+		if (last > *last_used && last <= (int64_t)time(NULL) + 60)
+			*last_used = last;
+		return;
+	}
+}
+
+void rj_index_peek_counters(const struct rj_index *ix, uint64_t *disk_hits, double *saved_ms)
+{
+	if (!ix)
+		return;
+	*disk_hits += __atomic_load_n(&ix->board->disk_hits, __ATOMIC_RELAXED);
+	*saved_ms += (double)__atomic_load_n(&ix->board->saved_us, __ATOMIC_RELAXED) / 1000.0;
+}
+
+/*
+ * Writes ix's board into the database: each entry's hits (taken, so that they are folded
+ * once) and last use, and the counters.  In the caller's write transaction, or in one of
+ * its own.  Hits recorded after their count was taken stay for the next fold; a
+ * transaction that fails loses the counts taken (statistics only).  Values are checked:
+ * the board is written by every process that may write the file.
+ */
+static void fold_board(rj_cache *c, struct rj_index *ix)
+{
+	int own = sqlite3_get_autocommit(c->db);
+	int64_t now = (int64_t)time(NULL);
+	uint64_t hits, saved_us;
+	sqlite3_stmt *st = NULL;
+
+	if (own && rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
+		return;
+	if (sqlite3_prepare_v2(c->db, RJ_USAGE_SQL, -1, &st, NULL) == SQLITE_OK) {
+		for (uint32_t i = 0; i < ix->h->nslots; i++) {
+			const struct index_slot *s = &ix->slots[i];
+			const struct index_entry *e;
+			int64_t last;
+
+			if (s->off == 0 || s->off % 8 || s->off < ix->h->slots_off ||
+			    s->off > ix->size - sizeof *e)
+				continue;
+			e = (const struct index_entry *)(ix->base + s->off);
+			if (e->ordinal >= ix->h->nentries || memcmp(e->key, s->key, 16) != 0)
+				continue;
+			hits = __atomic_exchange_n(&ix->usage[e->ordinal].hits, 0, __ATOMIC_RELAXED);
+			last = __atomic_load_n(&ix->usage[e->ordinal].last_used, __ATOMIC_RELAXED);
+			if (!hits && !last)
+				continue;
+			sqlite3_bind_blob(st, 1, e->key, 16, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 2, (int64_t)(hits < (1ull << 40) ? hits : 1ull << 40));
+			sqlite3_bind_int64(st, 3, last <= now + 60 ? last : now);
+			sqlite3_step(st);
+			sqlite3_reset(st);
+		}
+	}
+	sqlite3_finalize(st);
+	hits = __atomic_exchange_n(&ix->board->disk_hits, 0, __ATOMIC_RELAXED);
+	saved_us = __atomic_exchange_n(&ix->board->saved_us, 0, __ATOMIC_RELAXED);
+	rj_cache_add_counters(c, (double)hits, (double)saved_us / 1000.0, 0, 0, 0);
+	if (own && rj_cache_exec(c, "COMMIT") != 0)
+		rj_cache_exec(c, "ROLLBACK");
+}
+
+static void retire_board(struct rj_index *ix)
+{
+	__atomic_store_n(&ix->board->retired, 1, __ATOMIC_RELEASE);
+}
+
+void rj_index_fold(rj_cache *c)
+{
+	struct rj_index *ix;
+
+	if (!c->db || !(ix = map_board(c)))
+		return;
+	fold_board(c, ix);
+	rj_index_unmap(ix);
+}
+
 void rj_index_drop(rj_cache *c)
 {
+	struct rj_index *ix = c->db ? map_board(c) : NULL;
+
+	/* Retired first: every process stops serving from it at its next lookup, then its
+	   usage is kept. */
+	if (ix) {
+		retire_board(ix);
+		fold_board(c, ix);
+		rj_index_unmap(ix);
+	}
 	if (c->dirfd >= 0)
 		unlinkat(c->dirfd, RJ_INDEX_FILE, 0);
 	rj_index_retire(c);
@@ -527,6 +797,7 @@ static int copy_entries(struct writer *w)
 		}
 		memset(&e, 0, sizeof e);
 		memcpy(e.key, w->chosen[i].key.b, 16);
+		e.ordinal = (uint32_t)i;
 		code = sqlite3_column_blob(get, 0);
 		e.size = (uint64_t)sqlite3_column_bytes(get, 0);
 		e.checksum = (uint64_t)sqlite3_column_int64(get, 2);
@@ -578,7 +849,10 @@ static int write_file(struct writer *w, const struct rj_db_id *db, uint64_t max)
 		nslots *= 2;
 	w->h.nslots = nslots;
 	w->h.nentries = (uint32_t)w->n;
-	w->h.slots_off = align8(sizeof w->h);
+	/* The board's place: written as a hole (zeros). */
+	w->h.usage_off = sizeof w->h;
+	w->h.usage_size = sizeof(struct index_board) + (uint64_t)w->n * sizeof(struct index_usage);
+	w->h.slots_off = align8(w->h.usage_off + w->h.usage_size);
 	/* choose() laid the entries out from 0: move them past the slots. */
 	{
 		uint64_t base = w->h.slots_off + (uint64_t)nslots * sizeof(struct index_slot);
@@ -597,7 +871,8 @@ static int write_file(struct writer *w, const struct rj_db_id *db, uint64_t max)
 		return -1;
 	w->h.checksum = header_sum(&w->h, w->slots, w->memos ? (void *)w->memos : (void *)"");
 	if (fseek(w->f, 0, SEEK_SET) != 0 || fwrite(&w->h, sizeof w->h, 1, w->f) != 1 ||
-	    put_at(w->f, w->h.slots_off, w->slots, (size_t)nslots * sizeof *w->slots) != 0)
+	    fseek(w->f, (long)w->h.slots_off, SEEK_SET) != 0 ||
+	    fwrite(w->slots, sizeof *w->slots, nslots, w->f) != nslots)
 		return -1;
 	return fflush(w->f) == 0 && !ferror(w->f) ? 0 : -1;
 }
@@ -605,6 +880,7 @@ static int write_file(struct writer *w, const struct rj_db_id *db, uint64_t max)
 int rj_index_write_locked(rj_cache *c)
 {
 	struct writer w;
+	struct rj_index *old;
 	struct stat st;
 	struct rj_db_id db;
 	char tmp[64];
@@ -623,6 +899,9 @@ int rj_index_write_locked(rj_cache *c)
 		rj_cache_exec(c, "ROLLBACK");
 		return -1;
 	}
+	/* The usage recorded on the index this one replaces counts in choosing. */
+	if ((old = map_board(c)) != NULL)
+		fold_board(c, old);
 	snprintf(tmp, sizeof tmp, "%s.tmp-%d", RJ_INDEX_FILE, (int)getpid());
 	unlinkat(c->dirfd, tmp, 0); /* a crashed writer's, with this pid */
 	/* Labelled with the file the rows come from: the one the connection opened, which
@@ -651,6 +930,13 @@ int rj_index_write_locked(rj_cache *c)
 		if (rc != 0)
 			unlinkat(c->dirfd, tmp, 0);
 	}
+	/* Replaced: its readers move to the new file at their next lookup; what they recorded
+	   meanwhile is folded now. */
+	if (old && rc == 0) {
+		retire_board(old);
+		fold_board(c, old);
+	}
+	rj_index_unmap(old);
 	rj_cache_exec(c, "COMMIT");
 	free(w.slots);
 	free(w.chosen);

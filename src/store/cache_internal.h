@@ -31,6 +31,9 @@
 #define RJ_CACHE_BUSY_MS 5000
 /* The read index beside the database (cache_index.c). */
 #define RJ_INDEX_FILE "rocjit-cache.index"
+/* A process that hits only its index checks it against deletions by programs that do not
+ * know it at most this often, in the background (cache.c, cache_process.c). */
+#define RJ_CHECK_S 2
 
 /* PRAGMA application_id of every rocjit database, cache or bundle: "rjit". */
 #define RJ_CACHE_APP_ID 0x726a6974
@@ -78,6 +81,8 @@ struct rj_cache {
 	time_t index_written;          /* when this process last wrote it (cache_process.c) */
 	struct rj_db_id db_id;         /* the database file as the connection opened it */
 	int db_id_known;
+	time_t checked_at;             /* when the index was last checked for deletions, */
+	int check_due;                 /* and the flusher's next round checks it again */
 	int open_failed;               /* a deferred connection could not be opened: why */
 	char open_error[512];
 	struct rj_cache *next_open;
@@ -140,6 +145,14 @@ sqlite3_stmt *rj_cache_totals_stmt(rj_cache *c);
 /* Runs sql (no results); 0 or ROCJIT_EIO with the message recorded.  Caller holds lock. */
 int rj_cache_exec(rj_cache *c, const char *sql);
 
+/* Adds n hits of an entry and its last use (?1 key, ?2 n, ?3 time()). */
+#define RJ_USAGE_SQL                                                                     \
+	"UPDATE entries SET hits = hits + ?2, last_used = max(last_used, ?3) WHERE key = ?1"
+/* Adds to the counters across processes (caller holds lock, in a write transaction;
+ * best-effort: statistics). */
+void rj_cache_add_counters(rj_cache *c, double disk_hits, double saved_ms, double misses,
+			   double compiles, double compile_ms);
+
 /* The first column of sql's first row into *value (0 when there is no row): 0, or an
  * SQLite error code (nothing recorded). */
 int rj_db_int(sqlite3 *db, const char *sql, int *value);
@@ -166,6 +179,7 @@ struct rj_index_hit {
 	size_t size;
 	double compile_ms;
 	const char *kernels;
+	uint32_t ordinal;      /* its place on the usage board */
 };
 
 /* The identity of the database file now named in folder dirfd: 0, or -1. */
@@ -189,6 +203,30 @@ int rj_index_matches(const struct rj_index *ix, int dirfd);
 /* 1 and *hit when key is in the index and its entry passes every check, 0 when it is not
  * there, -1 when it is there but damaged (then stop using the index). */
 int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit);
+/*
+ * Records a hit of the entry at ordinal on ix's usage board: 1; 0 when ix has no board
+ * (mapped read-only), and the hit goes to the pending usage records instead.
+ */
+int rj_index_stamp(struct rj_index *ix, uint32_t ordinal, double compile_ms);
+/* Whether c's index was retired by a writer that replaced or removed it: then c stops
+ * using it and maps the folder's current one, if any (caller holds c->lock). */
+int rj_index_stale(rj_cache *c);
+/* How many retired indexes c keeps mapped (their code was handed out). */
+int rj_index_kept(const rj_cache *c);
+/* Writes the usage board of the folder's index into the database (caller holds c->lock,
+ * the connection open; in its write transaction, or one of its own). */
+void rj_index_fold(rj_cache *c);
+/*
+ * Readers of usage records (rocjit list, show, stats) add what the board holds and was not
+ * yet folded: the folder's index mapped read-only (caller holds c->lock, the connection
+ * open), NULL when there is none; rj_index_unmap it.  Then, for an entry, its board's
+ * hits are added to *hits and a later last use replaces *last_used; for the counters, the
+ * board's hits and compile time saved are added.  NULL ix: nothing added.
+ */
+struct rj_index *rj_index_peek_open(rj_cache *c);
+void rj_index_peek_entry(const struct rj_index *ix, const rj_key *key, uint64_t *hits,
+			 int64_t *last_used);
+void rj_index_peek_counters(const struct rj_index *ix, uint64_t *disk_hits, double *saved_ms);
 /* The compiler memo of platform in the index (a pointer into it), or NULL. */
 const char *rj_index_memo(const struct rj_index *ix, const char *platform);
 /* Whether c should write the index now (caller holds c->lock, the connection open). */

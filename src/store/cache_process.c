@@ -61,8 +61,10 @@ static int flusher;                    /* under flush_mu: 0 none, 1 running, -1 
  */
 static int flush_now_locked(rj_cache *c, int rate)
 {
-	if (c->nhits && !c->readonly && rj_cache_reopen_locked(c) == 0)
+	if ((c->nhits || (c->check_due && rate)) && !c->readonly &&
+	    rj_cache_reopen_locked(c) == 0)
 		rj_cache_flush_locked(c);
+	c->check_due = 0;
 	if (c->db)
 		rj_index_check_deletions(c); /* rows another program deleted meanwhile */
 	if (!rj_index_wanted(c) ||
@@ -250,6 +252,7 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 	RJ_FORWARD(rj_cache_open_unregistered(out, abs, readonly, 1));
 	c = *out;
 	snprintf(c->opened_as, sizeof c->opened_as, "%s", abs);
+	c->checked_at = time(NULL);
 	pthread_mutex_lock(&caches_mu);
 	c->next_open = caches;
 	caches = c;

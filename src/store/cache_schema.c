@@ -319,3 +319,33 @@ sqlite3_stmt *rj_cache_totals_stmt(rj_cache *c)
 {
 	return lazy_stmt(c, &c->totals, "SELECT count(*), coalesce(sum(size), 0) FROM entries");
 }
+
+static void add_counter(sqlite3_stmt *st, const char *name, double value)
+{
+	if (value == 0)
+		return;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, value);
+	sqlite3_step(st);
+	sqlite3_reset(st);
+}
+
+void rj_cache_add_counters(rj_cache *c, double disk_hits, double saved_ms, double misses,
+			   double compiles, double compile_ms)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (!disk_hits && !saved_ms && !misses && !compiles && !compile_ms)
+		return;
+	if (sqlite3_prepare_v2(c->db,
+			       "INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT(name) "
+			       "DO UPDATE SET value = value + excluded.value",
+			       -1, &st, NULL) == SQLITE_OK) {
+		add_counter(st, "disk_hits", disk_hits);
+		add_counter(st, "saved_ms", saved_ms);
+		add_counter(st, "misses", misses);
+		add_counter(st, "compiles", compiles);
+		add_counter(st, "compile_ms", compile_ms);
+	}
+	sqlite3_finalize(st);
+}

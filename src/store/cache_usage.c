@@ -63,17 +63,6 @@ void rj_cache_evict_locked(rj_cache *c)
 		       (unsigned long long)c->max_bytes);
 }
 
-static void add_counter(rj_cache *c, sqlite3_stmt *st, const char *name, double value)
-{
-	(void)c;
-	if (value == 0)
-		return;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 2, value);
-	sqlite3_step(st);
-	sqlite3_reset(st);
-}
-
 /*
  * Writes the usage records gathered since the last flush - each hit entry's count and
  * last use, and the counters - in one transaction.  When it cannot be written (the cache
@@ -89,31 +78,18 @@ void rj_cache_flush_locked(rj_cache *c)
 		return;
 	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
 		return;
-	if (c->nhits &&
-	    sqlite3_prepare_v2(c->db,
-			       "UPDATE entries SET hits = hits + 1, last_used = max(last_used, ?2) "
-			       "WHERE key = ?1",
-			       -1, &st, NULL) == SQLITE_OK) {
+	if (c->nhits && sqlite3_prepare_v2(c->db, RJ_USAGE_SQL, -1, &st, NULL) == SQLITE_OK) {
 		for (size_t i = 0; i < c->nhits; i++) {
 			sqlite3_bind_blob(st, 1, c->hits[i].b, 16, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 2, now);
+			sqlite3_bind_int64(st, 2, 1);
+			sqlite3_bind_int64(st, 3, now);
 			sqlite3_step(st);
 			sqlite3_reset(st);
 		}
 	}
 	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(c->db,
-			       "INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT(name) "
-			       "DO UPDATE SET value = value + excluded.value",
-			       -1, &st, NULL) == SQLITE_OK) {
-		add_counter(c, st, "disk_hits", (double)c->nhits);
-		add_counter(c, st, "saved_ms", c->saved_ms);
-		add_counter(c, st, "misses", (double)c->misses);
-		add_counter(c, st, "compiles", (double)c->compiles);
-		add_counter(c, st, "compile_ms", c->compile_ms);
-	}
-	sqlite3_finalize(st);
+	rj_cache_add_counters(c, (double)c->nhits, c->saved_ms, (double)c->misses,
+			      (double)c->compiles, c->compile_ms);
 	if (rj_cache_exec(c, "COMMIT") != 0)
 		rj_cache_exec(c, "ROLLBACK");
 	rj_cache_forget_pending(c);
