@@ -766,13 +766,17 @@ static int add_memos(struct writer *w)
 /* Writes size bytes of data at off, at or after the stream's position (zeros between). */
 static int put_at(FILE *f, uint64_t off, const void *data, size_t size)
 {
+	static const char zeros[4096];
 	long at = ftell(f);
 
 	if (at < 0 || (uint64_t)at > off)
 		return -1;
-	for (uint64_t gap = off - (uint64_t)at; gap; gap--)
-		if (putc(0, f) == EOF)
+	for (uint64_t gap = off - (uint64_t)at; gap;) {
+		size_t n = gap < sizeof zeros ? (size_t)gap : sizeof zeros;
+		if (fwrite(zeros, 1, n, f) != n)
 			return -1;
+		gap -= n;
+	}
 	return size && fwrite(data, 1, size, f) != size ? -1 : 0;
 }
 
@@ -849,7 +853,7 @@ static int write_file(struct writer *w, const struct rj_db_id *db, uint64_t max)
 		nslots *= 2;
 	w->h.nslots = nslots;
 	w->h.nentries = (uint32_t)w->n;
-	/* The board's place: written as a hole (zeros). */
+	/* The board: right after the header, zeros (written with the slots below). */
 	w->h.usage_off = sizeof w->h;
 	w->h.usage_size = sizeof(struct index_board) + (uint64_t)w->n * sizeof(struct index_usage);
 	w->h.slots_off = align8(w->h.usage_off + w->h.usage_size);
@@ -870,9 +874,10 @@ static int write_file(struct writer *w, const struct rj_db_id *db, uint64_t max)
 	    copy_entries(w) != 0 || put_at(w->f, w->h.memos_off, w->memos, w->memos_size) != 0)
 		return -1;
 	w->h.checksum = header_sum(&w->h, w->slots, w->memos ? (void *)w->memos : (void *)"");
+	/* The board as zeros written, not a hole: a process's first hit then dirties a page
+	   the file system has already allocated (cheaper to fault in for writing). */
 	if (fseek(w->f, 0, SEEK_SET) != 0 || fwrite(&w->h, sizeof w->h, 1, w->f) != 1 ||
-	    fseek(w->f, (long)w->h.slots_off, SEEK_SET) != 0 ||
-	    fwrite(w->slots, sizeof *w->slots, nslots, w->f) != nslots)
+	    put_at(w->f, w->h.slots_off, w->slots, (size_t)nslots * sizeof *w->slots) != 0)
 		return -1;
 	return fflush(w->f) == 0 && !ferror(w->f) ? 0 : -1;
 }
