@@ -4,6 +4,7 @@
  */
 #include <pthread.h>
 
+#include "request/context.h"
 #include "harness.h"
 
 TEST(version_matches_header)
@@ -133,4 +134,29 @@ TEST(platform_names)
 		ASSERT_INT(rocjit_open(&ctx, NULL), ROCJIT_EINVAL);
 		ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_PLATFORM=vulkan");
 	}
+}
+
+/* rocjit_open makes the context's locks from static initializers (context.c): they are
+ * byte for byte what the init calls make, the read-write lock preferring writers. */
+TEST(context_locks_are_the_ones_the_init_calls_make)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	pthread_rwlockattr_t attr;
+	pthread_rwlock_t rw;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&rw, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	pthread_mutex_init(&mu, NULL);
+	pthread_cond_init(&cv, NULL);
+	ASSERT(memcmp(&ctx->rw, &rw, sizeof rw) == 0);
+	ASSERT(memcmp(&ctx->wait_mu, &mu, sizeof mu) == 0);
+	ASSERT(memcmp(&ctx->load_mu, &mu, sizeof mu) == 0);
+	ASSERT(memcmp(&ctx->store_mu, &mu, sizeof mu) == 0);
+	ASSERT(memcmp(&ctx->bundles_mu, &mu, sizeof mu) == 0);
+	ASSERT(memcmp(&ctx->wait_cv, &cv, sizeof cv) == 0);
+	rocjit_close(ctx);
 }

@@ -357,6 +357,32 @@ TEST(cache_dir_follows_the_options_then_the_environment)
 	ASSERT_INT(rocjit_cache_dir(dir, 4, "/given"), ROCJIT_EINVAL);
 }
 
+/* Each source of the folder, with its suffix, fits exactly or is refused, never cut. */
+TEST(cache_dir_too_long_for_the_buffer_is_refused_from_every_source)
+{
+	char dir[64];
+
+	setenv("HOME", "/home/u", 1);
+	unsetenv("ROCJIT_CACHE_DIR");
+	unsetenv("XDG_CACHE_HOME");
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof "/home/u/.cache/rocjit", NULL), 0);
+	ASSERT_STR(dir, "/home/u/.cache/rocjit");
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof "/home/u/.cache/rocjit" - 1, NULL),
+		   ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "too long");
+	setenv("XDG_CACHE_HOME", "/xdg", 1);
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof "/xdg/rocjit", NULL), 0);
+	ASSERT_STR(dir, "/xdg/rocjit");
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof "/xdg/rocjit" - 1, NULL), ROCJIT_EINVAL);
+	setenv("ROCJIT_CACHE_DIR", "/env/cache", 1);
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof "/env/cache", NULL), 0);
+	ASSERT_STR(dir, "/env/cache");
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof "/env/cache" - 1, NULL), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof "/given", "/given"), 0);
+	ASSERT_STR(dir, "/given");
+	ASSERT_INT(rocjit_cache_dir(dir, sizeof "/given" - 1, "/given"), ROCJIT_EINVAL);
+}
+
 TEST(language_is_by_name_unless_given)
 {
 	ASSERT_INT(rocjit_program_language(ROCJIT_LANG_AUTO, "k.cu"), ROCJIT_LANG_CUDA);

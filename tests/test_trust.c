@@ -158,6 +158,29 @@ TEST(symlinked_database_leading_to_another_cache_is_not_used)
 	rocjit_close(ctx);
 }
 
+/* A link to nothing, planted as the database of a new cache: refused as a link, and
+ * nothing is created where it points (the database is created O_EXCL | O_NOFOLLOW). */
+TEST(dangling_symlinked_database_creates_nothing_where_it_points)
+{
+	char target[4300], db[4300], *out = NULL;
+	struct stat st;
+	rocjit_ctx *ctx;
+
+	path_in(target, sizeof target, "not-yet");
+	mkdir(rj_test_cache_dir, 0700);
+	snprintf(db, sizeof db, "%s/" DB, rj_test_cache_dir);
+	ASSERT_INT(symlink(target, db), 0);
+	ctx = rj_test_open();
+	ASSERT_INT(stats(ctx).cache_open, 0);
+	ASSERT_INT(rj_test_compile_variant(ctx, "gfx90a", "RJ_TRUST", 3)->from_cache, 0);
+	rocjit_close(ctx);
+	ASSERT(lstat(target, &st) != 0 && errno == ENOENT);
+	ASSERT_INT(cli_run(&out, NULL, "--cache", rj_test_cache_dir, "stats", NULL), 1);
+	ASSERT_CONTAINS(out, "symbolic link");
+	ASSERT_CONTAINS(out, "remove it");
+	free(out);
+}
+
 /* A symlink planted as the -wal or -shm: refused with a clear message, target untouched. */
 static void check_side_link(const char *side)
 {

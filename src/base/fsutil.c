@@ -123,6 +123,25 @@ int rj_fs_open_regular(int at, const char *name, int flags, mode_t mode, struct 
 	return fd;
 }
 
+int rj_fs_join(char *out, size_t size, const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = name ? strlen(name) + 1 : 0;
+
+	if (a + b >= size) {
+		if (size)
+			out[0] = 0;
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(out, dir, a);
+	if (name) {
+		out[a] = '/';
+		memcpy(out + a + 1, name, b - 1);
+	}
+	out[a + b] = 0;
+	return 0;
+}
+
 const char *rj_fs_why(int err, const struct stat *st)
 {
 	mode_t type = st ? st->st_mode & S_IFMT : 0;

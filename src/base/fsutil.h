@@ -51,6 +51,13 @@ int rj_fs_make_dirs(const char *path, mode_t mode, int *created);
  */
 int rj_fs_open_regular(int at, const char *name, int flags, mode_t mode, struct stat *st);
 
+/*
+ * dir, then "/" and name when name is not NULL, into out (size bytes): 0, or -1 with
+ * ENAMETOOLONG when it does not fit (out then holds "").  What snprintf("%s/%s") makes,
+ * without a printf on the paths a new process opens by.
+ */
+int rj_fs_join(char *out, size_t size, const char *dir, const char *name);
+
 /* A human reason for a failure of the calls above: err (errno) and the *st they filled. */
 const char *rj_fs_why(int err, const struct stat *st);
 

@@ -34,57 +34,105 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char known[3][128];
 static _Atomic(const char *) settled[3];
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	int overflow;
+/*
+ * A fingerprint is written into a memo and checked against a stored one by the same code,
+ * piece by piece, so that the two never disagree on the format.  Checking compares each
+ * piece where it stands in the stored memo: no second fingerprint is made to strcmp, no
+ * buffer is filled and no printf runs (this is the hit path of every new process).
+ */
+struct fp {
+	char *out;        /* writing: the text so far, NUL-terminated; NULL when checking */
+	const char *memo; /* checking: what is left of the stored fingerprint */
+	size_t len, cap;  /* bytes made (written or matched) so far; their bound, NUL included */
+	int bad;          /* it overflowed, or it differs from the stored one */
 };
 
-static void add(struct sbuf *b, const char *fmt, const char *a, const struct stat *st)
+static void put(struct fp *b, const char *s, size_t n)
 {
-	int n;
-
-	if (b->overflow)
+	if (b->bad || n >= b->cap - b->len) {
+		b->bad = 1;
 		return;
-	if (st)
-		n = snprintf(b->s + b->len, b->cap - b->len, "%s=%s:%llu:%llu:%llu:%lld.%09ld\n",
-			     fmt, a, (unsigned long long)st->st_dev,
-			     (unsigned long long)st->st_ino, (unsigned long long)st->st_size,
-			     (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
-	else
-		n = snprintf(b->s + b->len, b->cap - b->len, "%s=%s\n", fmt, a ? a : "");
-	if (n < 0 || (size_t)n >= b->cap - b->len)
-		b->overflow = 1;
-	else
-		b->len += (size_t)n;
+	}
+	if (b->out) {
+		memcpy(b->out + b->len, s, n);
+		b->out[b->len + n] = 0;
+	} else if (strncmp(b->memo, s, n) != 0) { /* s holds no NUL: a shorter memo differs */
+		b->bad = 1;
+		return;
+	} else {
+		b->memo += n;
+	}
+	b->len += n;
 }
 
-static void add_path(struct sbuf *b, const char *tag, const char *path)
+static void put_str(struct fp *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* A number in decimal, at least width characters with zeros after the sign (printf's
+   "%0*lld"). */
+static void put_num(struct fp *b, unsigned long long magnitude, int negative, int width)
+{
+	char d[24];
+	size_t i = sizeof d;
+
+	do {
+		d[--i] = (char)('0' + magnitude % 10);
+		magnitude /= 10;
+	} while (magnitude || (int)(sizeof d - i) < width - negative);
+	if (negative)
+		d[--i] = '-';
+	put(b, d + i, sizeof d - i);
+}
+
+static void put_signed(struct fp *b, long long v, int width)
+{
+	put_num(b, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, v < 0, width);
+}
+
+/* One line: "tag=value\n", or with st "tag=path:dev:ino:size:sec.nsec\n" (nsec 9 digits). */
+static void add(struct fp *b, const char *tag, const char *value, const struct stat *st)
+{
+	put_str(b, tag);
+	put(b, "=", 1);
+	put_str(b, value ? value : "");
+	if (st) {
+		put(b, ":", 1);
+		put_num(b, (unsigned long long)st->st_dev, 0, 1);
+		put(b, ":", 1);
+		put_num(b, (unsigned long long)st->st_ino, 0, 1);
+		put(b, ":", 1);
+		put_num(b, (unsigned long long)st->st_size, 0, 1);
+		put(b, ":", 1);
+		put_signed(b, (long long)st->st_mtim.tv_sec, 1);
+		put(b, ".", 1);
+		put_signed(b, (long long)st->st_mtim.tv_nsec, 9);
+	}
+	put(b, "\n", 1);
+}
+
+static void add_path(struct fp *b, const char *tag, const char *path)
 {
 	struct stat st;
 
-	if (stat(path, &st) == 0)
-		add(b, tag, path, &st);
-	else
-		add(b, tag, path, NULL);
+	add(b, tag, path, stat(path, &st) == 0 ? &st : NULL);
 }
 
 /*
- * What picks and what is the compiler: the environment, the loader's cache, each
- * LD_LIBRARY_PATH folder (its mtime changes when a library appears in it) and the files.
+ * What picks the compiler: the environment, the loader's cache and each LD_LIBRARY_PATH
+ * folder (its mtime changes when a library appears in it).  The files follow.
  */
-static int fingerprint(char *out, size_t size, const char *const *files, size_t nfiles)
+static void environment(struct fp *b)
 {
-	static const char *const vars[] = { "LD_LIBRARY_PATH", "CUDA_PATH", "CUDA_HOME",
-					    "ROCM_PATH", "ROCJIT_NVRTC_LIBRARY",
-					    "ROCJIT_HIP_LIBRARY" };
-	struct sbuf b = { out, 0, size, 0 };
+	static const char *const vars[] = { "CUDA_PATH", "CUDA_HOME", "ROCM_PATH",
+					    "ROCJIT_NVRTC_LIBRARY", "ROCJIT_HIP_LIBRARY" };
 	const char *ld = getenv("LD_LIBRARY_PATH");
 
-	out[0] = 0;
+	add(b, "LD_LIBRARY_PATH", ld, NULL);
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		add(&b, vars[i], getenv(vars[i]), NULL);
-	add_path(&b, "ldcache", "/etc/ld.so.cache");
+		add(b, vars[i], getenv(vars[i]), NULL);
+	add_path(b, "ldcache", "/etc/ld.so.cache");
 	if (ld) {
 		char dir[4096];
 		const char *p = ld;
@@ -93,74 +141,85 @@ static int fingerprint(char *out, size_t size, const char *const *files, size_t 
 			if (n && n < sizeof dir) {
 				memcpy(dir, p, n);
 				dir[n] = 0;
-				add_path(&b, "lddir", dir);
+				add_path(b, "lddir", dir);
 			}
 			p += n;
 			if (*p == ':')
 				p++;
 		}
 	}
-	for (size_t i = 0; i < nfiles; i++)
-		add_path(&b, "file", files[i]);
-	return b.overflow ? -1 : 0;
 }
 
-/* The file paths listed in a memo, in order. */
-static size_t memo_files(const char *memo, char paths[][4096], size_t max)
+/* Writes the fingerprint of files into out (size bytes): 0, or -1 when it does not fit. */
+static int fingerprint(char *out, size_t size, const char *const *files, size_t nfiles)
 {
-	size_t n = 0;
+	struct fp b = { out, NULL, 0, size, 0 };
 
-	for (const char *p = strstr(memo, "\nfile="); p && n < max; p = strstr(p + 1, "\nfile=")) {
-		const char *start = p + 6, *end = strchr(start, ':');
-		const char *nl = strchr(start, '\n');
-		if (!end || (nl && nl < end))
-			end = nl ? nl : start + strlen(start);
-		if ((size_t)(end - start) >= 4096)
-			continue;
-		memcpy(paths[n], start, (size_t)(end - start));
-		paths[n][end - start] = 0;
-		n++;
+	out[0] = 0;
+	environment(&b);
+	for (size_t i = 0; i < nfiles; i++)
+		add_path(&b, "file", files[i]);
+	return b.bad ? -1 : 0;
+}
+
+/*
+ * Whether the stored fingerprint fp is the one these files make now: the environment's
+ * lines, then one "file=" line per file it lists (at most RJ_COMPILER_MAX_FILES), each
+ * file named by its line, and nothing after them.
+ */
+static int fingerprint_holds(const char *fp)
+{
+	struct fp b = { NULL, fp, 0, MEMO_MAX, 0 };
+	char path[4096];
+
+	environment(&b);
+	for (size_t n = 0; !b.bad && strncmp(b.memo, "file=", 5) == 0; n++) {
+		size_t len = strcspn(b.memo + 5, ":\n");
+		if (n == RJ_COMPILER_MAX_FILES || len >= sizeof path)
+			return 0;
+		memcpy(path, b.memo + 5, len);
+		path[len] = 0;
+		add_path(&b, "file", path);
 	}
-	return n;
+	return !b.bad && !*b.memo;
 }
 
 /* Copies the identity a memo holds when its fingerprint still matches: 0, else -1. */
 static int memo_valid(const char *memo, char *id, size_t idsize)
 {
-	char (*paths)[4096] = malloc(RJ_COMPILER_MAX_FILES * sizeof *paths);
-	const char *ptrs[RJ_COMPILER_MAX_FILES];
-	char now[MEMO_MAX];
-	const char *idline, *fp, *nl;
-	size_t n;
-	int rc = -1;
+	const char *idline, *nl;
 
-	if (!paths || strncmp(memo, MEMO_VERSION "\n", sizeof MEMO_VERSION) != 0)
-		goto out;
+	if (strncmp(memo, MEMO_VERSION "\n", sizeof MEMO_VERSION) != 0)
+		return -1;
 	idline = memo + sizeof MEMO_VERSION;
-	if (strncmp(idline, "id=", 3) != 0 || !(nl = strchr(idline, '\n')))
-		goto out;
-	fp = nl + 1;
-	n = memo_files(nl, paths, RJ_COMPILER_MAX_FILES);
-	for (size_t i = 0; i < n; i++)
-		ptrs[i] = paths[i];
-	if (fingerprint(now, sizeof now, ptrs, n) != 0 || strcmp(now, fp) != 0 ||
-	    (size_t)(nl - idline - 3) >= idsize)
-		goto out;
+	if (strncmp(idline, "id=", 3) != 0 || !(nl = strchr(idline, '\n')) ||
+	    (size_t)(nl - idline - 3) >= idsize || !fingerprint_holds(nl + 1))
+		return -1;
 	memcpy(id, idline + 3, (size_t)(nl - idline - 3));
 	id[nl - idline - 3] = 0;
-	rc = 0;
-out:
-	free(paths);
-	return rc;
+	return 0;
+}
+
+/* Stores the memo of the identity id, loaded from the files platform p lists (the miss
+ * path: its buffer stays off the hit path's stack). */
+static void remember(const struct rj_platform *p, rj_cache *cache, const char *id)
+{
+	char memo[MEMO_MAX];
+	const char *files[RJ_COMPILER_MAX_FILES];
+	size_t nfiles = p->compiler_files(files, RJ_COMPILER_MAX_FILES), len;
+
+	if (nfiles == 0)
+		return;
+	len = (size_t)snprintf(memo, sizeof memo, MEMO_VERSION "\nid=%s\n", id);
+	if (len < sizeof memo && fingerprint(memo + len, sizeof memo - len, files, nfiles) == 0)
+		rj_cache_memo_put(cache, p->name, memo);
 }
 
 const char *rj_compiler_id(const struct rj_platform *p, rj_cache *cache)
 {
-	char memo[MEMO_MAX], id[128];
+	char id[128];
 	char *stored = NULL;
 	const char *loaded;
-	const char *files[RJ_COMPILER_MAX_FILES];
-	size_t nfiles, len;
 	int slot = p->id;
 
 	const char *done = atomic_load_explicit(&settled[slot], memory_order_acquire);
@@ -179,17 +238,12 @@ const char *rj_compiler_id(const struct rj_platform *p, rj_cache *cache)
 	if (!loaded)
 		return NULL;
 	snprintf(id, sizeof id, "%s", loaded);
-	nfiles = p->compiler_files(files, RJ_COMPILER_MAX_FILES);
-	if (cache && nfiles > 0) {
-		len = (size_t)snprintf(memo, sizeof memo, MEMO_VERSION "\nid=%s\n", id);
-		if (len < sizeof memo &&
-		    fingerprint(memo + len, sizeof memo - len, files, nfiles) == 0)
-			rj_cache_memo_put(cache, p->name, memo);
-	}
+	if (cache)
+		remember(p, cache, id);
 settle:
 	pthread_mutex_lock(&lock);
 	if (!known[slot][0]) {
-		snprintf(known[slot], sizeof known[slot], "%s", id);
+		memcpy(known[slot], id, strlen(id) + 1); /* both 128 bytes */
 		atomic_store_explicit(&settled[slot], known[slot], memory_order_release);
 	}
 	pthread_mutex_unlock(&lock);

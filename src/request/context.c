@@ -91,22 +91,26 @@ static void before_fork(void)
 	}
 }
 
-/* The context's locks, as rocjit_open makes them. */
+/*
+ * The context's locks, as rocjit_open makes them.  From glibc's static initializers, which
+ * are what the init calls make (these locks take no other attributes): each call is one
+ * more symbol the loader binds at its first use in a new process, about half a
+ * microsecond apiece on rocjit_open's path.
+ */
 static void init_locks(rocjit_ctx *ctx)
 {
 	/* Writers first: a stream of hits must not starve the thread publishing a fresh
 	   slot (nothing takes the read lock recursively). */
-	pthread_rwlockattr_t attr;
+	static const pthread_rwlock_t rw = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+	static const pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static const pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 
-	pthread_rwlockattr_init(&attr);
-	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&ctx->rw, &attr);
-	pthread_rwlockattr_destroy(&attr);
-	pthread_mutex_init(&ctx->wait_mu, NULL);
-	pthread_cond_init(&ctx->wait_cv, NULL);
-	pthread_mutex_init(&ctx->load_mu, NULL);
-	pthread_mutex_init(&ctx->store_mu, NULL);
-	pthread_mutex_init(&ctx->bundles_mu, NULL);
+	ctx->rw = rw;
+	ctx->wait_mu = mu;
+	ctx->wait_cv = cv;
+	ctx->load_mu = mu;
+	ctx->store_mu = mu;
+	ctx->bundles_mu = mu;
 }
 
 static void unlock_all(void)

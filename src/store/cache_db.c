@@ -33,36 +33,38 @@
 
 #define RJ_CACHE_DEFAULT_MAX (4ull << 30) /* 4 GiB of code, like the peers' few GiB */
 
+/* Each variable is read only when the ones before it are unset: the folder given is the
+ * common case, and the environment is a list walked per getenv. */
 ROCJIT_API int rocjit_cache_dir(char *out, size_t size, const char *dir)
 {
-	const char *env = getenv("ROCJIT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	int n;
+	const char *env, *xdg, *home;
+	int rc;
 
 	if (dir && *dir)
-		n = snprintf(out, size, "%s", dir);
-	else if (env && *env)
-		n = snprintf(out, size, "%s", env);
-	else if (xdg && *xdg == '/')
-		n = snprintf(out, size, "%s/rocjit", xdg);
-	else if (home && *home == '/')
-		n = snprintf(out, size, "%s/.cache/rocjit", home);
+		rc = rj_fs_join(out, size, dir, NULL);
+	else if ((env = getenv("ROCJIT_CACHE_DIR")) && *env)
+		rc = rj_fs_join(out, size, env, NULL);
+	else if ((xdg = getenv("XDG_CACHE_HOME")) && *xdg == '/')
+		rc = rj_fs_join(out, size, xdg, "rocjit");
+	else if ((home = getenv("HOME")) && *home == '/')
+		rc = rj_fs_join(out, size, home, ".cache/rocjit");
 	else if (home && *home)
 		RJ_FAIL(ROCJIT_EINVAL, "no cache folder: HOME=%s is not an absolute path; set "
 			"HOME to one, or set ROCJIT_CACHE_DIR", home);
 	else
 		RJ_FAIL(ROCJIT_EINVAL, "no cache folder: HOME is not set; set ROCJIT_CACHE_DIR");
-	RJ_CHECK(n < 0 || (size_t)n >= size, ROCJIT_EINVAL, "cache folder path is too long");
+	RJ_CHECK(rc != 0, ROCJIT_EINVAL, "cache folder path is too long");
 	return 0;
 }
 
 /*
  * A cache "folder" that is a file is a bundle (or a cache file) named directly, as
  * `rocjit list --cache app.rocjit` does: opened read-only and immutable, never changed.
- * fd is the file as opened and checked: SQLite reads that descriptor (sqlite_fd.h), so
- * what the trust rule saw is what is served.  c keeps fd.
+ * fd is the file as opened and checked (st: its fstat): SQLite reads that descriptor
+ * (sqlite_fd.h), so what the trust rule saw is what is served.  c keeps fd.
  */
-static int open_file(rj_cache *c, int fd, const char *file)
+static int open_file(rj_cache *c, int fd, const struct stat *st, const char *file,
+		     int tflags)
 {
 	c->readonly = 1;
 	c->filefd = fd;
@@ -70,7 +72,7 @@ static int open_file(rj_cache *c, int fd, const char *file)
 	snprintf(c->dir, sizeof c->dir, "%s", file);
 	if (strrchr(c->dir, '/'))
 		*strrchr(c->dir, '/') = 0;
-	RJ_FORWARD(rj_trust_check(fd, file, "cache file", rj_cache_trust_flags()));
+	RJ_FORWARD(rj_trust_check_stat(st, file, "cache file", tflags));
 	if (rj_sqlite_open_fd(&c->db, fd) != SQLITE_OK)
 		RJ_FAIL(ROCJIT_EIO, "cannot open %s: %s", file,
 			c->db ? sqlite3_errmsg(c->db) : "out of memory");
@@ -79,14 +81,14 @@ static int open_file(rj_cache *c, int fd, const char *file)
 
 /*
  * Opens the cache folder dir (creating it, and the folders above it, unless read-only),
- * or the file dir names.  Returns the descriptor; *is_dir says which.  The folder is
- * created 0700, or 0770 for a new cache in shared mode (fchmod past the umask: only what
- * was created here, never an existing folder).
+ * or the file dir names.  Returns the descriptor, and its fstat in *st (the checks below
+ * use it: the same descriptor, not looked at again).  The folder is created 0700, or 0770
+ * for a new cache in shared mode (fchmod past the umask: only what was created here,
+ * never an existing folder).
  */
-static int open_cache_path(rj_cache *c, const char *dir, int *is_dir)
+static int open_cache_path(rj_cache *c, const char *dir, int tflags, struct stat *st)
 {
-	int shared = rj_cache_trust_flags() & RJ_TRUST_SHARED, created = 0, fd;
-	struct stat st;
+	int shared = tflags & RJ_TRUST_SHARED, created = 0, fd;
 
 	/* O_NONBLOCK: a FIFO named as the cache is refused below, never waited on. */
 	fd = open(dir, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -100,12 +102,11 @@ static int open_cache_path(rj_cache *c, const char *dir, int *is_dir)
 	RJ_CHECK(fd < 0, ROCJIT_EIO, "cannot %s cache folder %s: %s; choose another with "
 		 "ROCJIT_CACHE_DIR", c->readonly ? "open" : "open or create", dir,
 		 strerror(errno));
-	if (fstat(fd, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+	if (fstat(fd, st) != 0 || !(S_ISDIR(st->st_mode) || S_ISREG(st->st_mode))) {
 		close(fd);
 		RJ_FAIL(ROCJIT_EIO, "cache %s is %s, not a folder or a cache file: it is not "
-			"used; choose another with ROCJIT_CACHE_DIR", dir, rj_fs_kind(st.st_mode));
+			"used; choose another with ROCJIT_CACHE_DIR", dir, rj_fs_kind(st->st_mode));
 	}
-	*is_dir = S_ISDIR(st.st_mode);
 	return fd;
 }
 
@@ -121,60 +122,64 @@ static int open_cache_path(rj_cache *c, const char *dir, int *is_dir)
  * (a second context on the cache, the index writer's) may hold SQLite's locks on these very
  * files - losing its lock on the -shm lets another process reset the WAL index under it.
  * The folder is trusted (checked before), so the name checked is the file SQLite opens,
- * O_NOFOLLOW.
+ * O_NOFOLLOW.  The database is looked at before it is created, not created to learn that
+ * it exists: it nearly always does, and a failed O_EXCL open costs a path walk of its own.
  */
-static int check_files(rj_cache *c, int dirfd)
+static int check_file(rj_cache *c, int dirfd, const char *name, int create, int tflags)
 {
-	static const char *const names[] = { RJ_CACHE_FILE, RJ_CACHE_FILE "-wal",
-					     RJ_CACHE_FILE "-shm" };
-	int tflags = rj_cache_trust_flags();
 	mode_t mode = tflags & RJ_TRUST_SHARED ? 0660 : 0600;
+	struct stat st;
+	char shown[4200];
+	int fd, rc;
 
-	for (int i = 0; i < 3; i++) {
-		struct stat st;
-		char shown[4200];
-		int fd, rc;
-
-		snprintf(shown, sizeof shown, "%s/%s", c->dir, names[i]);
-		if (i == 0 && !c->readonly) {
-			fd = rj_fs_open_regular(dirfd, names[i],
-						O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode, &st);
-			if (fd >= 0) {
-				fchmod(fd, mode); /* created here: past the umask */
-				rc = rj_trust_check(fd, shown, "cache", tflags);
-				close(fd); /* new: no connection holds a lock on it */
-				RJ_FORWARD(rc);
-				continue;
-			}
-			RJ_CHECK(errno != EEXIST, ROCJIT_EIO, "cache %s: %s: it is not used; remove "
-				 "it, or choose another cache folder with ROCJIT_CACHE_DIR", shown,
-				 rj_fs_why(errno, &st));
+	rj_fs_join(shown, sizeof shown, c->dir, name);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		RJ_CHECK(errno != ENOENT, ROCJIT_EIO, "cache %s: cannot check it: %s", shown,
+			 strerror(errno));
+		if (!create)
+			return 0;
+		fd = rj_fs_open_regular(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode,
+					&st);
+		if (fd >= 0) {
+			fchmod(fd, mode); /* created here: past the umask */
+			rc = rj_trust_check(fd, shown, "cache", tflags);
+			close(fd); /* new: no connection holds a lock on it */
+			return rc;
 		}
-		if (fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			RJ_CHECK(errno != ENOENT, ROCJIT_EIO, "cache %s: cannot check it: %s", shown,
-				 strerror(errno));
-			continue;
-		}
-		RJ_CHECK(!S_ISREG(st.st_mode), ROCJIT_EIO, "cache %s: %s: it is not used; remove "
-			 "it, or choose another cache folder with ROCJIT_CACHE_DIR", shown,
-			 rj_fs_why(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, &st));
-		RJ_FORWARD(rj_trust_check_stat(&st, shown, "cache", tflags));
+		RJ_CHECK(errno != EEXIST, ROCJIT_EIO, "cache %s: %s: it is not used; remove it, or "
+			 "choose another cache folder with ROCJIT_CACHE_DIR", shown,
+			 rj_fs_why(errno, &st));
+		/* Another process made it a moment ago: checked as found. */
+		RJ_CHECK(fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0, ROCJIT_EIO,
+			 "cache %s: cannot check it: %s", shown, strerror(errno));
 	}
-	return 0;
+	RJ_CHECK(!S_ISREG(st.st_mode), ROCJIT_EIO, "cache %s: %s: it is not used; remove it, or "
+		 "choose another cache folder with ROCJIT_CACHE_DIR", shown,
+		 rj_fs_why(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, &st));
+	return rj_trust_check_stat(&st, shown, "cache", tflags);
 }
 
-/* Opens the database in the cache folder fd (dir), checked and pinned first. */
-static int open_folder(rj_cache *c, int fd, const char *dir)
+static int check_files(rj_cache *c, int dirfd, int tflags)
+{
+	RJ_FORWARD(check_file(c, dirfd, RJ_CACHE_FILE, !c->readonly, tflags));
+	RJ_FORWARD(check_file(c, dirfd, RJ_CACHE_FILE "-wal", 0, tflags));
+	return check_file(c, dirfd, RJ_CACHE_FILE "-shm", 0, tflags);
+}
+
+/* Opens the database in the cache folder fd (dir; st: its fstat), checked and pinned
+ * first. */
+static int open_folder(rj_cache *c, int fd, const struct stat *st, const char *dir,
+		       int tflags)
 {
 	int flags = c->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	int persist = 1;
 	char name[4300];
 
 	/* Pinned at once: from here on c->dirfd is closed by close_db whatever happens. */
-	c->dirfd = rj_sqlite_pin_dir(fd);
-	RJ_FORWARD(rj_trust_check(c->dirfd, dir, "cache folder", rj_cache_trust_flags()));
+	c->dirfd = rj_sqlite_pin_dir(fd, st);
+	RJ_FORWARD(rj_trust_check_stat(st, dir, "cache folder", tflags));
 	RJ_FORWARD(rj_cache_check_local(c->dirfd, dir));
-	RJ_FORWARD(check_files(c, c->dirfd));
+	RJ_FORWARD(check_files(c, c->dirfd, tflags));
 	/* With a sound index, SQLite waits for the first use that needs it (cache_index.c):
 	   the files it will open are checked all the same, so a cache the trust rule refuses
 	   is refused at open, with or without an index. */
@@ -220,18 +225,18 @@ static int open_folder(rj_cache *c, int fd, const char *dir)
 
 static int open_db(rj_cache *c, const char *dir)
 {
-	int fd, is_dir = 0;
+	int tflags = rj_cache_trust_flags(), fd;
+	struct stat st;
 
-	snprintf(c->dir, sizeof c->dir, "%s", dir);
-	RJ_CHECK((size_t)snprintf(c->path, sizeof c->path, "%s/%s", dir, RJ_CACHE_FILE) >=
-			 sizeof c->path,
+	RJ_CHECK(rj_fs_join(c->dir, sizeof c->dir, dir, NULL) != 0 ||
+			 rj_fs_join(c->path, sizeof c->path, dir, RJ_CACHE_FILE) != 0,
 		 ROCJIT_EINVAL, "cache folder path is too long");
-	fd = open_cache_path(c, dir, &is_dir);
+	fd = open_cache_path(c, dir, tflags, &st);
 	RJ_FORWARD(fd < 0 ? ROCJIT_EIO : 0);
-	if (!is_dir)
-		RJ_FORWARD(open_file(c, fd, dir));
+	if (!S_ISDIR(st.st_mode))
+		RJ_FORWARD(open_file(c, fd, &st, dir, tflags));
 	else
-		RJ_FORWARD(open_folder(c, fd, dir));
+		RJ_FORWARD(open_folder(c, fd, &st, dir, tflags));
 	return c->deferred ? 0 : rj_cache_prepare_statements(c);
 }
 

@@ -242,22 +242,19 @@ struct pin {
 static struct pin *pins;
 static pthread_mutex_t pin_mu = PTHREAD_MUTEX_INITIALIZER;
 
-int rj_sqlite_pin_dir(int fd)
+int rj_sqlite_pin_dir(int fd, const struct stat *st)
 {
-	struct stat st;
 	struct pin *p;
 
-	if (fstat(fd, &st) != 0)
-		return fd;
 	pthread_mutex_lock(&pin_mu);
-	for (p = pins; p && !(p->dev == st.st_dev && p->ino == st.st_ino); p = p->next)
+	for (p = pins; p && !(p->dev == st->st_dev && p->ino == st->st_ino); p = p->next)
 		;
 	if (p) {
 		p->refs++;
 		close(fd);
 		fd = p->fd;
 	} else if ((p = calloc(1, sizeof *p)) != NULL) {
-		*p = (struct pin){ st.st_dev, st.st_ino, fd, 1, pins };
+		*p = (struct pin){ st->st_dev, st->st_ino, fd, 1, pins };
 		pins = p;
 	}
 	pthread_mutex_unlock(&pin_mu);

@@ -43,11 +43,13 @@ int rj_sqlite_name_in(char *out, size_t size, int dirfd, const char *dir, const 
  * Folder descriptors behind /proc/self/fd names, one per folder per process, counted:
  * SQLite keeps the first name it saw for a database's -shm for as long as any connection
  * of the process has it open, so every connection to one folder must use the same
- * descriptor number, kept open until the last is closed.  rj_sqlite_pin_dir takes fd
- * (closing it when the folder is already pinned) and returns the pinned descriptor;
- * rj_sqlite_unpin_dir gives it back after sqlite3_close.
+ * descriptor number, kept open until the last is closed.  rj_sqlite_pin_dir takes fd, whose
+ * fstat the caller made (st: the folder is known by its device and inode), closes it when
+ * the folder is already pinned, and returns the pinned descriptor; rj_sqlite_unpin_dir
+ * gives it back after sqlite3_close.
  */
-int rj_sqlite_pin_dir(int fd);
+struct stat;
+int rj_sqlite_pin_dir(int fd, const struct stat *st);
 void rj_sqlite_unpin_dir(int fd);
 
 #endif
