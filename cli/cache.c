@@ -37,7 +37,8 @@ static int cache_exists(const char *dir)
 	if (!S_ISDIR(st.st_mode))
 		return 1;
 	snprintf(db, sizeof db, "%s/rocjit-cache.sqlite", dir);
-	return stat(db, &st) == 0 || errno != ENOENT;
+	/* lstat: a link there, even a dangling one, is there (and refused, with why). */
+	return lstat(db, &st) == 0 || errno != ENOENT;
 }
 
 void cli_no_cache_note(void)

@@ -2,6 +2,7 @@
  * test_api.c - the public API's contracts: misuse gives ROCJIT_EINVAL and a message, error
  * names, per-thread last error, versions.
  */
+#include <elf.h>
 #include <pthread.h>
 
 #include "request/context.h"
@@ -159,4 +160,42 @@ TEST(context_locks_are_the_ones_the_init_calls_make)
 	ASSERT(memcmp(&ctx->bundles_mu, &mu, sizeof mu) == 0);
 	ASSERT(memcmp(&ctx->wait_cv, &cv, sizeof cv) == 0);
 	rocjit_close(ctx);
+}
+
+/* The dynamic section's DT_FLAGS and DT_FLAGS_1 of the ELF file at path (64-bit, native). */
+static void dynamic_flags(const char *path, uint64_t *flags, uint64_t *flags_1)
+{
+	size_t size;
+	char *f = rj_test_read_file(path, &size);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
+
+	*flags = *flags_1 = 0;
+	ASSERT(size >= sizeof *eh && memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+	       eh->e_ident[EI_CLASS] == ELFCLASS64);
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(f + eh->e_phoff) + i;
+		ASSERT((size_t)((const char *)(ph + 1) - f) <= size);
+		if (ph->p_type != PT_DYNAMIC)
+			continue;
+		ASSERT(ph->p_offset + ph->p_filesz <= size);
+		for (const Elf64_Dyn *d = (const Elf64_Dyn *)(f + ph->p_offset);
+		     (const char *)(d + 1) <= f + ph->p_offset + ph->p_filesz && d->d_tag != DT_NULL;
+		     d++) {
+			if (d->d_tag == DT_FLAGS)
+				*flags = d->d_un.d_val;
+			else if (d->d_tag == DT_FLAGS_1)
+				*flags_1 = d->d_un.d_val;
+		}
+	}
+	free(f);
+}
+
+/* The shared library is linked with full RELRO (CMakeLists.txt): imports bound at load, so
+ * a new process's first request pays no lazy binding, and the table is read-only. */
+TEST(shared_library_binds_every_import_at_load)
+{
+	uint64_t flags, flags_1;
+
+	dynamic_flags(ROCJIT_TEST_SHARED_LIB, &flags, &flags_1);
+	ASSERT((flags & DF_BIND_NOW) || (flags_1 & DF_1_NOW));
 }

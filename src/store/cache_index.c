@@ -254,8 +254,8 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 	}
 	if (fd < 0)
 		return -1;
-	snprintf(shown, sizeof shown, "%s/%s", dir, RJ_INDEX_FILE);
-	if (rj_trust_check(fd, shown, "cache index", rj_cache_trust_flags()) != 0) {
+	rj_fs_join(shown, sizeof shown, dir, RJ_INDEX_FILE);
+	if (rj_trust_check_stat(&st, shown, "cache index", rj_cache_trust_flags()) != 0) {
 		*why = rocjit_last_error();
 		close(fd);
 		return -2;

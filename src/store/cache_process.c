@@ -28,6 +28,7 @@
 
 #include "store/cache_internal.h"
 #include "base/error.h"
+#include "base/fsutil.h"
 
 #define FLUSH_MS 2000
 
@@ -243,15 +244,15 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 		RJ_CHECK(!getcwd(cwd, sizeof cwd), ROCJIT_EIO, "cache folder %s: the working "
 			 "folder cannot be read (%s): give the cache folder as an absolute path",
 			 dir, strerror(errno));
-		RJ_CHECK((size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, dir) >= sizeof abs,
-			 ROCJIT_EINVAL, "cache folder path is too long");
-	} else {
-		RJ_CHECK((size_t)snprintf(abs, sizeof abs, "%s", dir) >= sizeof abs, ROCJIT_EINVAL,
+		RJ_CHECK(rj_fs_join(abs, sizeof abs, cwd, dir) != 0, ROCJIT_EINVAL,
 			 "cache folder path is too long");
+	} else {
+		RJ_CHECK(strlen(dir) >= sizeof abs, ROCJIT_EINVAL, "cache folder path is too long");
+		memcpy(abs, dir, strlen(dir) + 1);
 	}
 	RJ_FORWARD(rj_cache_open_unregistered(out, abs, readonly, 1));
 	c = *out;
-	snprintf(c->opened_as, sizeof c->opened_as, "%s", abs);
+	memcpy(c->opened_as, abs, strlen(abs) + 1); /* the same size */
 	c->checked_at = time(NULL);
 	pthread_mutex_lock(&caches_mu);
 	c->next_open = caches;
