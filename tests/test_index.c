@@ -229,22 +229,44 @@ static int hit_then_die(int n)
 	return 1;
 }
 
-/* The board is the page cache: a hit is recorded the moment it is served, so a process
- * killed right after (a scheduler's SIGKILL, OOM) loses none. */
+static int hit_then_exit(int n)
+{
+	rj_cache *c;
+
+	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
+	for (int i = 0; i < n; i++)
+		RJ_CHILD_CHECK(get(c, 1, 1) == 2);
+	exit(0); /* without closing: the exit handler puts held hits on the board */
+}
+
+/* The board is the page cache: a hit of an entry not used for a while is recorded the
+ * moment it is served, so a process killed right after (a scheduler's SIGKILL, OOM)
+ * leaves it recent.  Hits of an entry used within the last minute change no recency:
+ * they are held in memory (no write to the board's page on the request path) and put on
+ * the board at exit - lost, as counts only, when the process is killed. */
 TEST(hits_survive_the_process_being_killed)
 {
 	rocjit_counters n;
 	rj_cache *c;
+	int64_t last = 0, before = (int64_t)time(NULL);
 
 	store(0, 3, 1);
 	ASSERT_INT(rj_test_in_child(hit_then_die, 3), 128 + SIGKILL);
+	ASSERT_INT(usage(2, &last), 1);   /* the first hit, on the board at once */
+	ASSERT(last >= before);
 	ASSERT_INT(rj_test_in_child(hit_then_die, 1), 128 + SIGKILL);
-	ASSERT_INT(usage(2, NULL), 4);
+	ASSERT_INT(usage(2, NULL), 1);    /* recent already: held, and lost with the process */
+
+	/* A process that exits counts every hit, held or not. */
+	ASSERT_INT(rj_test_in_child(hit_then_exit, 3), 0);
+	ASSERT_INT(usage(1, NULL), 3);
+	ASSERT_INT(rj_test_in_child(hit_then_exit, 2), 0);
+	ASSERT_INT(usage(1, NULL), 5);
 	memset(&n, 0, sizeof n);
 	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
 	ASSERT_INT(rj_cache_counters(c, &n), 0);
-	ASSERT_INT(n.disk_hits, 4);
-	ASSERT(n.saved_ms > 4 * 2.5 - 0.01 && n.saved_ms < 4 * 2.5 + 0.01);
+	ASSERT_INT(n.disk_hits, 6);
+	ASSERT(n.saved_ms > 6 * 2.5 - 0.01 && n.saved_ms < 6 * 2.5 + 0.01);
 	rj_cache_close(c);
 }
 

@@ -17,6 +17,7 @@
  * so rocjit kernels run on the application's streams and buffers without copies.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,11 +79,9 @@ static struct {
 	CUresult (*cuCtxGetCurrent)(CUcontext *);
 	CUresult (*cuCtxSetCurrent)(CUcontext);
 	CUresult (*cuModuleLoadData)(CUmodule *, const void *);
-	CUresult (*cuModuleUnload)(CUmodule);
 	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
-	CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
-				   unsigned, unsigned, unsigned, CUstream, void **, void **);
-	CUresult (*cuGetErrorString)(CUresult, const char **);
+	/* Off a new process's first request, looked up at their first use (late_sym). */
+	void *_Atomic cuModuleUnload, *_Atomic cuLaunchKernel, *_Atomic cuGetErrorString;
 
 	int device_count;
 	pthread_mutex_t ctx_lock;
@@ -92,11 +91,32 @@ static struct {
 
 #define LOAD(handle, name) (*(void **)&nv.name = rj_vendor_sym((handle), #name))
 
+/*
+ * A driver function the first request does not call, looked up at its first use: each
+ * dlsym in libcuda's large symbol table costs a new process a few microseconds (the
+ * driver's load is on every process's first request).  NULL when the driver lacks it.
+ */
+static void *late_sym(void *_Atomic *slot, const char *name)
+{
+	void *f = atomic_load_explicit(slot, memory_order_acquire);
+
+	if (!f && nv.cuda) {
+		f = rj_vendor_sym(nv.cuda, name);
+		atomic_store_explicit(slot, f, memory_order_release);
+	}
+	return f;
+}
+
+typedef CUresult (*cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+				 unsigned, unsigned, unsigned, CUstream, void **, void **);
+
 static const char *cu_error(CUresult r)
 {
 	const char *s = NULL;
+	CUresult (*error_string)(CUresult, const char **);
 
-	if (nv.cuGetErrorString && nv.cuGetErrorString(r, &s) == CUDA_SUCCESS && s)
+	*(void **)&error_string = late_sym(&nv.cuGetErrorString, "cuGetErrorString");
+	if (error_string && error_string(r, &s) == CUDA_SUCCESS && s)
 		return s;
 	return "unknown CUDA error";
 }
@@ -440,14 +460,10 @@ static void load_driver(void)
 	LOAD(nv.cuda, cuCtxGetCurrent);
 	LOAD(nv.cuda, cuCtxSetCurrent);
 	LOAD(nv.cuda, cuModuleLoadData);
-	LOAD(nv.cuda, cuModuleUnload);
 	LOAD(nv.cuda, cuModuleGetFunction);
-	LOAD(nv.cuda, cuLaunchKernel);
-	LOAD(nv.cuda, cuGetErrorString);
 	if (!nv.cuInit || !nv.cuDeviceGetCount || !nv.cuDeviceGet || !nv.cuDeviceGetAttribute ||
 	    !nv.cuDevicePrimaryCtxRetain || !nv.cuCtxGetCurrent || !nv.cuCtxSetCurrent ||
-	    !nv.cuModuleLoadData || !nv.cuModuleUnload || !nv.cuModuleGetFunction ||
-	    !nv.cuLaunchKernel) {
+	    !nv.cuModuleLoadData || !nv.cuModuleGetFunction) {
 		rj_vendor_load_fail(&nv.driver, ROCJIT_ENODEV,
 				    "the NVIDIA driver (libcuda.so.1) lacks functions rocjit "
 				    "needs");
@@ -559,8 +575,11 @@ static int nv_module_load(int device, const void *code, size_t size, void **modu
 
 static void nv_module_unload(void *module)
 {
-	if (module && nv.cuModuleUnload)
-		nv.cuModuleUnload((CUmodule)module);
+	CUresult (*unload)(CUmodule);
+
+	*(void **)&unload = late_sym(&nv.cuModuleUnload, "cuModuleUnload");
+	if (module && unload)
+		unload((CUmodule)module);
 }
 
 static int nv_function_get(void *module, const char *name, void **function)
@@ -583,17 +602,22 @@ static int nv_function_get(void *module, const char *name, void **function)
 static int nv_launch(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
 		     unsigned int shared_bytes, void *stream, void **args)
 {
-	CUresult r = nv.cuLaunchKernel((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
-				       shared_bytes, (CUstream)stream, args, NULL);
+	cu_launch_fn launch;
+	CUresult r;
 
+	*(void **)&launch = late_sym(&nv.cuLaunchKernel, "cuLaunchKernel");
+	RJ_CHECK(!launch, ROCJIT_EDEVICE, "the NVIDIA driver (libcuda.so.1) has no "
+		 "cuLaunchKernel: update the driver");
+	r = launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
+		   (CUstream)stream, args, NULL);
 	if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE) {
 		CUcontext prev;
 		int switched;
 
 		RJ_FORWARD(make_current(device, &prev, &switched));
 		if (switched)
-			r = nv.cuLaunchKernel((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
-					      shared_bytes, (CUstream)stream, args, NULL);
+			r = launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
+				   shared_bytes, (CUstream)stream, args, NULL);
 		restore(prev, switched);
 	}
 	if (r != CUDA_SUCCESS)

@@ -147,6 +147,16 @@ struct rj_index {
 	struct index_board *board;
 	struct index_usage *usage;
 	int writable;                 /* 0: mapped read-only, hits go through memory */
+	struct held_hit *held;        /* hits of recent entries, put on the board at close */
+	size_t nheld, capheld;
+};
+
+/* Hits of an entry whose last use on the board was recent when they came (rj_index_stamp):
+ * counted here, written to the board at close, at exit or by the flusher. */
+struct held_hit {
+	uint32_t ordinal, hits;
+	int64_t last;
+	double compile_ms;
 };
 
 static uint64_t align8(uint64_t n)
@@ -338,31 +348,98 @@ int rj_index_kept(const rj_cache *c)
 	return n;
 }
 
+/* Adds hits of the entry at ordinal, last used at last, to the board. */
+static void put_hits(struct rj_index *ix, uint32_t ordinal, uint64_t hits, int64_t last,
+		     double compile_ms)
+{
+	struct index_usage *u = &ix->usage[ordinal];
+	int64_t was = __atomic_load_n(&u->last_used, __ATOMIC_RELAXED);
+
+	__atomic_fetch_add(&u->hits, hits, __ATOMIC_RELAXED);
+	while (was < last && !__atomic_compare_exchange_n(&u->last_used, &was, last, 1,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	__atomic_fetch_add(&ix->board->disk_hits, hits, __ATOMIC_RELAXED);
+	if (compile_ms > 0)
+		__atomic_fetch_add(&ix->board->saved_us, (uint64_t)(compile_ms * 1000.0 * (double)hits),
+				   __ATOMIC_RELAXED);
+}
+
+/* Holds a hit in memory: 0, or -1 when out of memory (then it is put on the board). */
+static int hold_hit(struct rj_index *ix, uint32_t ordinal, int64_t now, double compile_ms)
+{
+	for (size_t i = ix->nheld; i-- > 0;)
+		if (ix->held[i].ordinal == ordinal) {
+			ix->held[i].hits++;
+			ix->held[i].last = now;
+			return 0;
+		}
+	if (ix->nheld == ix->capheld) {
+		size_t cap = ix->capheld ? ix->capheld * 2 : 64;
+		struct held_hit *n = realloc(ix->held, cap * sizeof *n);
+		if (!n)
+			return -1;
+		ix->held = n;
+		ix->capheld = cap;
+	}
+	ix->held[ix->nheld++] = (struct held_hit){ ordinal, 1, now, compile_ms };
+	return 0;
+}
+
+/*
+ * Like relatime for a file's atime: a hit of an entry whose last use on the board is
+ * recent (within RECENT_S, as another process or this one wrote it) changes nothing
+ * eviction needs, so it is held in memory and put on the board at close or exit rather
+ * than now.  Writing the board dirties its page: the first write of a process through its
+ * mapping takes a fault into the file system (10-15 us on ext4 on the H100 box), on the
+ * first request.  A process killed loses the counts it held, never an entry's recency.
+ */
+#define RECENT_S 60
+
 int rj_index_stamp(struct rj_index *ix, uint32_t ordinal, double compile_ms)
 {
-	struct index_usage *u;
 	int64_t now = (int64_t)time(NULL), last;
 
 	if (!ix->writable || ordinal >= ix->h->nentries)
 		return 0;
-	u = &ix->usage[ordinal];
-	__atomic_fetch_add(&u->hits, 1, __ATOMIC_RELAXED);
-	last = __atomic_load_n(&u->last_used, __ATOMIC_RELAXED);
-	while (last < now && !__atomic_compare_exchange_n(&u->last_used, &last, now, 1,
-							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-	__atomic_fetch_add(&ix->board->disk_hits, 1, __ATOMIC_RELAXED);
-	if (compile_ms > 0)
-		__atomic_fetch_add(&ix->board->saved_us, (uint64_t)(compile_ms * 1000.0),
-				   __ATOMIC_RELAXED);
+	last = __atomic_load_n(&ix->usage[ordinal].last_used, __ATOMIC_RELAXED);
+	if (last >= now - RECENT_S && last <= now + 60 && hold_hit(ix, ordinal, now, compile_ms) == 0)
+		return 1;
+	put_hits(ix, ordinal, 1, now, compile_ms);
 	return 1;
+}
+
+static void put_held(struct rj_index *ix)
+{
+	for (size_t i = 0; ix && i < ix->nheld; i++)
+		put_hits(ix, ix->held[i].ordinal, ix->held[i].hits, ix->held[i].last,
+			 ix->held[i].compile_ms);
+	if (ix)
+		ix->nheld = 0;
+}
+
+void rj_index_put_held(rj_cache *c)
+{
+	put_held(c->index);
+	for (struct rj_index *r = c->retired; r; r = r->next)
+		put_held(r);
+}
+
+void rj_index_forget_held(rj_cache *c)
+{
+	if (c->index)
+		c->index->nheld = 0;
+	for (struct rj_index *r = c->retired; r; r = r->next)
+		r->nheld = 0;
 }
 
 void rj_index_unmap(struct rj_index *ix)
 {
 	if (!ix)
 		return;
+	put_held(ix);
 	munmap(ix->map, ix->size);
+	free(ix->held);
 	free(ix);
 }
 

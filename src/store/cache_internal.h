@@ -204,10 +204,16 @@ int rj_index_matches(const struct rj_index *ix, int dirfd);
  * there, -1 when it is there but damaged (then stop using the index). */
 int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit);
 /*
- * Records a hit of the entry at ordinal on ix's usage board: 1; 0 when ix has no board
- * (mapped read-only), and the hit goes to the pending usage records instead.
+ * Records a hit of the entry at ordinal on ix's usage board, or holds it in memory for the
+ * board when the entry's last use there is recent: 1; 0 when ix has no board (mapped
+ * read-only), and the hit goes to the pending usage records instead.
  */
 int rj_index_stamp(struct rj_index *ix, uint32_t ordinal, double compile_ms);
+/* Puts the hits c holds on its indexes' boards (caller holds c->lock): at close, at exit,
+ * by the flusher; unmapping an index does it too. */
+void rj_index_put_held(rj_cache *c);
+/* The child of a fork(): the held hits are the parent's. */
+void rj_index_forget_held(rj_cache *c);
 /* Whether c's index was retired by a writer that replaced or removed it: then c stops
  * using it and maps the folder's current one, if any (caller holds c->lock). */
 int rj_index_stale(rj_cache *c);
