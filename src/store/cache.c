@@ -2,13 +2,15 @@
  * cache.c - the on-disk cache on the request path: get, put, totals, and the compiler
  * memo.
  *
- * Owns what a request does with the cache: looking a key up (one prepared SELECT and a
- * checksum), storing a fresh code object (then keeping under the size limit), and noting
- * each hit in memory for the usage records.  Hit counts and last-use times are gathered
- * here and written in batches (cache_usage.c), one transaction per batch, so that readers
- * rarely take SQLite's write lock and a process that crashes or never closes still leaves
- * its hot entries recently used; the first pending hit arms the flusher
- * (cache_process.c).  Stores and returns opaque code objects under 16-byte keys: knows
+ * Owns what a request does with the cache: looking a key up (the read index first, else
+ * one prepared SELECT and a checksum), storing a fresh code object (then keeping under
+ * the size limit), and recording each hit.  A hit served by the index is recorded on the
+ * index's usage board (cache_index.c), or held in memory when its entry was used there
+ * within the last minute (cache_usage.c puts it there at close or exit).  A hit read from
+ * the database is gathered in memory and written in batches (cache_usage.c), one
+ * transaction per batch, so that readers rarely take SQLite's write lock and a process
+ * that crashes or never closes still leaves its hot entries recently used; the first
+ * pending hit arms the flusher (cache_process.c).  Stores and returns opaque code objects under 16-byte keys: knows
  * nothing of compilers or devices, and never opens or closes the connection
  * (cache_db.c).  Every failure is returned to the caller, who treats it as a miss (see
  * cache.h).
@@ -93,10 +95,16 @@ static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, s
 			    double *compile_ms, char **kernels)
 {
 	struct rj_index_hit hit;
-	int found;
+	int found, recorded;
 
-	if (c->index)
+	if (c->index) {
 		rj_index_stale(c); /* replaced or removed by another process: the current one */
+	} else if (c->dirfd >= 0 && time(NULL) >= c->remap_at && rj_index_kept(c) < RJ_INDEX_MAX_RETIRED) {
+		/* None mapped (none there at open, or it was replaced past the bound, or the
+		   connection was closed for a fork() when it was): look again now and then. */
+		c->remap_at = time(NULL) + RJ_CHECK_S;
+		rj_index_map(c);
+	}
 	if (!c->index || (found = rj_index_find(c->index, key, &hit)) == 0)
 		return 0;
 	if (found < 0) {
@@ -105,8 +113,7 @@ static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, s
 		rj_log(RJ_LOG_WARN, "cache index %s/%s: entry %s is damaged; the index is not "
 		       "used again (it is written anew) and the database is read instead", c->dir,
 		       RJ_INDEX_FILE, hex);
-		rj_index_retire(c);
-		c->index_dirty = 1;
+		rj_index_reject(c);
 		return 0;
 	}
 	if (kernels && !(*kernels = strdup(hit.kernels)))
@@ -116,7 +123,10 @@ static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, s
 	*code = hit.code;
 	*size = hit.size;
 	*compile_ms = hit.compile_ms;
-	if (!rj_index_stamp(c->index, hit.ordinal, hit.compile_ms)) {
+	recorded = rj_index_stamp(c->index, hit.ordinal, hit.compile_ms, 1);
+	if (recorded == 2 && rj_cache_hold_hit(c, key, hit.compile_ms) != 0)
+		recorded = rj_index_stamp(c->index, hit.ordinal, hit.compile_ms, 0);
+	if (!recorded) {
 		c->saved_ms += hit.compile_ms;
 		note_hit(c, key);
 	} else if (time(NULL) - c->checked_at >= RJ_CHECK_S && !c->readonly) {

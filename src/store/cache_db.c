@@ -393,6 +393,7 @@ void rj_cache_free(rj_cache *c)
 {
 	rj_index_unmap_all(c);
 	free(c->hits);
+	free(c->held);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

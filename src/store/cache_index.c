@@ -25,10 +25,11 @@
  * database.  Nothing but its usage board (below) changes after the rename, and no file is
  * ever shortened, so a mapping stays valid while the process lives.
  *
- * Hits are recorded on the board, in the mapping (struct index_board): a process served by
- * the index starts no flusher thread and opens no connection, not even at exit, and a
- * process killed loses none of its hits.  A writer that replaces or removes the index
- * marks its board retired: every process that has it mapped moves on at its next lookup.
+ * Hits are recorded on the board, in the mapping (struct index_board), or held in memory
+ * for it (cache_usage.c): a process served by the index starts no flusher thread in its
+ * first seconds and opens no connection, not even at exit, and a process killed leaves
+ * the entries it hit recent.  A writer that replaces or removes the index marks its board
+ * retired: every process that has it mapped moves on at its next lookup.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +39,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,9 +59,6 @@
  * index is full (every entry cannot fit): processes with different working sets larger
  * than the index would otherwise rewrite it at each exit. */
 #define INDEX_FULL_REWRITE_S 60
-/* Indexes a process keeps mapped after they were replaced, because it handed out code from
- * them, before it stops mapping the replacements (rj_index_stale). */
-#define INDEX_MAX_RETIRED 4
 
 struct index_header {
 	char magic[8];
@@ -104,11 +103,12 @@ struct index_entry {
 /*
  * The usage board: the one part of the file written after it is made, in place, through
  * shared writable mappings, by every process that hits it (atomics; no checksum covers
- * it).  A hit is recorded here, in the page cache, at once: it survives the process
- * being killed, and a process that only hit the index needs neither the flusher thread
- * nor a connection at exit.  Whoever writes usage into the database folds the board in
- * (rj_index_fold, under the write lock): hit counts are taken with an exchange, so a
- * count is folded once; last uses are a maximum, folded any number of times.
+ * it).  A hit is recorded here, in the page cache (or held, see rj_index_stamp): it
+ * survives the process being killed, and a process that only hit the index needs neither
+ * the flusher thread nor a connection at exit.  The index writer and whoever removes the
+ * index fold the board into the database (fold_board, under the write lock): hit counts
+ * are taken with an exchange, so a count is folded once; last uses are a maximum, folded
+ * any number of times.
  */
 struct index_board {
 	uint64_t retired;       /* 1: replaced or removed; stop using this file (and look
@@ -147,17 +147,17 @@ struct rj_index {
 	struct index_board *board;
 	struct index_usage *usage;
 	int writable;                 /* 0: mapped read-only, hits go through memory */
-	struct held_hit *held;        /* hits of recent entries, put on the board at close */
-	size_t nheld, capheld;
+	/* The header's fields as checked at map time: the mapping is writable (the board),
+	   so nothing read again from it can move a bound. */
+	uint32_t nslots, nentries, nmemos;
+	uint64_t slots_off, memos_off, memos_size, deletions;
+	uint64_t dev, ino;            /* the file */
+	int64_t written;
 };
 
-/* Hits of an entry whose last use on the board was recent when they came (rj_index_stamp):
- * counted here, written to the board at close, at exit or by the flusher. */
-struct held_hit {
-	uint32_t ordinal, hits;
-	int64_t last;
-	double compile_ms;
-};
+/* Bounds on what a board says (any process that may write the file writes it). */
+#define BOARD_MAX_HITS (1ull << 40)
+#define BOARD_MAX_SAVED_US (1ull << 52)
 
 static uint64_t align8(uint64_t n)
 {
@@ -240,6 +240,27 @@ int rj_index_matches(const struct rj_index *ix, int dirfd)
 }
 
 /*
+ * Whether the board may be written through a shared mapping on fd's file system.  On a
+ * copy-on-write one (btrfs, ZFS, bcachefs) the first write to a page allocates, and a full
+ * disk then kills the process with SIGBUS on a plain cache hit; there the index is mapped
+ * read-only and hits go through memory to the database.  (ext4 and XFS write in place:
+ * the board is written as zeros when the file is made, so its blocks exist.)
+ */
+static int board_safe_fs(int fd)
+{
+	static const unsigned long cow[] = { 0x9123683eul /* btrfs */, 0x2fc12fc1ul /* ZFS */,
+					     0xca451a4eul /* bcachefs */ };
+	struct statfs fs;
+
+	if (fstatfs(fd, &fs) != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof cow / sizeof cow[0]; i++)
+		if ((unsigned long)fs.f_type == cow[i])
+			return 0;
+	return 1;
+}
+
+/*
  * Maps the folder's index file: 0 with *out when it is trusted, sound and written from
  * database db; -1 when absent, -2 when untrusted, stale or damaged (why in *why), -3 when
  * a writer retired it (being replaced or removed: look again).  writable: map it so that
@@ -264,6 +285,8 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 	}
 	if (fd < 0)
 		return -1;
+	if (writable && !board_safe_fs(fd))
+		writable = 0;
 	rj_fs_join(shown, sizeof shown, dir, RJ_INDEX_FILE);
 	if (rj_trust_check_stat(&st, shown, "cache index", rj_cache_trust_flags()) != 0) {
 		*why = rocjit_last_error();
@@ -293,7 +316,17 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 		*why = "stale or damaged";
 		return -2;
 	}
-	ix->slots = (const struct index_slot *)(ix->base + ix->h->slots_off);
+	ix->nslots = ix->h->nslots;
+	ix->nentries = ix->h->nentries;
+	ix->slots_off = ix->h->slots_off;
+	ix->nmemos = ix->h->nmemos;
+	ix->memos_off = ix->h->memos_off;
+	ix->memos_size = ix->h->memos_size;
+	ix->deletions = ix->h->deletions;
+	ix->written = ix->h->written;
+	ix->dev = (uint64_t)st.st_dev;
+	ix->ino = (uint64_t)st.st_ino;
+	ix->slots = (const struct index_slot *)(ix->base + ix->slots_off);
 	ix->board = (struct index_board *)((unsigned char *)ix->map + ix->h->usage_off);
 	ix->usage = (struct index_usage *)(ix->board + 1);
 	if (__atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE)) {
@@ -305,17 +338,34 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 	return 0;
 }
 
+static int read_deletions(rj_cache *c, uint64_t *n);
+
 int rj_index_map(rj_cache *c)
 {
 	struct rj_db_id db;
 	const char *why;
+	uint64_t deleted;
 	int rc = -3;
 
 	if (c->dirfd < 0 || rj_index_max_bytes() == 0 || rj_db_identity(c->dirfd, &db) != 0)
 		return -1;
+	/* With a connection open, only an index of the database it opened. */
+	if (c->db_id_known && (db.dev != c->db_id.dev || db.ino != c->db_id.ino ||
+			       db.born_ns != c->db_id.born_ns))
+		return -1;
 	/* Retired: a writer is replacing it this moment; the new one is renamed in next. */
 	for (int tries = 0; rc == -3 && tries < 3; tries++)
 		rc = map_file(c->dirfd, c->dir, !c->readonly, &db, &c->index, &why);
+	if (rc == 0 && ((c->index->ino == c->index_bad_ino && c->index->dev == c->index_bad_dev &&
+			 c->index->written == c->index_bad_written) ||
+			(c->db && read_deletions(c, &deleted) == 0 &&
+			 deleted != c->index->deletions))) {
+		/* The file this process found damaged or stale, or one older than a deletion
+		   the open connection knows of. */
+		rj_index_unmap(c->index);
+		c->index = NULL;
+		return -1;
+	}
 	if (rc == -2) {
 		rj_log(RJ_LOG_INFO, "cache index %s/%s: %s; not used (it is written again), the "
 		       "database is read instead", c->dir, RJ_INDEX_FILE, why);
@@ -334,7 +384,7 @@ int rj_index_stale(rj_cache *c)
 	/* The file that replaced it, if any.  Retired indexes whose code was handed out stay
 	   mapped until close (and their unlinked files on disk): past a few, the database
 	   serves instead, so a process that outlives many rewrites holds a bounded amount. */
-	if (rj_index_kept(c) < INDEX_MAX_RETIRED)
+	if (rj_index_kept(c) < RJ_INDEX_MAX_RETIRED)
 		rj_index_map(c);
 	return 1;
 }
@@ -348,148 +398,149 @@ int rj_index_kept(const rj_cache *c)
 	return n;
 }
 
-/* Adds hits of the entry at ordinal, last used at last, to the board. */
+/* Adds hits of the entry at ordinal, last used at last, to the board.  The last use is
+ * raised first: a fold that takes the hits then reads a last use at least theirs. */
 static void put_hits(struct rj_index *ix, uint32_t ordinal, uint64_t hits, int64_t last,
 		     double compile_ms)
 {
 	struct index_usage *u = &ix->usage[ordinal];
 	int64_t was = __atomic_load_n(&u->last_used, __ATOMIC_RELAXED);
+	double us = compile_ms * 1000.0 * (double)hits;
 
-	__atomic_fetch_add(&u->hits, hits, __ATOMIC_RELAXED);
 	while (was < last && !__atomic_compare_exchange_n(&u->last_used, &was, last, 1,
-							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+							 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
+	__atomic_fetch_add(&u->hits, hits, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&ix->board->disk_hits, hits, __ATOMIC_RELAXED);
-	if (compile_ms > 0)
-		__atomic_fetch_add(&ix->board->saved_us, (uint64_t)(compile_ms * 1000.0 * (double)hits),
-				   __ATOMIC_RELAXED);
-}
-
-/* Holds a hit in memory: 0, or -1 when out of memory (then it is put on the board). */
-static int hold_hit(struct rj_index *ix, uint32_t ordinal, int64_t now, double compile_ms)
-{
-	for (size_t i = ix->nheld; i-- > 0;)
-		if (ix->held[i].ordinal == ordinal) {
-			ix->held[i].hits++;
-			ix->held[i].last = now;
-			return 0;
-		}
-	if (ix->nheld == ix->capheld) {
-		size_t cap = ix->capheld ? ix->capheld * 2 : 64;
-		struct held_hit *n = realloc(ix->held, cap * sizeof *n);
-		if (!n)
-			return -1;
-		ix->held = n;
-		ix->capheld = cap;
-	}
-	ix->held[ix->nheld++] = (struct held_hit){ ordinal, 1, now, compile_ms };
-	return 0;
+	if (us > 0 && us < (double)BOARD_MAX_SAVED_US)
+		__atomic_fetch_add(&ix->board->saved_us, (uint64_t)us, __ATOMIC_RELAXED);
 }
 
 /*
  * Like relatime for a file's atime: a hit of an entry whose last use on the board is
  * recent (within RECENT_S, as another process or this one wrote it) changes nothing
- * eviction needs, so it is held in memory and put on the board at close or exit rather
- * than now.  Writing the board dirties its page: the first write of a process through its
- * mapping takes a fault into the file system (10-15 us on ext4 on the H100 box), on the
- * first request.  A process killed loses the counts it held, never an entry's recency.
+ * eviction needs, so the caller may hold it in memory (cache_usage.c) and have it put on
+ * the board at close or exit rather than now.  Writing the board dirties its page: a
+ * process's first write through its mapping takes a fault into the file system (10-15 us
+ * on ext4 on the H100 box), on the first request.
  */
 #define RECENT_S 60
 
-int rj_index_stamp(struct rj_index *ix, uint32_t ordinal, double compile_ms)
+int rj_index_stamp(struct rj_index *ix, uint32_t ordinal, double compile_ms, int may_hold)
 {
 	int64_t now = (int64_t)time(NULL), last;
 
-	if (!ix->writable || ordinal >= ix->h->nentries)
+	if (!ix->writable || ordinal >= ix->nentries)
 		return 0;
 	last = __atomic_load_n(&ix->usage[ordinal].last_used, __ATOMIC_RELAXED);
-	if (last >= now - RECENT_S && last <= now + 60 && hold_hit(ix, ordinal, now, compile_ms) == 0)
-		return 1;
+	if (may_hold && last >= now - RECENT_S && last <= now + 60)
+		return 2;
 	put_hits(ix, ordinal, 1, now, compile_ms);
 	return 1;
 }
 
-static void put_held(struct rj_index *ix)
+/*
+ * Key's entry: its slot's offset checked (entries lie past the slots, so past the board,
+ * which other processes write), and the key it carries.  NULL when ix has no such key, or
+ * *bad set when its slot or entry is damaged.
+ */
+static const struct index_entry *entry_of(const struct rj_index *ix, const rj_key *key,
+					  int *bad)
 {
-	for (size_t i = 0; ix && i < ix->nheld; i++)
-		put_hits(ix, ix->held[i].ordinal, ix->held[i].hits, ix->held[i].last,
-			 ix->held[i].compile_ms);
-	if (ix)
-		ix->nheld = 0;
+	uint32_t mask = ix->nslots - 1, i;
+	uint64_t start;
+
+	*bad = 0;
+	memcpy(&start, key->b, sizeof start);
+	i = (uint32_t)start & mask;
+	for (uint32_t probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+		const struct index_slot *s = &ix->slots[i];
+		const struct index_entry *e;
+
+		if (s->off == 0)
+			return NULL;
+		if (memcmp(s->key, key->b, 16) != 0)
+			continue;
+		e = (const struct index_entry *)(ix->base + s->off);
+		*bad = s->off % 8 || s->off < ix->slots_off || s->off > ix->size - sizeof *e ||
+		       memcmp(e->key, key->b, 16) != 0 || e->ordinal >= ix->nentries;
+		return *bad ? NULL : e;
+	}
+	return NULL;
 }
 
-void rj_index_put_held(rj_cache *c)
+/* The usage record of key's entry on ix's board, or NULL. */
+static struct index_usage *usage_of(const struct rj_index *ix, const rj_key *key)
 {
-	put_held(c->index);
-	for (struct rj_index *r = c->retired; r; r = r->next)
-		put_held(r);
+	int bad;
+	const struct index_entry *e = entry_of(ix, key, &bad);
+
+	return e ? &ix->usage[e->ordinal] : NULL;
 }
 
-void rj_index_forget_held(rj_cache *c)
+int rj_index_put_hits(struct rj_index *ix, const rj_key *key, uint64_t hits, int64_t last,
+		      double compile_ms)
 {
-	if (c->index)
-		c->index->nheld = 0;
-	for (struct rj_index *r = c->retired; r; r = r->next)
-		r->nheld = 0;
+	struct index_usage *u;
+
+	if (!ix || !ix->writable || __atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE) ||
+	    !(u = usage_of(ix, key)))
+		return 0;
+	put_hits(ix, (uint32_t)(u - ix->usage), hits, last, compile_ms);
+	return 1;
+}
+
+void rj_index_reject(rj_cache *c)
+{
+	if (!c->index)
+		return;
+	c->index_bad_dev = c->index->dev;
+	c->index_bad_ino = c->index->ino;
+	c->index_bad_written = c->index->written;
+	rj_index_retire(c);
+	c->index_dirty = 1;
 }
 
 void rj_index_unmap(struct rj_index *ix)
 {
 	if (!ix)
 		return;
-	put_held(ix);
 	munmap(ix->map, ix->size);
-	free(ix->held);
 	free(ix);
 }
 
 int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit)
 {
-	uint32_t mask = ix->h->nslots - 1, i;
-	uint64_t start;
+	int bad;
+	const struct index_entry *e = entry_of(ix, key, &bad);
+	const char *kernels;
+	uint64_t off, code_off;
 
-	memcpy(&start, key->b, sizeof start);
-	i = (uint32_t)start & mask;
-	for (uint32_t probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
-		const struct index_slot *s = &ix->slots[i];
-		const struct index_entry *e;
-		const char *kernels;
-		uint64_t off = s->off, code_off;
-
-		if (off == 0)
-			return 0;
-		if (memcmp(s->key, key->b, 16) != 0)
-			continue;
-		/* Entries lie past the slots, so past the board (which other processes
-		   write). */
-		if (off % 8 || off < ix->h->slots_off || off > ix->size - sizeof *e)
-			return -1;
-		e = (const struct index_entry *)(ix->base + off);
-		kernels = (const char *)(e + 1);
-		if (memcmp(e->key, key->b, 16) != 0 || e->kernels_len == 0 ||
-		    e->kernels_len > ix->size - off - sizeof *e ||
-		    kernels[e->kernels_len - 1] != 0 || strlen(kernels) != e->kernels_len - 1 ||
-		    entry_sum(e, kernels) != e->meta_sum)
-			return -1;
-		code_off = align8(off + sizeof *e + e->kernels_len);
-		if (e->size == 0 || code_off > ix->size || e->size > ix->size - code_off ||
-		    rj_checksum(ix->base + code_off, (size_t)e->size) != e->checksum)
-			return -1;
-		hit->code = ix->base + code_off;
-		hit->size = (size_t)e->size;
-		hit->compile_ms = e->compile_ms;
-		hit->kernels = kernels;
-		hit->ordinal = e->ordinal;
-		return 1;
-	}
-	return 0;
+	if (!e)
+		return bad ? -1 : 0;
+	off = (uint64_t)((const unsigned char *)e - ix->base);
+	kernels = (const char *)(e + 1);
+	if (e->kernels_len == 0 || e->kernels_len > ix->size - off - sizeof *e ||
+	    kernels[e->kernels_len - 1] != 0 || strlen(kernels) != e->kernels_len - 1 ||
+	    entry_sum(e, kernels) != e->meta_sum)
+		return -1;
+	code_off = align8(off + sizeof *e + e->kernels_len);
+	if (e->size == 0 || code_off > ix->size || e->size > ix->size - code_off ||
+	    rj_checksum(ix->base + code_off, (size_t)e->size) != e->checksum)
+		return -1;
+	hit->code = ix->base + code_off;
+	hit->size = (size_t)e->size;
+	hit->compile_ms = e->compile_ms;
+	hit->kernels = kernels;
+	hit->ordinal = e->ordinal;
+	return 1;
 }
 
 const char *rj_index_memo(const struct rj_index *ix, const char *platform)
 {
-	const unsigned char *p = ix->base + ix->h->memos_off, *end = p + ix->h->memos_size;
+	const unsigned char *p = ix->base + ix->memos_off, *end = p + ix->memos_size;
 
-	for (uint32_t i = 0; i < ix->h->nmemos; i++) {
+	for (uint32_t i = 0; i < ix->nmemos; i++) {
 		uint32_t plen, mlen;
 		const char *name, *memo;
 
@@ -569,12 +620,15 @@ void rj_index_check_deletions(rj_cache *c)
 {
 	uint64_t n;
 
-	if (!c->index || (read_deletions(c, &n) == 0 && n == c->index->h->deletions))
+	/* A mapping another writer retired is no evidence against the folder's current
+	   index: move to that one first. */
+	rj_index_stale(c);
+	if (!c->index || (read_deletions(c, &n) == 0 && n == c->index->deletions))
 		return;
 	rj_log(RJ_LOG_INFO, "cache index %s/%s: entries were deleted since it was written; "
 	       "not used (it is written anew)", c->dir, RJ_INDEX_FILE);
 	if (c->readonly)
-		rj_index_retire(c); /* a read-only cache changes nothing in the folder */
+		rj_index_reject(c); /* a read-only cache changes nothing in the folder */
 	else
 		rj_index_drop(c);
 	c->index_dirty = 1;
@@ -616,42 +670,29 @@ struct rj_index *rj_index_peek_open(rj_cache *c)
 void rj_index_peek_entry(const struct rj_index *ix, const rj_key *key, uint64_t *hits,
 			 int64_t *last_used)
 {
-	uint32_t mask, i;
-	uint64_t start;
+	const struct index_usage *u = ix ? usage_of(ix, key) : NULL;
+	uint64_t n;
+	int64_t last;
 
-	if (!ix)
+	if (!u)
 		return;
-	mask = ix->h->nslots - 1;
-	memcpy(&start, key->b, sizeof start);
-	i = (uint32_t)start & mask;
-	for (uint32_t probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
-		const struct index_slot *s = &ix->slots[i];
-		const struct index_entry *e;
-		int64_t last;
-
-		if (s->off == 0)
-			return;
-		if (memcmp(s->key, key->b, 16) != 0)
-			continue;
-		if (s->off % 8 || s->off < ix->h->slots_off || s->off > ix->size - sizeof *e)
-			return;
-		e = (const struct index_entry *)(ix->base + s->off);
-		if (e->ordinal >= ix->h->nentries || memcmp(e->key, key->b, 16) != 0)
-			return;
-		*hits += __atomic_load_n(&ix->usage[e->ordinal].hits, __ATOMIC_RELAXED);
-		last = __atomic_load_n(&ix->usage[e->ordinal].last_used, __ATOMIC_RELAXED);
-		if (last > *last_used && last <= (int64_t)time(NULL) + 60)
-			*last_used = last;
-		return;
-	}
+	n = __atomic_load_n(&u->hits, __ATOMIC_RELAXED);
+	*hits += n < BOARD_MAX_HITS ? n : BOARD_MAX_HITS;
+	last = __atomic_load_n(&u->last_used, __ATOMIC_RELAXED);
+	if (last > *last_used && last <= (int64_t)time(NULL) + 60)
+		*last_used = last;
 }
 
 void rj_index_peek_counters(const struct rj_index *ix, uint64_t *disk_hits, double *saved_ms)
 {
+	uint64_t n, us;
+
 	if (!ix)
 		return;
-	*disk_hits += __atomic_load_n(&ix->board->disk_hits, __ATOMIC_RELAXED);
-	*saved_ms += (double)__atomic_load_n(&ix->board->saved_us, __ATOMIC_RELAXED) / 1000.0;
+	n = __atomic_load_n(&ix->board->disk_hits, __ATOMIC_RELAXED);
+	us = __atomic_load_n(&ix->board->saved_us, __ATOMIC_RELAXED);
+	*disk_hits += n < BOARD_MAX_HITS ? n : BOARD_MAX_HITS;
+	*saved_ms += (double)(us < BOARD_MAX_SAVED_US ? us : BOARD_MAX_SAVED_US) / 1000.0;
 }
 
 /*
@@ -671,23 +712,25 @@ static void fold_board(rj_cache *c, struct rj_index *ix)
 	if (own && rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
 		return;
 	if (sqlite3_prepare_v2(c->db, RJ_USAGE_SQL, -1, &st, NULL) == SQLITE_OK) {
-		for (uint32_t i = 0; i < ix->h->nslots; i++) {
+		for (uint32_t i = 0; i < ix->nslots; i++) {
 			const struct index_slot *s = &ix->slots[i];
 			const struct index_entry *e;
 			int64_t last;
 
-			if (s->off == 0 || s->off % 8 || s->off < ix->h->slots_off ||
+			if (s->off == 0 || s->off % 8 || s->off < ix->slots_off ||
 			    s->off > ix->size - sizeof *e)
 				continue;
 			e = (const struct index_entry *)(ix->base + s->off);
-			if (e->ordinal >= ix->h->nentries || memcmp(e->key, s->key, 16) != 0)
+			if (e->ordinal >= ix->nentries || memcmp(e->key, s->key, 16) != 0)
 				continue;
-			hits = __atomic_exchange_n(&ix->usage[e->ordinal].hits, 0, __ATOMIC_RELAXED);
+			/* Only entries with hits: a put raises the last use before it adds its
+			   hits, so the last use read after taking them covers them. */
+			hits = __atomic_exchange_n(&ix->usage[e->ordinal].hits, 0, __ATOMIC_ACQUIRE);
+			if (!hits)
+				continue;
 			last = __atomic_load_n(&ix->usage[e->ordinal].last_used, __ATOMIC_RELAXED);
-			if (!hits && !last)
-				continue;
 			sqlite3_bind_blob(st, 1, e->key, 16, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 2, (int64_t)(hits < (1ull << 40) ? hits : 1ull << 40));
+			sqlite3_bind_int64(st, 2, (int64_t)(hits < BOARD_MAX_HITS ? hits : BOARD_MAX_HITS));
 			sqlite3_bind_int64(st, 3, last <= now + 60 ? last : now);
 			sqlite3_step(st);
 			sqlite3_reset(st);
@@ -696,7 +739,10 @@ static void fold_board(rj_cache *c, struct rj_index *ix)
 	sqlite3_finalize(st);
 	hits = __atomic_exchange_n(&ix->board->disk_hits, 0, __ATOMIC_RELAXED);
 	saved_us = __atomic_exchange_n(&ix->board->saved_us, 0, __ATOMIC_RELAXED);
-	rj_cache_add_counters(c, (double)hits, (double)saved_us / 1000.0, 0, 0, 0);
+	rj_cache_add_counters(c, (double)(hits < BOARD_MAX_HITS ? hits : BOARD_MAX_HITS),
+			      (double)(saved_us < BOARD_MAX_SAVED_US ? saved_us : BOARD_MAX_SAVED_US) /
+				      1000.0,
+			      0, 0, 0);
 	if (own && rj_cache_exec(c, "COMMIT") != 0)
 		rj_cache_exec(c, "ROLLBACK");
 }
@@ -718,17 +764,27 @@ void rj_index_fold(rj_cache *c)
 
 void rj_index_drop(rj_cache *c)
 {
-	struct rj_index *ix = c->db ? map_board(c) : NULL;
+	/* Under the write lock, so that no index is renamed in between the retiring and
+	   the unlink: the caller's transaction, or one of its own (best-effort: without the
+	   lock, the file is left, and this process stops using it). */
+	int own = c->db && sqlite3_get_autocommit(c->db);
+	struct rj_index *ix;
 
-	/* Retired first: every process stops serving from it at its next lookup, then its
+	if (!c->db || (own && rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)) {
+		rj_index_retire(c);
+		return;
+	}
+	/* Retired first: every process stops serving from it at its next lookup; then its
 	   usage is kept. */
-	if (ix) {
+	if ((ix = map_board(c)) != NULL) {
 		retire_board(ix);
 		fold_board(c, ix);
 		rj_index_unmap(ix);
 	}
 	if (c->dirfd >= 0)
 		unlinkat(c->dirfd, RJ_INDEX_FILE, 0);
+	if (own && rj_cache_exec(c, "COMMIT") != 0)
+		rj_cache_exec(c, "ROLLBACK");
 	rj_index_retire(c);
 }
 

@@ -34,6 +34,9 @@
 /* A process that hits only its index checks it against deletions by programs that do not
  * know it at most this often, in the background (cache.c, cache_process.c). */
 #define RJ_CHECK_S 2
+/* Indexes a process keeps mapped after they were replaced, because it handed out code from
+ * them, before it stops mapping the replacements (cache_index.c, cache.c). */
+#define RJ_INDEX_MAX_RETIRED 4
 
 /* PRAGMA application_id of every rocjit database, cache or bundle: "rjit". */
 #define RJ_CACHE_APP_ID 0x726a6974
@@ -48,6 +51,15 @@
 struct rj_db_id {
 	uint64_t dev, ino;
 	int64_t born_ns;
+};
+
+/* Hits of an entry whose last use on the read index's board was recent: put on the board
+ * (or, when the index is gone, into the database) at close, at exit or by the flusher. */
+struct rj_held {
+	rj_key key;
+	uint64_t hits;
+	int64_t last;
+	double compile_ms;
 };
 
 struct rj_cache {
@@ -83,6 +95,11 @@ struct rj_cache {
 	int db_id_known;
 	time_t checked_at;             /* when the index was last checked for deletions, */
 	int check_due;                 /* and the flusher's next round checks it again */
+	time_t remap_at;               /* no index mapped: when to look for one again */
+	uint64_t index_bad_dev, index_bad_ino; /* an index file found damaged: not mapped */
+	int64_t index_bad_written;             /* again */
+	struct rj_held *held;          /* hits held for the board (cache_usage.c) */
+	size_t nheld, capheld;
 	int open_failed;               /* a deferred connection could not be opened: why */
 	char open_error[512];
 	struct rj_cache *next_open;
@@ -204,16 +221,19 @@ int rj_index_matches(const struct rj_index *ix, int dirfd);
  * there, -1 when it is there but damaged (then stop using the index). */
 int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit);
 /*
- * Records a hit of the entry at ordinal on ix's usage board, or holds it in memory for the
- * board when the entry's last use there is recent: 1; 0 when ix has no board (mapped
- * read-only), and the hit goes to the pending usage records instead.
+ * Records a hit of the entry at ordinal on ix's usage board: 1.  2 (nothing written) when
+ * may_hold and the entry's last use there is recent: the caller holds the hit in memory
+ * (rj_cache_hold_hit).  0 when ix has no board (mapped read-only): the hit goes to the
+ * pending usage records instead.
  */
-int rj_index_stamp(struct rj_index *ix, uint32_t ordinal, double compile_ms);
-/* Puts the hits c holds on its indexes' boards (caller holds c->lock): at close, at exit,
- * by the flusher; unmapping an index does it too. */
-void rj_index_put_held(rj_cache *c);
-/* The child of a fork(): the held hits are the parent's. */
-void rj_index_forget_held(rj_cache *c);
+int rj_index_stamp(struct rj_index *ix, uint32_t ordinal, double compile_ms, int may_hold);
+/* Adds hits of key's entry, last used at last, to ix's board: 1; 0 when ix is NULL,
+ * read-only or retired, or lacks the entry. */
+int rj_index_put_hits(struct rj_index *ix, const rj_key *key, uint64_t hits, int64_t last,
+		      double compile_ms);
+/* c's index failed a check: c stops using it and never maps that file again (it is
+ * written anew). */
+void rj_index_reject(rj_cache *c);
 /* Whether c's index was retired by a writer that replaced or removed it: then c stops
  * using it and maps the folder's current one, if any (caller holds c->lock). */
 int rj_index_stale(rj_cache *c);
@@ -257,6 +277,15 @@ void rj_cache_evict_locked(rj_cache *c);
 void rj_cache_flush_locked(rj_cache *c);
 /* Forgets the pending hits and counts without writing them (caller holds lock). */
 void rj_cache_forget_pending(rj_cache *c);
+/* Holds a hit of key's recent entry in memory (caller holds lock): 0, or -1 when out of
+ * memory (then write it to the board at once). */
+int rj_cache_hold_hit(rj_cache *c, const rj_key *key, double compile_ms);
+/* Puts the held hits on the index's board; those whose entry the index lacks now (it was
+ * replaced or removed) are written to the database (caller holds lock): at close, at exit
+ * and by the flusher. */
+void rj_cache_put_held_locked(rj_cache *c);
+/* The child of a fork(): the held hits are the parent's. */
+void rj_cache_forget_held(rj_cache *c);
 
 /* ---- cache_process.c: the process's open caches ---------------------------------------- */
 

@@ -62,7 +62,7 @@ static int flusher;                    /* under flush_mu: 0 none, 1 running, -1 
  */
 static int flush_now_locked(rj_cache *c, int rate)
 {
-	rj_index_put_held(c);
+	rj_cache_put_held_locked(c);
 	if ((c->nhits || (c->check_due && rate)) && !c->readonly &&
 	    rj_cache_reopen_locked(c) == 0)
 		rj_cache_flush_locked(c);
@@ -215,7 +215,7 @@ static void after_fork_child(void)
 {
 	for (rj_cache *c = caches; c; c = c->next_open) {
 		rj_cache_forget_pending(c);
-		rj_index_forget_held(c);
+		rj_cache_forget_held(c);
 		pthread_mutex_init(&c->lock, NULL); /* anew: the parent's thread took it */
 	}
 	pthread_mutex_init(&flush_mu, NULL);

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/error.h"
@@ -110,4 +111,82 @@ void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, doubl
 	c->compiles += compiles;
 	c->compile_ms += compile_ms;
 	pthread_mutex_unlock(&c->lock);
+}
+
+/* Distinct entries held at most: past it, they are put on the board at once (a process
+ * hitting many distinct recent entries between flushes keeps a bounded list, searched
+ * linearly). */
+#define HELD_MAX 1024
+
+int rj_cache_hold_hit(rj_cache *c, const rj_key *key, double compile_ms)
+{
+	int64_t now = (int64_t)time(NULL);
+
+	for (size_t i = c->nheld; i-- > 0;)
+		if (memcmp(c->held[i].key.b, key->b, 16) == 0) {
+			c->held[i].hits++;
+			c->held[i].last = now;
+			return 0;
+		}
+	if (c->nheld >= HELD_MAX)
+		rj_cache_put_held_locked(c);
+	if (c->nheld == c->capheld) {
+		size_t cap = c->capheld ? c->capheld * 2 : 64;
+		struct rj_held *n = realloc(c->held, cap * sizeof *n);
+		if (!n)
+			return -1;
+		c->held = n;
+		c->capheld = cap;
+	}
+	c->held[c->nheld++] = (struct rj_held){ *key, 1, now, compile_ms };
+	return 0;
+}
+
+/* Writes held hits to the database (those whose index is gone): kept held when it cannot
+ * be opened or written, for the next try. */
+static void held_to_database(rj_cache *c, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	double hits = 0, saved = 0;
+
+	if (c->readonly || rj_cache_reopen_locked(c) != 0 ||
+	    rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
+		return;
+	if (sqlite3_prepare_v2(c->db, RJ_USAGE_SQL, -1, &st, NULL) == SQLITE_OK) {
+		for (size_t i = 0; i < n; i++) {
+			sqlite3_bind_blob(st, 1, c->held[i].key.b, 16, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 2, (int64_t)c->held[i].hits);
+			sqlite3_bind_int64(st, 3, c->held[i].last);
+			sqlite3_step(st);
+			sqlite3_reset(st);
+			hits += (double)c->held[i].hits;
+			saved += c->held[i].compile_ms * (double)c->held[i].hits;
+		}
+	}
+	sqlite3_finalize(st);
+	rj_cache_add_counters(c, hits, saved, 0, 0, 0);
+	if (rj_cache_exec(c, "COMMIT") != 0) {
+		rj_cache_exec(c, "ROLLBACK");
+		return;
+	}
+	c->nheld = 0;
+}
+
+void rj_cache_put_held_locked(rj_cache *c)
+{
+	size_t left = 0;
+
+	for (size_t i = 0; i < c->nheld; i++) {
+		struct rj_held *h = &c->held[i];
+		if (rj_index_put_hits(c->index, &h->key, h->hits, h->last, h->compile_ms) != 1)
+			c->held[left++] = *h; /* the index lacks it now */
+	}
+	c->nheld = left;
+	if (left)
+		held_to_database(c, left);
+}
+
+void rj_cache_forget_held(rj_cache *c)
+{
+	c->nheld = 0;
 }
