@@ -178,7 +178,7 @@ static int open_folder(rj_cache *c, int fd, const struct stat *st, const char *d
 	/* Pinned at once: from here on c->dirfd is closed by close_db whatever happens. */
 	c->dirfd = rj_sqlite_pin_dir(fd, st);
 	RJ_FORWARD(rj_trust_check_stat(st, dir, "cache folder", tflags));
-	RJ_FORWARD(rj_cache_check_local(c->dirfd, dir));
+	RJ_FORWARD(rj_cache_check_local(c->dirfd, dir, &c->fs_cow));
 	RJ_FORWARD(check_files(c, c->dirfd, tflags));
 	/* With a sound index, SQLite waits for the first use that needs it (cache_index.c):
 	   the files it will open are checked all the same, so a cache the trust rule refuses

@@ -39,7 +39,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -240,27 +239,6 @@ int rj_index_matches(const struct rj_index *ix, int dirfd)
 }
 
 /*
- * Whether the board may be written through a shared mapping on fd's file system.  On a
- * copy-on-write one (btrfs, ZFS, bcachefs) the first write to a page allocates, and a full
- * disk then kills the process with SIGBUS on a plain cache hit; there the index is mapped
- * read-only and hits go through memory to the database.  (ext4 and XFS write in place:
- * the board is written as zeros when the file is made, so its blocks exist.)
- */
-static int board_safe_fs(int fd)
-{
-	static const unsigned long cow[] = { 0x9123683eul /* btrfs */, 0x2fc12fc1ul /* ZFS */,
-					     0xca451a4eul /* bcachefs */ };
-	struct statfs fs;
-
-	if (fstatfs(fd, &fs) != 0)
-		return 0;
-	for (size_t i = 0; i < sizeof cow / sizeof cow[0]; i++)
-		if ((unsigned long)fs.f_type == cow[i])
-			return 0;
-	return 1;
-}
-
-/*
  * Maps the folder's index file: 0 with *out when it is trusted, sound and written from
  * database db; -1 when absent, -2 when untrusted, stale or damaged (why in *why), -3 when
  * a writer retired it (being replaced or removed: look again).  writable: map it so that
@@ -285,8 +263,6 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 	}
 	if (fd < 0)
 		return -1;
-	if (writable && !board_safe_fs(fd))
-		writable = 0;
 	rj_fs_join(shown, sizeof shown, dir, RJ_INDEX_FILE);
 	if (rj_trust_check_stat(&st, shown, "cache index", rj_cache_trust_flags()) != 0) {
 		*why = rocjit_last_error();
@@ -340,6 +316,18 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 
 static int read_deletions(rj_cache *c, uint64_t *n);
 
+/*
+ * Whether c may write boards: not a read-only cache, and not on a copy-on-write file
+ * system (btrfs, ZFS, bcachefs), where the first write to a mapped page allocates and a
+ * full disk then ends the process with SIGBUS on a plain cache hit.  There the index is
+ * mapped read-only and hits go through memory to the database.  (ext4 and XFS write in
+ * place: the board is written as zeros when the file is made, so its blocks exist.)
+ */
+static int board_writable(const rj_cache *c)
+{
+	return !c->readonly && !c->fs_cow;
+}
+
 int rj_index_map(rj_cache *c)
 {
 	struct rj_db_id db;
@@ -355,7 +343,7 @@ int rj_index_map(rj_cache *c)
 		return -1;
 	/* Retired: a writer is replacing it this moment; the new one is renamed in next. */
 	for (int tries = 0; rc == -3 && tries < 3; tries++)
-		rc = map_file(c->dirfd, c->dir, !c->readonly, &db, &c->index, &why);
+		rc = map_file(c->dirfd, c->dir, board_writable(c), &db, &c->index, &why);
 	if (rc == 0 && ((c->index->ino == c->index_bad_ino && c->index->dev == c->index_bad_dev &&
 			 c->index->written == c->index_bad_written) ||
 			(c->db && read_deletions(c, &deleted) == 0 &&
@@ -645,7 +633,7 @@ static struct rj_index *map_current(rj_cache *c, int writable)
 	struct rj_db_id db;
 	const char *why;
 
-	if ((writable && c->readonly) || c->dirfd < 0 || !c->db_id_known ||
+	if ((writable && !board_writable(c)) || c->dirfd < 0 || !c->db_id_known ||
 	    rj_db_identity(c->dirfd, &db) != 0 || db.dev != c->db_id.dev ||
 	    db.ino != c->db_id.ino || db.born_ns != c->db_id.born_ns ||
 	    map_file(c->dirfd, c->dir, writable, &db, &ix, &why) != 0)

@@ -75,6 +75,7 @@ struct rj_cache {
 	char path[4096];
 	char dir[4096];
 	int dirfd;      /* the checked cache folder (pinned, sqlite_fd.h), or -1 */
+	int fs_cow;     /* on a copy-on-write file system (trust.h) */
 	int filefd;     /* a cache given as a file: the checked file SQLite reads, or -1 */
 	int bad_file;   /* open failed because the file is no usable rocjit cache: move it aside */
 	uint64_t max_bytes; /* $ROCJIT_CACHE_MAXSIZE: code bytes kept at most; 0 no limit */

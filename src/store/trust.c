@@ -89,11 +89,20 @@ int rj_trust_check_stat(const struct stat *stp, const char *path, const char *wh
 }
 
 /* SQLite's WAL needs shared memory and locks that network file systems do not give. */
-int rj_cache_check_local(int dirfd, const char *dir)
+int rj_cache_check_local(int dirfd, const char *dir, int *cow)
 {
+	static const unsigned long cow_types[] = { 0x9123683eul /* btrfs */,
+						   0x2fc12fc1ul /* ZFS */,
+						   0xca451a4eul /* bcachefs */ };
 	struct statfs fs;
 
-	if (fstatfs(dirfd, &fs) != 0 || !rj_fs_is_network((unsigned long)fs.f_type))
+	*cow = 1; /* unknown: as if */
+	if (fstatfs(dirfd, &fs) != 0)
+		return 0;
+	*cow = 0;
+	for (size_t i = 0; i < sizeof cow_types / sizeof cow_types[0]; i++)
+		*cow |= (unsigned long)fs.f_type == cow_types[i];
+	if (!rj_fs_is_network((unsigned long)fs.f_type))
 		return 0;
 	RJ_CHECK(!rocjit_env_flag("ROCJIT_CACHE_ALLOW_NETWORK_FS"), ROCJIT_EIO,
 		 "cache folder %s is on a network file system (type 0x%lx), where SQLite's "
