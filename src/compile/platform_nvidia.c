@@ -10,8 +10,9 @@
  *
  * HIP source compiles unchanged through rocjit's own hip/hip_runtime.h (devlib/nvidia/
  * hip/hip_runtime.h, embedded at build time with the rest of devlib/nvidia/ and devlib/std/,
- * devlib.c), served as an in-memory header and pre-included as hipRTC pre-includes its own.  It needs the CUDA headers (cuda_fp16.h), found at run
- * time: $CUDA_PATH, $CUDA_HOME, beside the NVRTC library, /usr/local/cuda.
+ * devlib.c), served as an in-memory header and pre-included as hipRTC pre-includes its
+ * own.  It needs the CUDA headers (cuda_fp16.h), found at run time: $CUDA_PATH,
+ * $CUDA_HOME, beside the NVRTC library, /usr/local/cuda.
  *
  * Modules are loaded into each device's primary context, the one the CUDA runtime uses,
  * so rocjit kernels run on the application's streams and buffers without copies.

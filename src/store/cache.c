@@ -10,10 +10,10 @@
  * the database is gathered in memory and written in batches (cache_usage.c), one
  * transaction per batch, so that readers rarely take SQLite's write lock and a process
  * that crashes or never closes still leaves its hot entries recently used; the first
- * pending hit arms the flusher (cache_process.c).  Stores and returns opaque code objects under 16-byte keys: knows
- * nothing of compilers or devices, and never opens or closes the connection
- * (cache_db.c).  Every failure is returned to the caller, who treats it as a miss (see
- * cache.h).
+ * pending hit arms the flusher (cache_process.c).  Stores and returns opaque code objects
+ * under 16-byte keys: knows nothing of compilers or devices, and never opens or closes
+ * the connection (cache_db.c).  Every failure is returned to the caller, who treats it as
+ * a miss (see cache.h).
  */
 #include "store/cache.h"
 
@@ -99,7 +99,8 @@ static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, s
 
 	if (c->index) {
 		rj_index_stale(c); /* replaced or removed by another process: the current one */
-	} else if (c->dirfd >= 0 && time(NULL) >= c->remap_at && rj_index_kept(c) < RJ_INDEX_MAX_RETIRED) {
+	} else if (c->dirfd >= 0 && time(NULL) >= c->remap_at &&
+		   rj_index_kept(c) < RJ_INDEX_MAX_RETIRED) {
 		/* None mapped (none there at open, or it was replaced past the bound, or the
 		   connection was closed for a fork() when it was): look again now and then. */
 		c->remap_at = time(NULL) + RJ_CHECK_S;

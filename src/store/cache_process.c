@@ -256,6 +256,7 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly)
 	c = *out;
 	memcpy(c->opened_as, abs, strlen(abs) + 1); /* the same size */
 	c->checked_at = time(NULL);
+	c->remap_at = c->checked_at + RJ_CHECK_S; /* open looked for an index just now */
 	pthread_mutex_lock(&caches_mu);
 	c->next_open = caches;
 	caches = c;
