@@ -11,7 +11,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "base/error.h"
@@ -113,21 +112,13 @@ void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, doubl
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Distinct entries held at most: past it, they are put on the board at once (a process
- * hitting many distinct recent entries between flushes keeps a bounded list, searched
- * linearly). */
+/* Hits held at most: past it, they are put on the board at once (memory stays bounded). */
 #define HELD_MAX 1024
 
+/* An append, no search: a process reaches the index once per key and context (the
+ * in-process table serves the rest), and a key held twice is put twice, adding up. */
 int rj_cache_hold_hit(rj_cache *c, const rj_key *key, double compile_ms)
 {
-	int64_t now = (int64_t)time(NULL);
-
-	for (size_t i = c->nheld; i-- > 0;)
-		if (memcmp(c->held[i].key.b, key->b, 16) == 0) {
-			c->held[i].hits++;
-			c->held[i].last = now;
-			return 0;
-		}
 	if (c->nheld >= HELD_MAX)
 		rj_cache_put_held_locked(c);
 	if (c->nheld == c->capheld) {
@@ -138,7 +129,7 @@ int rj_cache_hold_hit(rj_cache *c, const rj_key *key, double compile_ms)
 		c->held = n;
 		c->capheld = cap;
 	}
-	c->held[c->nheld++] = (struct rj_held){ *key, 1, now, compile_ms };
+	c->held[c->nheld++] = (struct rj_held){ *key, 1, (int64_t)time(NULL), compile_ms };
 	return 0;
 }
 
