@@ -1,5 +1,5 @@
 /*
- * test_index.c - the cache's read index (src/store/cache_index.c): a new process serves
+ * test_index.c - the cache's read index (src/store/cache_index*.c): a new process serves
  * its hits from rocjit-cache.index without opening the database, and the index never
  * serves what the database no longer holds.  Real SQLite files, real second processes
  * (fork), the store's own calls (no compiler) except where a test says so.

@@ -5,8 +5,8 @@
  * Owns what a request does with the cache: looking a key up (the read index first, else
  * one prepared SELECT and a checksum), storing a fresh code object (then keeping under
  * the size limit), and recording each hit.  A hit served by the index is recorded on the
- * index's usage board (cache_index.c), or held in memory when its entry was used there
- * within the last minute (cache_usage.c puts it there at close or exit).  A hit read from
+ * index's usage board (cache_index_board.c), or held in memory when its entry was used
+ * there within the last minute (cache_usage.c puts it there at close or exit).  A hit read from
  * the database is gathered in memory and written in batches (cache_usage.c), one
  * transaction per batch, so that readers rarely take SQLite's write lock and a process
  * that crashes or never closes still leaves its hot entries recently used; the first
@@ -68,7 +68,7 @@ static void note_hit(rj_cache *c, const rj_key *key)
 }
 
 /* Removes a row whose code failed its checksum, and the index with it (one write
- * transaction: see cache_index.c).  Best-effort. */
+ * transaction: see cache_index_write.c).  Best-effort. */
 static void drop_locked(rj_cache *c, const rj_key *key)
 {
 	sqlite3_stmt *st;

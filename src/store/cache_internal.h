@@ -5,15 +5,22 @@
  * src/store includes it.
  *
  * The cache's files form layers, each calling only those below it:
- *   cache_schema.c   what the database holds: schema, format and truncation checks,
- *                    pragmas, statements, exec
- *   cache_db.c       the connection: the folder, opening through checked descriptors,
- *                    moving a damaged file aside, lock, close, reopen after fork()
- *   cache_index.c    the read index: recent entries in a file read without SQLite
- *   cache_usage.c    usage records (batched hits, counters) and the size limit
- *   cache_process.c  the process's open caches, fork(), the usage-record flusher
- *   cache.c          get, put, totals, the compiler memo (the request path)
- *   cache_admin.c    walks, find, remove, verify, compact, counters (rocjit_cache_*)
+ *   cache_schema.c       what the database holds: schema, format and truncation checks,
+ *                        pragmas, statements, exec
+ *   cache_index.c        the read index: recent entries in a file read without SQLite
+ *                        (mapping, finding, the checks of a mapping, following a
+ *                        replaced index)
+ *   cache_index_board.c  the index's usage board: hits recorded in place (stamped, or
+ *                        held hits put), folded into the database, peeked by readers
+ *   cache_index_write.c  writing the index and dropping it (folding its board first)
+ *   cache_db.c           the connection: the folder, opening through checked descriptors,
+ *                        moving a damaged file aside, lock, close, reopen after fork()
+ *   cache_usage.c        usage records (batched hits, counters) and the size limit
+ *   cache_process.c      the process's open caches, fork(), the usage-record flusher
+ *   cache.c              get, put, totals, the compiler memo (the request path)
+ *   cache_admin.c        walks, find, remove, verify, compact, counters (rocjit_cache_*)
+ * The three index files share the file's layout through cache_index_internal.h, which
+ * nothing else includes.
  */
 #ifndef ROCJIT_CACHE_INTERNAL_H
 #define ROCJIT_CACHE_INTERNAL_H
@@ -221,6 +228,19 @@ int rj_index_matches(const struct rj_index *ix, int dirfd);
 /* 1 and *hit when key is in the index and its entry passes every check, 0 when it is not
  * there, -1 when it is there but damaged (then stop using the index). */
 int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit);
+/* c's index failed a check: c stops using it and never maps that file again (it is
+ * written anew). */
+void rj_index_reject(rj_cache *c);
+/* Whether c's index was retired by a writer that replaced or removed it: then c stops
+ * using it and maps the folder's current one, if any (caller holds c->lock). */
+int rj_index_stale(rj_cache *c);
+/* How many retired indexes c keeps mapped (their code was handed out). */
+int rj_index_kept(const rj_cache *c);
+/* The compiler memo of platform in the index (a pointer into it), or NULL. */
+const char *rj_index_memo(const struct rj_index *ix, const char *platform);
+
+/* ---- cache_index_board.c: the index's usage board --------------------------------------- */
+
 /*
  * Records a hit of the entry at ordinal on ix's usage board: 1.  2 (nothing written) when
  * may_hold and the entry's last use there is recent: the caller holds the hit in memory
@@ -232,14 +252,6 @@ int rj_index_stamp(struct rj_index *ix, uint32_t ordinal, double compile_ms, int
  * read-only or retired, or lacks the entry. */
 int rj_index_put_hits(struct rj_index *ix, const rj_key *key, uint64_t hits, int64_t last,
 		      double compile_ms);
-/* c's index failed a check: c stops using it and never maps that file again (it is
- * written anew). */
-void rj_index_reject(rj_cache *c);
-/* Whether c's index was retired by a writer that replaced or removed it: then c stops
- * using it and maps the folder's current one, if any (caller holds c->lock). */
-int rj_index_stale(rj_cache *c);
-/* How many retired indexes c keeps mapped (their code was handed out). */
-int rj_index_kept(const rj_cache *c);
 /* Writes the usage board of the folder's index into the database (caller holds c->lock,
  * the connection open; in its write transaction, or one of its own). */
 void rj_index_fold(rj_cache *c);
@@ -254,8 +266,9 @@ struct rj_index *rj_index_peek_open(rj_cache *c);
 void rj_index_peek_entry(const struct rj_index *ix, const rj_key *key, uint64_t *hits,
 			 int64_t *last_used);
 void rj_index_peek_counters(const struct rj_index *ix, uint64_t *disk_hits, double *saved_ms);
-/* The compiler memo of platform in the index (a pointer into it), or NULL. */
-const char *rj_index_memo(const struct rj_index *ix, const char *platform);
+
+/* ---- cache_index_write.c: writing and dropping the index -------------------------------- */
+
 /* Whether c should write the index now (caller holds c->lock, the connection open). */
 int rj_index_wanted(const rj_cache *c);
 /* Writes the index from the database (caller holds c->lock, the connection open, no

@@ -38,7 +38,7 @@ void rj_cache_evict_locked(rj_cache *c)
 	sqlite3_reset(totals);
 	if (total <= c->max_bytes || rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
 		return;
-	rj_index_drop(c); /* before the rows, under the write lock (cache_index.c) */
+	rj_index_drop(c); /* before the rows, under the write lock (cache_index_write.c) */
 	if (sqlite3_prepare_v2(c->db, "SELECT key, size FROM entries ORDER BY last_used, created",
 			       -1, &sel, NULL) == SQLITE_OK &&
 	    sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &del, NULL) ==
