@@ -8,6 +8,7 @@
  * reports through diagnostics.c; it runs no command and reads no command line.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,11 +67,13 @@ int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache)
 	if (need_cache == CLI_EXISTING && !cache_exists(dir))
 		return CLI_MISSING;
 	o.cache_dir = cli_global.cache_dir;
+	o.remote = cli_global.remote;
 	o.flags = flags;
 	rc = rocjit_open(out, &o);
 	if (rc != 0)
-		return cli_fail("cannot open rocjit: %s (%s); check ROCJIT_ARCH and "
-				"ROCJIT_PLATFORM", rocjit_last_error(), rocjit_strerror(rc));
+		return cli_fail("cannot open rocjit: %s (%s); check ROCJIT_ARCH, "
+				"ROCJIT_PLATFORM and --remote", rocjit_last_error(),
+				rocjit_strerror(rc));
 	if (!need_cache)
 		return CLI_OK;
 	rocjit_stats_get(&st, *out);
@@ -86,6 +89,40 @@ int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache)
 				"with --cache DIR or ROCJIT_CACHE_DIR", dir);
 	}
 	return CLI_OK;
+}
+
+void cli_remote_counters_text(const rocjit_remote_counters *c, const char *indent)
+{
+	char a[32], b[32];
+
+	printf("%shits:         %" PRIu64 " (%s read; %s of compiling saved)\n", indent, c->hits,
+	       cli_fmt_size(a, sizeof a, c->bytes_read), cli_fmt_ms(b, sizeof b, c->saved_ms));
+	printf("%smisses:       %" PRIu64 " (%" PRIu64 " waited for another node's compile)\n",
+	       indent, c->misses, c->waits);
+	printf("%sputs:         %" PRIu64 " (%s written; %" PRIu64 " refused or failed)\n",
+	       indent, c->puts, cli_fmt_size(a, sizeof a, c->bytes_written), c->put_errors);
+	printf("%serrors:       %" PRIu64 " (values refused by a check: %" PRIu64 ")\n", indent,
+	       c->errors, c->rejected);
+	printf("%stime:         %s talking to the servers\n", indent,
+	       cli_fmt_ms(a, sizeof a, c->remote_ms));
+}
+
+void cli_remote_counters_json(struct cli_json *j, const char *key,
+			      const rocjit_remote_counters *c)
+{
+	cli_json_object(j, key);
+	cli_json_uint(j, "hits", c->hits);
+	cli_json_uint(j, "misses", c->misses);
+	cli_json_uint(j, "errors", c->errors);
+	cli_json_uint(j, "rejected", c->rejected);
+	cli_json_uint(j, "puts", c->puts);
+	cli_json_uint(j, "put_errors", c->put_errors);
+	cli_json_uint(j, "waits", c->waits);
+	cli_json_uint(j, "bytes_read", c->bytes_read);
+	cli_json_uint(j, "bytes_written", c->bytes_written);
+	cli_json_num(j, "saved_ms", c->saved_ms);
+	cli_json_num(j, "remote_ms", c->remote_ms);
+	cli_json_end_object(j);
 }
 
 uint64_t cli_cache_file_bytes(const char *db_path)

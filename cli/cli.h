@@ -10,7 +10,7 @@
  *     main.c                               the command table, dispatch
  *     prewarm.c import.c purge.c list.c    the commands, one file each (commands.h);
  *     show.c stats.c verify.c compile.c    none calls another or main.c
- *     targets.c
+ *     targets.c remote.c
  *     workers.c progress.c kernelset.c     prewarm's compile slots, progress and inputs;
  *     entries.c                            cache entries as the commands see them
  *     cache.c files.c args.c               the cache, the user's files, the arguments
@@ -57,6 +57,7 @@ int64_t cli_now_s(void);
 /* Set by main.c before a command runs; read-only for the commands. */
 struct cli_global {
 	char *cache_dir;       /* --cache DIR, or NULL: the library's default             */
+	char *remote;          /* --remote URL, or NULL: $ROCJIT_REMOTE                   */
 };
 extern struct cli_global cli_global;
 
@@ -241,6 +242,11 @@ int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache);
 void cli_no_cache_note(void);
 /* The cache folder the library will use (rocjit_cache_dir; for messages), into buf. */
 void cli_cache_dir(char *buf, size_t size);
+/* The remote tier's counters this cache keeps (rocjit_remote_counters_get), as lines
+ * (each after indent) or as the JSON object "counters"-like member key. */
+void cli_remote_counters_text(const rocjit_remote_counters *c, const char *indent);
+void cli_remote_counters_json(struct cli_json *j, const char *key,
+			      const rocjit_remote_counters *c);
 /* The database file's size on disk with its WAL, or 0. */
 uint64_t cli_cache_file_bytes(const char *db_path);
 /* What became of a compile's code object in the on-disk cache. */

@@ -19,5 +19,7 @@ int cli_show(int argc, char **argv);    /* show.c */
 int cli_verify(int argc, char **argv);  /* verify.c */
 int cli_compile(int argc, char **argv); /* compile.c */
 int cli_targets(int argc, char **argv); /* targets.c */
+int cli_remote(int argc, char **argv);  /* remote.c: remote ping|stats */
+int cli_push(int argc, char **argv);    /* remote.c: put local entries on the remote tier */
 
 #endif

@@ -12,13 +12,13 @@
 
 #include "cli.h"
 
-const char cli_main_usage[] = "rocjit [--cache DIR] COMMAND [ARGS...]";
+const char cli_main_usage[] = "rocjit [--cache DIR] [--remote URL] COMMAND [ARGS...]";
 
 static const struct cli_help_entry commands[] = {
 	{ "prewarm", NULL, "compile kernels into the cache for one or more targets",
 	  "rocjit prewarm [--arch T[,T...]]... [--jobs N] [--manifest FILE]... [--json]\n"
 	  "                      [--no-progress] [--timeout SECONDS] [--header NAME]...\n"
-	  "                      [--lang cuda|hip] [PATH...]\n"
+	  "                      [--lang cuda|hip] [--push] [PATH...]\n"
 	  "                      [-- COMPILER-OPTIONS...]",
 	  "Compiles every kernel source of the given inputs for every target and stores the\n"
 	  "code objects in the cache, so that applications find them there.  Keys already in\n"
@@ -57,6 +57,12 @@ static const struct cli_help_entry commands[] = {
 	  "                    registered sources: *.cu and *.cuh are cuda, the rest hip.\n"
 	  "                    Registered sources always go by name: give --lang for files\n"
 	  "                    an application compiles with rocjit_program.language set.\n"
+	  "  --push            then put every entry of the run (compiled now or already\n"
+	  "                    cached) on the remote tier (--remote URL, else\n"
+	  "                    $ROCJIT_REMOTE), keeping values already there; exit status\n"
+	  "                    1 when one could not be pushed.  (With a remote tier, what\n"
+	  "                    prewarm compiles goes there anyway, once per key across the\n"
+	  "                    machines prewarming at the same time.)\n"
 	  "  -- OPTIONS        compiler options for every source (-DN=4 -O2); they are part\n"
 	  "                    of the key, so give the ones the application passes.\n"
 	  "\n"
@@ -171,6 +177,42 @@ static const struct cli_help_entry commands[] = {
 	  "Exit status 1 when it did not compile, or compiled but was not stored in the\n"
 	  "cache (the cache's reason is printed; --no-cache does not store).",
 	  0 },
+	{ "remote", NULL, "check the remote tier (Redis) and what it holds",
+	  "rocjit remote ping|stats [--json]",
+	  "The remote tier is --remote URL, else $ROCJIT_REMOTE: a Redis server or cluster\n"
+	  "that a fleet shares, so that a kernel compiles once across the fleet.\n"
+	  "\n"
+	  "  ping   connects to every server (each master of a cluster), sends the\n"
+	  "         credentials, and prints the slowest round trip, the server's version,\n"
+	  "         its memory and eviction policy (the tier wants maxmemory-policy\n"
+	  "         allkeys-lru).  Exit status 1 when a server cannot be reached or refuses.\n"
+	  "  stats  ping's report, the tier's entries on the servers (a SCAN of its keys:\n"
+	  "         count, bytes, compile locks held), and this cache's counters of its use\n"
+	  "         (hits, misses, puts, errors, values refused, bytes, time saved).\n"
+	  "\n"
+	  "  --json  the report as JSON on stdout\n"
+	  "\n"
+	  "The password (in the URL, or the first line of $ROCJIT_REMOTE_PASSWORD_FILE) is\n"
+	  "never printed.",
+	  0 },
+	{ "push", NULL, "put the cache's entries on the remote tier",
+	  "rocjit push [--older-than AGE] [--arch T[,T...]]...\n"
+	  "                   [--compiler-version-other-than-current] [--dry-run] [--json]",
+	  "Puts the entries of the cache that the filters select (all without filters) on\n"
+	  "the remote tier (--remote URL, else $ROCJIT_REMOTE), never replacing a value\n"
+	  "already there: a CI farm prewarms, then pushes, and the fleet's first runs are\n"
+	  "served.  (A context with a remote tier puts what it compiles by itself; push is\n"
+	  "for entries made before, or elsewhere.  `rocjit prewarm --push` does both.)\n"
+	  "\n"
+	  "  --older-than AGE  only entries last used longer ago than AGE (30d, 12h)\n"
+	  "  -a, --arch T,...  only entries for these targets\n"
+	  "  --compiler-version-other-than-current\n"
+	  "                    only entries whose compiler is not the installed one\n"
+	  "  -n, --dry-run     say how many would be pushed; push nothing\n"
+	  "  --json            the summary as JSON on stdout (entries that failed, why)\n"
+	  "\n"
+	  "Exit status 1 when an entry could not be pushed (each one is named, with why).",
+	  0 },
 	{ "targets", NULL, "list the targets the compilers support and the GPUs present",
 	  "rocjit targets [--json]",
 	  "For each platform (amd: hipRTC, nvidia: NVRTC): the compiler's identity as it\n"
@@ -206,6 +248,9 @@ int cli_main_help(FILE *f)
 	fprintf(f, "\nGlobal options:\n"
 		   "  --cache DIR   the cache folder (default: $ROCJIT_CACHE_DIR, else\n"
 		   "                $XDG_CACHE_HOME/rocjit, else ~/.cache/rocjit)\n"
+		   "  --remote URL  the remote tier (default: $ROCJIT_REMOTE; \"\" for none):\n"
+		   "                redis://[user[:password]@]host[:port][/db],\n"
+		   "                unix:///path/to/redis.sock, redis-cluster://host:port,...\n"
 		   "  --version     print the version\n"
 		   "  -h, --help    this text; `rocjit help COMMAND` or `rocjit COMMAND --help`\n"
 		   "                for a command\n"

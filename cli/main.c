@@ -3,7 +3,7 @@
  * table (name -> the function that runs it) and dispatch, and the check that all output
  * reached standard output.
  *
- *   rocjit [--cache DIR] COMMAND [ARGS...]
+ *   rocjit [--cache DIR] [--remote URL] COMMAND [ARGS...]
  *
  * Owns the command table.  The top of the tool: it calls every command, and nothing calls
  * it.  The commands live in one file each (prewarm.c, purge.c, ...), their help texts in
@@ -24,7 +24,7 @@ static const struct command {
 	{ "prewarm", cli_prewarm }, { "export", cli_export },	{ "import", cli_import },
 	{ "purge", cli_purge },	    { "stats", cli_stats },	{ "list", cli_list },
 	{ "show", cli_show },	    { "verify", cli_verify },	{ "compile", cli_compile },
-	{ "targets", cli_targets },
+	{ "targets", cli_targets }, { "remote", cli_remote },	{ "push", cli_push },
 };
 
 /* The command named name or its alias ("ls"), or NULL. */
@@ -87,6 +87,12 @@ static int run(int argc, char **argv)
 			if (!v || !*v)
 				return cli_usage_error(NULL, "--cache needs a folder");
 			cli_global.cache_dir = v;
+		} else if (!strcmp(a, "--remote") || !strncmp(a, "--remote=", 9)) {
+			char *v = a[8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!v)
+				return cli_usage_error(NULL, "--remote needs a URL (redis://host:port; "
+						       "\"\" for none)");
+			cli_global.remote = v;
 		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
 			int v = rocjit_version();
 			printf("rocjit %s (library %d.%d.%d)\n", ROCJIT_VERSION_STRING, v / 10000,

@@ -65,16 +65,22 @@ struct run {
 	const char **headers; /* --header: folder members that are headers by name */
 	size_t nheaders;
 	int language;         /* --lang: ROCJIT_LANG_* for every source; AUTO by name */
+	int push;             /* --push: put every entry of the run on the remote tier    */
+	int pushed_done;      /* the push ran: the counts below are its                   */
+	size_t pushed, present, push_failed;
+	char push_error[1024];
+	char remote_url[512];
 };
 
 enum { OPT_ARCH = 1, OPT_JOBS, OPT_MANIFEST, OPT_JSON, OPT_NO_PROGRESS, OPT_OUTPUT,
-       OPT_TIMEOUT, OPT_HEADER, OPT_LANG };
+       OPT_TIMEOUT, OPT_HEADER, OPT_LANG, OPT_PUSH };
 
 static const struct cli_opt prewarm_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "timeout", 0, 1, OPT_TIMEOUT },
-	{ "header", 0, 1, OPT_HEADER }, { "lang", 0, 1, OPT_LANG }, { NULL, 0, 0, 0 }
+	{ "header", 0, 1, OPT_HEADER }, { "lang", 0, 1, OPT_LANG }, { "push", 0, 0, OPT_PUSH },
+	{ NULL, 0, 0, 0 }
 };
 
 /* export takes prewarm's options and -o FILE. */
@@ -504,6 +510,16 @@ static void summary_json(const struct run *r, const size_t count[JOB_STATES], do
 	cli_json_int(&j, "jobs_limit", r->workers);
 	cli_json_int(&j, "workers", r->used);
 	cli_json_num(&j, "elapsed_ms", ms);
+	if (r->pushed_done) {
+		cli_json_object(&j, "push");
+		cli_json_str(&j, "url", r->remote_url);
+		cli_json_uint(&j, "pushed", r->pushed);
+		cli_json_uint(&j, "present", r->present);
+		cli_json_uint(&j, "failed", r->push_failed);
+		if (r->push_error[0])
+			cli_json_str(&j, "error", r->push_error);
+		cli_json_end_object(&j);
+	}
 	cli_json_array(&j, "results");
 	for (size_t i = 0; i < r->njobs; i++) {
 		const struct pjob *p = &r->jobs[i];
@@ -600,6 +616,10 @@ static void summary_text(const struct run *r, const size_t count[JOB_STATES], do
 	if (r->used)
 		printf(" with %ld worker process%s", r->used, r->used == 1 ? "" : "es");
 	printf("\n");
+	if (r->pushed_done)
+		printf("push: %zu pushed, %zu already there, %zu failed, to %s%s%s\n", r->pushed,
+		       r->present, r->push_failed, cli_text(r->remote_url),
+		       r->push_error[0] ? ": " : "", cli_text(r->push_error));
 	if (count[JOB_FAILED])
 		printf("rocjit: fix what failed above and run prewarm again: what was stored "
 		       "will be skipped\n");
@@ -644,6 +664,7 @@ static int parse(struct run *r, const char *cmd, int argc, char **argv)
 		case OPT_JSON: r->json = 1; break;
 		case OPT_NO_PROGRESS: r->progress = 0; break;
 		case OPT_OUTPUT: r->output = v; break;
+		case OPT_PUSH: r->push = 1; break;
 		case OPT_TIMEOUT:
 			if (cli_parse_seconds(&r->timeout, v) != 0)
 				rc = cli_usage_error(cmd, "--timeout %s: give a compile's time "
@@ -696,6 +717,32 @@ static int export_bundle(const struct run *r)
 	return rc;
 }
 
+/* --push: every job's entry, cached or compiled now, put on the remote tier (what is
+ * there already stays).  The counts go into r for the summary. */
+static void push_entries(struct run *r)
+{
+	const char **keys = cli_alloc((r->njobs ? r->njobs : 1) * sizeof *keys);
+	size_t n = 0;
+	rocjit_ctx *ctx;
+
+	for (size_t i = 0; i < r->njobs; i++) {
+		const struct pjob *j = &r->jobs[i];
+		if ((j->state == JOB_CACHED || j->state == JOB_COMPILED) && j->res.key[0])
+			keys[n++] = j->res.key;
+	}
+	r->pushed_done = 1;
+	if (cli_open(&ctx, ROCJIT_OPEN_READONLY, 1) != CLI_OK) {
+		snprintf(r->push_error, sizeof r->push_error, "the cache could not be opened");
+		r->push_failed = n;
+	} else {
+		if (rocjit_remote_push(ctx, keys, n, &r->pushed, &r->present, &r->push_failed,
+				       NULL, NULL) != 0)
+			snprintf(r->push_error, sizeof r->push_error, "%s", rocjit_last_error());
+		rocjit_close(ctx);
+	}
+	free(keys);
+}
+
 static int run_command(const char *cmd, int argc, char **argv)
 {
 	struct run r = { .progress = 1, .timeout = -1 };
@@ -725,6 +772,11 @@ static int run_command(const char *cmd, int argc, char **argv)
 			rc = cli_fail("the cache %s is read-only (a file given as the cache is "
 				      "opened read-only), so %s could store nothing: name a cache "
 				      "folder with --cache DIR", st.cache_path, cmd);
+		if (rc == CLI_OK && r.push && st.remote_state == ROCJIT_REMOTE_NONE)
+			rc = cli_usage_error(cmd, "--push puts the entries on the remote tier, and "
+					     "none is configured: set ROCJIT_REMOTE or give "
+					     "--remote URL");
+		snprintf(r.remote_url, sizeof r.remote_url, "%s", st.remote_url);
 	}
 	if (rc == CLI_OK) {
 		if (!r.workers) {
@@ -742,11 +794,14 @@ static int run_command(const char *cmd, int argc, char **argv)
 			for (size_t i = 0; i < r.njobs; i++)
 				count[r.jobs[i].state]++;
 			warn_no_kernels(&r);
+			if (r.push)
+				push_entries(&r);
 			if (r.json)
 				summary_json(&r, count, cli_now_ms() - r.t0);
 			else
 				summary_text(&r, count, cli_now_ms() - r.t0);
-			rc = count[JOB_FAILED] || count[JOB_UNSTORED] ? CLI_FAIL : CLI_OK;
+			rc = count[JOB_FAILED] || count[JOB_UNSTORED] || r.push_failed ||
+			     r.push_error[0] ? CLI_FAIL : CLI_OK;
 			if (rc == CLI_OK && r.output)
 				rc = export_bundle(&r);
 		}

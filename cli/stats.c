@@ -82,9 +82,22 @@ static const char *limits_text(char *buf, size_t size, uint64_t max_bytes)
 	return buf;
 }
 
+/* The remote tier's counters (kept in the cache by every process that used one) and the
+ * tier configured now; nothing when neither exists. */
+static void remote_text(const rocjit_stats *st, const rocjit_remote_counters *rc)
+{
+	if (st->remote_state == ROCJIT_REMOTE_NONE && !rc->hits && !rc->misses && !rc->puts &&
+	    !rc->errors)
+		return;
+	printf("remote tier:    %s\n", st->remote_url[0] ? cli_text(st->remote_url) :
+	       "(none configured now: ROCJIT_REMOTE)");
+	cli_remote_counters_text(rc, "  ");
+}
+
 int cli_stats(int argc, char **argv)
 {
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	rocjit_remote_counters rcnt = { .version = ROCJIT_REMOTE_COUNTERS_VERSION };
 	rocjit_counters c;
 	char lim[160];
 	struct cli_row *rows = NULL;
@@ -130,6 +143,9 @@ int cli_stats(int argc, char **argv)
 	if (rc == CLI_OK && (id = rocjit_cache_counters(ctx, &c)) != 0)
 		rc = cli_fail("cannot read the counters: %s (%s)", rocjit_last_error(),
 			      rocjit_strerror(id));
+	if (rc == CLI_OK && (id = rocjit_remote_counters_get(&rcnt, ctx)) != 0)
+		rc = cli_fail("cannot read the remote counters: %s (%s)", rocjit_last_error(),
+			      rocjit_strerror(id));
 	if (rc == CLI_OK)
 		rc = cli_rows_load(ctx, NULL, &rows, &n);
 	if (rc != CLI_OK || (zero && !json))
@@ -162,6 +178,11 @@ int cli_stats(int argc, char **argv)
 		cli_json_num(&j, "compile_ms", c.compile_ms);
 		cli_json_num(&j, "saved_ms", c.saved_ms);
 		cli_json_end_object(&j);
+		cli_remote_counters_json(&j, "remote", &rcnt);
+		if (st.remote_url[0])
+			cli_json_str(&j, "remote_url", st.remote_url);
+		else
+			cli_json_null(&j, "remote_url");
 		cli_json_object(&j, "limits");
 		if (st.max_bytes)
 			cli_json_uint(&j, "max_size", st.max_bytes);
@@ -188,6 +209,7 @@ int cli_stats(int argc, char **argv)
 		printf("  hit ratio:    - (no look-ups yet)\n");
 	printf("  time saved:   %s of compiling the hits did not spend again\n",
 	       cli_fmt_ms(b, sizeof b, c.saved_ms));
+	remote_text(&st, &rcnt);
 	groups_text("per target:", targets, nt);
 	groups_text("per compiler:", compilers, nc);
 out:

@@ -9,7 +9,8 @@
  * content-hashed SQLite cache, and every later request - from this process or any other -
  * is served from the cache.
  *
- * Lookup order for a kernel:  in-process table  ->  on-disk cache  ->  bundles  ->  compile
+ * Lookup order for a kernel:  in-process table  ->  on-disk cache  ->  bundles  ->  remote
+ * tier (a Redis server or cluster shared by a fleet, when one is configured)  ->  compile
  *
  * Caveats
  *  - The on-disk cache is best-effort: a cache that cannot be opened, read or written is a
@@ -179,7 +180,7 @@ typedef struct rocjit_ctx rocjit_ctx;
                                               Caveats); $ROCJIT_COMPILE_INPROCESS=1 does
                                               the same for every context                */
 
-#define ROCJIT_OPTIONS_VERSION 2
+#define ROCJIT_OPTIONS_VERSION 3
 
 typedef struct rocjit_options {
 	unsigned int version;  /* ROCJIT_OPTIONS_VERSION                                    */
@@ -194,10 +195,16 @@ typedef struct rocjit_options {
 	const char *bundles;   /* prebuilt bundles, colon-separated paths, looked in after
 	                          the user cache; $ROCJIT_BUNDLE_PATH adds more, and so does
 	                          <executable>.rocjit next to the application               */
+	/* version 3 */
+	const char *remote;    /* the remote tier (see "Remote tier" below):
+	                          redis://[user[:password]@]host[:port][/db],
+	                          unix:///path/to/redis.sock or
+	                          redis-cluster://host:port[,host:port...], with options
+	                          after '?'; NULL: $ROCJIT_REMOTE; "": none               */
 } rocjit_options;
 
 #define ROCJIT_OPTIONS_INIT \
-	{ ROCJIT_OPTIONS_VERSION, NULL, NULL, ROCJIT_PLATFORM_AUTO, 0, 0u, NULL }
+	{ ROCJIT_OPTIONS_VERSION, NULL, NULL, ROCJIT_PLATFORM_AUTO, 0, 0u, NULL, NULL }
 
 /*
  * Opens a context.  Touches no device: the device is looked at on the first request that
@@ -205,8 +212,11 @@ typedef struct rocjit_options {
  *
  * out:  receives the context; NULL on failure.
  * opts: NULL for defaults.
- * Returns 0, ROCJIT_EINVAL (bad options, unknown version), ROCJIT_ENOMEM.
- * A cache that cannot be opened is not an error (memory only, one warning).
+ * Returns 0, ROCJIT_EINVAL (bad options, unknown version, a malformed
+ * rocjit_options.remote: the message says why, never with the password), ROCJIT_ENOMEM.
+ * A cache that cannot be opened is not an error (memory only, one warning); nor is a
+ * malformed $ROCJIT_REMOTE, nor a remote tier this build lacks (one warning each: the
+ * context works without the tier).
  */
 ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts);
 
@@ -503,7 +513,7 @@ ROCJIT_API int rocjit_compile_registered_v2(const rocjit_code **out, rocjit_ctx 
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
-#define ROCJIT_STATS_VERSION 6
+#define ROCJIT_STATS_VERSION 7
 
 typedef struct rocjit_stats {
 	unsigned int version;      /* in: ROCJIT_STATS_VERSION                          */
@@ -556,7 +566,28 @@ typedef struct rocjit_stats {
 	uint64_t index_hits;       /* of disk_hits, those served by the cache's read
 	                              index, without reading the database (see
 	                              ROCJIT_CACHE_INDEX_SIZE)                          */
+	/* version 7: the remote tier (all 0 when none is configured) */
+	int remote_state;          /* ROCJIT_REMOTE_NONE, _UP, or _OFF (not asked now,
+	                              after a failure: see remote_off_reason)           */
+	char remote_url[512];      /* the tier's URL without its password, or ""        */
+	char remote_off_reason[512]; /* why the tier is off, or ""                      */
+	uint64_t remote_hits;      /* served by the remote tier (and copied into the
+	                              on-disk cache)                                    */
+	uint64_t remote_misses;    /* asked and not there (values refused included)     */
+	uint64_t remote_errors;    /* requests to the servers that failed               */
+	uint64_t remote_rejected;  /* values found but refused by a check: never loaded */
+	uint64_t remote_puts;      /* code objects this context put there               */
+	uint64_t remote_put_errors;/* puts the servers refused or failed                */
+	uint64_t remote_waits;     /* misses that waited for another node's compile     */
+	uint64_t remote_bytes_read, remote_bytes_written;
+	double remote_saved_ms;    /* compile time the remote hits did not spend        */
+	double remote_ms;          /* time spent talking to the servers                 */
 } rocjit_stats;
+
+/* rocjit_stats.remote_state */
+#define ROCJIT_REMOTE_NONE 0
+#define ROCJIT_REMOTE_UP 1
+#define ROCJIT_REMOTE_OFF 2
 
 /*
  * Fills *out (whose version field the caller set: a caller built with an older header
@@ -684,6 +715,9 @@ typedef struct rocjit_entry {
 	const char *name_expressions; /* the program's name expressions with their lowered
 	                              names, one "expression<TAB>lowered" a line ("\n"
 	                              between lines), or ""                              */
+	char pkey[33];             /* the portable key (the key less the compiler
+	                              identity: what bundles are looked up by), or "" for
+	                              an entry written by a rocjit that kept none        */
 } rocjit_entry;
 
 /* fn returns 0 to go on; anything else stops the walk and is returned.  It runs with no
@@ -790,6 +824,90 @@ ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t
 
 /* rocjit_bundle_import_v2 without the rejection details; *count gets the copied count. */
 ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count);
+
+/* ---- Remote tier: one compile per kernel across a fleet --------------------------------- */
+/*
+ * With a remote tier configured (rocjit_options.remote, else $ROCJIT_REMOTE), a request
+ * that misses the on-disk cache and the bundles asks a Redis server, or a Redis Cluster,
+ * before compiling; a hit is copied into the on-disk cache, so the next process of the
+ * node finds it there.  What a context compiles is put there for the others.
+ *
+ *  - One compile per key across the fleet: a node that misses takes the key's lock in
+ *    Redis (SET NX with a lease, renewed while it compiles); the other nodes wait for its
+ *    value (at most $ROCJIT_LOCK_TIMEOUT_MS), and compile themselves only if its lease
+ *    runs out (the holder died) or its compile failed.  With the on-disk cache's key
+ *    lock, one process of a node asks the server for a key at a time.
+ *  - Values are data from outside: one is used only when it is well formed, is the entry
+ *    of the key asked for (portable key, platform, target and compiler identity too),
+ *    its code object is one for the target and holds the kernels it names.  A value that
+ *    fails is never loaded: counted (remote_rejected), one warning, compiled here, and
+ *    the value is replaced with this node's.
+ *  - Never stalls: connect and operation timeouts (the URL's connect_timeout=, default
+ *    100 ms, and timeout=, default 1000 ms).  A server down, refusing, stopped, out of
+ *    memory or refusing the credentials costs one warning; the request goes on locally,
+ *    and the tier is not asked again for the URL's retry= milliseconds (default 30000).
+ *  - The password, when the URL has none, is the first line of
+ *    $ROCJIT_REMOTE_PASSWORD_FILE.  It appears in no message, log line or statistic.
+ *  - Read-only (the URL's ?readonly, or $ROCJIT_REMOTE_READONLY=1): read, never put,
+ *    never lock.
+ *  - Keys are <prefix>:<format>:<32 hex digits> (prefix "rocjit", ?prefix=NAME), locks
+ *    the same with ":lock"; ?ttl=SECONDS gives values a lifetime.  Configure the server
+ *    with maxmemory-policy allkeys-lru.
+ */
+
+#define ROCJIT_REMOTE_COUNTERS_VERSION 1
+
+/* The remote tier's counters kept in the on-disk cache across processes (each context
+ * adds its own when it closes), since the last rocjit_cache_zero. */
+typedef struct rocjit_remote_counters {
+	unsigned int version;      /* in: ROCJIT_REMOTE_COUNTERS_VERSION                */
+	uint64_t hits, misses, errors, rejected, puts, put_errors, waits;
+	uint64_t bytes_read, bytes_written;
+	double saved_ms;           /* compile time the hits did not spend               */
+	double remote_ms;          /* time spent talking to the servers                 */
+} rocjit_remote_counters;
+
+/* Reads them from the context's cache.  0, ROCJIT_EINVAL, ROCJIT_EIO (no cache). */
+ROCJIT_API int rocjit_remote_counters_get(rocjit_remote_counters *out, rocjit_ctx *ctx);
+
+#define ROCJIT_REMOTE_INFO_VERSION 1
+#define ROCJIT_REMOTE_INFO_KEYS 0x1u /* count this tier's entries and bytes (a SCAN) */
+
+/* What the servers of the context's remote tier say about themselves. */
+typedef struct rocjit_remote_info {
+	unsigned int version;      /* in: ROCJIT_REMOTE_INFO_VERSION                    */
+	char url[512];             /* without its password                              */
+	int cluster;               /* 1: a Redis Cluster                                */
+	int readonly;              /* 1: the tier never writes                          */
+	int servers;               /* the cluster's masters, else 1                     */
+	double latency_ms;         /* the slowest server's PING round trip              */
+	char server_version[32];   /* redis_version                                    */
+	char maxmemory_policy[32]; /* "allkeys-lru" is what the tier wants              */
+	uint64_t used_memory, maxmemory; /* bytes, summed over the servers (0: no limit) */
+	int keys_counted;          /* 1 when the three below were counted               */
+	uint64_t entries, bytes, locks; /* this tier's values, their bytes, compile locks */
+} rocjit_remote_info;
+
+/*
+ * Asks every server of the context's remote tier (PING, INFO; with
+ * ROCJIT_REMOTE_INFO_KEYS, a SCAN of the tier's keys).  Returns 0, ROCJIT_EINVAL (no
+ * remote tier configured), ROCJIT_EUNSUPPORTED (built without hiredis), ROCJIT_EIO (a
+ * server cannot be reached or refused: the message says which and why).  Any thread.
+ */
+ROCJIT_API int rocjit_remote_info_get(rocjit_remote_info *out, rocjit_ctx *ctx,
+				      unsigned int what);
+
+/*
+ * Puts the entries with these keys (32 hex digits each) of the context's cache on the
+ * remote tier, never replacing a value there: a CI farm prewarms, then pushes.  *pushed,
+ * *present (already there) and *failed (each may be NULL) get the counts; on_fail (may
+ * be NULL) is called with each entry that could not be pushed and why.  Returns 0,
+ * ROCJIT_EINVAL (a malformed key, no remote tier, a read-only tier), ROCJIT_EIO (no
+ * cache; or entries failed: the message has the first reason).  Any thread.
+ */
+ROCJIT_API int rocjit_remote_push(rocjit_ctx *ctx, const char *const *keys, size_t n,
+				  size_t *pushed, size_t *present, size_t *failed,
+				  rocjit_reject_fn on_fail, void *user);
 
 /* ---- Compilers and devices -------------------------------------------------------------- */
 

@@ -1,9 +1,9 @@
 /*
- * test_remote_url.c - the remote tier's address (src/store/remote_url.c): every form of
+ * test_url.c - the remote tier's address (src/store/url.c): every form of
  * ROCJIT_REMOTE parses to what it names, every bad one is refused saying why, and no
  * message or shown form ever holds the password.
  */
-#include "store/remote_url.h"
+#include "remote/url.h"
 #include "harness.h"
 
 #define SECRET "s3cr3t-Pa55"

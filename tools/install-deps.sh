@@ -2,9 +2,11 @@
 # Installs what building and testing rocjit needs on Debian 12 (root or sudo).
 # Idempotent: a no-op when everything is there.
 set -eu
-# redis-server: the remote tier's tests start their own servers (tests/redis_server.c).
+# libhiredis-dev: the remote tier's client (src/remote/conn.c); redis-server (with
+# redis-tools' redis-cli, which makes a cluster): its tests start their own servers
+# (tests/redis_server.c).
 pkgs="cmake make gcc g++ pkg-config libamdhip64-dev libsqlite3-dev libxxhash-dev python3
-      redis-server"
+      libhiredis-dev redis-server redis-tools"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

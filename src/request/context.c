@@ -185,6 +185,31 @@ static void register_atfork(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
+/*
+ * The remote tier of rocjit_options.remote (version 3), else $ROCJIT_REMOTE.  Connects to
+ * nothing: the first request that misses the local tiers does.  A wrong URL in the
+ * options fails the open (the caller wrote it); one in the environment, or a build
+ * without the tier, is a warning and a context without it (a job must not fail on the
+ * fleet's setting).
+ */
+static int open_remote(rocjit_ctx *ctx, const rocjit_options *opts)
+{
+	int from_options = opts->version >= 3 && opts->remote;
+	const char *url = from_options ? opts->remote : getenv("ROCJIT_REMOTE");
+	int rc;
+
+	if (!url || !*url)
+		return 0;
+	rc = rj_remote_open(&ctx->remote, url, from_options ? "rocjit_options.remote" :
+			    "ROCJIT_REMOTE");
+	if (rc == ROCJIT_EINVAL && from_options)
+		return rc;
+	if (rc != 0)
+		rj_warn_once("remote-open", "%s; going on without the remote tier",
+			     rocjit_last_error());
+	return 0;
+}
+
 ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 {
 	static const rocjit_options defaults = ROCJIT_OPTIONS_INIT;
@@ -230,6 +255,12 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 		RJ_FAIL(ROCJIT_ENOMEM, "out of memory opening a context");
 	}
 	open_cache(ctx, opts->cache_dir);
+	if (open_remote(ctx, opts) != 0) {
+		char msg[MSG_MAX];
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		rocjit_close(ctx);
+		RJ_FAIL(ROCJIT_EINVAL, "rocjit_open: %s", msg);
+	}
 	/* The bundles named here now (a wrong name is said at once); the one beside the
 	   executable at the first lookup that needs it (lookup.c). */
 	ctx->bundles = rj_bundles_open(opts->version >= 2 ? opts->bundles : NULL);
@@ -263,6 +294,8 @@ ROCJIT_API void rocjit_close(rocjit_ctx *ctx)
 		rj_cache_note_counts(ctx->cache, atomic_load(&ctx->misses),
 				     atomic_load(&ctx->compiles),
 				     (double)atomic_load(&ctx->compile_us) / 1e3);
+	rj_remote_persist_counts(ctx);
+	rj_remote_close(ctx->remote);
 	rj_cache_close(ctx->cache);
 	rj_bundles_close(ctx->bundles);
 	free(ctx->kernel_path);
@@ -646,6 +679,36 @@ ROCJIT_API int rocjit_kernel_launch(const rocjit_kernel *k, rocjit_dim3 grid,
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
+/* rocjit_stats version 7: the remote tier's part. */
+static void remote_stats(rocjit_stats *out, rocjit_ctx *ctx)
+{
+	struct rj_remote_counts rc;
+
+	out->remote_url[0] = out->remote_off_reason[0] = 0;
+	if (!ctx->remote) {
+		out->remote_state = ROCJIT_REMOTE_NONE;
+		memset(&rc, 0, sizeof rc);
+	} else {
+		rj_remote_counts_get(ctx->remote, &rc);
+		snprintf(out->remote_url, sizeof out->remote_url, "%s",
+			 rj_remote_shown(ctx->remote));
+		out->remote_state = rj_remote_off_reason(ctx->remote, out->remote_off_reason,
+							 sizeof out->remote_off_reason) ?
+				    ROCJIT_REMOTE_OFF : ROCJIT_REMOTE_UP;
+	}
+	out->remote_hits = rc.hits;
+	out->remote_misses = rc.misses;
+	out->remote_errors = rc.errors;
+	out->remote_rejected = rc.rejected;
+	out->remote_puts = rc.puts;
+	out->remote_put_errors = rc.put_errors;
+	out->remote_waits = rc.waits;
+	out->remote_bytes_read = rc.bytes_read;
+	out->remote_bytes_written = rc.bytes_written;
+	out->remote_saved_ms = rc.saved_ms;
+	out->remote_ms = rc.remote_ms;
+}
+
 ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx)
 {
 	RJ_CHECK(!out || !ctx, ROCJIT_EINVAL, "rocjit_stats_get: out or ctx is NULL");
@@ -687,6 +750,8 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx)
 	}
 	if (out->version >= 6)
 		out->index_hits = atomic_load(&ctx->index_hits);
+	if (out->version >= 7)
+		remote_stats(out, ctx);
 	if (ctx->cache) {
 		snprintf(out->cache_path, sizeof out->cache_path, "%s", rj_cache_path(ctx->cache));
 		if (rj_cache_totals(ctx->cache, &out->entries, &out->bytes) != 0)

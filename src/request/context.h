@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "remote/remote.h"
 #include "store/bundle_lookup.h"
 #include "store/cache.h"
 #include "key/key.h"
@@ -78,6 +79,7 @@ struct rocjit_ctx {
 	                               at the first lookup that reaches the bundles */
 	pthread_mutex_t bundles_mu;
 	atomic_int bundles_complete;
+	struct rj_remote *remote;   /* the remote tier, or NULL: none */
 
 	pthread_rwlock_t rw;        /* table, slot states, module pointers, kernel lists,
 	                               sources */
@@ -166,6 +168,10 @@ int rj_slot_get(struct rj_slot **out, rocjit_ctx *ctx, const struct rj_request *
 /* lookup.c: the symbol a kernel name stands for in s: the lowered name when it is one of
  * s's name expressions, else the name itself. */
 const char *rj_slot_symbol(const struct rj_slot *s, const char *kernel_name);
+
+/* remote_admin.c: adds the context's remote tier counts to its cache's counters (at
+ * close). */
+void rj_remote_persist_counts(rocjit_ctx *ctx);
 
 /* recent.c: the calling thread's memo of kernels it got (see recent.c). */
 rocjit_kernel *rj_recent_find(const rocjit_ctx *ctx, const rocjit_program *p, size_t length,

@@ -18,6 +18,7 @@
 #include "compile/compiler_id.h"
 #include "compile/devlib.h"
 #include "compile/vendor_lib.h"
+#include "remote/remote.h"
 #include "store/keylock.h"
 #include "worker/pool.h"
 #include "request/context.h"
@@ -138,13 +139,48 @@ void rj_note_store(rocjit_ctx *ctx, int ok)
 	pthread_mutex_unlock(&ctx->store_mu);
 }
 
-/* Stores a fresh code object; failures only cost the next process a compile.  kernels
- * is its kernels column, name expressions included (kernel_names.c). */
+/* The fields of s's entry as the stores keep them (kernels: its kernels column). */
+static void entry_meta(struct rj_cache_meta *m, const struct rj_request *r,
+		       const struct rj_slot *s, const char *compiler, const char *options,
+		       const char *headers, const char *kernels)
+{
+	m->platform = s->platform->name;
+	m->target = s->target;
+	m->compiler = compiler;
+	m->options = options;
+	m->source_name = r->name;
+	m->headers = headers;
+	m->kernels = kernels;
+	m->compile_ms = s->code.compile_ms;
+	m->pkey = portable_key(r, s->platform, s->target);
+}
+
+/* Puts s's entry to the remote tier, for the fleet's other nodes.  A failure costs them a
+ * compile: one warning, counted (rocjit_stats.remote_put_errors). */
+static void remote_put(rocjit_ctx *ctx, const struct rj_slot *s, const struct rj_cache_meta *m)
+{
+	struct rj_record rec;
+
+	if (rj_remote_is_off(ctx->remote))
+		return; /* down, and said so once: the others compile it */
+	rj_remote_record_of(&rec, &s->key, m, s->code.data, s->code.size);
+	if (rj_remote_put(ctx->remote, &rec, 0) < 0)
+		rj_warn_once("remote-put", "%s; this node keeps its copy, the others compile it",
+			     rocjit_last_error());
+}
+
+/*
+ * Stores a fresh code object: in the on-disk cache (unless the context does not write
+ * one), and on the remote tier (unless it is read-only).  Failures only cost the next
+ * process, or node, a compile.  kernels is its kernels column, name expressions included
+ * (kernel_names.c).
+ */
 static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		  const char *compiler, const char *kernels)
 {
 	struct rj_cache_meta m;
 	char *options = rj_opts_join(&r->opts), *headers = join_header_names(r);
+	int local = ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY);
 
 	if (!options || !headers) {
 		atomic_fetch_add(&ctx->cache_errors, 1);
@@ -153,22 +189,21 @@ static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s
 		rj_note_store(ctx, 0);
 		goto out;
 	}
-	m.platform = s->platform->name;
-	m.target = s->target;
-	m.compiler = compiler;
-	m.options = options;
-	m.source_name = r->name;
-	m.headers = headers;
-	m.kernels = kernels;
-	m.compile_ms = s->code.compile_ms;
-	m.pkey = portable_key(r, s->platform, s->target);
-	if (rj_cache_put(ctx->cache, &s->key, &m, s->code.data, s->code.size) != 0) {
+	entry_meta(&m, r, s, compiler, options, headers, kernels);
+	if (local && rj_cache_put(ctx->cache, &s->key, &m, s->code.data, s->code.size) != 0) {
 		atomic_fetch_add(&ctx->cache_errors, 1);
 		rj_note_store(ctx, 0);
 		rj_warn_once("cache-put", "%s; the kernel is still used", rocjit_last_error());
-	} else {
+	} else if (local) {
 		rj_note_store(ctx, 1);
+	} else if (!ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_CACHE)) {
+		/* A cache was wanted but could not be opened: this object is not kept. */
+		rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "%s", ctx->cache_error[0] ?
+			     ctx->cache_error : "no on-disk cache is open");
+		rj_note_store(ctx, 0);
 	}
+	if (ctx->remote && !rj_remote_readonly(ctx->remote))
+		remote_put(ctx, s, &m);
 out:
 	free(options);
 	free(headers);
@@ -273,14 +308,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		       "(rocjit_program.name_expressions) or explicit instantiations", r->name,
 		       s->target);
 	}
-	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY)) {
-		store(ctx, r, s, compiler, kernels);
-	} else if (!ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_CACHE)) {
-		/* A cache was wanted but could not be opened: this object is not kept. */
-		rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "%s", ctx->cache_error[0] ?
-			     ctx->cache_error : "no on-disk cache is open");
-		rj_note_store(ctx, 0);
-	}
+	store(ctx, r, s, compiler, kernels);
 	free(kernels);
 	return 0;
 }
@@ -423,46 +451,189 @@ static struct rj_bundle *ctx_bundles(rocjit_ctx *ctx)
 	return ctx->bundles;
 }
 
-/* 1 and s filled when a bundle has s's program for its target, or for a less specific
- * id of the same processor whose code runs there. */
-static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
-			 const char *compiler)
+/* A bundle's entry found for a request, not yet taken. */
+struct bundle_hit {
+	void *code;
+	size_t size;
+	double ms;
+	const char *which;         /* the bundle's path */
+	char *column;              /* its kernels column (with name expressions), or NULL */
+	char built_for[RJ_TARGET_MAX];
+	int found, exact;          /* exact: made by this compiler */
+};
+
+/* Finds s's program in a bundle, for its target or a less specific id of the same
+ * processor whose code runs there.  h->found says whether it did. */
+static void bundle_find(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
+			const char *compiler, struct bundle_hit *h)
 {
 	char targets[8][RJ_TARGET_MAX];
-	size_t n, i;
-	const char *which = NULL;
-	void *code = NULL;
-	size_t size = 0;
-	double ms = 0;
-	char *column = NULL;
+	size_t n;
 
+	memset(h, 0, sizeof *h);
 	if (!ctx_bundles(ctx))
-		return 0;
+		return;
 	n = compatible_targets(targets, s->target);
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !h->found; i++) {
 		rj_key pkey = portable_key(r, s->platform, targets[i]);
-		if (rj_bundles_get(ctx->bundles, &pkey, targets[i], compiler, &code, &size, &ms,
-				   &which, r->num_name_expressions ? &column : NULL))
-			break;
+		h->found = rj_bundles_get(ctx->bundles, &pkey, targets[i], compiler, &h->code,
+					  &h->size, &h->ms, &h->which,
+					  r->num_name_expressions ? &h->column : NULL, &h->exact);
+		if (h->found)
+			memcpy(h->built_for, targets[i], sizeof h->built_for);
 	}
-	if (i == n)
+}
+
+static void bundle_drop(struct bundle_hit *h)
+{
+	free(h->code);
+	free(h->column);
+	memset(h, 0, sizeof *h);
+}
+
+/* Fills s from a found bundle entry: 1, or 0 when it cannot serve (its names). */
+static int bundle_take(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		       struct bundle_hit *h)
+{
+	if (!h->found)
 		return 0;
-	if (r->num_name_expressions && !take_names(s, r, column)) {
-		free(code);
+	if (r->num_name_expressions && !take_names(s, r, h->column)) {
+		h->column = NULL; /* take_names freed it */
+		bundle_drop(h);
 		return 0;
 	}
-	take_hit(ctx, s, code, code, size, ms);
+	h->column = NULL;
+	take_hit(ctx, s, h->code, h->code, h->size, h->ms);
 	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", s->target,
-	       r->name, which, targets[i]);
+	       r->name, h->which, h->built_for);
+	h->code = NULL;
+	h->found = 0;
 	return 1;
 }
 
+/* 1 and s filled when a bundle has s's program (bundle_find). */
+static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+			 const char *compiler)
+{
+	struct bundle_hit h;
+
+	bundle_find(ctx, r, s, compiler, &h);
+	return bundle_take(ctx, r, s, &h);
+}
+
+/* A copy of n bytes of s as a string (NULL when out of memory). */
+static char *text(const char *s, size_t n)
+{
+	char *t = malloc(n + 1);
+
+	if (t) {
+		memcpy(t, s, n);
+		t[n] = 0;
+	}
+	return t;
+}
+
+/* Copies a remote hit into the on-disk cache, so that the next process finds it there.
+ * A failure costs that process a remote request: counted, one warning. */
+static void remote_keep(rocjit_ctx *ctx, const struct rj_slot *s, const char *compiler,
+			const struct rj_remote_value *v)
+{
+	const struct rj_record *rec = &v->rec;
+	struct rj_cache_meta m;
+	char *platform, *options, *source_name, *headers;
+
+	if (!ctx->cache || (ctx->flags & ROCJIT_OPEN_READONLY) || rj_cache_readonly(ctx->cache))
+		return;
+	platform = text(rec->platform, rec->platform_len);
+	options = text(rec->options, rec->options_len);
+	source_name = text(rec->source_name, rec->source_name_len);
+	headers = text(rec->headers, rec->headers_len);
+	if (platform && options && source_name && headers) {
+		/* The tier's checks made the value's target and compiler the request's. */
+		m.platform = platform;
+		m.target = s->target;
+		m.compiler = compiler;
+		m.options = options;
+		m.source_name = source_name;
+		m.headers = headers;
+		m.kernels = v->kernels;
+		m.compile_ms = rec->compile_ms;
+		m.pkey = rec->pkey;
+		if (rj_cache_put(ctx->cache, &s->key, &m, rec->code, rec->code_size) != 0) {
+			atomic_fetch_add(&ctx->cache_errors, 1);
+			rj_warn_once("remote-keep", "%s; the kernel from the remote cache is still "
+				     "used", rocjit_last_error());
+		}
+	}
+	free(platform);
+	free(options);
+	free(source_name);
+	free(headers);
+}
+
+/*
+ * The remote tier, after the local tiers missed.  1 and s filled on a hit (kept in the
+ * on-disk cache too).  Else, when claim is set (this process is about to compile), takes
+ * the key's compile lock across the fleet into *lease, or waits for the node that holds
+ * it and takes its value (1).  0: compile.
+ */
+static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+			 const char *compiler, int claim, struct rj_remote_lease **lease)
+{
+	struct rj_remote_want w;
+	struct rj_remote_value v;
+	double t0 = rj_now_ms();
+	char hex[33];
+	int hit;
+
+	*lease = NULL;
+	w.key = s->key;
+	w.pkey = portable_key(r, s->platform, s->target);
+	w.platform = s->platform->name;
+	w.target = s->target;
+	w.compiler = compiler;
+	hit = rj_remote_get(ctx->remote, &w, &v);
+	if (!hit && claim)
+		hit = rj_remote_claim(ctx->remote, &w, rj_keylock_timeout_ms(), lease, &v);
+	if (!hit)
+		return 0;
+	if (r->num_name_expressions && !take_names(s, r, strdup(v.kernels))) {
+		rj_remote_value_free(&v);
+		return 0;
+	}
+	remote_keep(ctx, s, compiler, &v);
+	/* The slot owns the whole value; its code lies inside. */
+	s->code.data = v.rec.code;
+	s->code.size = v.rec.code_size;
+	s->code.compile_ms = v.rec.compile_ms;
+	s->code.from_cache = 1;
+	s->code_mem = v.bytes;
+	v.bytes = NULL;
+	rj_remote_value_free(&v);
+	if (rj_log_level() >= RJ_LOG_INFO) {
+		rj_key_hex(&s->key, hex);
+		rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms from the "
+		       "remote cache %s (compiling took %.1f ms)", hex, s->target, r->name,
+		       s->code.size, rj_now_ms() - t0, rj_remote_shown(ctx->remote),
+		       s->code.compile_ms);
+	}
+	return 1;
+}
+
+/*
+ * Fills s: the on-disk cache, the bundles made by this compiler, then - with this node's
+ * key lock held, so that one process of the node asks - the remote tier, then a bundle
+ * made by another compiler version, then the compiler; one compile per key across the
+ * node (key lock) and across the fleet (the remote tier's lock).
+ */
 static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		   const char *compiler)
 {
 	struct rj_keylock lock = { .fd = -1 };
+	struct rj_remote_lease *lease = NULL;
+	struct bundle_hit bh;
 	char hex[33];
-	int rc;
+	int rc, may_compile = !(ctx->flags & ROCJIT_OPEN_NO_COMPILE);
 
 	if (!compiler) {
 		/* No compiler is installed: the bundles are all there is. */
@@ -475,16 +646,30 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	}
 	if (ctx->cache && disk_lookup(ctx, r, s))
 		return 0;
-	if (bundle_lookup(ctx, r, s, compiler))
+	bundle_find(ctx, r, s, compiler, &bh);
+	/* A network round trip is worth it only against an entry of another compiler. */
+	if (bh.found && (bh.exact || !ctx->remote) && bundle_take(ctx, r, s, &bh))
 		return 0;
-	if (ctx->cache && !(ctx->flags & ROCJIT_OPEN_NO_COMPILE) && wait_for_key(ctx, r, s, &lock))
+	if (ctx->cache && may_compile && wait_for_key(ctx, r, s, &lock)) {
+		bundle_drop(&bh);
 		return 0;
+	}
+	if (ctx->remote && remote_lookup(ctx, r, s, compiler, may_compile && !bh.found, &lease)) {
+		bundle_drop(&bh);
+		rj_keylock_release(&lock);
+		return 0;
+	}
+	if (bundle_take(ctx, r, s, &bh)) {
+		rj_keylock_release(&lock);
+		return 0;
+	}
 	atomic_fetch_add(&ctx->misses, 1);
 	if (rj_log_level() >= RJ_LOG_INFO) {
 		rj_key_hex(&s->key, hex);
 		rj_log(RJ_LOG_INFO, "miss key=%s target=%s source=%s", hex, s->target, r->name);
 	}
 	rc = compile(ctx, r, s, compiler);
+	rj_remote_release(ctx->remote, lease, rc == 0);
 	rj_keylock_release(&lock);
 	return rc;
 }

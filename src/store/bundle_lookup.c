@@ -86,7 +86,8 @@ struct rj_bundle *rj_bundle_open_one(const char *path, int quiet, char *error, s
 			 version != RJ_BUNDLE_FORMAT)
 			why = "a format this rocjit does not read";
 		else if (sqlite3_prepare_v3(b->db,
-					    "SELECT " RJ_BUNDLE_ROW_COLUMNS ", rowid FROM entries "
+					    "SELECT " RJ_BUNDLE_ROW_COLUMNS ", rowid, compiler = ?3 "
+					    "FROM entries "
 					    "WHERE pkey = ?1 AND target = ?2 "
 					    "ORDER BY compiler = ?3 DESC, created DESC LIMIT 1",
 					    -1, SQLITE_PREPARE_PERSISTENT, &b->find, NULL) != SQLITE_OK)
@@ -257,7 +258,7 @@ static int row_checked(struct rj_bundle *b, int64_t rowid, int add)
  */
 int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *target,
 		   const char *compiler, void **code, size_t *size, double *compile_ms,
-		   const char **which, char **kernels)
+		   const char **which, char **kernels, int *exact)
 {
 	for (struct rj_bundle *b = list; b; b = b->next) {
 		int found = 0;
@@ -290,6 +291,8 @@ int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *targe
 				*size = (size_t)r.code_len;
 				*compile_ms = r.compile_ms;
 				*which = b->path;
+				*exact = compiler && sqlite3_column_int(b->find,
+									RJ_BUNDLE_ROW_NCOLUMNS + 1);
 				if (kernels)
 					*kernels = strdup(r.kernels ? r.kernels : "");
 				found = 1;

@@ -22,10 +22,11 @@ void rj_bundles_close(struct rj_bundle *list);
  * Looks a portable key up for target in each bundle in turn, preferring an entry the
  * given compiler (may be NULL: none installed) made, then the newest.  On a hit (1),
  * *code is a malloc'ed checked copy and *which the bundle's path, and *kernels (when
- * kernels is not NULL) a malloc'ed copy of its kernels column.  0 on a miss.
+ * kernels is not NULL) a malloc'ed copy of its kernels column, and *exact 1 when the
+ * given compiler made it.  0 on a miss.
  */
 int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *target,
 		   const char *compiler, void **code, size_t *size, double *compile_ms,
-		   const char **which, char **kernels);
+		   const char **which, char **kernels, int *exact);
 
 #endif

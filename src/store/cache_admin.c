@@ -27,7 +27,8 @@
 
 #define ENTRY_COLUMNS \
 	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
-	"created, last_used, hits, compile_ms"
+	"created, last_used, hits, compile_ms, pkey"
+#define ENTRY_NCOLUMNS 14 /* the code and its checksum follow, where selected */
 #define WALK_BATCH 128 /* rows read under the lock at a time; callbacks run after */
 
 static const char *text(sqlite3_stmt *st, int col)
@@ -58,6 +59,12 @@ static void row_entry(sqlite3_stmt *st, rocjit_entry *e, rj_key *k)
 	e->hits = (uint64_t)sqlite3_column_int64(st, 11);
 	e->compile_ms = sqlite3_column_double(st, 12);
 	e->name_expressions = ""; /* split from kernels by entry_dup */
+	e->pkey[0] = 0;
+	if (sqlite3_column_bytes(st, 13) == 16) {
+		rj_key pk;
+		memcpy(pk.b, sqlite3_column_blob(st, 13), 16);
+		rj_key_hex(&pk, e->pkey);
+	}
 }
 
 /* The key hex spells: 0, or -1 when hex is not 32 hex digits. */
@@ -165,11 +172,12 @@ static void batch_clear(struct batch *b)
  * reason, with msg filled. */
 static int check_row(sqlite3_stmt *st, const rocjit_entry *e, char *msg, size_t size)
 {
-	const void *code = sqlite3_column_blob(st, 13);
-	int n = sqlite3_column_bytes(st, 13);
+	const void *code = sqlite3_column_blob(st, ENTRY_NCOLUMNS);
+	int n = sqlite3_column_bytes(st, ENTRY_NCOLUMNS);
 
 	if (!code || n <= 0 || (uint64_t)n != e->size ||
-	    rj_checksum(code, (size_t)n) != (uint64_t)sqlite3_column_int64(st, 14)) {
+	    rj_checksum(code, (size_t)n) !=
+		    (uint64_t)sqlite3_column_int64(st, ENTRY_NCOLUMNS + 1)) {
 		snprintf(msg, size, "the code object does not match its checksum");
 		return ROCJIT_BAD_CHECKSUM;
 	}
@@ -291,11 +299,12 @@ int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *u
 		}
 		if (found++ == 0) {
 			/* The first match, copied: the callback runs after the lock is let go. */
-			const void *blob = sqlite3_column_blob(st, 13);
-			int blen = sqlite3_column_bytes(st, 13);
+			const void *blob = sqlite3_column_blob(st, ENTRY_NCOLUMNS);
+			int blen = sqlite3_column_bytes(st, ENTRY_NCOLUMNS);
 			one = entry_dup(&e);
 			if (blob && (uint64_t)blen == e.size &&
-			    rj_checksum(blob, (size_t)blen) == (uint64_t)sqlite3_column_int64(st, 14) &&
+			    rj_checksum(blob, (size_t)blen) ==
+			    (uint64_t)sqlite3_column_int64(st, ENTRY_NCOLUMNS + 1) &&
 			    (code = malloc((size_t)blen)) != NULL) {
 				memcpy(code, blob, (size_t)blen);
 				size = (size_t)blen;
@@ -326,7 +335,7 @@ static int remove_locked(rj_cache *c, const rj_key *keys, size_t n, size_t *remo
 	size_t count = 0;
 
 	RJ_FORWARD(rj_cache_exec(c, "BEGIN IMMEDIATE"));
-	rj_index_drop(c); /* before the rows, under the write lock (cache_index.c) */
+	rj_index_drop(c); /* before the rows, under the write lock (cache_index_write.c) */
 	if (sqlite3_prepare_v2(c->db, "DELETE FROM entries WHERE key = ?1", -1, &st, NULL) !=
 	    SQLITE_OK) {
 		rj_cache_exec(c, "ROLLBACK");
@@ -464,6 +473,62 @@ int rj_cache_counters(rj_cache *c, rocjit_counters *out)
 	rj_index_unmap(board);
 	pthread_mutex_unlock(&c->lock);
 	rj_error_clear();
+	return 0;
+}
+
+int rj_cache_counters_add(rj_cache *c, const char *const *names, const double *values, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t nonzero = 0;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		nonzero += values[i] != 0;
+	if (!nonzero)
+		return 0;
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
+	RJ_FORWARD(rj_cache_lock(c));
+	if ((rc = rj_cache_exec(c, "BEGIN IMMEDIATE")) == 0) {
+		if (sqlite3_prepare_v2(c->db, "INSERT INTO counters (name, value) VALUES (?1, ?2) "
+				       "ON CONFLICT(name) DO UPDATE SET value = value + "
+				       "excluded.value", -1, &st, NULL) != SQLITE_OK)
+			rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
+					  sqlite3_errmsg(c->db));
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			if (values[i] == 0)
+				continue;
+			sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);
+			sqlite3_bind_double(st, 2, values[i]);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s",
+						  c->path, sqlite3_errmsg(c->db));
+			sqlite3_reset(st);
+		}
+		sqlite3_finalize(st);
+		if (rc == 0)
+			rc = rj_cache_exec(c, "COMMIT");
+		if (rc != 0)
+			rj_cache_exec(c, "ROLLBACK");
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int rj_cache_counters_read(rj_cache *c, const char *const *names, double *values, size_t n)
+{
+	sqlite3_stmt *st;
+
+	for (size_t i = 0; i < n; i++)
+		values[i] = 0;
+	RJ_FORWARD(lock_prepare(c, "SELECT name, value FROM counters", &st));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = text(st, 0);
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(name, names[i]))
+				values[i] = sqlite3_column_double(st, 1);
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
 

@@ -36,4 +36,13 @@ int rj_cache_counters(rj_cache *c, rocjit_counters *out);
 /* rocjit_cache_zero. */
 int rj_cache_zero(rj_cache *c);
 
+/*
+ * Counters of other tiers kept in the cache across processes, by name (the remote tier's
+ * "remote_hits", ...): add adds values[i] to each names[i] in one transaction (zeros are
+ * skipped); read sets values[i] to each one's sum since the last rj_cache_zero (0 when
+ * none).  0, or ROCJIT_EIO with why.
+ */
+int rj_cache_counters_add(rj_cache *c, const char *const *names, const double *values, size_t n);
+int rj_cache_counters_read(rj_cache *c, const char *const *names, double *values, size_t n);
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * remote_url.c - the remote tier's address: parsing ROCJIT_REMOTE, and showing it without
+ * url.c - the remote tier's address: parsing ROCJIT_REMOTE, and showing it without
  * its password.
  *
  * The syntax is the one Redis clients share (redis://user:password@host:port/db), plus
@@ -8,7 +8,7 @@
  * through rj_remote_url_redact, which masks whatever could be a password even in text that
  * does not parse.  Pure functions over strings: no network, no environment.
  */
-#include "store/remote_url.h"
+#include "remote/url.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -224,6 +224,18 @@ static int parse_options(const char *s, size_t n, struct rj_remote_url *u, const
 				return -1;
 			}
 			*(connect ? &u->connect_ms : &u->timeout_ms) = (int)v;
+		} else if (IS("retry")) {
+			if (!val || number(val, val_len, 0, 3600000, &v) != 0) {
+				*why = "retry= takes milliseconds, 0 to 3600000";
+				return -1;
+			}
+			u->retry_ms = (int)v;
+		} else if (IS("lease")) {
+			if (!val || number(val, val_len, 500, 3600000, &v) != 0) {
+				*why = "lease= takes milliseconds, 500 to 3600000";
+				return -1;
+			}
+			u->lease_ms = (int)v;
 		} else if (IS("db") && u->kind == RJ_REMOTE_UNIX) {
 			if (!val || number(val, val_len, 0, 1 << 20, &v) != 0) {
 				*why = "db= takes a database number";
@@ -232,7 +244,7 @@ static int parse_options(const char *s, size_t n, struct rj_remote_url *u, const
 			u->db = (int)v;
 		} else {
 			*why = "an option is not one of readonly, prefix=, ttl=, connect_timeout=, "
-			       "timeout= (and db= for unix://)";
+			       "timeout=, retry=, lease= (and db= for unix://)";
 			return -1;
 		}
 #undef IS
@@ -275,6 +287,8 @@ int rj_remote_url_parse(const char *text, struct rj_remote_url *out)
 	memset(out, 0, sizeof *out);
 	out->connect_ms = RJ_REMOTE_CONNECT_MS;
 	out->timeout_ms = RJ_REMOTE_TIMEOUT_MS;
+	out->retry_ms = RJ_REMOTE_RETRY_MS;
+	out->lease_ms = RJ_REMOTE_LEASE_MS;
 	snprintf(out->prefix, sizeof out->prefix, "%s", RJ_REMOTE_PREFIX);
 	RJ_CHECK(!text || !*text, ROCJIT_EINVAL, "remote cache: the URL is empty (give "
 		 "redis://host:port, unix:///path/to/redis.sock or redis-cluster://host:port,...)");

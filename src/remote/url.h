@@ -1,6 +1,6 @@
 /*
- * remote_url.h - where the remote tier is (ROCJIT_REMOTE, rocjit_options): the URL's
- * syntax, its options, and how it is shown without its password (see remote_url.c).
+ * url.h - where the remote tier is (ROCJIT_REMOTE, rocjit_options): the URL's
+ * syntax, its options, and how it is shown without its password (see url.c).
  */
 #ifndef ROCJIT_REMOTE_URL_H
 #define ROCJIT_REMOTE_URL_H
@@ -13,6 +13,8 @@
 #define RJ_REMOTE_PORT 6379
 #define RJ_REMOTE_CONNECT_MS 100
 #define RJ_REMOTE_TIMEOUT_MS 1000
+#define RJ_REMOTE_RETRY_MS 30000   /* after a failure, the server is left alone this long */
+#define RJ_REMOTE_LEASE_MS 10000   /* a fleet compile lock lives this long unless renewed */
 #define RJ_REMOTE_PREFIX "rocjit"
 #define RJ_REMOTE_MAX_HOSTS 16
 
@@ -40,14 +42,16 @@ struct rj_remote_url {
 	int64_t ttl_s;          /* ?ttl=: seconds a value lives; 0: until evicted */
 	int connect_ms;         /* ?connect_timeout= */
 	int timeout_ms;         /* ?timeout=: each operation */
+	int retry_ms;           /* ?retry=: the breaker's period after a failure */
+	int lease_ms;           /* ?lease=: a compile lock's lease, renewed at a third */
 };
 
 /*
  * Parses text into *out.  0, or ROCJIT_EINVAL with a message that names what is wrong and
  * shows the URL without its password.  User and password may be percent-encoded (a
  * password with '@', ':' or '/' must be).  Query options, after '?', separated by '&':
- * readonly, prefix=NAME, ttl=SECONDS, connect_timeout=MS, timeout=MS, and for unix:
- * db=N.
+ * readonly, prefix=NAME, ttl=SECONDS, connect_timeout=MS, timeout=MS, retry=MS,
+ * lease=MS, and for unix: db=N.
  */
 int rj_remote_url_parse(const char *text, struct rj_remote_url *out);
 

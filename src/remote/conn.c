@@ -1,0 +1,409 @@
+/*
+ * conn.c - one connection to one Redis server, every operation under a deadline.
+ *
+ * hiredis (Debian's libhiredis-dev) encodes the commands and parses the replies; the
+ * socket is this file's own, so that every step is bounded by the caller's deadline and
+ * nothing can stop the application:
+ *  - connect: non-blocking, polled until connect_ms (hiredis's blocking connect has no
+ *    bound on some versions' address loops);
+ *  - send: MSG_NOSIGNAL, so a server that died mid-request is an error, never a SIGPIPE
+ *    that ends the application (hiredis writes with write(2));
+ *  - receive: polled until the operation's deadline, and bounded in bytes (a value past
+ *    RJ_CONN_MAX_REPLY is refused, never buffered whole).
+ * Knows nothing of what is stored, of clusters or of retries: client.c and remote.c.
+ * Not thread-safe: a connection is used by one thread at a time (client.c locks).
+ */
+#include "remote/conn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+
+/* The most bytes one operation may receive: the largest value (record.h) plus room. */
+#define RJ_CONN_MAX_REPLY (((size_t)256 << 20) + ((size_t)1 << 20))
+
+void rj_reply_free(struct rj_reply *r);
+
+#ifdef ROCJIT_HAVE_HIREDIS
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
+struct rj_conn {
+	int fd;
+	redisReader *reader;
+	char where[300];     /* "127.0.0.1:6379", "/run/redis.sock": for messages */
+};
+
+int rj_conn_available(void)
+{
+	return 1;
+}
+
+/* Waits until fd is ready for events or the deadline (rj_now_ms) passes: 1 ready, 0 past
+ * the deadline, -1 poll failed. */
+static int wait_fd(int fd, short events, double deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = events };
+		double left = deadline - rj_now_ms();
+		int rc;
+
+		if (left <= 0)
+			return 0;
+		rc = poll(&p, 1, left < 1 ? 1 : (int)left);
+		if (rc > 0)
+			return 1;
+		if (rc < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* Connects socket fd to addr within deadline: 0, or -RJ_CONN_* with *err set. */
+static int connect_within(int fd, const struct sockaddr *addr, socklen_t len, double deadline,
+			  int *err)
+{
+	socklen_t elen = sizeof *err;
+	int rc;
+
+	if (connect(fd, addr, len) == 0)
+		return 0;
+	if (errno != EINPROGRESS && errno != EINTR && errno != EAGAIN) {
+		*err = errno;
+		return -RJ_CONN_DOWN;
+	}
+	rc = wait_fd(fd, POLLOUT, deadline);
+	if (rc == 0) {
+		*err = ETIMEDOUT;
+		return -RJ_CONN_TIMEOUT;
+	}
+	if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, err, &elen) != 0) {
+		*err = errno;
+		return -RJ_CONN_DOWN;
+	}
+	return *err ? -RJ_CONN_DOWN : 0;
+}
+
+static int new_socket(int family)
+{
+	return socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+}
+
+static int open_unix(const char *path, double deadline, int *fd_out, int *err)
+{
+	struct sockaddr_un a;
+	int fd, rc;
+
+	memset(&a, 0, sizeof a);
+	a.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof a.sun_path) {
+		*err = ENAMETOOLONG;
+		return -RJ_CONN_DOWN;
+	}
+	memcpy(a.sun_path, path, strlen(path));
+	fd = new_socket(AF_UNIX);
+	if (fd < 0) {
+		*err = errno;
+		return -RJ_CONN_DOWN;
+	}
+	rc = connect_within(fd, (const struct sockaddr *)&a, sizeof a, deadline, err);
+	if (rc == -RJ_CONN_DOWN && *err == EAGAIN)
+		rc = -RJ_CONN_TIMEOUT; /* the server's backlog is full: it does not accept */
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* Tries each address of host:port in turn until one connects or the deadline passes. */
+static int open_tcp(const char *host, int port, double deadline, int *fd_out, int *err,
+		    const char **gai)
+{
+	struct addrinfo hints, *list = NULL;
+	char service[16];
+	int rc = -RJ_CONN_DOWN, grc, one = 1;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	snprintf(service, sizeof service, "%d", port);
+	grc = getaddrinfo(host, service, &hints, &list);
+	if (grc != 0) {
+		*gai = gai_strerror(grc);
+		return -RJ_CONN_DOWN;
+	}
+	*err = ECONNREFUSED;
+	for (struct addrinfo *a = list; a; a = a->ai_next) {
+		int fd = new_socket(a->ai_family);
+		if (fd < 0) {
+			*err = errno;
+			continue;
+		}
+		rc = connect_within(fd, a->ai_addr, a->ai_addrlen, deadline, err);
+		if (rc == 0) {
+			/* Small requests, answered at once: no Nagle delay on the request path. */
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+			setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+			*fd_out = fd;
+			break;
+		}
+		close(fd);
+		if (rc == -RJ_CONN_TIMEOUT)
+			break;
+	}
+	freeaddrinfo(list);
+	return rc;
+}
+
+int rj_conn_open(struct rj_conn **out, const char *host, int port, const char *path,
+		 int connect_ms)
+{
+	double deadline = rj_now_ms() + connect_ms;
+	struct rj_conn *c;
+	const char *gai = NULL;
+	int fd = -1, err = 0, rc;
+	char where[300];
+
+	*out = NULL;
+	if (path)
+		snprintf(where, sizeof where, "%s", path);
+	else if (strchr(host, ':'))
+		snprintf(where, sizeof where, "[%s]:%d", host, port);
+	else
+		snprintf(where, sizeof where, "%s:%d", host, port);
+	rc = path ? open_unix(path, deadline, &fd, &err)
+		  : open_tcp(host, port, deadline, &fd, &err, &gai);
+	if (rc == -RJ_CONN_TIMEOUT)
+		RJ_FAIL(rc, "connecting to %s: no answer within %d ms", where, connect_ms);
+	if (rc < 0)
+		RJ_FAIL(rc, "connecting to %s: %s", where, gai ? gai : strerror(err));
+	c = calloc(1, sizeof *c);
+	if (c)
+		c->reader = redisReaderCreate();
+	if (!c || !c->reader) {
+		free(c);
+		close(fd);
+		RJ_FAIL(-RJ_CONN_NOMEM, "out of memory connecting to %s", where);
+	}
+	c->fd = fd;
+	memcpy(c->where, where, sizeof where);
+	*out = c;
+	return 0;
+}
+
+void rj_conn_close(struct rj_conn *c)
+{
+	if (!c)
+		return;
+	close(c->fd);
+	redisReaderFree(c->reader);
+	free(c);
+}
+
+/* Copies hiredis's reply tree into ours (strings stay in hiredis's memory). */
+static int convert(struct rj_reply *to, const redisReply *from)
+{
+	memset(to, 0, sizeof *to);
+	switch (from->type) {
+	case REDIS_REPLY_STRING: to->type = RJ_REPLY_STRING; break;
+	case REDIS_REPLY_ARRAY: to->type = RJ_REPLY_ARRAY; break;
+	case REDIS_REPLY_INTEGER: to->type = RJ_REPLY_INTEGER; break;
+	case REDIS_REPLY_NIL: to->type = RJ_REPLY_NIL; break;
+	case REDIS_REPLY_STATUS: to->type = RJ_REPLY_STATUS; break;
+	case REDIS_REPLY_ERROR: to->type = RJ_REPLY_ERROR; break;
+	default: return -1;
+	}
+	to->integer = from->integer;
+	to->str = from->str;
+	to->len = from->str ? from->len : 0;
+	if (from->type != REDIS_REPLY_ARRAY || !from->elements)
+		return 0;
+	to->elem = calloc(from->elements, sizeof *to->elem);
+	if (!to->elem)
+		return -1;
+	to->n = from->elements;
+	for (size_t i = 0; i < from->elements; i++)
+		if (convert(&to->elem[i], from->element[i]) != 0)
+			return -1;
+	return 0;
+}
+
+static void free_tree(struct rj_reply *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free_tree(&r->elem[i]);
+	free(r->elem);
+}
+
+void rj_reply_free(struct rj_reply *r)
+{
+	if (!r)
+		return;
+	free_tree(r);
+	if (r->owner)
+		freeReplyObject(r->owner);
+	free(r);
+}
+
+/* Sends len bytes of buf by the deadline. */
+static int send_all(struct rj_conn *c, const char *buf, size_t len, double deadline,
+		    int timeout_ms)
+{
+	while (len) {
+		ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			RJ_FAIL(-RJ_CONN_IO, "sending to %s: %s", c->where, strerror(errno));
+		if (wait_fd(c->fd, POLLOUT, deadline) <= 0)
+			RJ_FAIL(-RJ_CONN_TIMEOUT, "sending to %s: no progress within %d ms",
+				c->where, timeout_ms);
+	}
+	return 0;
+}
+
+/* Reads one reply by the deadline, received bytes counted in *got. */
+static int read_reply(struct rj_conn *c, struct rj_reply **out, double deadline,
+		      int timeout_ms, size_t *got)
+{
+	void *raw = NULL;
+	char buf[65536];
+
+	for (;;) {
+		ssize_t n;
+		if (redisReaderGetReply(c->reader, &raw) != REDIS_OK)
+			RJ_FAIL(-RJ_CONN_PROTOCOL, "%s does not speak the Redis protocol (%s)",
+				c->where, c->reader->errstr[0] ? c->reader->errstr : "bad reply");
+		if (raw)
+			break;
+		n = recv(c->fd, buf, sizeof buf, 0);
+		if (n > 0) {
+			*got += (size_t)n;
+			if (*got > RJ_CONN_MAX_REPLY)
+				RJ_FAIL(-RJ_CONN_PROTOCOL, "%s sent more than %zu bytes for one "
+					"request", c->where, (size_t)RJ_CONN_MAX_REPLY);
+			if (redisReaderFeed(c->reader, buf, (size_t)n) != REDIS_OK)
+				RJ_FAIL(-RJ_CONN_NOMEM, "out of memory reading from %s", c->where);
+			continue;
+		}
+		if (n == 0)
+			RJ_FAIL(-RJ_CONN_IO, "%s closed the connection", c->where);
+		if (errno != EAGAIN && errno != EINTR)
+			RJ_FAIL(-RJ_CONN_IO, "reading from %s: %s", c->where, strerror(errno));
+		if (wait_fd(c->fd, POLLIN, deadline) <= 0)
+			RJ_FAIL(-RJ_CONN_TIMEOUT, "%s did not answer within %d ms", c->where,
+				timeout_ms);
+	}
+	*out = calloc(1, sizeof **out);
+	if (!*out || convert(*out, raw) != 0) {
+		if (*out)
+			free_tree(*out);
+		free(*out);
+		*out = NULL;
+		freeReplyObject(raw);
+		RJ_FAIL(-RJ_CONN_NOMEM, "out of memory reading from %s", c->where);
+	}
+	(*out)->owner = raw;
+	return 0;
+}
+
+int rj_conn_pipeline(struct rj_conn *c, size_t n, const int *argc, const char *const *const *argv,
+		     const size_t *const *argvlen, struct rj_reply **replies, int timeout_ms)
+{
+	double deadline = rj_now_ms() + timeout_ms;
+	size_t got = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++)
+		replies[i] = NULL;
+	for (i = 0; i < n && rc == 0; i++) {
+		char *cmd = NULL;
+		/* hiredis takes char ** for what it only reads. */
+		int len = redisFormatCommandArgv(&cmd, argc[i], (const char **)(uintptr_t)argv[i],
+						 argvlen[i]);
+		if (len < 0)
+			RJ_FAIL(-RJ_CONN_NOMEM, "out of memory sending to %s", c->where);
+		rc = send_all(c, cmd, (size_t)len, deadline, timeout_ms);
+		redisFreeCommand(cmd);
+	}
+	for (i = 0; i < n && rc == 0; i++)
+		rc = read_reply(c, &replies[i], deadline, timeout_ms, &got);
+	if (rc != 0)
+		for (i = 0; i < n; i++) {
+			rj_reply_free(replies[i]);
+			replies[i] = NULL;
+		}
+	return rc;
+}
+
+#else /* !ROCJIT_HAVE_HIREDIS: the tier is unavailable, and says so. */
+
+struct rj_conn {
+	int unused;
+};
+
+int rj_conn_available(void)
+{
+	return 0;
+}
+
+int rj_conn_open(struct rj_conn **out, const char *host, int port, const char *path,
+		 int connect_ms)
+{
+	(void)host, (void)port, (void)path, (void)connect_ms;
+	*out = NULL;
+	RJ_FAIL(-RJ_CONN_UNSUPPORTED, "this rocjit was built without hiredis, so the remote "
+		"tier is unavailable: rebuild it with libhiredis-dev installed");
+}
+
+int rj_conn_pipeline(struct rj_conn *c, size_t n, const int *argc, const char *const *const *argv,
+		     const size_t *const *argvlen, struct rj_reply **replies, int timeout_ms)
+{
+	(void)c, (void)argc, (void)argv, (void)argvlen, (void)timeout_ms;
+	for (size_t i = 0; i < n; i++)
+		replies[i] = NULL;
+	RJ_FAIL(-RJ_CONN_UNSUPPORTED, "this rocjit was built without hiredis");
+}
+
+void rj_conn_close(struct rj_conn *c)
+{
+	(void)c;
+}
+
+void rj_reply_free(struct rj_reply *r)
+{
+	(void)r;
+}
+
+#endif
+
+int rj_conn_call(struct rj_conn *c, int argc, const char *const *argv, const size_t *argvlen,
+		 struct rj_reply **reply, int timeout_ms)
+{
+	return rj_conn_pipeline(c, 1, &argc, &argv, &argvlen, reply, timeout_ms);
+}
+
+int rj_reply_is(const struct rj_reply *r, enum rj_reply_type type, const char *word)
+{
+	size_t n = strlen(word);
+
+	return r && r->type == type && r->len >= n && memcmp(r->str, word, n) == 0 &&
+	       (r->len == n || r->str[n] == ' ');
+}

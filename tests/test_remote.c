@@ -1,0 +1,1048 @@
+/*
+ * test_remote.c - the remote tier against real redis-server processes (tests/redis_server.c):
+ * a hit fills the local cache, eight nodes that start at once compile a key once, a server
+ * killed or stopped mid-run costs every job at most one timeout, planted values are never
+ * loaded, wrong credentials, eviction, read-only nodes, the fleet's compile locks.
+ *
+ * Each "node" is its own process with its own cache folder; compiles are real hipRTC
+ * compiles for gfx90a.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "redis_server.h"
+#include "remote/client.h"
+#include "remote/record.h"
+#include "remote/remote.h"
+#include "remote/url.h"
+
+/* A build without hiredis has no remote tier: every test here skips, saying so. */
+__attribute__((constructor)) static void need_the_tier(void)
+{
+	if (!rj_conn_available()) {
+		printf("SKIP: this rocjit was built without hiredis (libhiredis-dev): no remote "
+		       "tier to test\n");
+		exit(77);
+	}
+}
+
+#define TARGET "gfx90a"
+#define MACRO "RJ_REMOTE_TEST"
+
+static double now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void url_of(char *out, size_t size, const struct rj_redis_server *s, const char *query)
+{
+	snprintf(out, size, "redis://127.0.0.1:%d%s%s", s->port, query ? "?" : "",
+		 query ? query : "");
+}
+
+/* A context of a node: its own cache folder rj_test_dir/<name>, the remote tier url. */
+static rocjit_ctx *open_node(const char *name, const char *url)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx = NULL;
+	char dir[4400];
+
+	snprintf(dir, sizeof dir, "%s/%s", rj_test_dir, name);
+	o.cache_dir = dir;
+	o.remote = url;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	return ctx;
+}
+
+static rocjit_stats stats_of(rocjit_ctx *ctx)
+{
+	rocjit_stats st;
+
+	memset(&st, 0, sizeof st);
+	st.version = ROCJIT_STATS_VERSION;
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	return st;
+}
+
+/* Compiles variant i without asserting: rocjit_compile's result. */
+static int compile_variant(rocjit_ctx *ctx, int i, const rocjit_code **c)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	char opt[64];
+	const char *o[1] = { opt };
+
+	snprintf(opt, sizeof opt, "-D" MACRO "=%d", i);
+	p.source = rj_test_axpy;
+	p.options = o;
+	p.num_options = 1;
+	return rocjit_compile(c, ctx, TARGET, &p);
+}
+
+/* The server's answer to one command (words NULL-terminated), asserting one came. */
+static void call(const struct rj_redis_server *s, char *reply, size_t size,
+		 const char *const *words)
+{
+	ASSERT_INT(rj_redis_call(s, 5000, reply, size, words), 0);
+}
+
+static long long dbsize(const struct rj_redis_server *s)
+{
+	static const char *const w[] = { "DBSIZE", NULL };
+	char r[64];
+
+	call(s, r, sizeof r, w);
+	ASSERT(r[0] == ':');
+	return atoll(r + 1);
+}
+
+/* The value key of a code object's entry. */
+static void value_key(char *out, size_t size, const rocjit_code *c)
+{
+	snprintf(out, size, "rocjit:%d:%s", RJ_RECORD_VERSION, c->key);
+}
+
+/* Runs fn(arg) in a child whose stderr goes to rj_test_dir/<name>.err; returns its exit
+ * status and the stderr text (malloc'ed) in *err. */
+static int in_child_capturing(int (*fn)(int), int arg, const char *name, char **err)
+{
+	char path[4400];
+	pid_t pid;
+	int status = -1;
+
+	snprintf(path, sizeof path, "%s/%s.err", rj_test_dir, name);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		_exit(fn(arg));
+	}
+	ASSERT(waitpid(pid, &status, 0) == pid);
+	*err = rj_test_read_file(path, NULL);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; p && (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* ---- A hit fills the local cache ------------------------------------------------------------- */
+
+static struct rj_redis_server server;
+static char url[4400];
+
+/* A second process: a fresh cache, served by the remote tier without compiling. */
+static int node_b_is_served(int unused)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *ctx = open_node("b", url);
+
+	(void)unused;
+	RJ_CHILD_CHECK(compile_variant(ctx, 1, &c) == 0);
+	st = stats_of(ctx);
+	RJ_CHILD_CHECK(c->from_cache == 1);
+	RJ_CHILD_CHECK(st.compiles == 0);
+	RJ_CHILD_CHECK(st.remote_hits == 1);
+	RJ_CHILD_CHECK(st.disk_hits == 0);
+	rocjit_close(ctx);
+	/* The next process of node b finds it on its disk: no remote request. */
+	ctx = open_node("b", url);
+	RJ_CHILD_CHECK(compile_variant(ctx, 1, &c) == 0);
+	st = stats_of(ctx);
+	RJ_CHILD_CHECK(st.disk_hits == 1);
+	RJ_CHILD_CHECK(st.remote_hits == 0 && st.remote_misses == 0);
+	RJ_CHILD_CHECK(st.compiles == 0);
+	rocjit_close(ctx);
+	return 0;
+}
+
+TEST(remote_hit_fills_the_local_cache)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *a;
+	char key[33];
+	rocjit_remote_counters rc = { .version = ROCJIT_REMOTE_COUNTERS_VERSION };
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+	a = open_node("a", url);
+	ASSERT_INT(compile_variant(a, 1, &c), 0);
+	memcpy(key, c->key, 33);
+	st = stats_of(a);
+	ASSERT_INT(st.compiles, 1);
+	ASSERT_INT(st.remote_puts, 1);
+	ASSERT_INT(st.remote_misses, 1);
+	ASSERT_INT(st.remote_state, ROCJIT_REMOTE_UP);
+	ASSERT_STR(st.remote_url, url);
+	rocjit_close(a);
+	ASSERT_INT(dbsize(&server), 1); /* the value; the lock is gone */
+	ASSERT_INT(rj_test_in_child(node_b_is_served, 0), 0);
+	/* Node b's counters went into its cache at close. */
+	a = open_node("b", url);
+	ASSERT_INT(rocjit_remote_counters_get(&rc, a), 0);
+	ASSERT_INT(rc.hits, 1);
+	ASSERT(rc.saved_ms > 0);
+	ASSERT(rc.bytes_read > 0);
+	rocjit_close(a);
+	rj_redis_stop(&server);
+}
+
+/* ---- Eight nodes at once: one compile --------------------------------------------------------- */
+
+#define NODES 8
+
+/* One node: waits for the start signal on fd, compiles variant 7, writes what it did. */
+static int fleet_node(int i, int start_fd, const char *fleet_url)
+{
+	char name[32], path[4400], line[256], buf;
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *ctx;
+	int fd, rc;
+
+	snprintf(name, sizeof name, "node%d", i);
+	ctx = open_node(name, fleet_url);
+	if (read(start_fd, &buf, 1) < 0)
+		return 3;
+	rc = compile_variant(ctx, 7, &c);
+	st = stats_of(ctx);
+	snprintf(line, sizeof line, "%d %llu %llu %llu %llu\n", rc, (unsigned long long)st.compiles,
+		 (unsigned long long)st.remote_hits, (unsigned long long)st.remote_waits,
+		 (unsigned long long)st.disk_hits);
+	rocjit_close(ctx);
+	snprintf(path, sizeof path, "%s/%s.out", rj_test_dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		return 4;
+	close(fd);
+	return 0;
+}
+
+TEST(eight_nodes_starting_at_once_compile_a_key_once)
+{
+	int start[2], compiles = 0, served = 0, waited = 0;
+	pid_t pids[NODES];
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+	ASSERT(pipe(start) == 0);
+	for (int i = 0; i < NODES; i++) {
+		pids[i] = fork();
+		ASSERT(pids[i] >= 0);
+		if (pids[i] == 0) {
+			close(start[1]);
+			_exit(fleet_node(i, start[0], url));
+		}
+	}
+	close(start[0]);
+	usleep(200000); /* every node opened its context */
+	close(start[1]); /* all read EOF at once: go */
+	for (int i = 0; i < NODES; i++) {
+		int status;
+		char path[4400], *out;
+		int rc;
+		unsigned long long comp, hits, waits, disk;
+		ASSERT(waitpid(pids[i], &status, 0) == pids[i]);
+		ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		snprintf(path, sizeof path, "%s/node%d.out", rj_test_dir, i);
+		out = rj_test_read_file(path, NULL);
+		ASSERT(sscanf(out, "%d %llu %llu %llu %llu", &rc, &comp, &hits, &waits, &disk) == 5);
+		free(out);
+		ASSERT_INT(rc, 0);
+		compiles += (int)comp;
+		served += (int)hits;
+		waited += (int)waits;
+	}
+	/* Exactly one compile fleet-wide; every other node got its value. */
+	ASSERT_INT(compiles, 1);
+	ASSERT_INT(served, NODES - 1);
+	ASSERT(waited >= 1);
+	ASSERT_INT(dbsize(&server), 1); /* one value, no lock left behind */
+	rj_redis_stop(&server);
+}
+
+/* ---- A server that dies or stops mid-run ------------------------------------------------------- */
+
+TEST(server_killed_mid_run_every_job_finishes)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *ctx;
+	double t0, worst = 0;
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, "retry=60000");
+	ctx = open_node("a", url);
+	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
+	ASSERT_INT(stats_of(ctx).remote_puts, 1);
+	rj_redis_kill9(&server);
+	for (int i = 2; i <= 4; i++) {
+		t0 = now_ms();
+		ASSERT_INT(compile_variant(ctx, i, &c), 0); /* compiled here */
+		ASSERT_INT(c->from_cache, 0);
+		if (now_ms() - t0 > worst)
+			worst = now_ms() - t0;
+	}
+	st = stats_of(ctx);
+	ASSERT_INT(st.compiles, 4);
+	/* A refused connection fails at once; the breaker keeps the rest off the network. */
+	ASSERT_INT(st.remote_errors, 1);
+	ASSERT_INT(st.remote_state, ROCJIT_REMOTE_OFF);
+	ASSERT_CONTAINS(st.remote_off_reason, "127.0.0.1"); /* closed, then refused */
+	ASSERT(st.remote_ms < 100);
+	rocjit_close(ctx);
+	rj_redis_stop(&server);
+}
+
+TEST(stopped_server_costs_one_timeout_then_is_left_alone)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *ctx;
+	double t0;
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, "timeout=300&connect_timeout=200&retry=60000");
+	ctx = open_node("a", url);
+	ASSERT_INT(compile_variant(ctx, 1, &c), 0); /* connected, put */
+	rj_redis_pause(&server);
+	t0 = now_ms();
+	for (int i = 2; i <= 4; i++)
+		ASSERT_INT(compile_variant(ctx, i, &c), 0);
+	st = stats_of(ctx);
+	ASSERT_INT(st.compiles, 4);
+	ASSERT_INT(st.remote_errors, 1);
+	/* One operation timeout (300 ms) in all, not one per request. */
+	ASSERT(st.remote_ms >= 250);
+	ASSERT(st.remote_ms < 300 + 150);
+	ASSERT_CONTAINS(st.remote_off_reason, "did not answer within 300 ms");
+	(void)t0;
+	rocjit_close(ctx);
+	rj_redis_resume(&server);
+	rj_redis_stop(&server);
+}
+
+TEST(stopped_server_is_asked_again_after_the_breaker_period)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *ctx;
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, "timeout=200&retry=400");
+	ctx = open_node("a", url);
+	rj_redis_pause(&server);
+	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
+	ASSERT_INT(stats_of(ctx).remote_state, ROCJIT_REMOTE_OFF);
+	rj_redis_resume(&server);
+	usleep(500000);
+	ASSERT_INT(compile_variant(ctx, 2, &c), 0);
+	st = stats_of(ctx);
+	ASSERT_INT(st.remote_state, ROCJIT_REMOTE_UP);
+	ASSERT_INT(st.remote_puts, 1); /* variant 2 went there */
+	rocjit_close(ctx);
+	rj_redis_stop(&server);
+}
+
+TEST(unanswered_connect_costs_one_connect_timeout_per_breaker_period)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *ctx;
+	int port, fd = rj_blackhole_listen(&port);
+	char hole[256];
+
+	ASSERT(fd >= 0);
+	snprintf(hole, sizeof hole, "redis://127.0.0.1:%d?connect_timeout=250&retry=60000", port);
+	ctx = open_node("a", hole);
+	for (int i = 1; i <= 3; i++)
+		ASSERT_INT(compile_variant(ctx, i, &c), 0);
+	st = stats_of(ctx);
+	ASSERT_INT(st.compiles, 3);
+	ASSERT_INT(st.remote_errors, 1);
+	ASSERT(st.remote_ms >= 200 && st.remote_ms < 250 + 150);
+	ASSERT_CONTAINS(st.remote_off_reason, "no answer within 250 ms");
+	rocjit_close(ctx);
+	close(fd);
+}
+
+/* ---- Values nobody should load ------------------------------------------------------------------- */
+
+/* Puts bytes under key with rocjit's own client (binary-safe). */
+static void plant(const char *key, const void *bytes, size_t size)
+{
+	struct rj_remote_url u;
+	struct rj_redis *r;
+	struct rj_reply *reply = NULL;
+	const char *argv[3] = { "SET", key, bytes };
+	size_t len[3] = { 3, strlen(key), size };
+
+	ASSERT_INT(rj_remote_url_parse(url, &u), 0);
+	ASSERT_INT(rj_redis_open(&r, &u, NULL, 1000), 0);
+	ASSERT_INT(rj_redis_command(r, key, 3, argv, len, &reply), 0);
+	ASSERT(reply->type == RJ_REPLY_STATUS);
+	rj_reply_free(reply);
+	rj_redis_close(r);
+}
+
+/* Reads key's value with rocjit's own client: malloc'ed, *size bytes (NULL: none). */
+static void *fetch(const char *key, size_t *size)
+{
+	struct rj_remote_url u;
+	struct rj_redis *r;
+	struct rj_reply *reply = NULL;
+	const char *argv[2] = { "GET", key };
+	size_t len[2] = { 3, strlen(key) };
+	void *out = NULL;
+
+	ASSERT_INT(rj_remote_url_parse(url, &u), 0);
+	ASSERT_INT(rj_redis_open(&r, &u, NULL, 1000), 0);
+	ASSERT_INT(rj_redis_command(r, key, 2, argv, len, &reply), 0);
+	if (reply->type == RJ_REPLY_STRING) {
+		out = malloc(reply->len + 1);
+		memcpy(out, reply->str, reply->len);
+		*size = reply->len;
+	}
+	rj_reply_free(reply);
+	rj_redis_close(r);
+	return out;
+}
+
+/* Node b asks for variant i, whose value was planted: it must compile it itself, count
+ * one refused value, and leave a good value in its place. */
+static void refused_then_mended(int i, const char *name, const char *why)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *b = open_node(name, url);
+	char key[128], *err = NULL;
+	struct rj_record rec;
+	size_t size = 0;
+	void *v;
+
+	(void)err;
+	ASSERT_INT(compile_variant(b, i, &c), 0);
+	st = stats_of(b);
+	ASSERT_INT(c->from_cache, 0);
+	ASSERT_INT(st.compiles, 1);
+	ASSERT_INT(st.remote_hits, 0);
+	ASSERT_INT(st.remote_rejected, 1);
+	ASSERT_INT(st.remote_puts, 1);
+	value_key(key, sizeof key, c);
+	v = fetch(key, &size);
+	ASSERT(v != NULL);
+	ASSERT_INT(rj_record_decode(&rec, v, size), 0);
+	ASSERT_INT(rec.code_size, c->size);
+	ASSERT(memcmp(rec.code, c->data, c->size) == 0);
+	free(v);
+	rocjit_close(b);
+	(void)why;
+}
+
+/* Compiles variant i in node a (putting it) and returns its value, malloc'ed. */
+static void *good_value(int i, size_t *size, char key[128])
+{
+	const rocjit_code *c;
+	rocjit_ctx *a = open_node("a", url);
+	void *v;
+
+	ASSERT_INT(compile_variant(a, i, &c), 0);
+	value_key(key, 128, c);
+	rocjit_close(a);
+	v = fetch(key, size);
+	ASSERT(v != NULL);
+	return v;
+}
+
+TEST(planted_corrupt_foreign_and_oversized_values_are_never_loaded)
+{
+	char key[128], key2[128];
+	size_t size = 0, size2 = 0;
+	unsigned char *v, *v2;
+	struct rj_record rec;
+	void *re;
+	size_t resize;
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+
+	/* A byte of the code changed (the value's checksums no longer hold). */
+	v = good_value(1, &size, key);
+	v[size / 2] ^= 0x40;
+	plant(key, v, size);
+	refused_then_mended(1, "b1", "checksum");
+	free(v);
+
+	/* Another key's value, intact, under this key: a foreign value. */
+	v = good_value(2, &size, key);
+	v2 = good_value(3, &size2, key2);
+	plant(key, v2, size2);
+	refused_then_mended(2, "b2", "another key");
+	free(v);
+
+	/* This key's fields, with another target's code object, re-encoded so that every
+	   checksum holds: the code is not what the key names. */
+	v = good_value(4, &size, key);
+	{
+		const rocjit_code *c;
+		rocjit_ctx *a = open_node("a1030", NULL);
+		rocjit_program p = ROCJIT_PROGRAM_INIT;
+		const char *o[1] = { "-D" MACRO "=4" };
+		p.source = rj_test_axpy;
+		p.options = o;
+		p.num_options = 1;
+		ASSERT_INT(rocjit_compile(&c, a, "gfx1030", &p), 0);
+		ASSERT_INT(rj_record_decode(&rec, v, size), 0);
+		rec.code = c->data;
+		rec.code_size = c->size;
+		ASSERT_INT(rj_record_encode(&re, &resize, &rec), 0);
+		plant(key, re, resize);
+		free(re);
+		rocjit_close(a);
+	}
+	refused_then_mended(4, "b4", "target");
+	free(v);
+
+	/* Garbage, and a value larger than the tier reads (64 MiB), and no string at all. */
+	v = good_value(5, &size, key);
+	plant(key, "not a rocjit value", 18);
+	refused_then_mended(5, "b5", "not a rocjit value");
+	free(v);
+	v = good_value(6, &size, key);
+	{
+		static const char *const w[] = { "SETRANGE", NULL, "67108864", "x", NULL };
+		const char *words[5] = { w[0], key, w[2], w[3], NULL };
+		char r[64];
+		call(&server, r, sizeof r, words);
+		ASSERT_CONTAINS(r, ":67108865");
+	}
+	refused_then_mended(6, "b6", "larger");
+	free(v);
+	v = good_value(8, &size, key);
+	{
+		const char *del[3] = { "DEL", key, NULL }, *push[4] = { "RPUSH", key, "x", NULL };
+		char r[64];
+		call(&server, r, sizeof r, del);
+		call(&server, r, sizeof r, push);
+	}
+	refused_then_mended(8, "b8", "WRONGTYPE");
+	free(v);
+	free(v2);
+	rj_redis_stop(&server);
+}
+
+/* ---- Credentials ------------------------------------------------------------------------------- */
+
+#define PASSWORD "s3cr3t-fleet-pw"
+
+/* Compiles variants first and first + 1 (arg % 1000) in a node of url; with arg >= 1000
+ * both must have been put on the server. */
+static int compile_two(int arg)
+{
+	const rocjit_code *c;
+	int first = arg % 1000;
+	rocjit_ctx *ctx = open_node("pw", url);
+	rocjit_stats st;
+
+	RJ_CHILD_CHECK(compile_variant(ctx, first, &c) == 0);
+	RJ_CHILD_CHECK(compile_variant(ctx, first + 1, &c) == 0);
+	st = stats_of(ctx);
+	RJ_CHILD_CHECK(st.compiles == 2);
+	RJ_CHILD_CHECK(arg < 1000 || st.remote_puts == 2);
+	RJ_CHILD_CHECK(strstr(st.remote_url, PASSWORD) == NULL);
+	RJ_CHILD_CHECK(strstr(st.remote_off_reason, PASSWORD) == NULL);
+	rocjit_close(ctx);
+	return 0;
+}
+
+TEST(wrong_password_warns_once_and_the_jobs_go_on)
+{
+	static const char *const extra[] = { "--requirepass", PASSWORD, NULL };
+	char *err = NULL;
+
+	rj_redis_start(&server, "redis", extra);
+	snprintf(url, sizeof url, "redis://:wrong-%s@127.0.0.1:%d", PASSWORD, server.port);
+	ASSERT_INT(in_child_capturing(compile_two, 1, "wrong", &err), 0);
+	ASSERT_INT(count_of(err, "warning"), 1);
+	ASSERT_CONTAINS(err, "refused the credentials");
+	ASSERT(strstr(err, PASSWORD) == NULL);
+	free(err);
+	/* No password at all: the server wants one. */
+	snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
+	ASSERT_INT(in_child_capturing(compile_two, 3, "none", &err), 0);
+	ASSERT_INT(count_of(err, "warning"), 1);
+	ASSERT_CONTAINS(err, "credentials");
+	free(err);
+	rj_redis_stop(&server);
+}
+
+TEST(password_file_gives_the_password)
+{
+	static const char *const extra[] = { "--requirepass", PASSWORD, NULL };
+	char file[4400], *err = NULL;
+
+	rj_redis_start(&server, "redis", extra);
+	snprintf(file, sizeof file, "%s/password.txt", rj_test_dir);
+	rj_test_write_file(file, PASSWORD "\n", strlen(PASSWORD) + 1);
+	setenv("ROCJIT_REMOTE_PASSWORD_FILE", file, 1);
+	snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
+	ASSERT_INT(in_child_capturing(compile_two, 1001, "file", &err), 0);
+	ASSERT_INT(count_of(err, "warning"), 0);
+	free(err);
+	unsetenv("ROCJIT_REMOTE_PASSWORD_FILE");
+	rj_redis_stop(&server);
+}
+
+/* ---- Eviction --------------------------------------------------------------------------------- */
+
+TEST(full_server_refuses_puts_and_the_jobs_go_on)
+{
+	static const char *const extra[] = { "--maxmemory", "1", "--maxmemory-policy",
+					     "noeviction", NULL };
+	char *err = NULL;
+
+	rj_redis_start(&server, "redis", extra);
+	url_of(url, sizeof url, &server, NULL);
+	ASSERT_INT(in_child_capturing(compile_two, 1, "oom", &err), 0);
+	ASSERT_INT(count_of(err, "warning"), 1);
+	ASSERT_CONTAINS(err, "OOM");
+	ASSERT_CONTAINS(err, "allkeys-lru");
+	free(err);
+	ASSERT_INT(dbsize(&server), 0);
+	rj_redis_stop(&server);
+}
+
+TEST(evicted_values_are_compiled_again)
+{
+	static const char *const extra[] = { "--maxmemory", "2mb", "--maxmemory-policy",
+					     "allkeys-lru", NULL };
+	const rocjit_code *c;
+	rocjit_ctx *a, *b;
+	char r[128];
+
+	rj_redis_start(&server, "redis", extra);
+	url_of(url, sizeof url, &server, NULL);
+	a = open_node("a", url);
+	ASSERT_INT(compile_variant(a, 1, &c), 0);
+	ASSERT_INT(stats_of(a).remote_puts, 1);
+	rocjit_close(a);
+	/* 10 MB through a 2 MB server: allkeys-lru evicts, the least recent value first. */
+	{
+		char *big = malloc(50001), name[32];
+		const char *w[4] = { "SET", name, big, NULL };
+		memset(big, 'x', 50000);
+		big[50000] = 0;
+		for (int i = 0; i < 200; i++) {
+			snprintf(name, sizeof name, "filler%d", i);
+			call(&server, r, sizeof r, w);
+		}
+		free(big);
+	}
+	b = open_node("b", url);
+	ASSERT_INT(compile_variant(b, 1, &c), 0);
+	if (stats_of(b).remote_hits == 1)
+		rj_test_skip("the server kept the value (its eviction sampled other keys)");
+	ASSERT_INT(stats_of(b).compiles, 1);
+	rocjit_close(b);
+	rj_redis_stop(&server);
+}
+
+/* ---- Read-only nodes, and the fleet's locks ---------------------------------------------------------- */
+
+TEST(readonly_node_reads_and_never_writes)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *a, *ro;
+	char rurl[600];
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+	url_of(rurl, sizeof rurl, &server, "readonly");
+	ro = open_node("ro", rurl);
+	ASSERT_INT(compile_variant(ro, 1, &c), 0);
+	st = stats_of(ro);
+	ASSERT_INT(st.compiles, 1);
+	ASSERT_INT(st.remote_puts, 0);
+	ASSERT_INT(dbsize(&server), 0); /* no value, no lock */
+	a = open_node("a", url);
+	ASSERT_INT(compile_variant(a, 2, &c), 0);
+	rocjit_close(a);
+	ASSERT_INT(compile_variant(ro, 2, &c), 0);
+	ASSERT_INT(stats_of(ro).remote_hits, 1);
+	rocjit_close(ro);
+	/* The environment's switch does the same. */
+	setenv("ROCJIT_REMOTE_READONLY", "1", 1);
+	ro = open_node("ro2", url);
+	ASSERT_INT(compile_variant(ro, 3, &c), 0);
+	ASSERT_INT(stats_of(ro).remote_puts, 0);
+	rocjit_close(ro);
+	unsetenv("ROCJIT_REMOTE_READONLY");
+	ASSERT_INT(dbsize(&server), 1);
+	rj_redis_stop(&server);
+}
+
+/* The key variant i has for TARGET, from a context without the remote tier. */
+static void key_of_variant(int i, char key[33])
+{
+	const rocjit_code *c;
+	rocjit_ctx *ctx = open_node("keys", "");
+
+	ASSERT_INT(compile_variant(ctx, i, &c), 0);
+	memcpy(key, c->key, 33);
+	rocjit_close(ctx);
+}
+
+TEST(lock_of_a_dead_holder_is_taken_over_when_its_lease_ends)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *ctx;
+	char key[33], lock[128];
+	double t0;
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+	key_of_variant(1, key);
+	snprintf(lock, sizeof lock, "rocjit:%d:%s:lock", RJ_RECORD_VERSION, key);
+	{
+		/* A holder that died: its lock lives 1.5 s more, never renewed. */
+		const char *w[] = { "SET", lock, "dead-node:1:x", "PX", "1500", NULL };
+		char r[64];
+		call(&server, r, sizeof r, w);
+		ASSERT_STR(r, "+OK");
+	}
+	ctx = open_node("a", url);
+	t0 = now_ms();
+	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
+	st = stats_of(ctx);
+	ASSERT_INT(st.compiles, 1);
+	ASSERT_INT(st.remote_waits, 1);
+	ASSERT(now_ms() - t0 >= 1300);   /* waited for the lease */
+	ASSERT(now_ms() - t0 < 1500 + 5000);
+	ASSERT_INT(st.remote_puts, 1);
+	rocjit_close(ctx);
+	ASSERT_INT(dbsize(&server), 1); /* its value; its own lock released */
+	rj_redis_stop(&server);
+}
+
+TEST(failed_holder_sends_the_waiters_to_compile_at_once)
+{
+	const rocjit_code *c;
+	rocjit_ctx *ctx;
+	char key[33], lock[128];
+	double t0, alone;
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+	key_of_variant(1, key);
+	t0 = now_ms();
+	key_of_variant(2, lock); /* a compile's time here, for the bound below */
+	alone = now_ms() - t0;
+	snprintf(lock, sizeof lock, "rocjit:%d:%s:lock", RJ_RECORD_VERSION, key);
+	{
+		const char *w[] = { "SET", lock, "!other-node:1:x", "PX", "30000", NULL };
+		char r[64];
+		call(&server, r, sizeof r, w);
+	}
+	ctx = open_node("a", url);
+	t0 = now_ms();
+	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
+	ASSERT_INT(stats_of(ctx).compiles, 1);
+	ASSERT(now_ms() - t0 < alone + 1000); /* no wait for the 30 s mark */
+	rocjit_close(ctx);
+	rj_redis_stop(&server);
+}
+
+TEST(lease_is_renewed_while_the_holder_compiles)
+{
+	struct rj_remote *t;
+	struct rj_remote_lease *lease = NULL;
+	struct rj_remote_value v;
+	struct rj_remote_want w;
+	char lock[128], hex[33], r[64];
+	const char *pttl[3] = { "PTTL", lock, NULL };
+
+	/* A lease of 600 ms, renewed every 200 ms by the tier's lease thread: the lock lives
+	   as long as it is held (2 s here), and goes when it is given back. */
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, "lease=600");
+	ASSERT_INT(rj_remote_open(&t, url, "test"), 0);
+	memset(&w, 0, sizeof w);
+	for (int i = 0; i < 16; i++)
+		w.key.b[i] = (uint8_t)(0xa0 + i);
+	w.platform = "amd", w.target = TARGET, w.compiler = "none";
+	ASSERT_INT(rj_remote_claim(t, &w, 1000, &lease, &v), 0);
+	ASSERT(lease != NULL);
+	rj_key_hex(&w.key, hex);
+	snprintf(lock, sizeof lock, "rocjit:%d:%s:lock", RJ_RECORD_VERSION, hex);
+	for (int i = 0; i < 20; i++) {
+		usleep(100000);
+		call(&server, r, sizeof r, pttl);
+		ASSERT(r[0] == ':' && atoi(r + 1) > 0);
+	}
+	rj_remote_release(t, lease, 1);
+	call(&server, r, sizeof r, pttl);
+	ASSERT_STR(r, ":-2");
+	rj_remote_close(t);
+	rj_redis_stop(&server);
+}
+
+/* ---- The URL and the password in messages ---------------------------------------------------------- */
+
+TEST(malformed_url_fails_the_open_from_options_and_warns_from_the_environment)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx = NULL;
+
+	o.cache_dir = rj_test_cache_dir;
+	o.remote = "redis://user:" PASSWORD "@host:99999";
+	ASSERT_INT(rocjit_open(&ctx, &o), ROCJIT_EINVAL);
+	ASSERT(strstr(rocjit_last_error(), PASSWORD) == NULL);
+	ASSERT_CONTAINS(rocjit_last_error(), "redis://user:***@host:99999");
+	o.remote = NULL;
+	setenv("ROCJIT_REMOTE", "redis://user:" PASSWORD "@host:99999", 1);
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	ASSERT_INT(stats_of(ctx).remote_state, ROCJIT_REMOTE_NONE);
+	rocjit_close(ctx);
+	/* "" in the options turns the environment's tier off. */
+	setenv("ROCJIT_REMOTE", "redis://127.0.0.1:1", 1);
+	o.remote = "";
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	ASSERT_INT(stats_of(ctx).remote_state, ROCJIT_REMOTE_NONE);
+	rocjit_close(ctx);
+	unsetenv("ROCJIT_REMOTE");
+}
+
+/* ---- fork ---------------------------------------------------------------------------------------- */
+
+static rocjit_ctx *shared_ctx;
+
+static int child_uses_its_own_connection(int unused)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+
+	(void)unused;
+	RJ_CHILD_CHECK(compile_variant(shared_ctx, 1, &c) == 0); /* the parent's: memory */
+	RJ_CHILD_CHECK(compile_variant(shared_ctx, 3, &c) == 0); /* a hit of the parent's put */
+	st = stats_of(shared_ctx);
+	RJ_CHILD_CHECK(st.remote_errors == 0);
+	RJ_CHILD_CHECK(st.compiles == 0);
+	RJ_CHILD_CHECK(st.disk_hits + st.remote_hits == 1);
+	return 0;
+}
+
+TEST(fork_child_talks_to_the_server_on_its_own_connection)
+{
+	const rocjit_code *c;
+	rocjit_ctx *other;
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+	shared_ctx = open_node("a", url);
+	ASSERT_INT(compile_variant(shared_ctx, 1, &c), 0); /* connected */
+	other = open_node("other", url);
+	ASSERT_INT(compile_variant(other, 3, &c), 0);      /* on the server only */
+	rocjit_close(other);
+	ASSERT_INT(rj_test_in_child(child_uses_its_own_connection, 0), 0);
+	/* The parent's connection is still good. */
+	ASSERT_INT(compile_variant(shared_ctx, 4, &c), 0);
+	ASSERT_INT(stats_of(shared_ctx).remote_errors, 0);
+	ASSERT_INT(stats_of(shared_ctx).remote_puts, 2);
+	rocjit_close(shared_ctx);
+	rj_redis_stop(&server);
+}
+
+/* ---- unix sockets and databases --------------------------------------------------------------------- */
+
+TEST(unix_socket_and_database_number_are_used)
+{
+	const rocjit_code *c;
+	rocjit_ctx *a, *b;
+	char r[64];
+	static const char *const sel_size[] = { "DBSIZE", NULL };
+
+	rj_redis_start(&server, "redis", NULL);
+	snprintf(url, sizeof url, "unix://%s?db=3", server.sock);
+	a = open_node("a", url);
+	ASSERT_INT(compile_variant(a, 1, &c), 0);
+	ASSERT_INT(stats_of(a).remote_puts, 1);
+	rocjit_close(a);
+	call(&server, r, sizeof r, sel_size);
+	ASSERT_STR(r, ":0"); /* not in database 0 */
+	b = open_node("b", url);
+	ASSERT_INT(compile_variant(b, 1, &c), 0);
+	ASSERT_INT(stats_of(b).remote_hits, 1);
+	rocjit_close(b);
+	rj_redis_stop(&server);
+}
+
+/* ---- Redis Cluster ------------------------------------------------------------------------------ */
+
+static struct rj_redis_cluster cluster;
+
+/* A client of the cluster given only node 0 as its seed. */
+static struct rj_redis *cluster_client(void)
+{
+	struct rj_remote_url u;
+	struct rj_redis *r;
+
+	snprintf(url, sizeof url, "redis-cluster://%s127.0.0.1:%d",
+		 cluster.password[0] ? ":" PASSWORD "@" : "", cluster.node[0].port);
+	ASSERT_INT(rj_remote_url_parse(url, &u), 0);
+	ASSERT_INT(rj_redis_open(&r, &u, NULL, 1000), 0);
+	return r;
+}
+
+static void client_set(struct rj_redis *r, const char *key, const char *value)
+{
+	const char *argv[3] = { "SET", key, value };
+	size_t len[3] = { 3, strlen(key), strlen(value) };
+	struct rj_reply *reply = NULL;
+
+	ASSERT_INT(rj_redis_command(r, key, 3, argv, len, &reply), 0);
+	ASSERT(rj_reply_is(reply, RJ_REPLY_STATUS, "OK"));
+	rj_reply_free(reply);
+}
+
+static void client_get_is(struct rj_redis *r, const char *key, const char *want)
+{
+	const char *argv[2] = { "GET", key };
+	size_t len[2] = { 3, strlen(key) };
+	struct rj_reply *reply = NULL;
+
+	ASSERT_INT(rj_redis_command(r, key, 2, argv, len, &reply), 0);
+	ASSERT_INT(reply->type, RJ_REPLY_STRING);
+	ASSERT_INT(reply->len, strlen(want));
+	ASSERT(memcmp(reply->str, want, reply->len) == 0);
+	rj_reply_free(reply);
+}
+
+TEST(cluster_key_slot_is_redis_clusters)
+{
+	/* The slots Redis computes (CLUSTER KEYSLOT), hash tags included. */
+	rj_redis_cluster_start(&cluster, "cluster", NULL);
+	{
+		static const char *const keys[] = { "foo", "rocjit:1:0123456789abcdef0123456789abcdef",
+						     "{user1000}.following", "a{}b", "{}x", "x{y}z{w}",
+						     "{", "}", "" };
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+			ASSERT_INT(rj_redis_key_slot(keys[i], strlen(keys[i])),
+				   rj_redis_cluster_slot_of(&cluster, keys[i]));
+	}
+	rj_redis_cluster_stop(&cluster);
+}
+
+TEST(cluster_moved_and_ask_redirections_are_followed)
+{
+	struct rj_redis *r;
+	char k1[32], k2[32];
+	int owner, to, slot;
+
+	rj_redis_cluster_start(&cluster, "cluster", NULL);
+	r = cluster_client();
+	/* Keys on every node: the slot map sends each to its owner. */
+	for (int i = 0; i < 30; i++) {
+		char k[32], v[32];
+		snprintf(k, sizeof k, "key%d", i);
+		snprintf(v, sizeof v, "value%d", i);
+		client_set(r, k, v);
+		client_get_is(r, k, v);
+	}
+	ASSERT_INT(rj_redis_servers(r), 3);
+	/* The slot of key1 moves to another node after this client read the map: MOVED. */
+	snprintf(k1, sizeof k1, "key1");
+	owner = rj_redis_cluster_node_of_key(&cluster, k1);
+	to = (owner + 1) % 3;
+	rj_redis_cluster_move_slot(&cluster, rj_redis_cluster_slot_of(&cluster, k1), to);
+	client_get_is(r, k1, "value1");
+	client_set(r, k1, "moved");
+	client_get_is(r, k1, "moved");
+	/* key2's slot is half-migrated, key2 already moved: its old owner answers ASK. */
+	snprintf(k2, sizeof k2, "key2");
+	slot = rj_redis_cluster_slot_of(&cluster, k2);
+	owner = rj_redis_cluster_node_of_slot(&cluster, slot);
+	to = (owner + 2) % 3;
+	{
+		const char *keys[] = { k2, NULL };
+		rj_redis_cluster_migrate_start(&cluster, slot, to, keys);
+	}
+	client_get_is(r, k2, "value2");
+	rj_redis_cluster_migrate_finish(&cluster, slot, to);
+	client_get_is(r, k2, "value2");
+	rj_redis_close(r);
+	rj_redis_cluster_stop(&cluster);
+}
+
+TEST(cluster_serves_a_fleet_with_keys_on_every_node)
+{
+	static const char *const extra[] = { "--requirepass", PASSWORD, NULL };
+	const rocjit_code *c;
+	rocjit_ctx *a, *b;
+	rocjit_stats st;
+	int on[3] = { 0, 0, 0 };
+	char key[128];
+
+	rj_redis_cluster_start(&cluster, "cluster", extra);
+	snprintf(url, sizeof url, "redis-cluster://:%s@127.0.0.1:%d", PASSWORD,
+		 cluster.node[0].port);
+	a = open_node("a", url);
+	for (int i = 1; i <= 8; i++) {
+		ASSERT_INT(compile_variant(a, i, &c), 0);
+		value_key(key, sizeof key, c);
+		on[rj_redis_cluster_node_of_key(&cluster, key)]++;
+	}
+	st = stats_of(a);
+	ASSERT_INT(st.remote_puts, 8);
+	ASSERT_INT(st.remote_errors, 0);
+	rocjit_close(a);
+	ASSERT((on[0] != 0) + (on[1] != 0) + (on[2] != 0) >= 2);
+	/* A node whose seed is node 2 finds them all. */
+	snprintf(url, sizeof url, "redis-cluster://:%s@127.0.0.1:%d", PASSWORD,
+		 cluster.node[2].port);
+	b = open_node("b", url);
+	for (int i = 1; i <= 8; i++)
+		ASSERT_INT(compile_variant(b, i, &c), 0);
+	st = stats_of(b);
+	ASSERT_INT(st.remote_hits, 8);
+	ASSERT_INT(st.compiles, 0);
+	rocjit_close(b);
+	rj_redis_cluster_stop(&cluster);
+}
+
+TEST(cluster_url_on_a_plain_server_says_so)
+{
+	struct rj_remote_url u;
+	struct rj_redis *r;
+	struct rj_reply *reply = NULL;
+	const char *argv[2] = { "GET", "k" };
+	size_t len[2] = { 3, 1 };
+
+	rj_redis_start(&server, "redis", NULL);
+	snprintf(url, sizeof url, "redis-cluster://127.0.0.1:%d", server.port);
+	ASSERT_INT(rj_remote_url_parse(url, &u), 0);
+	ASSERT_INT(rj_redis_open(&r, &u, NULL, 1000), 0);
+	rj_redis_set_quiet(r, 1);
+	ASSERT(rj_redis_command(r, "k", 2, argv, len, &reply) < 0);
+	ASSERT_CONTAINS(rocjit_last_error(), "use redis:// instead of redis-cluster://");
+	rj_redis_close(r);
+	rj_redis_stop(&server);
+}
