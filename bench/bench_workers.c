@@ -123,10 +123,12 @@ static int child(const char *mode, const char *target, int n, int workers, const
 	st.version = ROCJIT_STATS_VERSION;
 	rocjit_stats_get(&st, ctx);
 	printf("wall_ms=%.3f compiles=%llu failed=%d compile_ms=%.3f overhead_ms=%.3f "
-	       "first_ms=%.3f first_overhead_ms=%.3f worker_compiles=%llu workers_started=%llu\n",
+	       "first_ms=%.3f first_overhead_ms=%.3f worker_compiles=%llu workers_started=%llu "
+	       "remote_hits=%llu remote_waits=%llu remote_puts=%llu\n",
 	       wall, (unsigned long long)st.compiles, failed, st.compile_ms, st.worker_overhead_ms,
 	       first_ms, first_over, (unsigned long long)st.worker_compiles,
-	       (unsigned long long)st.workers_started);
+	       (unsigned long long)st.workers_started, (unsigned long long)st.remote_hits,
+	       (unsigned long long)st.remote_waits, (unsigned long long)st.remote_puts);
 	rocjit_close(ctx);
 	return failed ? 1 : 0;
 }

@@ -7,6 +7,7 @@
  * Each "node" is its own process with its own cache folder; compiles are real hipRTC
  * compiles for gfx90a.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1044,5 +1045,89 @@ TEST(cluster_url_on_a_plain_server_says_so)
 	ASSERT(rj_redis_command(r, "k", 2, argv, len, &reply) < 0);
 	ASSERT_CONTAINS(rocjit_last_error(), "use redis:// instead of redis-cluster://");
 	rj_redis_close(r);
+	rj_redis_stop(&server);
+}
+
+/* ---- The breaker shared by a node's processes ----------------------------------------------------- */
+
+/* One process of node "shared": compiles variant arg; exits with its remote time in
+ * tens of ms (capped), 250 + errors when something else went wrong. */
+static int node_process(int arg)
+{
+	const rocjit_code *c;
+	rocjit_stats st;
+	rocjit_ctx *ctx = open_node("shared", url);
+
+	if (compile_variant(ctx, arg, &c) != 0)
+		return 250;
+	st = stats_of(ctx);
+	rocjit_close(ctx);
+	if (st.remote_errors > 1)
+		return 251;
+	return st.remote_ms / 10 > 200 ? 200 : (int)(st.remote_ms / 10);
+}
+
+/* Whether the node's cache folder holds the breaker's file. */
+static int breaker_file_exists(void)
+{
+	char dir[4400];
+	DIR *d;
+	struct dirent *e;
+	int found = 0;
+
+	snprintf(dir, sizeof dir, "%s/shared", rj_test_dir);
+	d = opendir(dir);
+	while (d && (e = readdir(d)) != NULL)
+		found |= strncmp(e->d_name, "rocjit-remote-", 14) == 0;
+	if (d)
+		closedir(d);
+	return found;
+}
+
+TEST(dead_server_costs_a_node_one_timeout_not_one_per_process)
+{
+	int port, fd = rj_blackhole_listen(&port);
+	char *err = NULL;
+
+	ASSERT(fd >= 0);
+	snprintf(url, sizeof url, "redis://127.0.0.1:%d?connect_timeout=300&retry=60000", port);
+	/* The first process pays the connect timeout and tells the others. */
+	ASSERT_INT(in_child_capturing(node_process, 1, "first", &err), 30);
+	ASSERT_CONTAINS(err, "no answer within 300 ms");
+	free(err);
+	ASSERT(breaker_file_exists());
+	/* The next processes of the node do not wait at all. */
+	for (int i = 2; i <= 4; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "next%d", i);
+		ASSERT_INT(in_child_capturing(node_process, i, name, &err), 0);
+		ASSERT_CONTAINS(err, "another process of this node found it failing");
+		ASSERT_INT(count_of(err, "warning"), 1);
+		free(err);
+	}
+	rj_blackhole_close(fd);
+}
+
+TEST(shared_breaker_lets_go_once_the_server_answers_again)
+{
+	char *err = NULL;
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, "timeout=200&retry=1000");
+	ASSERT_INT(in_child_capturing(node_process, 1, "up", &err), 0); /* connects once */
+	free(err);
+	rj_redis_pause(&server);
+	ASSERT_INT(in_child_capturing(node_process, 2, "paused", &err), 20);
+	free(err);
+	ASSERT(breaker_file_exists());
+	ASSERT_INT(in_child_capturing(node_process, 3, "skipped", &err), 0);
+	ASSERT_CONTAINS(err, "another process of this node");
+	free(err);
+	rj_redis_resume(&server);
+	usleep(1100000); /* the period is over */
+	ASSERT_INT(in_child_capturing(node_process, 4, "back", &err), 0);
+	ASSERT_INT(count_of(err, "warning"), 0);
+	free(err);
+	ASSERT(!breaker_file_exists());
 	rj_redis_stop(&server);
 }

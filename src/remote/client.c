@@ -21,16 +21,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
+#include "key/key.h"
 
 #define MAX_NODES 64
 #define MAX_REDIRECTS 5
 #define SLOTS 16384
 
 struct node {
-	char host[256];          /* "" for the unix socket of a unix:// URL */
+	char *host;              /* malloc'ed; "" for the unix socket of a unix:// URL */
 	int port;
 	struct rj_conn *conn;    /* NULL: not connected */
 };
@@ -43,14 +46,20 @@ struct rj_redis {
 	int retry_ms;
 	struct node nodes[MAX_NODES];
 	int nnodes;
-	/* Cluster: slot -> index + 1 into nodes (0: unknown); masters in the map. */
-	uint8_t slot_node[SLOTS];
+	/* Cluster: slot -> index + 1 into nodes (0: unknown), allocated with the first map
+	   (a standalone client, the common case, is small: rocjit_open makes one); masters
+	   in the map. */
+	uint8_t *slot_node;
 	int have_map, refresh_map, masters;
 	/* The breaker. */
 	double off_until;        /* rj_now_ms() before which nothing is sent */
 	char off_why[768];
 	int warned;              /* a warning was printed since the last success */
 	int quiet;               /* no warning at all (rj_redis_set_quiet) */
+	/* The breaker shared with the node's processes (rj_redis_share_breaker). */
+	int share_fd;            /* the folder, or -1 */
+	char share_name[48];     /* rocjit-remote-<16 hex of the URL shown>.down */
+	int share_seen;          /* the file was there at the last look */
 };
 
 /* ---- CRC16 (XMODEM: polynomial 0x1021, initial 0), Redis Cluster's key hash ------------ */
@@ -89,17 +98,19 @@ int rj_redis_open(struct rj_redis **out, const struct rj_remote_url *u, const ch
 
 	*out = NULL;
 	RJ_CHECK(!r, ROCJIT_ENOMEM, "out of memory opening the remote cache");
-	r->url = *u;
-	rj_remote_url_show(u, r->shown, sizeof r->shown);
+	r->url = *u; /* shown is made at its first use (rocjit_open's path has no printf) */
 	if (password_file && !u->password[0])
 		snprintf(r->password_file, sizeof r->password_file, "%s", password_file);
 	r->retry_ms = retry_ms;
-	if (u->kind == RJ_REMOTE_TCP) {
-		snprintf(r->nodes[0].host, sizeof r->nodes[0].host, "%s", u->hosts[0].name);
-		r->nodes[0].port = u->hosts[0].port;
+	r->share_fd = -1;
+	if (u->kind != RJ_REMOTE_CLUSTER) {
+		r->nodes[0].host = strdup(u->kind == RJ_REMOTE_TCP ? u->hosts[0].name : "");
+		r->nodes[0].port = u->kind == RJ_REMOTE_TCP ? u->hosts[0].port : 0;
 		r->nnodes = 1;
-	} else if (u->kind == RJ_REMOTE_UNIX) {
-		r->nnodes = 1;
+		if (!r->nodes[0].host) {
+			free(r);
+			RJ_FAIL(ROCJIT_ENOMEM, "out of memory opening the remote cache");
+		}
 	}
 	r->masters = 1;
 	*out = r;
@@ -123,6 +134,9 @@ void rj_redis_close(struct rj_redis *r)
 	if (!r)
 		return;
 	rj_redis_drop(r);
+	for (int i = 0; i < r->nnodes; i++)
+		free(r->nodes[i].host);
+	free(r->slot_node);
 	/* The password lives in this block: leave nothing behind in freed memory. */
 	memset(r->url.password, 0, sizeof r->url.password);
 	free(r);
@@ -133,21 +147,116 @@ int rj_redis_servers(const struct rj_redis *r)
 	return r->masters;
 }
 
+/* The URL without its password, for messages. */
+static const char *shown(struct rj_redis *r)
+{
+	if (!r->shown[0])
+		rj_remote_url_show(&r->url, r->shown, sizeof r->shown);
+	return r->shown;
+}
+
 /* ---- The breaker ------------------------------------------------------------------------ */
+
+void rj_redis_share_breaker(struct rj_redis *r, int dirfd)
+{
+	r->share_fd = dirfd; /* the name is made at its first use: rocjit_open's path */
+}
+
+/* The shared file's name in its folder: one per deployment, named by the URL as shown
+ * (no password). */
+static const char *share_name(struct rj_redis *r)
+{
+	char hex[33];
+	rj_digest d;
+	rj_key k;
+
+	if (!r->share_name[0]) {
+		d = rj_digest_of(shown(r), strlen(shown(r)));
+		memcpy(k.b, d.b, sizeof k.b);
+		rj_key_hex(&k, hex);
+		snprintf(r->share_name, sizeof r->share_name, "rocjit-remote-%.16s.down", hex);
+	}
+	return r->share_name;
+}
+
+/* Writes why into the shared file (best-effort: a breaker not shared only costs the
+ * other processes their own timeout). */
+static void share_trip(struct rj_redis *r, const char *why)
+{
+	int fd;
+
+	if (r->share_fd < 0)
+		return;
+	fd = openat(r->share_fd, share_name(r),
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, why, strlen(why)) < 0)
+		RJ_LOG(RJ_LOG_DEBUG, "remote cache %s: the breaker's file: %s", shown(r),
+		       strerror(errno));
+	close(fd);
+	r->share_seen = 1;
+}
+
+/*
+ * Before a connection: 1 when another process of the node found the deployment failing
+ * less than retry_ms ago (its reason becomes this breaker's, opened for what is left of
+ * the period), else 0.  One fstatat; the reason is read only when it is recent.
+ */
+static int shared_off(struct rj_redis *r)
+{
+	struct stat st;
+	double age_ms;
+	char why[sizeof r->off_why - 64];
+	ssize_t n = 0;
+	int fd;
+
+	if (r->share_fd < 0 || fstatat(r->share_fd, share_name(r), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		r->share_seen = 0;
+		return 0;
+	}
+	r->share_seen = 1;
+	{
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		age_ms = (double)(now.tv_sec - st.st_mtim.tv_sec) * 1e3 +
+			 (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e6;
+	}
+	if (!S_ISREG(st.st_mode) || age_ms < 0 || age_ms >= r->retry_ms)
+		return 0;
+	fd = openat(r->share_fd, r->share_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		n = read(fd, why, sizeof why - 1);
+		close(fd);
+	}
+	why[n > 0 ? n : 0] = 0;
+	for (char *c = why; *c; c++)
+		if ((unsigned char)*c < 0x20)
+			*c = ' ';
+	r->off_until = rj_now_ms() + (r->retry_ms - age_ms);
+	snprintf(r->off_why, sizeof r->off_why, "another process of this node found it failing "
+		 "%.1f s ago: %s", age_ms / 1000.0, why[0] ? why : "(no reason kept)");
+	if (!r->quiet && !r->warned)
+		rj_log(RJ_LOG_WARN, "remote cache %s: %s; going on without it for %.0f s",
+		       shown(r), r->off_why, (r->retry_ms - age_ms) / 1000.0);
+	r->warned = 1;
+	return 1;
+}
 
 void rj_redis_trip(struct rj_redis *r, const char *why)
 {
 	r->off_until = rj_now_ms() + r->retry_ms;
 	snprintf(r->off_why, sizeof r->off_why, "%s", why);
+	share_trip(r, why);
 	/* One warning per outage: a server that stays down is retried every period, and
 	   says so only at ROCJIT_LOG=info. */
 	if (r->quiet)
 		return;
 	if (!r->warned)
 		rj_log(RJ_LOG_WARN, "remote cache %s: %s; going on without it for %.0f s (then it "
-		       "is tried again)", r->shown, why, r->retry_ms / 1000.0);
+		       "is tried again)", shown(r), why, r->retry_ms / 1000.0);
 	else
-		RJ_LOG(RJ_LOG_INFO, "remote cache %s: %s; tried again in %.0f s", r->shown, why,
+		RJ_LOG(RJ_LOG_INFO, "remote cache %s: %s; tried again in %.0f s", shown(r), why,
 		       r->retry_ms / 1000.0);
 	r->warned = 1;
 }
@@ -172,14 +281,17 @@ const char *rj_redis_off_reason(const struct rj_redis *r)
 	return r->off_why;
 }
 
-/* Records a failure as the thread's error, trips the breaker with it, returns code. */
+/* Records a failure as the thread's error, trips the breaker with it, returns code.  A
+ * breaker found open (-RJ_REDIS_OFF: by another process of the node) is no new failure. */
 static int fail(struct rj_redis *r, int code)
 {
+	if (code == -RJ_REDIS_OFF)
+		return code;
 	char why[768];
 
 	snprintf(why, sizeof why, "%s", rocjit_last_error());
 	rj_redis_trip(r, why);
-	return rj_error_set(code, __FILE__, __LINE__, "remote cache %s: %s", r->shown, why);
+	return rj_error_set(code, __FILE__, __LINE__, "remote cache %s: %s", shown(r), why);
 }
 
 /* ---- Connections ------------------------------------------------------------------------ */
@@ -250,6 +362,9 @@ static int node_call(struct rj_redis *r, int i, int asking, int argc, const char
 
 	node_where(r, n, where, sizeof where);
 	if (!n->conn) {
+		if (shared_off(r))
+			RJ_FAIL(-RJ_REDIS_OFF, "remote cache %s is not used for %.1f s more, after: "
+				"%s", shown(r), (r->off_until - rj_now_ms()) / 1000.0, r->off_why);
 		RJ_FORWARD(read_password(r));
 		rc = rj_conn_open(&n->conn, n->host, n->port,
 				  r->url.kind == RJ_REMOTE_UNIX ? r->url.path : NULL,
@@ -314,7 +429,7 @@ static int node_index(struct rj_redis *r, const char *host, size_t hlen, int por
 		if (r->nodes[i].port == port && strlen(r->nodes[i].host) == hlen &&
 		    memcmp(r->nodes[i].host, host, hlen) == 0)
 			return i;
-	if (r->nnodes == MAX_NODES || hlen >= sizeof r->nodes[0].host)
+	if (r->nnodes == MAX_NODES || hlen >= 256 || !(r->nodes[r->nnodes].host = malloc(hlen + 1)))
 		return -1;
 	memcpy(r->nodes[r->nnodes].host, host, hlen);
 	r->nodes[r->nnodes].host[hlen] = 0;
@@ -355,7 +470,9 @@ static int take_map(struct rj_redis *r, const struct rj_reply *m, int asked)
 
 	if (m->type != RJ_REPLY_ARRAY || m->n == 0)
 		return -1;
-	memset(r->slot_node, 0, sizeof r->slot_node);
+	if (!r->slot_node && !(r->slot_node = malloc(SLOTS)))
+		return -1;
+	memset(r->slot_node, 0, SLOTS);
 	r->masters = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct rj_reply *e = &m->elem[i], *master;
@@ -393,7 +510,7 @@ static int take_map(struct rj_redis *r, const struct rj_reply *m, int asked)
 	}
 	if (covered < SLOTS)
 		RJ_LOG(RJ_LOG_INFO, "remote cache %s: the cluster serves %zu of %d slots",
-		       r->shown, covered, SLOTS);
+		       shown(r), covered, SLOTS);
 	return 0;
 }
 
@@ -412,9 +529,8 @@ static int load_map(struct rj_redis *r)
 	for (int i = 0; i < nknown; i++) {
 		struct rj_reply *m = NULL;
 		int rc = node_call(r, i, 0, 2, cmd, len, &m);
-		if (rc == -RJ_REDIS_AUTH) {
+		if (rc == -RJ_REDIS_AUTH || rc == -RJ_REDIS_OFF)
 			return rc;
-		}
 		if (rc < 0) {
 			snprintf(last, sizeof last, "%s", rocjit_last_error());
 			continue;
@@ -445,7 +561,7 @@ static int load_map(struct rj_redis *r)
 /* The node for key: the map's, else any known one (it will redirect). */
 static int pick(struct rj_redis *r, const char *key)
 {
-	if (r->url.kind != RJ_REMOTE_CLUSTER)
+	if (r->url.kind != RJ_REMOTE_CLUSTER || !r->slot_node)
 		return 0;
 	if (key) {
 		int idx = r->slot_node[rj_redis_key_slot(key, strlen(key))];
@@ -465,16 +581,21 @@ static int check_breaker(struct rj_redis *r)
 {
 	if (!r->off_why[0] || rj_now_ms() >= r->off_until)
 		return 0;
-	RJ_FAIL(-RJ_REDIS_OFF, "remote cache %s is not used for %.1f s more, after: %s", r->shown,
+	RJ_FAIL(-RJ_REDIS_OFF, "remote cache %s is not used for %.1f s more, after: %s", shown(r),
 		(r->off_until - rj_now_ms()) / 1000.0, r->off_why);
 }
 
 static void succeeded(struct rj_redis *r)
 {
 	if (r->off_why[0] && r->warned)
-		RJ_LOG(RJ_LOG_INFO, "remote cache %s answers again", r->shown);
+		RJ_LOG(RJ_LOG_INFO, "remote cache %s answers again", shown(r));
 	r->off_why[0] = 0;
 	r->warned = 0;
+	if (r->share_seen && r->share_fd >= 0) {
+		/* It works again: the node's other processes need not keep away. */
+		unlinkat(r->share_fd, r->share_name, 0);
+		r->share_seen = 0;
+	}
 }
 
 int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
@@ -514,7 +635,7 @@ int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *
 					     "names a node this client cannot follow");
 				return fail(r, -RJ_REDIS_UNAVAILABLE);
 			}
-			if (moved) {
+			if (moved && r->slot_node) {
 				/* Follow it now; read the whole map again before the next command. */
 				r->slot_node[slot] = (uint8_t)(to + 1);
 				r->refresh_map = 1;

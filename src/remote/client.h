@@ -47,6 +47,15 @@ void rj_redis_drop(struct rj_redis *r);
 int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
 		     const size_t *argvlen, struct rj_reply **reply);
 
+/*
+ * Shares the breaker with the node's other processes through a file in the folder dirfd
+ * (the on-disk cache's, valid while the client is used; -1: not shared).  A process about
+ * to connect first looks at the file: written by another process's failure less than
+ * retry_ms ago, it fails at once with that failure (-RJ_REDIS_OFF), without paying a
+ * timeout itself.  A failure writes the file; a connection that works removes it.
+ */
+void rj_redis_share_breaker(struct rj_redis *r, int dirfd);
+
 /* quiet: a failure prints no warning (an administrative call reports it itself). */
 void rj_redis_set_quiet(struct rj_redis *r, int quiet);
 

@@ -134,12 +134,15 @@ int rj_remote_open(struct rj_remote **out, const char *url, const char *from)
 	pthread_once(&atfork_once, register_atfork);
 	t = calloc(1, sizeof *t);
 	RJ_CHECK(!t, ROCJIT_ENOMEM, "out of memory opening the remote cache");
-	rj_remote_url_parse(url, &t->url);
-	rj_remote_url_show(&t->url, t->shown, sizeof t->shown);
+	rj_remote_url_parse(url, &t->url); /* t->shown at its first use (no printf here) */
 	t->readonly = t->url.readonly || rocjit_env_flag("ROCJIT_REMOTE_READONLY");
 	rc = rj_redis_open(&t->client, &t->url, getenv("ROCJIT_REMOTE_PASSWORD_FILE"),
 			   t->url.retry_ms);
-	memset(t->url.password, 0, sizeof t->url.password);
+	/* The client keeps the password; here a mark that there is one, for the URL shown. */
+	if (t->url.password[0]) {
+		memset(t->url.password, 0, sizeof t->url.password);
+		t->url.password[0] = '*';
+	}
 	if (rc < 0) {
 		free(t);
 		return rc;
@@ -154,9 +157,30 @@ int rj_remote_open(struct rj_remote **out, const char *url, const char *from)
 	return 0;
 }
 
-const char *rj_remote_shown(const struct rj_remote *t)
+/* t->shown, made at the first call (under mu: the first message may come from any
+ * thread); the same string from then on. */
+static const char *shown_locked(struct rj_remote *t)
 {
+	if (!t->shown[0])
+		rj_remote_url_show(&t->url, t->shown, sizeof t->shown);
 	return t->shown;
+}
+
+const char *rj_remote_shown(struct rj_remote *t)
+{
+	const char *s;
+
+	pthread_mutex_lock(&t->mu);
+	s = shown_locked(t);
+	pthread_mutex_unlock(&t->mu);
+	return s;
+}
+
+void rj_remote_share_breaker(struct rj_remote *t, int dirfd)
+{
+	pthread_mutex_lock(&t->mu);
+	rj_redis_share_breaker(t->client, dirfd);
+	pthread_mutex_unlock(&t->mu);
 }
 
 int rj_remote_readonly(const struct rj_remote *t)
@@ -293,10 +317,10 @@ static void refused(struct rj_remote *t, const char *key, const char *why)
 	atomic_fetch_add(&t->rejected, 1);
 	if (atomic_load(&t->rejected) == 1)
 		rj_log(RJ_LOG_WARN, "remote cache %s: the value of %s is not used: %s (counted "
-		       "in rocjit stats; it is replaced when this node compiles it)", t->shown,
+		       "in rocjit stats; it is replaced when this node compiles it)", shown_locked(t),
 		       key, why);
 	else
-		RJ_LOG(RJ_LOG_INFO, "remote cache %s: the value of %s is not used: %s", t->shown,
+		RJ_LOG(RJ_LOG_INFO, "remote cache %s: the value of %s is not used: %s", shown_locked(t),
 		       key, why);
 }
 
@@ -356,7 +380,9 @@ static int get_locked(struct rj_remote *t, const struct rj_remote_want *w,
 	return 1;
 }
 
-int rj_remote_get(struct rj_remote *t, const struct rj_remote_want *w, struct rj_remote_value *v)
+/* rj_remote_get, a miss counted or not. */
+static int get_counted(struct rj_remote *t, const struct rj_remote_want *w,
+		       struct rj_remote_value *v, int count_miss)
 {
 	int rc;
 
@@ -368,8 +394,19 @@ int rj_remote_get(struct rj_remote *t, const struct rj_remote_want *w, struct rj
 		atomic_fetch_add(&t->saved_us, (uint64_t)(v->rec.compile_ms * 1e3));
 		return 1;
 	}
-	atomic_fetch_add(&t->misses, 1);
+	if (count_miss)
+		atomic_fetch_add(&t->misses, 1);
 	return 0;
+}
+
+int rj_remote_get(struct rj_remote *t, const struct rj_remote_want *w, struct rj_remote_value *v)
+{
+	return get_counted(t, w, v, 1);
+}
+
+int rj_remote_peek(struct rj_remote *t, const struct rj_remote_want *w, struct rj_remote_value *v)
+{
+	return get_counted(t, w, v, 0);
 }
 
 /* ---- The fleet's compile locks -------------------------------------------------------------- */
@@ -404,7 +441,7 @@ static int lock_script(struct rj_remote *t, const char *script, const struct rj_
 	rc = reply->type == RJ_REPLY_INTEGER ? (int)reply->integer :
 	     reply->type == RJ_REPLY_STATUS ? 1 : 0;
 	if (reply->type == RJ_REPLY_ERROR)
-		RJ_LOG(RJ_LOG_INFO, "remote cache %s: a lock script failed: %.*s", t->shown,
+		RJ_LOG(RJ_LOG_INFO, "remote cache %s: a lock script failed: %.*s", shown_locked(t),
 		       (int)(reply->len > 200 ? 200 : reply->len), reply->str);
 	rj_reply_free(reply);
 	return rc;
@@ -541,11 +578,11 @@ int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wai
 		if (!waited++) {
 			atomic_fetch_add(&t->waits, 1);
 			RJ_LOG(RJ_LOG_INFO, "remote cache %s: another node is compiling %s; "
-			       "waiting for its value", t->shown, l->key);
+			       "waiting for its value", rj_remote_shown(t), l->key);
 		}
 		if (rj_now_ms() > deadline) {
 			rj_log(RJ_LOG_WARN, "remote cache %s: another node has been compiling %s for "
-			       "%d ms; compiling it here too", t->shown, l->key, wait_ms);
+			       "%d ms; compiling it here too", rj_remote_shown(t), l->key, wait_ms);
 			break;
 		}
 		usleep(sleep_us);
@@ -636,7 +673,7 @@ int rj_remote_put(struct rj_remote *t, const struct rj_record *r, int only_if_ab
 	int argc = 3, rc;
 
 	RJ_CHECK(t->readonly, ROCJIT_EINVAL, "remote cache %s is read-only (?readonly or "
-		 "ROCJIT_REMOTE_READONLY)", t->shown);
+		 "ROCJIT_REMOTE_READONLY)", rj_remote_shown(t));
 	RJ_FORWARD(rj_record_encode(&bytes, &size, r));
 	if (size > VALUE_MAX) {
 		free(bytes);
@@ -670,7 +707,7 @@ int rj_remote_put(struct rj_remote *t, const struct rj_record *r, int only_if_ab
 		rj_reply_free(reply);
 		atomic_fetch_add(&t->put_errors, 1);
 		atomic_fetch_add(&t->errors, 1);
-		RJ_FAIL(ROCJIT_EIO, "remote cache %s refused a value of %zu bytes: %s%s", t->shown,
+		RJ_FAIL(ROCJIT_EIO, "remote cache %s refused a value of %zu bytes: %s%s", rj_remote_shown(t),
 			size, msg, strncmp(msg, "OOM", 3) == 0 ? " (set maxmemory-policy "
 			"allkeys-lru so that old values make room)" : "");
 	}

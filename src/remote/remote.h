@@ -25,11 +25,15 @@ struct rj_remote;
  * ROCJIT_EUNSUPPORTED (built without hiredis), ROCJIT_ENOMEM.
  */
 int rj_remote_open(struct rj_remote **out, const char *url, const char *from);
+/* Shares the tier's breaker with the node's other processes through a file in the
+ * folder dirfd (the on-disk cache's; -1: none): see rj_redis_share_breaker.  Before the
+ * first request. */
+void rj_remote_share_breaker(struct rj_remote *t, int dirfd);
 /* Releases the fleet locks still held, ends the lease thread, closes.  NULL: nothing. */
 void rj_remote_close(struct rj_remote *t);
 
 /* The URL as it may be shown (no password). */
-const char *rj_remote_shown(const struct rj_remote *t);
+const char *rj_remote_shown(struct rj_remote *t);
 /* 1 when the tier only reads (no puts, no fleet locks). */
 int rj_remote_readonly(const struct rj_remote *t);
 /* How long a fleet lock lives unless renewed (the URL's lease=). */
@@ -60,6 +64,9 @@ void rj_remote_value_free(struct rj_remote_value *v);
  * one warning, the breaker opens).
  */
 int rj_remote_get(struct rj_remote *t, const struct rj_remote_want *w, struct rj_remote_value *v);
+/* rj_remote_get for an early look, which a later rj_remote_get of the same request
+ * follows when it misses: a miss is not counted (the request's miss is counted once). */
+int rj_remote_peek(struct rj_remote *t, const struct rj_remote_want *w, struct rj_remote_value *v);
 
 /*
  * After a miss, before compiling: one compile per key across the fleet.  Takes the key's

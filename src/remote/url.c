@@ -289,7 +289,7 @@ int rj_remote_url_parse(const char *text, struct rj_remote_url *out)
 	out->timeout_ms = RJ_REMOTE_TIMEOUT_MS;
 	out->retry_ms = RJ_REMOTE_RETRY_MS;
 	out->lease_ms = RJ_REMOTE_LEASE_MS;
-	snprintf(out->prefix, sizeof out->prefix, "%s", RJ_REMOTE_PREFIX);
+	memcpy(out->prefix, RJ_REMOTE_PREFIX, sizeof RJ_REMOTE_PREFIX); /* no printf: open's path */
 	RJ_CHECK(!text || !*text, ROCJIT_EINVAL, "remote cache: the URL is empty (give "
 		 "redis://host:port, unix:///path/to/redis.sock or redis-cluster://host:port,...)");
 	rj_remote_url_redact(text, shown, sizeof shown);

@@ -207,6 +207,8 @@ static int open_remote(rocjit_ctx *ctx, const rocjit_options *opts)
 	if (rc != 0)
 		rj_warn_once("remote-open", "%s; going on without the remote tier",
 			     rocjit_last_error());
+	else if (ctx->cache && !rj_cache_readonly(ctx->cache))
+		rj_remote_share_breaker(ctx->remote, rj_cache_dirfd(ctx->cache));
 	return 0;
 }
 

@@ -533,8 +533,10 @@ static char *text(const char *s, size_t n)
 	return t;
 }
 
-/* Copies a remote hit into the on-disk cache, so that the next process finds it there.
- * A failure costs that process a remote request: counted, one warning. */
+/* Copies a remote hit into the on-disk cache, so that the next process finds it there:
+ * kept in memory and stored with the next batch of usage records (within seconds, at
+ * close, at exit), off the request path.  A failure costs that process a remote request:
+ * counted, one warning. */
 static void remote_keep(rocjit_ctx *ctx, const struct rj_slot *s, const char *compiler,
 			const struct rj_remote_value *v)
 {
@@ -559,7 +561,7 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_slot *s, const char *co
 		m.kernels = v->kernels;
 		m.compile_ms = rec->compile_ms;
 		m.pkey = rec->pkey;
-		if (rj_cache_put(ctx->cache, &s->key, &m, rec->code, rec->code_size) != 0) {
+		if (rj_cache_put_later(ctx->cache, &s->key, &m, rec->code, rec->code_size) != 0) {
 			atomic_fetch_add(&ctx->cache_errors, 1);
 			rj_warn_once("remote-keep", "%s; the kernel from the remote cache is still "
 				     "used", rocjit_last_error());
@@ -575,10 +577,11 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_slot *s, const char *co
  * The remote tier, after the local tiers missed.  1 and s filled on a hit (kept in the
  * on-disk cache too).  Else, when claim is set (this process is about to compile), takes
  * the key's compile lock across the fleet into *lease, or waits for the node that holds
- * it and takes its value (1).  0: compile.
+ * it and takes its value (1).  0: compile.  early: a look before the database, whose miss
+ * the whole way's look counts.
  */
 static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
-			 const char *compiler, int claim, struct rj_remote_lease **lease)
+			 const char *compiler, int claim, struct rj_remote_lease **lease, int early)
 {
 	struct rj_remote_want w;
 	struct rj_remote_value v;
@@ -592,7 +595,7 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	w.platform = s->platform->name;
 	w.target = s->target;
 	w.compiler = compiler;
-	hit = rj_remote_get(ctx->remote, &w, &v);
+	hit = early ? rj_remote_peek(ctx->remote, &w, &v) : rj_remote_get(ctx->remote, &w, &v);
 	if (!hit && claim)
 		hit = rj_remote_claim(ctx->remote, &w, rj_keylock_timeout_ms(), lease, &v);
 	if (!hit)
@@ -621,6 +624,40 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 }
 
 /*
+ * The remote tier before the database, where the read index says the database cannot
+ * have the key (it held every entry when it was written, and lacks this one) and no
+ * bundle could serve it: a node's first request for a kernel the fleet has is then one
+ * round trip, without opening SQLite at all (the copy into the cache is stored later).
+ * 1 and s filled on a hit (from the index or the tier); 0: go the whole way.  Without
+ * the node's key lock, so processes of a node may each ask once for the same key; the
+ * fleet's compile lock is taken only after the whole way missed.
+ */
+static int early_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+			const char *compiler)
+{
+	struct rj_remote_lease *none;
+	const void *code;
+	char *column = NULL;
+	size_t size;
+	double ms = 0;
+	int rc;
+
+	if (ctx_bundles(ctx) || rj_remote_is_off(ctx->remote))
+		return 0;
+	rc = rj_cache_probe(ctx->cache, &s->key, &code, &size, &ms,
+			    r->num_name_expressions ? &column : NULL);
+	if (rc == 2) {
+		if (r->num_name_expressions && !take_names(s, r, column))
+			return 0;
+		take_hit(ctx, s, code, NULL, size, ms);
+		atomic_fetch_add(&ctx->index_hits, 1);
+		return 1;
+	}
+	free(column);
+	return rc == 0 && remote_lookup(ctx, r, s, compiler, 0, &none, 1);
+}
+
+/*
  * Fills s: the on-disk cache, the bundles made by this compiler, then - with this node's
  * key lock held, so that one process of the node asks - the remote tier, then a bundle
  * made by another compiler version, then the compiler; one compile per key across the
@@ -644,6 +681,8 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 			"installed to compile it: ship a bundle built for %s, or install the "
 			"compiler", r->name, s->target, s->target);
 	}
+	if (ctx->cache && ctx->remote && early_remote(ctx, r, s, compiler))
+		return 0;
 	if (ctx->cache && disk_lookup(ctx, r, s))
 		return 0;
 	bundle_find(ctx, r, s, compiler, &bh);
@@ -654,7 +693,8 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		bundle_drop(&bh);
 		return 0;
 	}
-	if (ctx->remote && remote_lookup(ctx, r, s, compiler, may_compile && !bh.found, &lease)) {
+	if (ctx->remote &&
+	    remote_lookup(ctx, r, s, compiler, may_compile && !bh.found, &lease, 0)) {
 		bundle_drop(&bh);
 		rj_keylock_release(&lock);
 		return 0;

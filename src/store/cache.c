@@ -226,7 +226,6 @@ static int has_key_locked(rj_cache *c, const rj_key *key)
 int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 		 const void *code, size_t size)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only", c->path);
@@ -237,30 +236,7 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 		 "ROCJIT_CACHE_MAXSIZE", c->path, size, (unsigned long long)c->max_bytes);
 	if ((rc = rj_cache_lock(c)) != 0)
 		return rc;
-	if (!(st = rj_cache_put_stmt(c))) {
-		pthread_mutex_unlock(&c->lock);
-		return ROCJIT_EIO;
-	}
-	sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, m->platform, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, m->target, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, m->compiler, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, m->options, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, m->source_name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, m->headers, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 8, m->kernels, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 9, (sqlite3_int64)size);
-	sqlite3_bind_int64(st, 10, (sqlite3_int64)rj_checksum(code, size));
-	sqlite3_bind_int64(st, 11, (sqlite3_int64)time(NULL));
-	sqlite3_bind_double(st, 12, m->compile_ms);
-	sqlite3_bind_blob64(st, 13, code, size, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 14, m->pkey.b, 16, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE) {
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: write failed: %s",
-				  c->path, sqlite3_errmsg(c->db));
+	if ((rc = rj_cache_insert_locked(c, key, m, code, size)) != 0) {
 		pthread_mutex_unlock(&c->lock);
 		return rc;
 	}
@@ -277,11 +253,48 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 		pthread_mutex_unlock(&c->lock);
 		return rc;
 	}
-	if (c->nhits)
+	if (c->nhits || c->later)
 		rj_cache_flush_locked(c); /* a writer already: the pending hits go along */
 	c->index_dirty = 1;
 	pthread_mutex_unlock(&c->lock);
 	return 0;
+}
+
+int rj_cache_put_later(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
+		       const void *code, size_t size)
+{
+	int rc;
+
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only", c->path);
+	RJ_CHECK(c->max_bytes && size > c->max_bytes, ROCJIT_EIO,
+		 "cache %s: the code object (%zu bytes) is larger than the cache's size limit "
+		 "(ROCJIT_CACHE_MAXSIZE, %llu bytes), so it is not stored: raise "
+		 "ROCJIT_CACHE_MAXSIZE", c->path, size, (unsigned long long)c->max_bytes);
+	/* No flusher is started for it (a thread costs a new process about 45 us): a running
+	   one stores it in its next round, else close or exit does. */
+	pthread_mutex_lock(&c->lock);
+	rc = rj_cache_keep_later_locked(c, key, m, code, size);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, size_t *size,
+		   double *compile_ms, char **kernels)
+{
+	int rc;
+
+	*code = NULL;
+	*size = 0;
+	if (kernels)
+		*kernels = NULL;
+	pthread_mutex_lock(&c->lock);
+	rc = index_get_locked(c, key, code, size, compile_ms, kernels);
+	if (rc == 0)
+		rc = c->index && rj_index_complete(c->index) ? 0 : 1;
+	else if (rc > 0)
+		rc = 2;
+	pthread_mutex_unlock(&c->lock);
+	return rc;
 }
 
 int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes)

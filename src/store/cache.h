@@ -101,6 +101,27 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *met
 		 const void *code, size_t size);
 
 /*
+ * As rj_cache_put, off the request path: a copy is kept and stored with the next batch
+ * of usage records (by the flusher when it runs for other records, at close, at exit;
+ * no thread is started for it).  For an entry another tier served (the remote tier): a
+ * failure to store it later, or a process killed first, only costs the next process
+ * that tier's request.  0, or negative with why (read-only, larger than the size limit,
+ * out of memory).
+ */
+int rj_cache_put_later(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
+		       const void *code, size_t size);
+
+/*
+ * The read index alone, never the database: 2 and a hit as rj_cache_get gives one (from
+ * the index); 0 when the index held every entry of the database when it was written and
+ * lacks key (so the key is not stored, or was stored since: a tier asked before the
+ * database may be asked for nothing); 1 when only the database can say (no index, or a
+ * full one).  Negative when out of memory.
+ */
+int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, size_t *size,
+		   double *compile_ms, char **kernels);
+
+/*
  * The compiler memo of a platform (compiler_id.c): 1 and a malloc'ed *memo when there is
  * one, 0 when not, negative on error.  Put replaces it.  Both are rare (once a process).
  */

@@ -184,6 +184,7 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 	ix->memos_size = ix->h->memos_size;
 	ix->deletions = ix->h->deletions;
 	ix->written = ix->h->written;
+	ix->complete = ix->h->complete == 1;
 	ix->dev = (uint64_t)st.st_dev;
 	ix->ino = (uint64_t)st.st_ino;
 	ix->slots = (const struct index_slot *)(ix->base + ix->slots_off);
@@ -315,6 +316,11 @@ void rj_index_unmap(struct rj_index *ix)
 		return;
 	munmap(ix->map, ix->size);
 	free(ix);
+}
+
+int rj_index_complete(const struct rj_index *ix)
+{
+	return ix->complete;
 }
 
 int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit)

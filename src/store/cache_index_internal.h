@@ -100,6 +100,7 @@ struct rj_index {
 	uint64_t slots_off, memos_off, memos_size, deletions;
 	uint64_t dev, ino;            /* the file */
 	int64_t written;
+	int complete;                 /* every entry the database held when it was written */
 };
 
 /* Where the layout places things: at multiples of 8 (the slots, each entry, its code). */

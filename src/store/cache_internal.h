@@ -108,6 +108,7 @@ struct rj_cache {
 	int64_t index_bad_written;             /* again */
 	struct rj_held *held;          /* hits held for the board (cache_usage.c) */
 	size_t nheld, capheld;
+	struct rj_later *later;        /* entries to store at the next flush (cache_usage.c) */
 	int open_failed;               /* a deferred connection could not be opened: why */
 	char open_error[512];
 	struct rj_cache *next_open;
@@ -228,6 +229,9 @@ int rj_index_matches(const struct rj_index *ix, int dirfd);
 /* 1 and *hit when key is in the index and its entry passes every check, 0 when it is not
  * there, -1 when it is there but damaged (then stop using the index). */
 int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit);
+/* 1 when ix held every entry of the database when it was written (it was not full): a
+ * key it lacks was stored after it was written, or is not stored. */
+int rj_index_complete(const struct rj_index *ix);
 /* c's index failed a check: c stops using it and never maps that file again (it is
  * written anew). */
 void rj_index_reject(rj_cache *c);
@@ -284,6 +288,17 @@ void rj_index_drop(rj_cache *c);
 
 /* ---- cache_usage.c: usage records and the size limit ---------------------------------- */
 
+/* Inserts (or replaces) one entry (caller holds lock, the connection open): 0, or
+ * ROCJIT_EIO recorded.  The size limit is the caller's to apply. */
+int rj_cache_insert_locked(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
+			   const void *code, size_t size);
+/* Keeps a copy of an entry to store at the next flush (caller holds lock): 0, or
+ * ROCJIT_ENOMEM recorded. */
+int rj_cache_keep_later_locked(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
+			       const void *code, size_t size);
+/* Forgets the entries kept for later without storing them (caller holds lock): at free,
+ * and in a fork child (the parent stores them). */
+void rj_cache_forget_later(rj_cache *c);
 /* Evicts least recently used entries past max_bytes (caller holds lock). */
 void rj_cache_evict_locked(rj_cache *c);
 /* Writes the pending hit counts and counters in one transaction (caller holds lock, the

@@ -63,7 +63,7 @@ static int flusher;                    /* under flush_mu: 0 none, 1 running, -1 
 static int flush_now_locked(rj_cache *c, int rate)
 {
 	rj_cache_put_held_locked(c);
-	if ((c->nhits || (c->check_due && rate)) && !c->readonly &&
+	if ((c->nhits || c->later || (c->check_due && rate)) && !c->readonly &&
 	    rj_cache_reopen_locked(c) == 0)
 		rj_cache_flush_locked(c);
 	c->check_due = 0;
@@ -216,6 +216,7 @@ static void after_fork_child(void)
 	for (rj_cache *c = caches; c; c = c->next_open) {
 		rj_cache_forget_pending(c);
 		rj_cache_forget_held(c);
+		rj_cache_forget_later(c);
 		pthread_mutex_init(&c->lock, NULL); /* anew: the parent's thread took it */
 	}
 	pthread_mutex_init(&flush_mu, NULL);
@@ -281,7 +282,7 @@ void rj_cache_close(rj_cache *c)
 	if (c->db || c->closed_for_fork || c->deferred) {
 		int index_due;
 		pthread_mutex_lock(&c->lock);
-		if ((c->nhits || c->misses || c->compiles) && !c->readonly &&
+		if ((c->nhits || c->later || c->misses || c->compiles) && !c->readonly &&
 		    rj_cache_reopen_locked(c) == 0)
 			rj_cache_flush_locked(c);
 		index_due = flush_now_locked(c, 0); /* the index, when it lacks what was used */
@@ -290,5 +291,6 @@ void rj_cache_close(rj_cache *c)
 			write_index(c);
 		rj_cache_close_db(c);
 	}
+	rj_cache_forget_later(c); /* stored above when they could be */
 	rj_cache_free(c);
 }

@@ -3,18 +3,123 @@
  *
  * Owns what is written about entries after the fact: the batched hit counts and last-use
  * times (gathered in memory by cache.c, written here in one transaction per batch), the
- * counters across processes, and eviction of the least recently used entries past
- * ROCJIT_CACHE_MAXSIZE.  Works on a connection cache_db.c opened, under the lock its
- * caller holds; never opens, locks or closes one itself.  When a batch is written is
+ * counters across processes, entries kept to be stored later (the remote tier's hits,
+ * copied in off the request path), the row insert every store goes through, and
+ * eviction of the least recently used entries past ROCJIT_CACHE_MAXSIZE.  Works on a
+ * connection cache_db.c opened, under the lock its caller holds; never opens, locks or
+ * closes one itself.  When a batch is written is
  * its callers' choice: cache.c (a full batch, a store), cache_process.c (the flusher
  * thread, close, exit).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/error.h"
 #include "store/cache_internal.h"
+
+int rj_cache_insert_locked(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
+			   const void *code, size_t size)
+{
+	sqlite3_stmt *st = rj_cache_put_stmt(c);
+	int rc;
+
+	if (!st)
+		return ROCJIT_EIO;
+	sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->platform, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, m->target, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, m->compiler, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, m->options, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, m->source_name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, m->headers, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, m->kernels, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)size);
+	sqlite3_bind_int64(st, 10, (sqlite3_int64)rj_checksum(code, size));
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)time(NULL));
+	sqlite3_bind_double(st, 12, m->compile_ms);
+	sqlite3_bind_blob64(st, 13, code, size, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 14, m->pkey.b, 16, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: write failed: %s",
+				    c->path, sqlite3_errmsg(c->db));
+	c->index_dirty = 1;
+	return 0;
+}
+
+/* An entry kept to be stored later: one allocation, the strings and the code after it. */
+struct rj_later {
+	struct rj_later *next;
+	rj_key key;
+	struct rj_cache_meta m;
+	size_t size;
+	const void *code;
+};
+
+int rj_cache_keep_later_locked(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
+			       const void *code, size_t size)
+{
+	const char *src[7] = { m->platform, m->target, m->compiler, m->options, m->source_name,
+			       m->headers, m->kernels };
+	size_t len = sizeof(struct rj_later) + size, n[7];
+	struct rj_later *l;
+	char *p;
+
+	for (int i = 0; i < 7; i++)
+		len += (n[i] = strlen(src[i]) + 1);
+	l = malloc(len);
+	RJ_CHECK(!l, ROCJIT_ENOMEM, "out of memory keeping an entry for the cache");
+	l->key = *key;
+	l->m = *m;
+	l->size = size;
+	p = (char *)(l + 1);
+	memcpy(p, code, size);
+	l->code = p;
+	p += size;
+	{
+		const char **dst[7] = { &l->m.platform, &l->m.target, &l->m.compiler,
+					&l->m.options, &l->m.source_name, &l->m.headers,
+					&l->m.kernels };
+		for (int i = 0; i < 7; i++) {
+			memcpy(p, src[i], n[i]);
+			*dst[i] = p;
+			p += n[i];
+		}
+	}
+	l->next = c->later;
+	c->later = l;
+	return 0;
+}
+
+void rj_cache_forget_later(rj_cache *c)
+{
+	while (c->later) {
+		struct rj_later *l = c->later;
+		c->later = l->next;
+		free(l);
+	}
+}
+
+/* Stores the entries kept for later in one transaction, then applies the size limit
+ * (caller holds lock, the connection open).  A failure loses them: the next process
+ * asks the remote tier again. */
+static void write_later_locked(rj_cache *c)
+{
+	int ok = !c->readonly && rj_cache_exec(c, "BEGIN IMMEDIATE") == 0;
+
+	for (struct rj_later *l = c->later; ok && l; l = l->next)
+		ok = rj_cache_insert_locked(c, &l->key, &l->m, l->code, l->size) == 0;
+	if (ok && rj_cache_exec(c, "COMMIT") == 0)
+		rj_cache_evict_locked(c);
+	else if (!c->readonly)
+		rj_cache_exec(c, "ROLLBACK");
+	rj_cache_forget_later(c);
+	rj_error_clear();
+}
 
 /*
  * Keeps the code bytes under c->max_bytes: when a store takes them over, the least
@@ -74,6 +179,8 @@ void rj_cache_flush_locked(rj_cache *c)
 	sqlite3_stmt *st = NULL;
 	int64_t now = (int64_t)time(NULL);
 
+	if (c->later)
+		write_later_locked(c);
 	if ((!c->nhits && !c->misses && !c->compiles) || c->readonly)
 		return;
 	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "cuda_rt.h"
+#include "redis_server.h"
 
 /* ---- Helpers ----------------------------------------------------------------------------- */
 
@@ -970,9 +971,9 @@ CHILD(child_axpy_from_shared_cache)
 	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
 	axpy_f32_check(k, 1000, 256, 4, NULL, 0);
 	axpy_f32_check(k, (1 << 20) + 3, 256, 1024, NULL, 0);
-	printf("compiles=%llu disk_hits=%llu misses=%llu cache_open=%d\n",
+	printf("compiles=%llu disk_hits=%llu misses=%llu cache_open=%d remote_hits=%llu\n",
 	       (unsigned long long)st.compiles, (unsigned long long)st.disk_hits,
-	       (unsigned long long)st.misses, st.cache_open);
+	       (unsigned long long)st.misses, st.cache_open, (unsigned long long)st.remote_hits);
 	rocjit_close(ctx);
 }
 
@@ -1004,6 +1005,33 @@ TEST(cache_hit_in_a_new_process_launches_correctly)
 	out = run_child("child_axpy_from_shared_cache", dir);
 	ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 misses=0 cache_open=1");
 	free(out);
+}
+
+/* A node of a fleet whose cache is empty takes axpy from the remote tier (a real
+ * redis-server, which another node's compile filled) and launches it correctly. */
+TEST(remote_hit_on_a_fresh_node_launches_correctly)
+{
+	struct rj_redis_server server;
+	char a[4300], b[4300], url[128], *out;
+
+	gpu_require();
+	rj_redis_start(&server, "redis", NULL);
+	snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
+	setenv("ROCJIT_REMOTE", url, 1);
+	snprintf(a, sizeof a, "%s/node-a", rj_test_dir);
+	snprintf(b, sizeof b, "%s/node-b", rj_test_dir);
+	out = run_child("child_axpy_from_shared_cache", a);
+	ASSERT_CONTAINS(out, "compiles=1 disk_hits=0");
+	free(out);
+	out = run_child("child_axpy_from_shared_cache", b);
+	ASSERT_CONTAINS(out, "compiles=0 disk_hits=0 misses=0 cache_open=1 remote_hits=1");
+	free(out);
+	/* Its copy went into node b's cache: the next process there is a disk hit. */
+	out = run_child("child_axpy_from_shared_cache", b);
+	ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 misses=0 cache_open=1 remote_hits=0");
+	free(out);
+	unsetenv("ROCJIT_REMOTE");
+	rj_redis_stop(&server);
 }
 
 /* ---- Errors, not crashes ----------------------------------------------------------------- */

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# remote_bench.sh - the remote tier's figures (bench/RESULTS.md, issue 15): a new process's
+# first request served by the remote tier, beside the disk cache and the compiler, for a
+# 16 KB and a 1.8 MB code object, over TCP on loopback and over a unix socket; and what a
+# server that never answers costs the processes of a node.
+#
+#   bench/remote_bench.sh [-n N] [--target T] [--big] [--redis PATH] [BUILD]
+#
+# BUILD (default: build) holds bench/bench_remote.  A redis-server (PATH, default the one
+# on PATH; the GPU box gets one carried in) is started here, on a free port and a unix
+# socket, saving nothing, and stopped at the end.  --big adds the 1.8 MB object (its
+# compile takes about a minute at -O0 on the 2-core box).  For sm_* targets on a machine
+# with a driver, CUDA_CACHE_DISABLE=1 is set: the driver's cache would serve the compiles.
+set -euo pipefail
+
+n=30 target=gfx90a big=0 redis=redis-server
+while [[ $# -gt 0 && $1 == -* ]]; do
+	case $1 in
+	-n) n=$2; shift ;;
+	--target) target=$2; shift ;;
+	--big) big=1 ;;
+	--redis) redis=$2; shift ;;
+	*) echo "usage: $0 [-n N] [--target T] [--big] [--redis PATH] [BUILD]" >&2; exit 2 ;;
+	esac
+	shift
+done
+build=$(cd "${1:-build}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d /tmp/rocjit-remote-bench-XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+export CUDA_CACHE_DISABLE=1
+
+# A free port: the kernel's choice, released just before the server takes it.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$redis" --port "$port" --bind 127.0.0.1 --unixsocket "$work/redis.sock" --unixsocketperm 700 \
+	--save '' --appendonly no --dir "$work" --logfile "$work/redis.log" &
+pids+=($!)
+for _ in $(seq 100); do
+	[[ -S $work/redis.sock ]] && break
+	sleep 0.05
+done
+[[ -S $work/redis.sock ]] || { echo "redis-server did not start: $(cat "$work/redis.log")" >&2; exit 1; }
+echo "# $("$redis" --version | head -1)"
+echo "# $(uname -n), $(nproc) CPUs, target $target, $n rounds"
+
+python3 "$here/gen_kernel.py" 1 500 > "$work/k16.hip"
+echo "== 16 KB object, TCP on loopback"
+"$build/bench/bench_remote" --url "redis://127.0.0.1:$port" -n "$n" --target "$target" \
+	--cold 3 "$work/k16.hip"
+echo "== 16 KB object, unix socket"
+"$build/bench/bench_remote" --url "unix://$work/redis.sock" -n "$n" --target "$target" \
+	--cold 0 "$work/k16.hip"
+if ((big)); then
+	python3 "$here/gen_kernel.py" 5 3000 > "$work/k1800.hip"
+	echo "== 1.8 MB object (-O0), TCP on loopback"
+	"$build/bench/bench_remote" --url "redis://127.0.0.1:$port" -n "$((n / 3 > 5 ? n / 3 : 5))" \
+		--target "$target" --cold 1 "$work/k1800.hip" -- -O0
+fi
+
+# A server that never answers: a listening socket whose accept queue is full.
+python3 - "$work/hole.port" <<'EOF' &
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(0)
+c = socket.create_connection(s.getsockname())  # fills the queue: later SYNs are dropped
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+time.sleep(3600)
+EOF
+pids+=($!)
+for _ in $(seq 100); do [[ -s $work/hole.port ]] && break; sleep 0.05; done
+echo "== a server that never answers (connect_timeout=100, retry=30000), one node"
+"$build/bench/bench_remote" --dead "redis://127.0.0.1:$(cat "$work/hole.port")?connect_timeout=100&retry=30000" \
+	-n 6 --target "$target" "$work/k16.hip"
