@@ -4,21 +4,23 @@
 # 16 KB and a 1.8 MB code object, over TCP on loopback and over a unix socket; and what a
 # server that never answers costs the processes of a node.
 #
-#   bench/remote_bench.sh [-n N] [--target T] [--big] [--redis PATH] [BUILD]
+#   bench/remote_bench.sh [-n N] [--target T] [--big] [--nbig N] [--redis PATH] [BUILD]
 #
 # BUILD (default: build) holds bench/bench_remote.  A redis-server (PATH, default the one
 # on PATH; the GPU box gets one carried in) is started here, on a free port and a unix
-# socket, saving nothing, and stopped at the end.  --big adds the 1.8 MB object (its
-# compile takes about a minute at -O0 on the 2-core box).  For sm_* targets on a machine
+# socket, saving nothing, and stopped at the end.  --big adds the 1.8 MB object, --nbig
+# rounds of it (default 5; each round's value is compiled first: about a minute at -O0 on
+# the 2-core box for gfx90a, 20 s for sm_90).  For sm_* targets on a machine
 # with a driver, CUDA_CACHE_DISABLE=1 is set: the driver's cache would serve the compiles.
 set -euo pipefail
 
-n=30 target=gfx90a big=0 redis=redis-server
+n=30 target=gfx90a big=0 redis=redis-server nbig=5
 while [[ $# -gt 0 && $1 == -* ]]; do
 	case $1 in
 	-n) n=$2; shift ;;
 	--target) target=$2; shift ;;
 	--big) big=1 ;;
+	--nbig) nbig=$2; shift ;;
 	--redis) redis=$2; shift ;;
 	*) echo "usage: $0 [-n N] [--target T] [--big] [--redis PATH] [BUILD]" >&2; exit 2 ;;
 	esac
@@ -49,7 +51,12 @@ done
 echo "# $("$redis" --version | head -1)"
 echo "# $(uname -n), $(nproc) CPUs, target $target, $n rounds"
 
-python3 "$here/gen_kernel.py" 1 500 > "$work/k16.hip"
+# Kernels of about 16 KB and 1.8 MB of code for the target (sizes differ by compiler).
+case $target in
+sm_*) small="1 280" large="4 2500" ;;
+*) small="1 500" large="5 3000" ;;
+esac
+python3 "$here/gen_kernel.py" $small > "$work/k16.hip"
 echo "== 16 KB object, TCP on loopback"
 "$build/bench/bench_remote" --url "redis://127.0.0.1:$port" -n "$n" --target "$target" \
 	--cold 3 "$work/k16.hip"
@@ -57,9 +64,9 @@ echo "== 16 KB object, unix socket"
 "$build/bench/bench_remote" --url "unix://$work/redis.sock" -n "$n" --target "$target" \
 	--cold 0 "$work/k16.hip"
 if ((big)); then
-	python3 "$here/gen_kernel.py" 5 3000 > "$work/k1800.hip"
+	python3 "$here/gen_kernel.py" $large > "$work/k1800.hip"
 	echo "== 1.8 MB object (-O0), TCP on loopback"
-	"$build/bench/bench_remote" --url "redis://127.0.0.1:$port" -n "$((n / 3 > 5 ? n / 3 : 5))" \
+	"$build/bench/bench_remote" --url "redis://127.0.0.1:$port" -n "${nbig:-5}" \
 		--target "$target" --cold 1 "$work/k1800.hip" -- -O0
 fi
 

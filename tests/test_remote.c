@@ -1131,3 +1131,76 @@ TEST(shared_breaker_lets_go_once_the_server_answers_again)
 	ASSERT(!breaker_file_exists());
 	rj_redis_stop(&server);
 }
+
+/* ---- Prefetching nodes share the work ------------------------------------------------------------- */
+
+#define PF_NODES 3
+#define PF_ITEMS 6
+
+/* A node prefetching variants 100.. with one thread; exits with its compile count. */
+static int prefetch_node(int i)
+{
+	rocjit_program progs[PF_ITEMS];
+	rocjit_prefetch_item items[PF_ITEMS];
+	char opts[PF_ITEMS][48], name[16];
+	const char *o[PF_ITEMS][1];
+	rocjit_prefetch_options po = ROCJIT_PREFETCH_OPTIONS_INIT;
+	rocjit_prefetch_status ps;
+	rocjit_prefetch *pf;
+	rocjit_ctx *ctx;
+	int compiles;
+
+	snprintf(name, sizeof name, "pf%d", i);
+	ctx = open_node(name, url);
+	for (int k = 0; k < PF_ITEMS; k++) {
+		rocjit_program p = ROCJIT_PROGRAM_INIT;
+		snprintf(opts[k], sizeof opts[k], "-D" MACRO "=%d", 100 + k);
+		o[k][0] = opts[k];
+		p.source = rj_test_axpy;
+		p.options = o[k];
+		p.num_options = 1;
+		progs[k] = p;
+		memset(&items[k], 0, sizeof items[k]);
+		items[k].program = &progs[k];
+		items[k].target = TARGET;
+	}
+	po.threads = 1;
+	if (rocjit_prefetch_start(&pf, ctx, items, PF_ITEMS, &po) != 0)
+		return 250;
+	rocjit_prefetch_wait(pf, -1);
+	rocjit_prefetch_status_get(&ps, pf);
+	rocjit_prefetch_free(pf);
+	compiles = (int)stats_of(ctx).compiles;
+	rocjit_close(ctx);
+	return ps.failed || ps.done != PF_ITEMS ? 251 : compiles;
+}
+
+TEST(prefetching_nodes_compile_different_kernels_at_once)
+{
+	pid_t pids[PF_NODES];
+	int total = 0, most = 0;
+
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+	for (int i = 0; i < PF_NODES; i++) {
+		pids[i] = fork();
+		ASSERT(pids[i] >= 0);
+		if (pids[i] == 0)
+			_exit(prefetch_node(i));
+	}
+	for (int i = 0; i < PF_NODES; i++) {
+		int status, n;
+		ASSERT(waitpid(pids[i], &status, 0) == pids[i]);
+		ASSERT(WIFEXITED(status));
+		n = WEXITSTATUS(status);
+		ASSERT(n <= PF_ITEMS);
+		total += n;
+		most = n > most ? n : most;
+	}
+	/* Each key once across the nodes, and not all by one of them: a node that finds a
+	   key being compiled elsewhere compiles another meanwhile. */
+	ASSERT_INT(total, PF_ITEMS);
+	ASSERT(most < PF_ITEMS);
+	ASSERT_INT(dbsize(&server), PF_ITEMS);
+	rj_redis_stop(&server);
+}

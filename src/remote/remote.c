@@ -575,6 +575,10 @@ int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wai
 		pthread_mutex_unlock(&t->mu);
 		if (rc != 0) /* the server failed, refused the lock, or its holder failed */
 			break;
+		if (wait_ms == 0) {
+			free(l);
+			return 2; /* another node compiles it now: the caller does something else */
+		}
 		if (!waited++) {
 			atomic_fetch_add(&t->waits, 1);
 			RJ_LOG(RJ_LOG_INFO, "remote cache %s: another node is compiling %s; "

@@ -76,7 +76,8 @@ int rj_remote_peek(struct rj_remote *t, const struct rj_remote_want *w, struct r
  * whose lease expired (its holder died) is taken over; a holder that failed to compile
  * makes the waiters compile at once, each on its own.  0: compile now, with *lease the
  * lock to give to rj_remote_release, or NULL when there is none to hold (read-only tier,
- * server down, holder failed, waited wait_ms).
+ * server down, holder failed, waited wait_ms).  With wait_ms 0, a lock another node
+ * holds returns 2 at once: it is compiling the key now (nothing held, nothing counted).
  */
 struct rj_remote_lease;
 int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wait_ms,

@@ -154,6 +154,15 @@ struct rj_lookup {
 	const char *target;                 /* normalized */
 };
 
+/*
+ * lookup.c: set by a thread that has other work to do than wait (a prefetch thread): a
+ * request whose key another node of the fleet is compiling now returns RJ_DEFERRED at
+ * once instead of waiting for its value.  RJ_DEFERRED never reaches a caller of the
+ * public API: only prefetch.c sets the flag, and it takes the item up again later.
+ */
+extern _Thread_local int rj_fleet_nowait;
+#define RJ_DEFERRED (-1000)
+
 /* lookup.c: computes r's lookup for target.  0, ROCJIT_EUNSUPPORTED, ROCJIT_ENOCOMPILER. */
 int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_request *r,
 		   const char *target);

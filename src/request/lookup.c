@@ -26,6 +26,8 @@
 
 #define MSG_MAX 1024
 
+_Thread_local int rj_fleet_nowait;
+
 static void copy_log(const struct rj_request *r, const char *log)
 {
 	if (r->log && r->log_size && log)
@@ -577,7 +579,8 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_slot *s, const char *co
  * The remote tier, after the local tiers missed.  1 and s filled on a hit (kept in the
  * on-disk cache too).  Else, when claim is set (this process is about to compile), takes
  * the key's compile lock across the fleet into *lease, or waits for the node that holds
- * it and takes its value (1).  0: compile.  early: a look before the database, whose miss
+ * it and takes its value (1).  0: compile.  2: another node is compiling it and this
+ * thread does not wait (rj_fleet_nowait).  early: a look before the database, whose miss
  * the whole way's look counts.
  */
 static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
@@ -597,7 +600,10 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	w.compiler = compiler;
 	hit = early ? rj_remote_peek(ctx->remote, &w, &v) : rj_remote_get(ctx->remote, &w, &v);
 	if (!hit && claim)
-		hit = rj_remote_claim(ctx->remote, &w, rj_keylock_timeout_ms(), lease, &v);
+		hit = rj_remote_claim(ctx->remote, &w, rj_fleet_nowait ? 0 : rj_keylock_timeout_ms(),
+				      lease, &v);
+	if (hit == 2)
+		return 2; /* another node is compiling it: deferred (rj_fleet_nowait) */
 	if (!hit)
 		return 0;
 	if (r->num_name_expressions && !take_names(s, r, strdup(v.kernels))) {
@@ -694,9 +700,12 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		return 0;
 	}
 	if (ctx->remote &&
-	    remote_lookup(ctx, r, s, compiler, may_compile && !bh.found, &lease, 0)) {
+	    (rc = remote_lookup(ctx, r, s, compiler, may_compile && !bh.found, &lease, 0))) {
 		bundle_drop(&bh);
 		rj_keylock_release(&lock);
+		if (rc == 2)
+			RJ_FAIL(RJ_DEFERRED, "%s for %s: another node is compiling it", r->name,
+				s->target);
 		return 0;
 	}
 	if (bundle_take(ctx, r, s, &bh)) {
@@ -813,11 +822,19 @@ int rj_slot_get(struct rj_slot **out, rocjit_ctx *ctx, const struct rj_request *
 	pthread_mutex_lock(&ctx->wait_mu);
 	for (;;) {
 		enum rj_state st;
+		int deferred;
 		pthread_rwlock_rdlock(&ctx->rw);
 		st = s->state;
-		if (st == RJ_FAILED)
+		deferred = st == RJ_FAILED && s->rc == RJ_DEFERRED;
+		if (st == RJ_FAILED && !deferred)
 			rc = rj_error_set(s->rc, __FILE__, __LINE__, "%s", s->error ? s->error : "");
 		pthread_rwlock_unlock(&ctx->rw);
+		if (deferred) {
+			/* Its owner (a prefetch thread) went on to other work: this thread takes
+			   the request up itself, from the start. */
+			pthread_mutex_unlock(&ctx->wait_mu);
+			return rj_slot_get(out, ctx, r, lk);
+		}
 		if (st != RJ_PENDING)
 			break;
 		pthread_cond_wait(&ctx->wait_cv, &ctx->wait_mu);

@@ -10,7 +10,8 @@
  * the workers by default: more would only queue in the pool.
  *
  * Owns the prefetch handle and its threads.  Above the request path: it uses the public
- * calls only, like any client of the library.
+ * calls, like any client of the library, and one switch of the request path's
+ * (rj_fleet_nowait: an item another node compiles is put aside, not waited for).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,6 +29,8 @@ struct rocjit_prefetch {
 	size_t n;
 	rocjit_prefetch_options opts;
 	atomic_size_t next;   /* the next item to take                                  */
+	size_t *deferred;     /* under mu: items another node was compiling when taken, */
+	size_t ndeferred;     /* taken up again once the others are done (n slots)      */
 	atomic_int cancel;    /* rocjit_prefetch_free: take no more items               */
 	pthread_t *threads;
 	unsigned int nthreads;
@@ -52,17 +55,55 @@ static int one(rocjit_prefetch *pf, const rocjit_prefetch_item *it, int *compile
 	return rc;
 }
 
+/*
+ * The next item: in order, then the ones deferred.  *again: it was deferred, so it is
+ * asked for waiting, as the application would.  0 when none is left.
+ */
+static int take(rocjit_prefetch *pf, size_t *i, int *again)
+{
+	int ok = 0;
+
+	if (atomic_load(&pf->cancel))
+		return 0;
+	*i = atomic_fetch_add(&pf->next, 1);
+	*again = 0;
+	if (*i < pf->n)
+		return 1;
+	pthread_mutex_lock(&pf->mu);
+	if (pf->ndeferred) {
+		*i = pf->deferred[--pf->ndeferred];
+		*again = ok = 1;
+	}
+	pthread_mutex_unlock(&pf->mu);
+	return ok;
+}
+
+/*
+ * A prefetch thread.  With a remote tier, an item whose key another node of the fleet is
+ * compiling now is not waited for (rj_fleet_nowait): it is put aside and taken up after
+ * the others, by when its value is usually there.  So the nodes of a fleet that prefetch
+ * the same list in the same order compile different kernels at the same time, instead of
+ * all waiting for the one node that took the first.
+ */
 static void *run(void *arg)
 {
 	rocjit_prefetch *pf = arg;
 	size_t i;
+	int again;
 
-	while (!atomic_load(&pf->cancel) && (i = atomic_fetch_add(&pf->next, 1)) < pf->n) {
+	while (take(pf, &i, &again)) {
 		rocjit_prefetch_status st;
-		int compiled = 0;
-		int rc = one(pf, &pf->items[i], &compiled);
+		int compiled = 0, rc;
 
+		rj_fleet_nowait = !again;
+		rc = one(pf, &pf->items[i], &compiled);
+		rj_fleet_nowait = 0;
 		pthread_mutex_lock(&pf->mu);
+		if (rc == RJ_DEFERRED) {
+			pf->deferred[pf->ndeferred++] = i;
+			pthread_mutex_unlock(&pf->mu);
+			continue;
+		}
 		pf->st.done++;
 		pf->st.failed += rc != 0;
 		pf->st.compiled += (size_t)compiled;
@@ -129,7 +170,8 @@ ROCJIT_API int rocjit_prefetch_start(rocjit_prefetch **out, rocjit_ctx *ctx,
 	if (want > n)
 		want = (unsigned int)n;
 	pf->threads = calloc(want ? want : 1, sizeof *pf->threads);
-	if (!pf->threads) {
+	pf->deferred = calloc(n ? n : 1, sizeof *pf->deferred);
+	if (!pf->threads || !pf->deferred) {
 		rocjit_prefetch_free(pf);
 		RJ_FAIL(ROCJIT_ENOMEM, "rocjit_prefetch_start: out of memory");
 	}
@@ -201,5 +243,6 @@ ROCJIT_API void rocjit_prefetch_free(rocjit_prefetch *pf)
 	pthread_mutex_destroy(&pf->mu);
 	pthread_cond_destroy(&pf->cv);
 	free(pf->threads);
+	free(pf->deferred);
 	free(pf);
 }
