@@ -36,8 +36,10 @@ static int open_remote(rocjit_ctx **ctx, int need_cache, const char *cmd)
 		return cli_fail("%s: no remote tier: set ROCJIT_REMOTE or give --remote URL "
 				"(redis://host:port, unix:///path/to/redis.sock, "
 				"redis-cluster://host:port,...)%s", cmd,
-				getenv("ROCJIT_REMOTE") && *getenv("ROCJIT_REMOTE") ?
-				" (the warning above says why ROCJIT_REMOTE is not used)" : "");
+				(cli_global.remote && *cli_global.remote) ||
+				(!cli_global.remote && getenv("ROCJIT_REMOTE") &&
+				 *getenv("ROCJIT_REMOTE")) ?
+				" (the warning above says why the one given is not used)" : "");
 	}
 	return CLI_OK;
 }
