@@ -792,7 +792,7 @@ TEST(lease_is_renewed_while_the_holder_compiles)
 	for (int i = 0; i < 16; i++)
 		w.key.b[i] = (uint8_t)(0xa0 + i);
 	w.platform = "amd", w.target = TARGET, w.compiler = "none";
-	ASSERT_INT(rj_remote_claim(t, &w, 1000, &lease, &v), 0);
+	ASSERT_INT(rj_remote_claim(t, &w, 1000, 0, &lease, &v), 0);
 	ASSERT(lease != NULL);
 	rj_key_hex(&w.key, hex);
 	snprintf(lock, sizeof lock, "rocjit:%d:%s:lock", RJ_RECORD_VERSION, hex);
@@ -1257,5 +1257,32 @@ TEST(ttl_gives_values_a_lifetime_and_a_prefix_its_namespace)
 	ASSERT_INT(stats_of(a).compiles, 1);
 	rocjit_close(a);
 	ASSERT_INT(dbsize(&server), 2);
+	rj_redis_stop(&server);
+}
+
+TEST(no_wait_setting_compiles_at_once_and_never_returns_an_internal_code)
+{
+	const rocjit_code *c;
+	rocjit_ctx *ctx;
+	char key[33], lock[128];
+
+	/* ROCJIT_LOCK_TIMEOUT_MS=0: no waiting for another node's compile.  A lock another
+	   node holds (for a minute) is then no reason to fail or to wait: compile here. */
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+	key_of_variant(1, key);
+	snprintf(lock, sizeof lock, "rocjit:%d:%s:lock", RJ_RECORD_VERSION, key);
+	{
+		const char *w[] = { "SET", lock, "other-node:1:x", "PX", "60000", NULL };
+		char r[64];
+		call(&server, r, sizeof r, w);
+	}
+	setenv("ROCJIT_LOCK_TIMEOUT_MS", "0", 1);
+	ctx = open_node("a", url);
+	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
+	ASSERT_INT(c->from_cache, 0);
+	ASSERT_INT(stats_of(ctx).compiles, 1);
+	rocjit_close(ctx);
+	unsetenv("ROCJIT_LOCK_TIMEOUT_MS");
 	rj_redis_stop(&server);
 }

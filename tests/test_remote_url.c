@@ -3,6 +3,7 @@
  * ROCJIT_REMOTE parses to what it names, every bad one is refused saying why, and no
  * message or shown form ever holds the password.
  */
+#include "base/error.h"
 #include "remote/url.h"
 #include "harness.h"
 
@@ -188,6 +189,13 @@ TEST(redaction_masks_the_password_in_any_text)
 		"foo://u:" SECRET "@@h/x?y",
 		"u:" SECRET "@h",                  /* no scheme: nothing shown of it */
 		"redis://u:" SECRET "@",
+		/* Unencoded '/', '?', '#', '@' in the password (the parser refuses them; the
+		   message showing the URL must still mask them). */
+		"redis://u:s3cr3t/" SECRET "@h:6379",
+		"redis://u:s3cr3t?" SECRET "@h:6379/1",
+		"redis://u:s3cr3t#" SECRET "@h",
+		"redis://u:s3cr3t@" SECRET "@h:1",
+		"redis-cluster://u:s3cr3t/" SECRET "@a:1,b:2",
 	};
 	char out[256];
 
@@ -202,6 +210,24 @@ TEST(redaction_masks_the_password_in_any_text)
 	ASSERT_STR(out, "redis://h:6379/1"); /* nothing to mask: as given */
 	rj_remote_url_redact("redis://alice:" SECRET "@h", out, 12);
 	ASSERT_STR(out, "redis://ali"); /* cut, still without it */
+}
+
+TEST(unencoded_password_characters_never_reach_a_message)
+{
+	static const char *const urls[] = {
+		"redis://u:s3cr3t/" SECRET "@h:6379",
+		"redis://u:s3cr3t?" SECRET "@h:6379",
+		"redis://:s3cr3t#" SECRET "@h",
+		"redis-cluster://u:s3cr3t/" SECRET "@a:1,b:2",
+	};
+	struct rj_remote_url u;
+
+	for (size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
+		rj_error_clear();
+		rj_remote_url_parse(urls[i], &u); /* refused or not: the message must not hold it */
+		ASSERT(strstr(rocjit_last_error(), SECRET) == NULL);
+		ASSERT(strstr(rocjit_last_error(), "s3cr3t") == NULL);
+	}
 }
 
 TEST(shown_form_never_holds_the_password)

@@ -108,6 +108,7 @@ int rj_redis_open(struct rj_redis **out, const struct rj_remote_url *u, const ch
 		r->nodes[0].port = u->kind == RJ_REMOTE_TCP ? u->hosts[0].port : 0;
 		r->nnodes = 1;
 		if (!r->nodes[0].host) {
+			explicit_bzero(r->url.password, sizeof r->url.password);
 			free(r);
 			RJ_FAIL(ROCJIT_ENOMEM, "out of memory opening the remote cache");
 		}
@@ -134,11 +135,13 @@ void rj_redis_close(struct rj_redis *r)
 	if (!r)
 		return;
 	rj_redis_drop(r);
+	if (r->share_fd >= 0)
+		close(r->share_fd);
 	for (int i = 0; i < r->nnodes; i++)
 		free(r->nodes[i].host);
 	free(r->slot_node);
 	/* The password lives in this block: leave nothing behind in freed memory. */
-	memset(r->url.password, 0, sizeof r->url.password);
+	explicit_bzero(r->url.password, sizeof r->url.password);
 	free(r);
 }
 
@@ -159,7 +162,12 @@ static const char *shown(struct rj_redis *r)
 
 void rj_redis_share_breaker(struct rj_redis *r, int dirfd)
 {
-	r->share_fd = dirfd; /* the name is made at its first use: rocjit_open's path */
+	/* A descriptor of its own: the cache closes and opens its own around fork(), and the
+	   number could then name another folder.  The name is made at its first use
+	   (rocjit_open's path). */
+	if (r->share_fd >= 0)
+		close(r->share_fd);
+	r->share_fd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) : -1;
 }
 
 /* The shared file's name in its folder: one per deployment, named by the URL as shown
@@ -306,6 +314,14 @@ static void node_where(const struct rj_redis *r, const struct node *n, char *out
 		snprintf(out, size, "%s:%d", n->host, n->port);
 }
 
+/* read_password's refusals, with its buffer cleared first. */
+static int refuse_password(char *buf, size_t size, const char *file, const char *why)
+{
+	explicit_bzero(buf, size);
+	RJ_FAIL(ROCJIT_EINVAL, "the password file %s (ROCJIT_REMOTE_PASSWORD_FILE) %s", file,
+		why);
+}
+
 /* The password: the URL's, else the first line of the password file (read once). */
 static int read_password(struct rj_redis *r)
 {
@@ -324,11 +340,11 @@ static int read_password(struct rj_redis *r)
 		 strerror(errno));
 	buf[n] = 0;
 	buf[strcspn(buf, "\r\n")] = 0;
-	RJ_CHECK(!buf[0] || strlen(buf) >= sizeof r->url.password, ROCJIT_EINVAL,
-		 "the password file %s (ROCJIT_REMOTE_PASSWORD_FILE) %s", r->password_file,
-		 buf[0] ? "holds a password longer than 511 bytes" : "is empty");
+	if (!buf[0] || strlen(buf) >= sizeof r->url.password)
+		return refuse_password(buf, sizeof buf, r->password_file,
+				       buf[0] ? "holds a password longer than 511 bytes" : "is empty");
 	memcpy(r->url.password, buf, strlen(buf) + 1);
-	memset(buf, 0, sizeof buf);
+	explicit_bzero(buf, sizeof buf);
 	r->password_read = 1;
 	return 0;
 }
@@ -390,6 +406,10 @@ static int node_call(struct rj_redis *r, int i, int asking, int argc, const char
 		argvs[k] = ask, lens[k] = ask_len, argcs[k++] = 1;
 	setup = k;
 	argvs[k] = argv, lens[k] = argvlen, argcs[k++] = argc;
+	/* Only a value may be large: every other reply is held to a small size, so that a
+	   server cannot make this process hold a huge reply (an array of nils, say). */
+	rj_conn_limit(n->conn, argvlen[0] == 8 && memcmp(argv[0], "GETRANGE", 8) == 0 ? 0 :
+			       RJ_CONN_SMALL_REPLY);
 	rc = rj_conn_pipeline(n->conn, k, argcs, argvs, lens, replies, r->url.timeout_ms);
 	if (rc < 0) {
 		rj_conn_close(n->conn);
@@ -438,8 +458,10 @@ static int node_index(struct rj_redis *r, const char *host, size_t hlen, int por
 	return r->nnodes++;
 }
 
-/* "MOVED 3999 127.0.0.1:6381": the node's index (added when new), or -1. */
-static int redirect_target(struct rj_redis *r, const struct rj_reply *e, unsigned *slot)
+/* "MOVED 3999 127.0.0.1:6381": the node's index (added when new), or -1.  An empty host
+ * (Redis 7's ":6381") is the host of the node asked. */
+static int redirect_target(struct rj_redis *r, const struct rj_reply *e, unsigned *slot,
+			   int asked)
 {
 	char buf[300];
 	const char *sp, *colon;
@@ -459,6 +481,8 @@ static int redirect_target(struct rj_redis *r, const struct rj_reply *e, unsigne
 	port = strtol(colon + 1, NULL, 10);
 	if (port <= 0 || port > 65535)
 		return -1;
+	if (colon == sp + 1)
+		return node_index(r, r->nodes[asked].host, strlen(r->nodes[asked].host), (int)port);
 	return node_index(r, sp + 1, (size_t)(colon - sp - 1), (int)port);
 }
 
@@ -501,9 +525,10 @@ static int take_map(struct rj_redis *r, const struct rj_reply *m, int asked)
 			return -1;
 		if (!seen[idx]++)
 			r->masters++;
+		if (e->elem[0].integer < 0 || e->elem[1].integer >= SLOTS ||
+		    e->elem[0].integer > e->elem[1].integer || covered >= SLOTS)
+			return -1; /* not a slot range, or more ranges than there are slots */
 		for (long long s = e->elem[0].integer; s <= e->elem[1].integer; s++) {
-			if (s < 0 || s >= SLOTS)
-				return -1;
 			r->slot_node[s] = (uint8_t)(idx + 1);
 			covered++;
 		}
@@ -626,9 +651,12 @@ int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *
 			*reply = e;
 			return 0;
 		}
-		if (rj_reply_is(e, RJ_REPLY_ERROR, "MOVED") || rj_reply_is(e, RJ_REPLY_ERROR, "ASK")) {
+		if (r->url.kind == RJ_REMOTE_CLUSTER && (rj_reply_is(e, RJ_REPLY_ERROR, "MOVED") ||
+							  rj_reply_is(e, RJ_REPLY_ERROR, "ASK"))) {
+			/* Only a cluster is followed: a plain server's credentials never go to
+			   a host it names. */
 			int moved = rj_reply_is(e, RJ_REPLY_ERROR, "MOVED");
-			to = redirect_target(r, e, &slot);
+			to = redirect_target(r, e, &slot, idx);
 			rj_reply_free(e);
 			if (to < 0) {
 				rj_error_set(-RJ_REDIS_UNAVAILABLE, __FILE__, __LINE__, "a redirection "
@@ -698,6 +726,11 @@ int rj_redis_each_server(struct rj_redis *r,
 		}
 		node_where(r, &r->nodes[i], where, sizeof where);
 		rc = fn(r->nodes[i].conn, where, user);
+		if (rc < 0) {
+			/* A reply may be left unread on it: no later command may read it. */
+			rj_conn_close(r->nodes[i].conn);
+			r->nodes[i].conn = NULL;
+		}
 		if (rc)
 			return rc;
 	}

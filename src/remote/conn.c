@@ -44,8 +44,14 @@ void rj_reply_free(struct rj_reply *r);
 struct rj_conn {
 	int fd;
 	redisReader *reader;
+	size_t limit;        /* bytes one call may receive (rj_conn_limit) */
 	char where[300];     /* "127.0.0.1:6379", "/run/redis.sock": for messages */
 };
+
+void rj_conn_limit(struct rj_conn *c, size_t max_bytes)
+{
+	c->limit = max_bytes && max_bytes < RJ_CONN_MAX_REPLY ? max_bytes : RJ_CONN_MAX_REPLY;
+}
 
 int rj_conn_available(void)
 {
@@ -253,6 +259,7 @@ int rj_conn_open(struct rj_conn **out, const char *host, int port, const char *p
 		RJ_FAIL(-RJ_CONN_NOMEM, "out of memory connecting to %s", where);
 	}
 	c->fd = fd;
+	c->limit = RJ_CONN_MAX_REPLY;
 	memcpy(c->where, where, sizeof where);
 	*out = c;
 	return 0;
@@ -349,9 +356,9 @@ static int read_reply(struct rj_conn *c, struct rj_reply **out, double deadline,
 		n = recv(c->fd, buf, sizeof buf, 0);
 		if (n > 0) {
 			*got += (size_t)n;
-			if (*got > RJ_CONN_MAX_REPLY)
+			if (*got > c->limit)
 				RJ_FAIL(-RJ_CONN_PROTOCOL, "%s sent more than %zu bytes for one "
-					"request", c->where, (size_t)RJ_CONN_MAX_REPLY);
+					"request", c->where, c->limit);
 			if (redisReaderFeed(c->reader, buf, (size_t)n) != REDIS_OK)
 				RJ_FAIL(-RJ_CONN_NOMEM, "out of memory reading from %s", c->where);
 			continue;
@@ -394,6 +401,7 @@ int rj_conn_pipeline(struct rj_conn *c, size_t n, const int *argc, const char *c
 		if (len < 0)
 			RJ_FAIL(-RJ_CONN_NOMEM, "out of memory sending to %s", c->where);
 		rc = send_all(c, cmd, (size_t)len, deadline, timeout_ms);
+		explicit_bzero(cmd, (size_t)len); /* it may hold AUTH's password */
 		redisFreeCommand(cmd);
 	}
 	for (i = 0; i < n && rc == 0; i++)
@@ -411,6 +419,11 @@ int rj_conn_pipeline(struct rj_conn *c, size_t n, const int *argc, const char *c
 struct rj_conn {
 	int unused;
 };
+
+void rj_conn_limit(struct rj_conn *c, size_t max_bytes)
+{
+	(void)c, (void)max_bytes;
+}
 
 int rj_conn_available(void)
 {

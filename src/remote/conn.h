@@ -69,6 +69,11 @@ int rj_conn_pipeline(struct rj_conn *c, size_t n, const int *argc, const char *c
 int rj_conn_call(struct rj_conn *c, int argc, const char *const *argv, const size_t *argvlen,
 		 struct rj_reply **reply, int timeout_ms);
 
+/* The most bytes the replies of one call may take (0: the largest value, 257 MiB, the
+ * default).  A reply past it fails the call (-RJ_CONN_PROTOCOL). */
+#define RJ_CONN_SMALL_REPLY ((size_t)4 << 20)
+void rj_conn_limit(struct rj_conn *c, size_t max_bytes);
+
 /* Closes the connection (NULL: nothing).  Sends nothing: safe in a fork child. */
 void rj_conn_close(struct rj_conn *c);
 

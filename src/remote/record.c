@@ -135,9 +135,10 @@ static double bits_double(uint64_t u)
 }
 
 /* NaN, negative and infinite times are refused (compiling takes some finite time). */
+/* A compile time a reader can add up and convert: at most a million seconds. */
 static int valid_ms(double ms)
 {
-	return ms >= 0.0 && ms <= DBL_MAX;
+	return ms >= 0.0 && ms <= 1e9;
 }
 
 /* The bytes of each field of r, in fields[] order (the code's checksum in sum). */
@@ -181,7 +182,7 @@ static void parts_of(struct parts *w, const struct rj_record *r)
  * trailer.  Refuses, before reading any byte of the record, what would be larger than
  * RJ_RECORD_MAX (the sum is taken so that it cannot wrap), then anything the decoder
  * would refuse, so that every value encoded here decodes: NUL in a text field, an empty
- * platform, target or code, a compile time that is not a finite non-negative number.
+ * platform, target or code, a compile time that is not a number from 0 to 1e9 ms.
  */
 int rj_record_encode(void **out, size_t *size, const struct rj_record *r)
 {
@@ -217,7 +218,7 @@ int rj_record_encode(void **out, size_t *size, const struct rj_record *r)
 			 f->tag);
 	}
 	RJ_CHECK(!valid_ms(r->compile_ms), ROCJIT_EINVAL,
-		 "the record's compile time is not a finite non-negative number of milliseconds");
+		 "the record's compile time is not a number of milliseconds from 0 to 1e9");
 	put64(w.ms, double_bits(r->compile_ms));
 	put64(w.sum, rj_checksum(r->code, r->code_size));
 
@@ -350,7 +351,8 @@ int rj_record_decode(struct rj_record *r, const void *data, size_t size)
 #undef TEXT_OUT
 	d.compile_ms = bits_double(get64(b + s[F_MS].off));
 	RJ_CHECK(!valid_ms(d.compile_ms), ROCJIT_EFORMAT,
-		 "field 'm' (compile milliseconds) is not a finite non-negative number");
+		 "field 'm' (compile milliseconds) is not a finite non-negative number up to "
+		 "1e9");
 	d.code = b + s[F_CODE].off;
 	d.code_size = s[F_CODE].len;
 	RJ_CHECK(get64(b + s[F_SUM].off) != rj_checksum(d.code, d.code_size), ROCJIT_EFORMAT,

@@ -54,8 +54,8 @@ struct rj_record {
  * k m C X, then Z; empty optional fields ('o', 's', 'h') are left out.  The code's
  * checksum and the trailer are computed here.  0, ROCJIT_EINVAL (what decode would
  * refuse: a text field holding a NUL, a NULL pointer with a length, an empty platform,
- * target or code, a compile time that is NaN, infinite or negative, a record larger than
- * RJ_RECORD_MAX), ROCJIT_ENOMEM.
+ * target or code, a compile time that is not a number from 0 to 1e9 ms, a record larger
+ * than RJ_RECORD_MAX), ROCJIT_ENOMEM.
  */
 int rj_record_encode(void **out, size_t *size, const struct rj_record *r);
 

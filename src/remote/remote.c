@@ -36,6 +36,8 @@
 
 /* Values read at most: a larger one is refused without being read whole. */
 #define VALUE_MAX ((size_t)64 << 20)
+/* The longest kernels column a value may hold (kernel_names.c's column). */
+#define KERNELS_MAX (1 << 20)
 /* How long the mark of a failed compile keeps the waiting nodes from waiting. */
 #define FAILED_MARK_MS 10000
 
@@ -122,7 +124,11 @@ int rj_remote_open(struct rj_remote **out, const char *url, const char *from)
 	int rc;
 
 	*out = NULL;
-	rc = rj_remote_url_parse(url, &(struct rj_remote_url){ 0 });
+	{
+		struct rj_remote_url check; /* the syntax first: nothing is made for a wrong URL */
+		rc = rj_remote_url_parse(url, &check);
+		explicit_bzero(check.password, sizeof check.password);
+	}
 	if (rc < 0) {
 		char msg[1024];
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
@@ -140,7 +146,7 @@ int rj_remote_open(struct rj_remote **out, const char *url, const char *from)
 			   t->url.retry_ms);
 	/* The client keeps the password; here a mark that there is one, for the URL shown. */
 	if (t->url.password[0]) {
-		memset(t->url.password, 0, sizeof t->url.password);
+		explicit_bzero(t->url.password, sizeof t->url.password);
 		t->url.password[0] = '*';
 	}
 	if (rc < 0) {
@@ -274,6 +280,10 @@ static int check_value(const struct rj_record *rec, const struct rj_remote_want 
 	*kernels = NULL;
 	RJ_CHECK(memcmp(&rec->key, &w->key, sizeof w->key) != 0, ROCJIT_EFORMAT,
 		 "it is stored under another key");
+	/* What a code object's kernels and name expressions take, with room: the checks
+	   below compare lists, and a hostile one must not make them long. */
+	RJ_CHECK(rec->kernels_len > KERNELS_MAX, ROCJIT_EFORMAT, "its kernel list is longer "
+		 "than %d bytes", KERNELS_MAX);
 	RJ_CHECK(memcmp(&rec->pkey, &w->pkey, sizeof w->pkey) != 0, ROCJIT_EFORMAT,
 		 "its portable key is not this program's");
 	RJ_CHECK(!field_is(rec->platform, rec->platform_len, w->platform), ROCJIT_EFORMAT,
@@ -311,31 +321,34 @@ static int check_value(const struct rj_record *rec, const struct rj_remote_want 
 	return 0;
 }
 
-/* One warning per process for values refused, then at ROCJIT_LOG=info. */
+/* One warning per process for values refused, then at ROCJIT_LOG=info.  Without mu. */
 static void refused(struct rj_remote *t, const char *key, const char *why)
 {
 	atomic_fetch_add(&t->rejected, 1);
 	if (atomic_load(&t->rejected) == 1)
 		rj_log(RJ_LOG_WARN, "remote cache %s: the value of %s is not used: %s (counted "
-		       "in rocjit stats; it is replaced when this node compiles it)", shown_locked(t),
-		       key, why);
+		       "in rocjit stats; it is replaced when this node compiles it)",
+		       rj_remote_shown(t), key, why);
 	else
-		RJ_LOG(RJ_LOG_INFO, "remote cache %s: the value of %s is not used: %s", shown_locked(t),
-		       key, why);
+		RJ_LOG(RJ_LOG_INFO, "remote cache %s: the value of %s is not used: %s",
+		       rj_remote_shown(t), key, why);
 }
 
-/* GETRANGE of a value (caller holds mu): 1 and *v, 0 miss (or refused), <0 failure. */
-static int get_locked(struct rj_remote *t, const struct rj_remote_want *w,
-		      struct rj_remote_value *v)
+/*
+ * GETRANGE of a value (caller holds mu): 1 and v->bytes, v->size (the value as read,
+ * not yet checked); 0 a miss; 2 refused without a look inside (why[] says why); <0 the
+ * server failed.  The checks of what is inside run after mu is let go: a hostile value
+ * costs only the thread that reads it.
+ */
+static int fetch_locked(struct rj_remote *t, const char *key, struct rj_remote_value *v,
+			char *why, size_t why_size)
 {
-	char key[160], end[32], why[600];
+	char end[32];
 	const char *argv[4];
 	size_t argvlen[4];
 	struct rj_reply *reply = NULL;
 	int rc;
 
-	memset(v, 0, sizeof *v);
-	value_key(t, &w->key, key, sizeof key);
 	/* One byte past the limit: a longer value shows as longer, never read whole. */
 	snprintf(end, sizeof end, "%zu", VALUE_MAX);
 	argv[0] = "GETRANGE", argv[1] = key, argv[2] = "0", argv[3] = end;
@@ -345,11 +358,10 @@ static int get_locked(struct rj_remote *t, const struct rj_remote_want *w,
 	if (rc < 0)
 		return rc;
 	if (reply->type == RJ_REPLY_ERROR) {
-		snprintf(why, sizeof why, "the server answered %.*s",
+		snprintf(why, why_size, "the server answered %.*s",
 			 (int)(reply->len > 200 ? 200 : reply->len), reply->str);
 		rj_reply_free(reply);
-		refused(t, key, why);
-		return 0;
+		return 2;
 	}
 	if (reply->type != RJ_REPLY_STRING || reply->len == 0) {
 		rj_reply_free(reply);
@@ -358,37 +370,49 @@ static int get_locked(struct rj_remote *t, const struct rj_remote_want *w,
 	atomic_fetch_add(&t->bytes_read, reply->len);
 	if (reply->len > VALUE_MAX) {
 		rj_reply_free(reply);
-		snprintf(why, sizeof why, "it is larger than %zu MiB", VALUE_MAX >> 20);
-		refused(t, key, why);
-		return 0;
+		snprintf(why, why_size, "it is larger than %zu MiB", VALUE_MAX >> 20);
+		return 2;
 	}
 	v->bytes = malloc(reply->len);
-	if (!v->bytes) {
-		rj_reply_free(reply);
-		return 0;
+	if (v->bytes) {
+		memcpy(v->bytes, reply->str, reply->len);
+		v->size = reply->len;
 	}
-	memcpy(v->bytes, reply->str, reply->len);
-	v->size = reply->len;
 	rj_reply_free(reply);
-	if (rj_record_decode(&v->rec, v->bytes, v->size) != 0 ||
-	    check_value(&v->rec, w, &v->kernels) != 0) {
+	return v->bytes ? 1 : 0;
+}
+
+/* The value of w->key, checked: 1 and *v, else 0 (a miss, a refusal) or <0. */
+static int get_value(struct rj_remote *t, const struct rj_remote_want *w,
+		     struct rj_remote_value *v)
+{
+	char key[160], why[600];
+	int rc;
+
+	memset(v, 0, sizeof *v);
+	value_key(t, &w->key, key, sizeof key);
+	pthread_mutex_lock(&t->mu);
+	rc = fetch_locked(t, key, v, why, sizeof why);
+	pthread_mutex_unlock(&t->mu);
+	if (rc == 1 && (rj_record_decode(&v->rec, v->bytes, v->size) != 0 ||
+			check_value(&v->rec, w, &v->kernels) != 0)) {
 		snprintf(why, sizeof why, "%s", rocjit_last_error());
 		rj_remote_value_free(v);
+		rc = 2;
+	}
+	if (rc == 2) {
 		refused(t, key, why);
 		return 0;
 	}
-	return 1;
+	return rc;
 }
 
 /* rj_remote_get, a miss counted or not. */
 static int get_counted(struct rj_remote *t, const struct rj_remote_want *w,
 		       struct rj_remote_value *v, int count_miss)
 {
-	int rc;
+	int rc = get_value(t, w, v);
 
-	pthread_mutex_lock(&t->mu);
-	rc = get_locked(t, w, v);
-	pthread_mutex_unlock(&t->mu);
 	if (rc == 1) {
 		atomic_fetch_add(&t->hits, 1);
 		atomic_fetch_add(&t->saved_us, (uint64_t)(v->rec.compile_ms * 1e3));
@@ -537,7 +561,7 @@ static int try_lock(struct rj_remote *t, struct rj_remote_lease *l)
 }
 
 int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wait_ms,
-		    struct rj_remote_lease **lease, struct rj_remote_value *v)
+		    int nowait, struct rj_remote_lease **lease, struct rj_remote_value *v)
 {
 	double deadline = rj_now_ms() + wait_ms;
 	unsigned sleep_us = 5000;
@@ -575,7 +599,7 @@ int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wai
 		pthread_mutex_unlock(&t->mu);
 		if (rc != 0) /* the server failed, refused the lock, or its holder failed */
 			break;
-		if (wait_ms == 0) {
+		if (nowait) {
 			free(l);
 			return 2; /* another node compiles it now: the caller does something else */
 		}
@@ -592,7 +616,7 @@ int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wai
 		usleep(sleep_us);
 		if (sleep_us < 100000)
 			sleep_us *= 2;
-		if (rj_remote_get(t, w, v) == 1) {
+		if (rj_remote_peek(t, w, v) == 1) { /* the request's miss is counted once */
 			free(l);
 			return 1;
 		}

@@ -76,12 +76,13 @@ int rj_remote_peek(struct rj_remote *t, const struct rj_remote_want *w, struct r
  * whose lease expired (its holder died) is taken over; a holder that failed to compile
  * makes the waiters compile at once, each on its own.  0: compile now, with *lease the
  * lock to give to rj_remote_release, or NULL when there is none to hold (read-only tier,
- * server down, holder failed, waited wait_ms).  With wait_ms 0, a lock another node
- * holds returns 2 at once: it is compiling the key now (nothing held, nothing counted).
+ * server down, holder failed, waited wait_ms).  nowait: a lock another node holds
+ * returns 2 at once instead (it is compiling the key now; nothing held, nothing
+ * counted), for a caller with other work to do.
  */
 struct rj_remote_lease;
 int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wait_ms,
-		    struct rj_remote_lease **lease, struct rj_remote_value *v);
+		    int nowait, struct rj_remote_lease **lease, struct rj_remote_value *v);
 
 /*
  * Gives a lock back after the compile (NULL: nothing): compiled, the lock is deleted

@@ -50,7 +50,9 @@ void rj_remote_url_redact(const char *text, char *out, size_t size)
 		return;
 	}
 	start = scheme + 3;
-	end = start + strcspn(start, "/?#");
+	/* The last '@' anywhere: a password holding '/', '?' or '#' unencoded (a mistake the
+	   parser refuses) must be masked as well, whatever follows it. */
+	end = start + strlen(start);
 	for (const char *p = start; p < end; p++)
 		if (*p == '@')
 			at = p;

@@ -157,29 +157,34 @@ static void entry_meta(struct rj_cache_meta *m, const struct rj_request *r,
 	m->pkey = portable_key(r, s->platform, s->target);
 }
 
-/* Puts s's entry to the remote tier, for the fleet's other nodes.  A failure costs them a
- * compile: one warning, counted (rocjit_stats.remote_put_errors). */
-static void remote_put(rocjit_ctx *ctx, const struct rj_slot *s, const struct rj_cache_meta *m)
+/* Puts s's entry to the remote tier, for the fleet's other nodes: 1 when it is there.  A
+ * failure costs them a compile: one warning, counted (rocjit_stats.remote_put_errors). */
+static int remote_put(rocjit_ctx *ctx, const struct rj_slot *s, const struct rj_cache_meta *m)
 {
 	struct rj_record rec;
 
 	if (rj_remote_is_off(ctx->remote))
-		return; /* down, and said so once: the others compile it */
+		return 0; /* down, and said so once: the others compile it */
 	rj_remote_record_of(&rec, &s->key, m, s->code.data, s->code.size);
-	if (rj_remote_put(ctx->remote, &rec, 0) < 0)
+	if (rj_remote_put(ctx->remote, &rec, 0) < 0) {
 		rj_warn_once("remote-put", "%s; this node keeps its copy, the others compile it",
 			     rocjit_last_error());
+		return 0;
+	}
+	return 1;
 }
 
 /*
  * Stores a fresh code object: in the on-disk cache (unless the context does not write
  * one), and on the remote tier (unless it is read-only).  Failures only cost the next
  * process, or node, a compile.  kernels is its kernels column, name expressions included
- * (kernel_names.c).
+ * (kernel_names.c).  1 when the remote tier has it now (then its lock may go as the
+ * compile's success: the waiting nodes find it).
  */
-static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
-		  const char *compiler, const char *kernels)
+static int store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		 const char *compiler, const char *kernels)
 {
+	int remote = 0;
 	struct rj_cache_meta m;
 	char *options = rj_opts_join(&r->opts), *headers = join_header_names(r);
 	int local = ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY);
@@ -205,14 +210,16 @@ static void store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s
 		rj_note_store(ctx, 0);
 	}
 	if (ctx->remote && !rj_remote_readonly(ctx->remote))
-		remote_put(ctx, s, &m);
+		remote = remote_put(ctx, s, &m);
 out:
 	free(options);
 	free(headers);
+	return remote;
 }
 
+/* Compiles r for s and stores the result; *put: the remote tier has it now. */
 static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
-		   const char *compiler)
+		   const char *compiler, int *put)
 {
 	struct rj_compile_req req;
 	struct rj_compile_out out;
@@ -310,7 +317,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		       "(rocjit_program.name_expressions) or explicit instantiations", r->name,
 		       s->target);
 	}
-	store(ctx, r, s, compiler, kernels);
+	*put = store(ctx, r, s, compiler, kernels);
 	free(kernels);
 	return 0;
 }
@@ -523,55 +530,33 @@ static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	return bundle_take(ctx, r, s, &h);
 }
 
-/* A copy of n bytes of s as a string (NULL when out of memory). */
-static char *text(const char *s, size_t n)
+/*
+ * Copies a remote hit (s, filled) into the on-disk cache, so that the next process finds
+ * it there: kept in memory and stored with the next batch of usage records (at close, at
+ * exit), off the request path.  What is stored about it comes from the request, as for a
+ * compile, not from the value (only its code and kernels, which were checked, do): a
+ * value's other fields are whatever its writer chose.  A failure costs the next process
+ * a remote request: counted, one warning.
+ */
+static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
+			const char *compiler, const char *kernels)
 {
-	char *t = malloc(n + 1);
-
-	if (t) {
-		memcpy(t, s, n);
-		t[n] = 0;
-	}
-	return t;
-}
-
-/* Copies a remote hit into the on-disk cache, so that the next process finds it there:
- * kept in memory and stored with the next batch of usage records (within seconds, at
- * close, at exit), off the request path.  A failure costs that process a remote request:
- * counted, one warning. */
-static void remote_keep(rocjit_ctx *ctx, const struct rj_slot *s, const char *compiler,
-			const struct rj_remote_value *v)
-{
-	const struct rj_record *rec = &v->rec;
 	struct rj_cache_meta m;
-	char *platform, *options, *source_name, *headers;
+	char *options, *headers;
 
 	if (!ctx->cache || (ctx->flags & ROCJIT_OPEN_READONLY) || rj_cache_readonly(ctx->cache))
 		return;
-	platform = text(rec->platform, rec->platform_len);
-	options = text(rec->options, rec->options_len);
-	source_name = text(rec->source_name, rec->source_name_len);
-	headers = text(rec->headers, rec->headers_len);
-	if (platform && options && source_name && headers) {
-		/* The tier's checks made the value's target and compiler the request's. */
-		m.platform = platform;
-		m.target = s->target;
-		m.compiler = compiler;
-		m.options = options;
-		m.source_name = source_name;
-		m.headers = headers;
-		m.kernels = v->kernels;
-		m.compile_ms = rec->compile_ms;
-		m.pkey = rec->pkey;
-		if (rj_cache_put_later(ctx->cache, &s->key, &m, rec->code, rec->code_size) != 0) {
+	options = rj_opts_join(&r->opts);
+	headers = join_header_names(r);
+	if (options && headers) {
+		entry_meta(&m, r, s, compiler, options, headers, kernels);
+		if (rj_cache_put_later(ctx->cache, &s->key, &m, s->code.data, s->code.size) != 0) {
 			atomic_fetch_add(&ctx->cache_errors, 1);
 			rj_warn_once("remote-keep", "%s; the kernel from the remote cache is still "
 				     "used", rocjit_last_error());
 		}
 	}
-	free(platform);
 	free(options);
-	free(source_name);
 	free(headers);
 }
 
@@ -600,7 +585,7 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	w.compiler = compiler;
 	hit = early ? rj_remote_peek(ctx->remote, &w, &v) : rj_remote_get(ctx->remote, &w, &v);
 	if (!hit && claim)
-		hit = rj_remote_claim(ctx->remote, &w, rj_fleet_nowait ? 0 : rj_keylock_timeout_ms(),
+		hit = rj_remote_claim(ctx->remote, &w, rj_keylock_timeout_ms(), rj_fleet_nowait,
 				      lease, &v);
 	if (hit == 2)
 		return 2; /* another node is compiling it: deferred (rj_fleet_nowait) */
@@ -610,7 +595,6 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 		rj_remote_value_free(&v);
 		return 0;
 	}
-	remote_keep(ctx, s, compiler, &v);
 	/* The slot owns the whole value; its code lies inside. */
 	s->code.data = v.rec.code;
 	s->code.size = v.rec.code_size;
@@ -618,6 +602,7 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	s->code.from_cache = 1;
 	s->code_mem = v.bytes;
 	v.bytes = NULL;
+	remote_keep(ctx, r, s, compiler, v.kernels);
 	rj_remote_value_free(&v);
 	if (rj_log_level() >= RJ_LOG_INFO) {
 		rj_key_hex(&s->key, hex);
@@ -676,7 +661,7 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	struct rj_remote_lease *lease = NULL;
 	struct bundle_hit bh;
 	char hex[33];
-	int rc, may_compile = !(ctx->flags & ROCJIT_OPEN_NO_COMPILE);
+	int rc, put = 0, may_compile = !(ctx->flags & ROCJIT_OPEN_NO_COMPILE);
 
 	if (!compiler) {
 		/* No compiler is installed: the bundles are all there is. */
@@ -717,8 +702,10 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		rj_key_hex(&s->key, hex);
 		rj_log(RJ_LOG_INFO, "miss key=%s target=%s source=%s", hex, s->target, r->name);
 	}
-	rc = compile(ctx, r, s, compiler);
-	rj_remote_release(ctx->remote, lease, rc == 0);
+	rc = compile(ctx, r, s, compiler, &put);
+	/* Released as done only when the value is there for the waiting nodes; else the
+	   mark of a failure sends them to compile at once, each on its own. */
+	rj_remote_release(ctx->remote, lease, rc == 0 && put);
 	rj_keylock_release(&lock);
 	return rc;
 }
@@ -781,8 +768,10 @@ int rj_slot_get(struct rj_slot **out, rocjit_ctx *ctx, const struct rj_request *
 	const char *compiler = lk->compiler, *target = lk->target;
 	const rj_key key = lk->key;
 	struct rj_slot *s;
-	int rc, owner = 0;
+	int rc, owner;
 
+again:
+	owner = 0;
 	pthread_rwlock_rdlock(&ctx->rw);
 	s = rj_table_find(ctx, &key);
 	if (s && s->state == RJ_READY) {
@@ -831,9 +820,10 @@ int rj_slot_get(struct rj_slot **out, rocjit_ctx *ctx, const struct rj_request *
 		pthread_rwlock_unlock(&ctx->rw);
 		if (deferred) {
 			/* Its owner (a prefetch thread) went on to other work: this thread takes
-			   the request up itself, from the start. */
+			   the request up itself, from the start (it never defers: only prefetch
+			   threads set rj_fleet_nowait). */
 			pthread_mutex_unlock(&ctx->wait_mu);
-			return rj_slot_get(out, ctx, r, lk);
+			goto again;
 		}
 		if (st != RJ_PENDING)
 			break;
