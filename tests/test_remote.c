@@ -1165,8 +1165,9 @@ TEST(shared_breaker_lets_go_once_the_server_answers_again)
 #define PF_NODES 3
 #define PF_ITEMS 6
 
-/* A node prefetching variants 100.. with one thread; exits with its compile count. */
-static int prefetch_node(int i)
+/* A node prefetching variants 100.. with one thread once start_fd reads end-of-file (all
+ * nodes start together); exits with its compile count. */
+static int prefetch_node(int i, int start_fd)
 {
 	rocjit_program progs[PF_ITEMS];
 	rocjit_prefetch_item items[PF_ITEMS];
@@ -1193,6 +1194,11 @@ static int prefetch_node(int i)
 		items[k].target = TARGET;
 	}
 	po.threads = 1;
+	{
+		char buf;
+		if (read(start_fd, &buf, 1) < 0)
+			return 252;
+	}
 	if (rocjit_prefetch_start(&pf, ctx, items, PF_ITEMS, &po) != 0)
 		return 250;
 	rocjit_prefetch_wait(pf, -1);
@@ -1206,16 +1212,22 @@ static int prefetch_node(int i)
 TEST(prefetching_nodes_compile_different_kernels_at_once)
 {
 	pid_t pids[PF_NODES];
-	int total = 0, most = 0;
+	int total = 0, most = 0, start[2];
 
 	rj_redis_start(&server, "redis", NULL);
 	url_of(url, sizeof url, &server, NULL);
+	ASSERT(pipe(start) == 0);
 	for (int i = 0; i < PF_NODES; i++) {
 		pids[i] = fork();
 		ASSERT(pids[i] >= 0);
-		if (pids[i] == 0)
-			_exit(prefetch_node(i));
+		if (pids[i] == 0) {
+			close(start[1]);
+			_exit(prefetch_node(i, start[0]));
+		}
 	}
+	close(start[0]);
+	usleep(300000); /* every node opened its context (under sanitizers too) */
+	close(start[1]);
 	for (int i = 0; i < PF_NODES; i++) {
 		int status, n;
 		ASSERT(waitpid(pids[i], &status, 0) == pids[i]);

@@ -36,6 +36,6 @@ if [ "${ROCJIT_SANITIZERS:-1}" != 0 ]; then
 		-DROCJIT_SANITIZE=thread -DROCJIT_BUILD_BENCH=OFF -DROCJIT_BUILD_EXAMPLES=OFF
 	cmake --build "$build-tsan" -j"$(nproc)"
 	ctest --test-dir "$build-tsan" -j"$(nproc)" --output-on-failure -LE gpu \
-		-R 'thread|race|stampede|holder|recent|registry|cache\.|workers\.|cli\.prewarm|remote\.(server_killed|stopped|unanswered|planted|readonly|lock_of|failed_holder|lease|unix|cluster)' \
+		-R 'thread|race|stampede|holder|recent|registry|cache\.|workers\.|cli\.prewarm|remote\.(server_killed|stopped|unanswered|planted|readonly|lock_of|failed_holder|lease|unix|cluster|no_wait|ttl)' \
 		-E 'fork'
 fi

@@ -223,17 +223,24 @@ static int has_key_locked(rj_cache *c, const rj_key *key)
 	return rc != SQLITE_DONE;
 }
 
-int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
-		 const void *code, size_t size)
+/* Whether a code object of size bytes may be stored: 0, or ROCJIT_EIO saying why not. */
+static int storable(const rj_cache *c, size_t size)
 {
-	int rc;
-
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only", c->path);
 	/* Storing it would evict every other entry, then it too: keep the others. */
 	RJ_CHECK(c->max_bytes && size > c->max_bytes, ROCJIT_EIO,
 		 "cache %s: the code object (%zu bytes) is larger than the cache's size limit "
 		 "(ROCJIT_CACHE_MAXSIZE, %llu bytes), so it is not stored: raise "
 		 "ROCJIT_CACHE_MAXSIZE", c->path, size, (unsigned long long)c->max_bytes);
+	return 0;
+}
+
+int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
+		 const void *code, size_t size)
+{
+	int rc;
+
+	RJ_FORWARD(storable(c, size));
 	if ((rc = rj_cache_lock(c)) != 0)
 		return rc;
 	if ((rc = rj_cache_insert_locked(c, key, m, code, size)) != 0) {
@@ -265,11 +272,7 @@ int rj_cache_put_later(rj_cache *c, const rj_key *key, const struct rj_cache_met
 {
 	int rc;
 
-	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only", c->path);
-	RJ_CHECK(c->max_bytes && size > c->max_bytes, ROCJIT_EIO,
-		 "cache %s: the code object (%zu bytes) is larger than the cache's size limit "
-		 "(ROCJIT_CACHE_MAXSIZE, %llu bytes), so it is not stored: raise "
-		 "ROCJIT_CACHE_MAXSIZE", c->path, size, (unsigned long long)c->max_bytes);
+	RJ_FORWARD(storable(c, size));
 	/* No flusher is started for it (a thread costs a new process about 45 us): a running
 	   one stores it in its next round, else close or exit does. */
 	pthread_mutex_lock(&c->lock);
