@@ -5,10 +5,9 @@
  * it, credentials and database sent in the same round trip as that command), the slot
  * map of a Redis Cluster (CLUSTER SLOTS, read from any reachable seed or known node;
  * MOVED updates a slot and asks for a new map before the next command, ASK sends the one
- * command to the importing node after ASKING), and the breaker: a failure of any kind
- * the request path cannot do better against by retrying (no answer, refused
- * credentials, a server loading or a cluster down) leaves the deployment alone for
- * retry_ms, so that a server down costs one timeout per period, not one per request.
+ * command to the importing node after ASKING), and which failures open the breaker
+ * (breaker.c): those the request path cannot do better against by retrying (no answer,
+ * refused credentials, a server loading or a cluster down).
  *
  * Must not know what is stored (remote.c) nor speak to a socket itself (conn.c).  Not
  * thread-safe: the tier that owns a client locks around every call.
@@ -21,12 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
-#include "key/key.h"
+#include "remote/breaker.h"
+
+_Static_assert(RJ_REDIS_OFF == RJ_BREAKER_OFF, "one code for an open breaker");
 
 #define MAX_NODES 64
 #define MAX_REDIRECTS 5
@@ -43,7 +42,6 @@ struct rj_redis {
 	char shown[600];         /* the URL without its password */
 	char password_file[4096];
 	int password_read;
-	int retry_ms;
 	struct node nodes[MAX_NODES];
 	int nnodes;
 	/* Cluster: slot -> index + 1 into nodes (0: unknown), allocated with the first map
@@ -51,15 +49,7 @@ struct rj_redis {
 	   in the map. */
 	uint8_t *slot_node;
 	int have_map, refresh_map, masters;
-	/* The breaker. */
-	double off_until;        /* rj_now_ms() before which nothing is sent */
-	char off_why[768];
-	int warned;              /* a warning was printed since the last success */
-	int quiet;               /* no warning at all (rj_redis_set_quiet) */
-	/* The breaker shared with the node's processes (rj_redis_share_breaker). */
-	int share_fd;            /* the folder, or -1 */
-	char share_name[48];     /* rocjit-remote-<16 hex of the URL shown>.down */
-	int share_seen;          /* the file was there at the last look */
+	struct rj_breaker breaker;
 };
 
 /* ---- CRC16 (XMODEM: polynomial 0x1021, initial 0), Redis Cluster's key hash ------------ */
@@ -101,8 +91,7 @@ int rj_redis_open(struct rj_redis **out, const struct rj_remote_url *u, const ch
 	r->url = *u; /* shown is made at its first use (rocjit_open's path has no printf) */
 	if (password_file && !u->password[0])
 		snprintf(r->password_file, sizeof r->password_file, "%s", password_file);
-	r->retry_ms = retry_ms;
-	r->share_fd = -1;
+	rj_breaker_init(&r->breaker, retry_ms);
 	if (u->kind != RJ_REMOTE_CLUSTER) {
 		r->nodes[0].host = strdup(u->kind == RJ_REMOTE_TCP ? u->hosts[0].name : "");
 		r->nodes[0].port = u->kind == RJ_REMOTE_TCP ? u->hosts[0].port : 0;
@@ -135,8 +124,7 @@ void rj_redis_close(struct rj_redis *r)
 	if (!r)
 		return;
 	rj_redis_drop(r);
-	if (r->share_fd >= 0)
-		close(r->share_fd);
+	rj_breaker_close(&r->breaker);
 	for (int i = 0; i < r->nnodes; i++)
 		free(r->nodes[i].host);
 	free(r->slot_node);
@@ -158,135 +146,36 @@ static const char *shown(struct rj_redis *r)
 	return r->shown;
 }
 
-/* ---- The breaker ------------------------------------------------------------------------ */
+/* ---- The breaker (breaker.c) ------------------------------------------------------------ */
 
 void rj_redis_share_breaker(struct rj_redis *r, int dirfd)
 {
-	/* A descriptor of its own: the cache closes and opens its own around fork(), and the
-	   number could then name another folder.  The name is made at its first use
-	   (rocjit_open's path). */
-	if (r->share_fd >= 0)
-		close(r->share_fd);
-	r->share_fd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) : -1;
-}
-
-/* The shared file's name in its folder: one per deployment, named by the URL as shown
- * (no password). */
-static const char *share_name(struct rj_redis *r)
-{
-	char hex[33];
-	rj_digest d;
-	rj_key k;
-
-	if (!r->share_name[0]) {
-		d = rj_digest_of(shown(r), strlen(shown(r)));
-		memcpy(k.b, d.b, sizeof k.b);
-		rj_key_hex(&k, hex);
-		snprintf(r->share_name, sizeof r->share_name, "rocjit-remote-%.16s.down", hex);
-	}
-	return r->share_name;
-}
-
-/* Writes why into the shared file (best-effort: a breaker not shared only costs the
- * other processes their own timeout). */
-static void share_trip(struct rj_redis *r, const char *why)
-{
-	int fd;
-
-	if (r->share_fd < 0)
-		return;
-	fd = openat(r->share_fd, share_name(r),
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-	if (fd < 0)
-		return;
-	if (write(fd, why, strlen(why)) < 0)
-		RJ_LOG(RJ_LOG_DEBUG, "remote cache %s: the breaker's file: %s", shown(r),
-		       strerror(errno));
-	close(fd);
-	r->share_seen = 1;
-}
-
-/*
- * Before a connection: 1 when another process of the node found the deployment failing
- * less than retry_ms ago (its reason becomes this breaker's, opened for what is left of
- * the period), else 0.  One fstatat; the reason is read only when it is recent.
- */
-static int shared_off(struct rj_redis *r)
-{
-	struct stat st;
-	double age_ms;
-	char why[sizeof r->off_why - 64];
-	ssize_t n = 0;
-	int fd;
-
-	if (r->share_fd < 0 || fstatat(r->share_fd, share_name(r), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-		r->share_seen = 0;
-		return 0;
-	}
-	r->share_seen = 1;
-	{
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		age_ms = (double)(now.tv_sec - st.st_mtim.tv_sec) * 1e3 +
-			 (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e6;
-	}
-	if (!S_ISREG(st.st_mode) || age_ms < 0 || age_ms >= r->retry_ms)
-		return 0;
-	fd = openat(r->share_fd, r->share_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd >= 0) {
-		n = read(fd, why, sizeof why - 1);
-		close(fd);
-	}
-	why[n > 0 ? n : 0] = 0;
-	for (char *c = why; *c; c++)
-		if ((unsigned char)*c < 0x20)
-			*c = ' ';
-	r->off_until = rj_now_ms() + (r->retry_ms - age_ms);
-	snprintf(r->off_why, sizeof r->off_why, "another process of this node found it failing "
-		 "%.1f s ago: %s", age_ms / 1000.0, why[0] ? why : "(no reason kept)");
-	if (!r->quiet && !r->warned)
-		rj_log(RJ_LOG_WARN, "remote cache %s: %s; going on without it for %.0f s",
-		       shown(r), r->off_why, (r->retry_ms - age_ms) / 1000.0);
-	r->warned = 1;
-	return 1;
+	rj_breaker_share(&r->breaker, dirfd);
 }
 
 void rj_redis_trip(struct rj_redis *r, const char *why)
 {
-	r->off_until = rj_now_ms() + r->retry_ms;
-	snprintf(r->off_why, sizeof r->off_why, "%s", why);
-	share_trip(r, why);
-	/* One warning per outage: a server that stays down is retried every period, and
-	   says so only at ROCJIT_LOG=info. */
-	if (r->quiet)
-		return;
-	if (!r->warned)
-		rj_log(RJ_LOG_WARN, "remote cache %s: %s; going on without it for %.0f s (then it "
-		       "is tried again)", shown(r), why, r->retry_ms / 1000.0);
-	else
-		RJ_LOG(RJ_LOG_INFO, "remote cache %s: %s; tried again in %.0f s", shown(r), why,
-		       r->retry_ms / 1000.0);
-	r->warned = 1;
+	rj_breaker_trip(&r->breaker, shown(r), why);
 }
 
 void rj_redis_set_quiet(struct rj_redis *r, int quiet)
 {
-	r->quiet = quiet;
+	r->breaker.quiet = quiet;
 }
 
 void rj_redis_reset_breaker(struct rj_redis *r)
 {
-	r->off_why[0] = 0;
+	r->breaker.off_why[0] = 0;
 }
 
 int rj_redis_is_off(struct rj_redis *r)
 {
-	return r->off_why[0] && rj_now_ms() < r->off_until;
+	return r->breaker.off_why[0] && rj_now_ms() < r->breaker.off_until;
 }
 
 const char *rj_redis_off_reason(const struct rj_redis *r)
 {
-	return r->off_why;
+	return r->breaker.off_why;
 }
 
 /* Records a failure as the thread's error, trips the breaker with it, returns code.  A
@@ -378,9 +267,8 @@ static int node_call(struct rj_redis *r, int i, int asking, int argc, const char
 
 	node_where(r, n, where, sizeof where);
 	if (!n->conn) {
-		if (shared_off(r))
-			RJ_FAIL(-RJ_REDIS_OFF, "remote cache %s is not used for %.1f s more, after: "
-				"%s", shown(r), (r->off_until - rj_now_ms()) / 1000.0, r->off_why);
+		if (rj_breaker_shared_off(&r->breaker, shown(r)))
+			return rj_breaker_check(&r->breaker, shown(r));
 		RJ_FORWARD(read_password(r));
 		rc = rj_conn_open(&n->conn, n->host, n->port,
 				  r->url.kind == RJ_REMOTE_UNIX ? r->url.path : NULL,
@@ -601,35 +489,13 @@ static int pick(struct rj_redis *r, const char *key)
 
 /* ---- Commands ------------------------------------------------------------------------------ */
 
-/* 0 when commands may be sent now; else the breaker's failure, recorded. */
-static int check_breaker(struct rj_redis *r)
-{
-	if (!r->off_why[0] || rj_now_ms() >= r->off_until)
-		return 0;
-	RJ_FAIL(-RJ_REDIS_OFF, "remote cache %s is not used for %.1f s more, after: %s", shown(r),
-		(r->off_until - rj_now_ms()) / 1000.0, r->off_why);
-}
-
-static void succeeded(struct rj_redis *r)
-{
-	if (r->off_why[0] && r->warned)
-		RJ_LOG(RJ_LOG_INFO, "remote cache %s answers again", shown(r));
-	r->off_why[0] = 0;
-	r->warned = 0;
-	if (r->share_seen && r->share_fd >= 0) {
-		/* It works again: the node's other processes need not keep away. */
-		unlinkat(r->share_fd, r->share_name, 0);
-		r->share_seen = 0;
-	}
-}
-
 int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
 		     const size_t *argvlen, struct rj_reply **reply)
 {
 	int asking = 0, idx, rc;
 
 	*reply = NULL;
-	RJ_FORWARD(check_breaker(r));
+	RJ_FORWARD(rj_breaker_check(&r->breaker, shown(r)));
 	if (r->url.kind == RJ_REMOTE_CLUSTER && (!r->have_map || r->refresh_map) &&
 	    (rc = load_map(r)) < 0)
 		return fail(r, rc);
@@ -647,7 +513,7 @@ int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *
 		}
 		asking = 0;
 		if (e->type != RJ_REPLY_ERROR) {
-			succeeded(r);
+			rj_breaker_succeeded(&r->breaker, shown(r));
 			*reply = e;
 			return 0;
 		}
@@ -690,7 +556,7 @@ int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *
 			rj_reply_free(e);
 			return fail(r, rc);
 		}
-		succeeded(r);
+		rj_breaker_succeeded(&r->breaker, shown(r));
 		*reply = e;
 		return 0;
 	}
@@ -707,7 +573,7 @@ int rj_redis_each_server(struct rj_redis *r,
 	uint8_t done[MAX_NODES] = { 0 };
 	int rc;
 
-	RJ_FORWARD(check_breaker(r));
+	RJ_FORWARD(rj_breaker_check(&r->breaker, shown(r)));
 	if (r->url.kind == RJ_REMOTE_CLUSTER && (!r->have_map || r->refresh_map) &&
 	    (rc = load_map(r)) < 0)
 		return fail(r, rc);
@@ -734,6 +600,6 @@ int rj_redis_each_server(struct rj_redis *r,
 		if (rc)
 			return rc;
 	}
-	succeeded(r);
+	rj_breaker_succeeded(&r->breaker, shown(r));
 	return 0;
 }

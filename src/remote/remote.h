@@ -1,5 +1,6 @@
 /*
- * remote.h - the remote tier: code objects shared by a fleet through Redis (see remote.c).
+ * remote.h - the remote tier: code objects shared by a fleet through Redis (remote.c,
+ * tier.c, lease.c, info.c; remote_internal.h says which owns what).
  *
  * Best-effort, as the on-disk cache: every failure here is a miss for the request path,
  * with one warning; none can fail a kernel request.  Internally locked: one tier per
