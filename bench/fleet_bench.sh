@@ -30,24 +30,10 @@ while [[ $# -gt 0 && $1 == -* ]]; do
 done
 build=$(cd "${1:-build}" && pwd)
 [[ $kernels == all ]] && kernels=0
-work=$(mktemp -d /tmp/rocjit-fleet-bench-XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. "$(cd "$(dirname "$0")" && pwd)/redis_bench.sh"
+bench_scratch rocjit-fleet-bench
 export CUDA_CACHE_DISABLE=1 ROCJIT_LOG=off ROCJIT_WORKERS=$workers
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$redis" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" \
-	--logfile "$work/redis.log" --maxmemory 2gb --maxmemory-policy allkeys-lru &
-pids+=($!)
-for _ in $(seq 100); do
-	python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null && break
-	sleep 0.05
-done
+bench_redis "$redis" --maxmemory 2gb --maxmemory-policy allkeys-lru
 echo "# $(uname -n), $(nproc) CPUs, $nodes nodes x $workers workers, target $target, kernels ${kernels/#0/all}"
 
 # run LABEL COUNT REMOTE: COUNT nodes at once; prints per node and the run's totals.

@@ -28,26 +28,10 @@ while [[ $# -gt 0 && $1 == -* ]]; do
 done
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d /tmp/rocjit-remote-bench-XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. "$here/redis_bench.sh"
+bench_scratch rocjit-remote-bench
 export CUDA_CACHE_DISABLE=1
-
-# A free port: the kernel's choice, released just before the server takes it.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$redis" --port "$port" --bind 127.0.0.1 --unixsocket "$work/redis.sock" --unixsocketperm 700 \
-	--save '' --appendonly no --dir "$work" --logfile "$work/redis.log" &
-pids+=($!)
-for _ in $(seq 100); do
-	[[ -S $work/redis.sock ]] && break
-	sleep 0.05
-done
-[[ -S $work/redis.sock ]] || { echo "redis-server did not start: $(cat "$work/redis.log")" >&2; exit 1; }
+bench_redis "$redis"
 echo "# $("$redis" --version | head -1)"
 echo "# $(uname -n), $(nproc) CPUs, target $target, $n rounds"
 

@@ -317,24 +317,22 @@ TEST(stopped_server_costs_one_timeout_then_is_left_alone)
 	const rocjit_code *c;
 	rocjit_stats st;
 	rocjit_ctx *ctx;
-	double t0;
 
 	rj_redis_start(&server, "redis", NULL);
 	url_of(url, sizeof url, &server, "timeout=300&connect_timeout=200&retry=60000");
 	ctx = open_node("a", url);
 	ASSERT_INT(compile_variant(ctx, 1, &c), 0); /* connected, put */
 	rj_redis_pause(&server);
-	t0 = now_ms();
 	for (int i = 2; i <= 4; i++)
 		ASSERT_INT(compile_variant(ctx, i, &c), 0);
 	st = stats_of(ctx);
 	ASSERT_INT(st.compiles, 4);
 	ASSERT_INT(st.remote_errors, 1);
-	/* One operation timeout (300 ms) in all, not one per request. */
+	/* One operation timeout (300 ms) in all, not one per request: less than two of them,
+	   whatever the load on the machine. */
 	ASSERT(st.remote_ms >= 250);
-	ASSERT(st.remote_ms < 300 + 150);
+	ASSERT(st.remote_ms < 2 * 300);
 	ASSERT_CONTAINS(st.remote_off_reason, "did not answer within 300 ms");
-	(void)t0;
 	rocjit_close(ctx);
 	rj_redis_resume(&server);
 	rj_redis_stop(&server);
@@ -378,7 +376,7 @@ TEST(unanswered_connect_costs_one_connect_timeout_per_breaker_period)
 	st = stats_of(ctx);
 	ASSERT_INT(st.compiles, 3);
 	ASSERT_INT(st.remote_errors, 1);
-	ASSERT(st.remote_ms >= 200 && st.remote_ms < 250 + 150);
+	ASSERT(st.remote_ms >= 200 && st.remote_ms < 2 * 250); /* one timeout, not two */
 	ASSERT_CONTAINS(st.remote_off_reason, "no answer within 250 ms");
 	rocjit_close(ctx);
 	close(fd);
@@ -427,19 +425,31 @@ static void *fetch(const char *key, size_t *size)
 }
 
 /* Node b asks for variant i, whose value was planted: it must compile it itself, count
- * one refused value, and leave a good value in its place. */
+ * one refused value, say why (its one warning holds why), and leave a good value in its
+ * place. */
 static void refused_then_mended(int i, const char *name, const char *why)
 {
 	const rocjit_code *c;
 	rocjit_stats st;
 	rocjit_ctx *b = open_node(name, url);
-	char key[128], *err = NULL;
+	char key[128], path[4400], *err;
 	struct rj_record rec;
 	size_t size = 0;
 	void *v;
+	int saved = dup(2), fd;
 
-	(void)err;
+	snprintf(path, sizeof path, "%s/%s.err", rj_test_dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT(saved >= 0 && fd >= 0 && dup2(fd, 2) == 2);
+	close(fd);
 	ASSERT_INT(compile_variant(b, i, &c), 0);
+	fflush(stderr);
+	ASSERT(dup2(saved, 2) == 2);
+	close(saved);
+	err = rj_test_read_file(path, NULL);
+	ASSERT_CONTAINS(err, "is not used");
+	ASSERT_CONTAINS(err, why);
+	free(err);
 	st = stats_of(b);
 	ASSERT_INT(c->from_cache, 0);
 	ASSERT_INT(st.compiles, 1);
@@ -454,7 +464,6 @@ static void refused_then_mended(int i, const char *name, const char *why)
 	ASSERT(memcmp(rec.code, c->data, c->size) == 0);
 	free(v);
 	rocjit_close(b);
-	(void)why;
 }
 
 /* Compiles variant i in node a (putting it) and returns its value, malloc'ed. */
@@ -520,7 +529,7 @@ TEST(planted_corrupt_foreign_and_oversized_values_are_never_loaded)
 		free(re);
 		rocjit_close(a);
 	}
-	refused_then_mended(4, "b4", "target");
+	refused_then_mended(4, "b4", "gfx1030");
 	free(v);
 
 	/* Garbage, and a value larger than the tier reads (64 MiB), and no string at all. */
@@ -1116,7 +1125,7 @@ TEST(dead_server_costs_a_node_one_timeout_not_one_per_process)
 	snprintf(url, sizeof url, "redis://127.0.0.1:%d?connect_timeout=300&retry=60000", port);
 	/* The first process pays the connect timeout and tells the others. */
 	rc = in_child_capturing(node_process, 1, "first", &err);
-	ASSERT(rc >= 30 && rc <= 40); /* one timeout of 300 ms, in tens of ms */
+	ASSERT(rc >= 30 && rc < 60); /* one timeout of 300 ms (not two), in tens of ms */
 	ASSERT_CONTAINS(err, "no answer within 300 ms");
 	free(err);
 	ASSERT(breaker_file_exists());
@@ -1124,7 +1133,8 @@ TEST(dead_server_costs_a_node_one_timeout_not_one_per_process)
 	for (int i = 2; i <= 4; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "next%d", i);
-		ASSERT_INT(in_child_capturing(node_process, i, name, &err), 0);
+		rc = in_child_capturing(node_process, i, name, &err);
+		ASSERT(rc < 10); /* no timeout of 300 ms paid */
 		ASSERT_CONTAINS(err, "another process of this node found it failing");
 		ASSERT_INT(count_of(err, "warning"), 1);
 		free(err);
@@ -1139,21 +1149,26 @@ TEST(shared_breaker_lets_go_once_the_server_answers_again)
 
 	rj_redis_start(&server, "redis", NULL);
 	url_of(url, sizeof url, &server, "timeout=200&retry=30000");
-	ASSERT_INT(in_child_capturing(node_process, 1, "up", &err), 0); /* connects once */
+	ASSERT(in_child_capturing(node_process, 1, "up", &err) < 250); /* connects once */
 	free(err);
 	rj_redis_pause(&server);
 	rc = in_child_capturing(node_process, 2, "paused", &err);
-	ASSERT(rc >= 20 && rc <= 30); /* one timeout of 200 ms, in tens of ms */
+	ASSERT(rc >= 20 && rc < 40); /* one timeout of 200 ms (not two), in tens of ms */
 	free(err);
 	ASSERT(breaker_file_exists());
-	ASSERT_INT(in_child_capturing(node_process, 3, "skipped", &err), 0);
+	rc = in_child_capturing(node_process, 3, "skipped", &err);
+	ASSERT(rc < 10); /* no timeout of 200 ms paid */
 	ASSERT_CONTAINS(err, "another process of this node");
 	free(err);
 	rj_redis_resume(&server);
 	/* The period is over (the file's time moved back past it, as waiting would): the next
 	   process connects, and a working connection lets the others go too. */
 	age_breaker_file(31);
-	ASSERT_INT(in_child_capturing(node_process, 4, "back", &err), 0);
+	/* The same deployment (the URL shown, which names the file, has no options) with a
+	   deadline that a server just woken, on a loaded machine, keeps. */
+	url_of(url, sizeof url, &server, "timeout=10000&retry=30000");
+	rc = in_child_capturing(node_process, 4, "back", &err);
+	ASSERT(rc < 250); /* it compiled, talking to the server */
 	ASSERT_INT(count_of(err, "warning"), 0);
 	free(err);
 	ASSERT(!breaker_file_exists());
@@ -1209,10 +1224,10 @@ static int prefetch_node(int i, int start_fd)
 	return ps.failed || ps.done != PF_ITEMS ? 251 : compiles;
 }
 
-TEST(prefetching_nodes_compile_different_kernels_at_once)
+TEST(prefetching_nodes_compile_each_key_once)
 {
 	pid_t pids[PF_NODES];
-	int total = 0, most = 0, start[2];
+	int total = 0, start[2];
 
 	rj_redis_start(&server, "redis", NULL);
 	url_of(url, sizeof url, &server, NULL);
@@ -1233,15 +1248,75 @@ TEST(prefetching_nodes_compile_different_kernels_at_once)
 		ASSERT(waitpid(pids[i], &status, 0) == pids[i]);
 		ASSERT(WIFEXITED(status));
 		n = WEXITSTATUS(status);
+		printf("node %d: %d compiles (exit status)\n", i, n);
 		ASSERT(n <= PF_ITEMS);
 		total += n;
-		most = n > most ? n : most;
 	}
-	/* Each key once across the nodes, and not all by one of them: a node that finds a
-	   key being compiled elsewhere compiles another meanwhile. */
+	/* Each key once across the nodes (which of them compiles what depends on how they
+	   are scheduled: remote.prefetch_puts_aside_a_kernel_another_node_compiles checks
+	   the putting aside itself). */
 	ASSERT_INT(total, PF_ITEMS);
-	ASSERT(most < PF_ITEMS);
 	ASSERT_INT(dbsize(&server), PF_ITEMS);
+	rj_redis_stop(&server);
+}
+
+static size_t pf_order[PF_ITEMS], pf_done;
+
+static void pf_progress(void *user, const rocjit_prefetch_status *st, size_t index, int rc,
+			const char *message)
+{
+	(void)user, (void)st, (void)rc, (void)message;
+	pf_order[pf_done++] = index; /* one thread: no race */
+}
+
+TEST(prefetch_puts_aside_a_kernel_another_node_compiles)
+{
+	rocjit_program progs[4];
+	rocjit_prefetch_item items[4];
+	char opts[4][48], key[33], lock[128];
+	const char *o[4][1];
+	rocjit_prefetch_options po = ROCJIT_PREFETCH_OPTIONS_INIT;
+	rocjit_prefetch_status ps;
+	rocjit_prefetch *pf;
+	rocjit_ctx *ctx;
+
+	/* Another node holds item 0's lock (its lease ends in 3 s): the prefetch compiles
+	   items 1-3 first, then takes item 0 up, waits for what is left of the lease (if
+	   anything: compiles may be slower than 3 s here), and compiles it. */
+	rj_redis_start(&server, "redis", NULL);
+	url_of(url, sizeof url, &server, NULL);
+	key_of_variant(200, key);
+	snprintf(lock, sizeof lock, "rocjit:%d:%s:lock", RJ_RECORD_VERSION, key);
+	{
+		const char *w[] = { "SET", lock, "other-node:1:x", "PX", "3000", NULL };
+		char r[64];
+		call(&server, r, sizeof r, w);
+	}
+	ctx = open_node("a", url);
+	for (int k = 0; k < 4; k++) {
+		rocjit_program p = ROCJIT_PROGRAM_INIT;
+		snprintf(opts[k], sizeof opts[k], "-D" MACRO "=%d", 200 + k);
+		o[k][0] = opts[k];
+		p.source = rj_test_axpy;
+		p.options = o[k];
+		p.num_options = 1;
+		progs[k] = p;
+		memset(&items[k], 0, sizeof items[k]);
+		items[k].program = &progs[k];
+		items[k].target = TARGET;
+	}
+	po.threads = 1;
+	po.progress = pf_progress;
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, 4, &po), 0);
+	rocjit_prefetch_wait(pf, -1);
+	rocjit_prefetch_status_get(&ps, pf);
+	rocjit_prefetch_free(pf);
+	ASSERT_INT(ps.failed, 0);
+	ASSERT_INT(pf_done, 4);
+	ASSERT_INT(pf_order[0], 1);
+	ASSERT_INT(pf_order[3], 0); /* put aside, then done last */
+	ASSERT_INT(stats_of(ctx).compiles, 4); /* item 0 too, once its lease ran out */
+	rocjit_close(ctx);
 	rj_redis_stop(&server);
 }
 
