@@ -20,7 +20,10 @@
  *   new      the same on an empty cache folder: a node's very first request, which also
  *            creates the database and learns the compiler's identity (loading the
  *            compiler: the key names it).
- * disk, remote and new take turns, N rounds (default 30; new every third round).
+ *   bare     no rocjit: a client of its own (hiredis, the same library rocjit uses)
+ *            connects and GETRANGEs a value of the remote case's size, in a new process:
+ *            the floor the server and the machine set for the remote hit.
+ * disk, remote, bare and new take turns, N rounds (default 30; new every third round).
  *
  *   bench_remote --dead URL [-n N] [--target T] FILE [-- OPTIONS...]
  *
@@ -39,6 +42,10 @@
 
 #include "bench_util.h"
 #include "rocjit.h"
+
+#ifdef BENCH_HAVE_HIREDIS
+#include <hiredis/hiredis.h>
+#endif
 
 const char *bench_prog = "bench_remote";
 
@@ -100,6 +107,61 @@ static int child(const char *dir, const char *url, const char *file, const char 
 	return 0;
 }
 
+#ifdef BENCH_HAVE_HIREDIS
+/* A client of url (redis://HOST:PORT or unix://PATH, nothing else), connected. */
+static redisContext *bare_connect(const char *url)
+{
+	char host[256];
+	int port = 6379;
+
+	if (!strncmp(url, "unix://", 7))
+		return redisConnectUnix(url + 7);
+	if (sscanf(url, "redis://%255[^:/]:%d", host, &port) < 1)
+		bench_die("a bare client takes redis://HOST:PORT or unix://PATH, not %s", url);
+	return redisConnect(host, port);
+}
+
+/* --bare-child URL KEY: the bare client's connect and GETRANGE, as open= and first=. */
+static int bare_child(const char *url, const char *key)
+{
+	int64_t t0 = bench_now_ns();
+	redisContext *c = bare_connect(url);
+	double open_ms = bench_ms_since(t0), first_ms;
+	redisReply *r;
+
+	if (!c || c->err)
+		bench_die("connecting to %s: %s", url, c ? c->errstr : "out of memory");
+	t0 = bench_now_ns();
+	r = redisCommand(c, "GETRANGE %s 0 -1", key);
+	first_ms = bench_ms_since(t0);
+	if (!r || r->type != REDIS_REPLY_STRING || r->len == 0)
+		bench_die("GETRANGE %s: no value", key);
+	printf("open=%.4f first=%.4f own=%.4f remote=%.4f size=%zu bare=1\n", open_ms, first_ms,
+	       open_ms + first_ms, open_ms + first_ms, r->len);
+	freeReplyObject(r);
+	redisFree(c);
+	return 0;
+}
+
+/* The key of a value on the server, copied into out; bench_die when there is none. */
+static void any_value_key(const char *url, char *out, size_t size)
+{
+	redisContext *c = bare_connect(url);
+	redisReply *r = c && !c->err ? redisCommand(c, "KEYS %s", "rocjit:*") : NULL;
+
+	if (!r || r->type != REDIS_REPLY_ARRAY)
+		bench_die("cannot list the values on %s", url);
+	for (size_t i = 0; i < r->elements; i++)
+		if (!strstr(r->element[i]->str, ":lock")) {
+			snprintf(out, size, "%s", r->element[i]->str);
+			freeReplyObject(r);
+			redisFree(c);
+			return;
+		}
+	bench_die("no value on %s", url);
+}
+#endif
+
 struct series {
 	const char *name;
 	double own[1024], first[1024], open[1024], remote[1024];
@@ -138,6 +200,22 @@ static void run(struct series *s, const char *dir, const char *url, const char *
 		s->remote[s->n] = bench_field(out, "remote");
 		s->n++;
 	}
+}
+
+/* The bare client's round trip in a new process (--bare-child). */
+static void run_bare(struct series *s, const char *url, const char *key)
+{
+	const char *argv[] = { bench_prog, "--bare-child", url, key, NULL };
+	char t0s[32], out[512];
+
+	if (bench_run_self(argv, t0s, sizeof t0s, out, sizeof out) != 0)
+		bench_die("a bare client failed");
+	printf("%-7s %s", s->name, out);
+	s->open[s->n] = bench_field(out, "open");
+	s->first[s->n] = bench_field(out, "first");
+	s->own[s->n] = bench_field(out, "own");
+	s->remote[s->n] = bench_field(out, "remote");
+	s->n++;
 }
 
 static int cmp(const void *a, const void *b)
@@ -186,14 +264,20 @@ static int dead_server(const char *url, int n, const char *file, const char *tar
 int main(int argc, char **argv)
 {
 	static struct series cold = { .name = "cold" }, disk = { .name = "disk" },
-			     remote = { .name = "remote" }, fresh_node = { .name = "new" };
+			     remote = { .name = "remote" }, fresh_node = { .name = "new" },
+			     bare = { .name = "bare" };
+	char bare_key[512] = "";
 	const char *url = NULL, *dead = NULL, *target = "gfx90a", *file = NULL, *opts[MAX_OPTS];
 	size_t nopts = 0;
 	int n = 30, ncold = 1, a = 1;
 	const char *work;
 	char dir[4300], cold_dir[4400], disk_dir[4400], fresh[4400], used[4400], prod[4400];
-	double c, d, r;
+	double c, d, r, b = 0;
 
+#ifdef BENCH_HAVE_HIREDIS
+	if (argc == 4 && !strcmp(argv[1], "--bare-child"))
+		return bare_child(argv[2], argv[3]);
+#endif
 	if (argc > 5 && !strcmp(argv[1], "--child"))
 		return child(argv[2], argv[3], argv[4], argv[5], (const char *const *)argv + 6,
 			     (size_t)(argc - 6));
@@ -240,10 +324,15 @@ int main(int argc, char **argv)
 	snprintf(used, sizeof used, "%s/used", dir);
 	run(NULL, used, "", file, target, 5000, opts, nopts, "compiles", 0);
 	run(NULL, used, "", file, target, 5000, opts, nopts, "disk", 0);
+#ifdef BENCH_HAVE_HIREDIS
+	any_value_key(url, bare_key, sizeof bare_key);
+#endif
 	for (int i = 1; i <= n; i++) {
 		char cmd[9000];
 		run(&disk, disk_dir, "", file, target, 0, opts, nopts, "disk", 1);
 		run(&remote, used, url, file, target, i, opts, nopts, "remotehits", 1);
+		if (bare_key[0])
+			run_bare(&bare, url, bare_key);
 		if (i % 3 == 1) { /* fewer of these: each loads the compiler */
 			snprintf(fresh, sizeof fresh, "%s/new%d", dir, i);
 			run(&fresh_node, fresh, url, file, target, i, opts, nopts, "remotehits", 1);
@@ -256,7 +345,11 @@ int main(int argc, char **argv)
 	d = summary(&disk);
 	r = summary(&remote);
 	summary(&fresh_node);
+	if (bare.n)
+		b = summary(&bare);
 	printf("ratios of medians (own): remote/disk %.2f", r / d);
+	if (bare.n)
+		printf(", remote/bare %.2f (rocjit's own share %.3f ms)", r / b, r - b);
 	if (ncold)
 		printf(", cold/remote %.0f", c / r);
 	printf("\n");
