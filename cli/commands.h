@@ -21,5 +21,7 @@ int cli_compile(int argc, char **argv); /* compile.c */
 int cli_targets(int argc, char **argv); /* targets.c */
 int cli_remote(int argc, char **argv);  /* remote.c: remote ping|stats */
 int cli_push(int argc, char **argv);    /* remote.c: put local entries on the remote tier */
+int cli_keygen(int argc, char **argv);  /* signing.c: a key pair to sign code with */
+int cli_sign(int argc, char **argv);    /* signing.c: sign a cache's entries */
 
 #endif

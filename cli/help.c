@@ -195,6 +195,25 @@ static const struct cli_help_entry commands[] = {
 	  "The password (in the URL, or the first line of $ROCJIT_REMOTE_PASSWORD_FILE) is\n"
 	  "never printed.",
 	  0 },
+	{ "keygen", NULL, "make a key pair to sign code objects with",
+	  "rocjit keygen [--dir DIR] NAME",
+	  "Writes DIR/NAME.secret (the signing key, mode 0600; never replaced) and\n"
+	  "DIR/NAME.pub, and prints the public key, NAME:BASE64, on stdout.  Producers sign\n"
+	  "what they store, export and push with ROCJIT_SIGNING_KEY=DIR/NAME.secret;\n"
+	  "consumers load bundle and remote entries only when signed by a key of\n"
+	  "ROCJIT_TRUSTED_KEYS=NAME:BASE64[,...] (or files of such lines), and local ones too\n"
+	  "with ROCJIT_REQUIRE_SIGNED=all.  Trust the new key beside the old one while\n"
+	  "rotating.\n"
+	  "\n"
+	  "  -d, --dir DIR   where to write the files (default: the current folder)",
+	  0 },
+	{ "sign", NULL, "sign the cache's entries (or a bundle's: --cache FILE)",
+	  "rocjit sign [--key FILE] [KEY...]",
+	  "Signs the entries with these keys (all without keys) with --key FILE, else\n"
+	  "$ROCJIT_SIGNING_KEY, replacing their signatures.  `rocjit --cache app.rocjit sign`\n"
+	  "signs a bundle.  An entry whose code fails its checksum is not signed (exit\n"
+	  "status 1; rocjit verify --fix removes it).",
+	  0 },
 	{ "push", NULL, "put the cache's entries on the remote tier",
 	  "rocjit push [--older-than AGE] [--arch T[,T...]]...\n"
 	  "                   [--compiler-version-other-than-current] [--dry-run] [--json]",

@@ -180,7 +180,15 @@ typedef struct rocjit_ctx rocjit_ctx;
                                               Caveats); $ROCJIT_COMPILE_INPROCESS=1 does
                                               the same for every context                */
 
-#define ROCJIT_OPTIONS_VERSION 3
+#define ROCJIT_OPTIONS_VERSION 4
+
+/* rocjit_options.require_signed: which entries load only with a signature by a trusted
+ * key (see "Signed code" below). */
+#define ROCJIT_REQUIRE_SIGNED_DEFAULT 0 /* $ROCJIT_REQUIRE_SIGNED, else SHARED when keys
+                                           are trusted, else NONE                     */
+#define ROCJIT_REQUIRE_SIGNED_NONE 1    /* no signature is asked for                 */
+#define ROCJIT_REQUIRE_SIGNED_SHARED 2  /* entries from bundles and the remote tier  */
+#define ROCJIT_REQUIRE_SIGNED_ALL 3     /* those, and the local cache's too          */
 
 typedef struct rocjit_options {
 	unsigned int version;  /* ROCJIT_OPTIONS_VERSION                                    */
@@ -201,10 +209,18 @@ typedef struct rocjit_options {
 	                          unix:///path/to/redis.sock or
 	                          redis-cluster://host:port[,host:port...], with options
 	                          after '?'; NULL: $ROCJIT_REMOTE; "": none               */
+	/* version 4: signed code (see "Signed code" below) */
+	const char *signing_key; /* a secret key file (rocjit keygen): every entry this
+	                          context stores, exports or pushes is signed with it;
+	                          NULL: $ROCJIT_SIGNING_KEY; "": none                    */
+	const char *trusted_keys; /* NAME:BASE64 public keys and/or key files, comma
+	                          separated; NULL: $ROCJIT_TRUSTED_KEYS; "": none          */
+	int require_signed;    /* ROCJIT_REQUIRE_SIGNED_*                                 */
 } rocjit_options;
 
 #define ROCJIT_OPTIONS_INIT \
-	{ ROCJIT_OPTIONS_VERSION, NULL, NULL, ROCJIT_PLATFORM_AUTO, 0, 0u, NULL, NULL }
+	{ ROCJIT_OPTIONS_VERSION, NULL, NULL, ROCJIT_PLATFORM_AUTO, 0, 0u, NULL, NULL, NULL, \
+	  NULL, ROCJIT_REQUIRE_SIGNED_DEFAULT }
 
 /*
  * Opens a context.  Touches no device: the device is looked at on the first request that
@@ -513,7 +529,7 @@ ROCJIT_API int rocjit_compile_registered_v2(const rocjit_code **out, rocjit_ctx 
 
 /* ---- Statistics ---------------------------------------------------------------------------- */
 
-#define ROCJIT_STATS_VERSION 7
+#define ROCJIT_STATS_VERSION 8
 
 typedef struct rocjit_stats {
 	unsigned int version;      /* in: ROCJIT_STATS_VERSION                          */
@@ -582,6 +598,15 @@ typedef struct rocjit_stats {
 	uint64_t remote_bytes_read, remote_bytes_written;
 	double remote_saved_ms;    /* compile time the remote hits did not spend        */
 	double remote_ms;          /* time spent talking to the servers                 */
+	/* version 8: signed code */
+	int require_signed;        /* ROCJIT_REQUIRE_SIGNED_NONE, _SHARED or _ALL in force */
+	int trusted_keys;          /* how many keys are trusted                          */
+	char signing_key[65];      /* the name of the key this context signs with, or "" */
+	uint64_t signatures_checked; /* entries whose signature was verified (once each) */
+	uint64_t signature_rejects;  /* entries not loaded for their signature: unsigned,
+	                              signed by a key not trusted, or not holding (then
+	                              compiled here where a compiler is)                */
+	uint64_t signed_stores;    /* entries this context signed                        */
 } rocjit_stats;
 
 /* rocjit_stats.remote_state */
@@ -718,7 +743,18 @@ typedef struct rocjit_entry {
 	char pkey[33];             /* the portable key (the key less the compiler
 	                              identity: what bundles are looked up by), or "" for
 	                              an entry written by a rocjit that kept none        */
+	/* signed code (see "Signed code") */
+	const char *signer;        /* the name of the key that signed it, or ""            */
+	int signature;             /* ROCJIT_SIGNATURE_*: its signature against the
+	                              context's trusted keys                             */
 } rocjit_entry;
+
+/* rocjit_entry.signature */
+#define ROCJIT_SIGNATURE_UNSIGNED 0  /* no signature                                      */
+#define ROCJIT_SIGNATURE_TRUSTED 1   /* signed by a trusted key, and the signature holds */
+#define ROCJIT_SIGNATURE_UNTRUSTED 2 /* signed by a key that is not trusted (not checked) */
+#define ROCJIT_SIGNATURE_BAD 3       /* signed in a trusted key's name, but it does not
+                                        hold: the entry was altered after signing      */
 
 /* fn returns 0 to go on; anything else stops the walk and is returned.  It runs with no
  * rocjit lock held: it may call any rocjit function, on the same context too. */
@@ -750,6 +786,9 @@ ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx);
 /* Why rocjit_cache_verify found an entry bad. */
 #define ROCJIT_BAD_CHECKSUM 1 /* the code does not match its checksum or size       */
 #define ROCJIT_BAD_OBJECT 2   /* the code is not a code object for its target       */
+#define ROCJIT_BAD_SIGNATURE 3 /* its signature does not hold (ROCJIT_SIGNATURE_BAD); with
+                                  ROCJIT_REQUIRE_SIGNED_ALL, also unsigned or signed by
+                                  a key that is not trusted                          */
 
 /*
  * Checks every entry's checksum and that its code object is for the target it is stored
@@ -824,6 +863,47 @@ ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t
 
 /* rocjit_bundle_import_v2 without the rejection details; *count gets the copied count. */
 ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count);
+
+/* ---- Signed code ------------------------------------------------------------------------- */
+/*
+ * Whoever can write a shared tier (a bundle, the remote tier) could otherwise put code on
+ * every GPU that reads it.  A producer signs the entries it stores, exports and pushes
+ * with an ed25519 key (rocjit_options.signing_key, $ROCJIT_SIGNING_KEY: a file that
+ * `rocjit keygen NAME` writes, mode 0600); a consumer that trusts keys
+ * (rocjit_options.trusted_keys, $ROCJIT_TRUSTED_KEYS: "NAME:BASE64" public keys, and/or
+ * files of them, comma separated) loads entries from bundles and the remote tier only
+ * with a signature by one of them that holds, and with ROCJIT_REQUIRE_SIGNED_ALL
+ * ($ROCJIT_REQUIRE_SIGNED=all) its local cache's too.  A signature covers the entry's key,
+ * portable key, platform, target, compiler identity and a BLAKE2b hash of its code.  An
+ * entry refused is not loaded: counted (rocjit_stats.signature_rejects), one warning,
+ * compiled here where a compiler is, else the request fails with ROCJIT_ENOCOMPILER
+ * saying so.  Several keys may be trusted at once (rotation).  Each entry is verified
+ * once, when the context first loads it; its hits after that are not.
+ * Caveat: the content key is XXH3-128 (not a cryptographic hash): a signature vouches
+ * for what its signer compiled under that key, so sign only what you compiled from
+ * sources you trust.
+ */
+
+/*
+ * Makes an ed25519 key pair: dir/NAME.secret (mode 0600, the signing key) and
+ * dir/NAME.pub, neither of which may exist; public_line (size >= 110) gets the public
+ * key as one line, "NAME:BASE64", to give consumers.  name: 1 to 64 of A-Z a-z 0-9 . _ -
+ * (not starting with '.').  Returns 0, ROCJIT_EINVAL (a bad name, public_line too small),
+ * ROCJIT_EIO (a file exists or cannot be written: the message says which).
+ */
+ROCJIT_API int rocjit_keygen(const char *name, const char *dir, char *public_line, size_t size);
+
+/*
+ * Signs the entries with these keys (32 hex digits each; keys NULL: every entry) of the
+ * context's cache with its signing key, replacing their signatures.  *count (may be
+ * NULL) gets how many were signed.  Returns 0; ROCJIT_EINVAL (no signing key, a key
+ * malformed); ROCJIT_EFORMAT (entries whose code fails its checksum were not signed,
+ * the others were); ROCJIT_EIO (no cache, read-only, the database failed).  A bundle is
+ * signed by opening it as the context's cache (rocjit_options.cache_dir naming the file).
+ * Any thread.
+ */
+ROCJIT_API int rocjit_cache_sign(rocjit_ctx *ctx, const char *const *keys, size_t n,
+				 size_t *count);
 
 /* ---- Remote tier: one compile per kernel across a fleet --------------------------------- */
 /*

@@ -458,10 +458,10 @@ TEST(unknown_tags_are_skipped)
 	struct rj_record r = sample(), d;
 	struct builder w;
 	uint8_t *v;
-	static const uint8_t sig[64] = { 1, 2, 3 };
+	static const uint8_t sig[64] = { 1, 0, 3 };
 
 	start(&w, 1);
-	field(&w, 'S', sig, sizeof sig); /* issue 16's signature, say */
+	field(&w, 'Q', sig, sizeof sig); /* a later writer's field, say (binary) */
 	field(&w, 'K', r.key.b, 16);
 	field(&w, '\x07', NULL, 0);
 	field(&w, 'P', r.pkey.b, 16);

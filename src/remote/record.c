@@ -28,7 +28,7 @@ _Static_assert(RJ_RECORD_MAX <= 0xffffffffu, "every field length must fit its u3
 
 enum {
 	F_KEY, F_PKEY, F_PLATFORM, F_TARGET, F_COMPILER, F_OPTIONS, F_SOURCE, F_HEADERS,
-	F_KERNELS, F_MS, F_CODE, F_SUM, NFIELDS
+	F_KERNELS, F_MS, F_CODE, F_SUM, F_SIGNER, F_SIG, NFIELDS
 };
 
 #define REQUIRED 1u
@@ -55,6 +55,9 @@ static const struct field {
 	[F_MS] = { 'm', REQUIRED, 8, "compile milliseconds" },
 	[F_CODE] = { 'C', REQUIRED | NONEMPTY, 0, "code" },
 	[F_SUM] = { 'X', REQUIRED, 8, "code checksum" },
+	/* Issue 16: a signature, checked by the tier when it trusts keys (not here). */
+	[F_SIGNER] = { 'S', TEXT, 0, "signer" },
+	[F_SIG] = { 'G', 0, 0, "signature" },
 };
 
 static int field_index(uint8_t tag)
@@ -174,6 +177,10 @@ static void parts_of(struct parts *w, const struct rj_record *r)
 	w->len[F_CODE] = r->code_size;
 	w->p[F_SUM] = w->sum;
 	w->len[F_SUM] = sizeof w->sum;
+	w->p[F_SIGNER] = r->signer;
+	w->len[F_SIGNER] = r->signer_len;
+	w->p[F_SIG] = r->sig;
+	w->len[F_SIG] = r->sig_len;
 }
 
 /*
@@ -348,7 +355,10 @@ int rj_record_decode(struct rj_record *r, const void *data, size_t size)
 	TEXT_OUT(F_SOURCE, d.source_name, d.source_name_len);
 	TEXT_OUT(F_HEADERS, d.headers, d.headers_len);
 	TEXT_OUT(F_KERNELS, d.kernels, d.kernels_len);
+	TEXT_OUT(F_SIGNER, d.signer, d.signer_len);
 #undef TEXT_OUT
+	d.sig = s[F_SIG].seen ? b + s[F_SIG].off : NULL;
+	d.sig_len = s[F_SIG].len;
 	d.compile_ms = bits_double(get64(b + s[F_MS].off));
 	RJ_CHECK(!valid_ms(d.compile_ms), ROCJIT_EFORMAT,
 		 "field 'm' (compile milliseconds) is not a finite non-negative number up to "

@@ -14,7 +14,9 @@
  *   'K' key (16)  'P' portable key (16)  'p' platform  't' target  'c' compiler identity
  *   'o' options  's' source name  'h' header names  'k' kernels column (FORMAT.md)
  *   'm' compile milliseconds (8, IEEE-754 double)  'C' code  'X' XXH3-64 of the code (8)
- * Every tag but 's', 'o' and 'h' is required.  Text fields hold no NUL byte.
+ *   'S' signer (a key name)  'G' signature (64 bytes when well formed; its checks are
+ *   the tier's, src/sign/sign.c: a value decodes whatever it holds)
+ * Every tag but 's', 'o', 'h', 'S' and 'G' is required.  Text fields hold no NUL byte.
  *
  * Pure functions over bytes: no I/O, no global state.  What a value must match to be
  * used (the key asked for, this compiler, the code object's own target and kernels) is
@@ -47,11 +49,13 @@ struct rj_record {
 	const char *kernels;    size_t kernels_len;
 	double compile_ms;
 	const void *code;       size_t code_size;
+	const char *signer;     size_t signer_len;  /* "" and 0: unsigned */
+	const void *sig;        size_t sig_len;     /* NULL and 0: unsigned */
 };
 
 /*
  * Encodes r into a malloc'ed buffer: *out and *size, fields in the order K P p t c o s h
- * k m C X, then Z; empty optional fields ('o', 's', 'h') are left out.  The code's
+ * k m C X S G, then Z; empty optional fields ('o', 's', 'h', 'S', 'G') are left out.  The code's
  * checksum and the trailer are computed here.  0, ROCJIT_EINVAL (what decode would
  * refuse: a text field holding a NUL, a NULL pointer with a length, an empty platform,
  * target or code, a compile time that is not a number from 0 to 1e9 ms, a record larger

@@ -30,6 +30,12 @@ int rj_remote_open(struct rj_remote **out, const char *url, const char *from);
  * folder dirfd (the on-disk cache's; -1: none): see rj_redis_share_breaker.  Before the
  * first request. */
 void rj_remote_share_breaker(struct rj_remote *t, int dirfd);
+/* Values serve only with a signature by a key of trust (NULL: no signature asked for),
+ * which must outlive the tier.  Set before the first request. */
+struct rj_sig_trust;
+void rj_remote_set_trust(struct rj_remote *t, const struct rj_sig_trust *trust);
+/* Values refused for their signature (also in the rejected counter). */
+uint64_t rj_remote_sig_rejected(struct rj_remote *t);
 /* Releases the fleet locks still held, ends the lease thread, closes.  NULL: nothing. */
 void rj_remote_close(struct rj_remote *t);
 

@@ -32,7 +32,9 @@ struct rj_remote {
 	int renewer_running, closing;
 	struct rj_remote *next_open; /* the process's open tiers (fork) */
 
+	const struct rj_sig_trust *trust; /* NULL: values need no signature (the context's) */
 	atomic_uint_fast64_t hits, misses, errors, rejected, puts, put_errors, waits;
+	atomic_uint_fast64_t sig_rejected; /* of rejected: for their signature */
 	atomic_uint_fast64_t bytes_read, bytes_written, saved_us, remote_us;
 };
 

@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "codeobj/codeobj.h"
 #include "remote/remote_internal.h"
+#include "sign/sign.h"
 #include "store/cache.h"
 
 /* Values read at most: a larger one is refused without being read whole. */
@@ -175,6 +176,62 @@ static int check_value(const struct rj_record *rec, const struct rj_remote_want 
 	return 0;
 }
 
+void rj_remote_set_trust(struct rj_remote *t, const struct rj_sig_trust *trust)
+{
+	t->trust = trust;
+}
+
+uint64_t rj_remote_sig_rejected(struct rj_remote *t)
+{
+	return atomic_load(&t->sig_rejected);
+}
+
+/*
+ * With trusted keys, a value serves only when signed by one of them, over the fields it
+ * is served by (those check_value compared with the request) and its code: 0, or
+ * ROCJIT_EFORMAT saying what is wrong with its signature.
+ */
+static int check_signature(struct rj_remote *t, const struct rj_record *rec)
+{
+	char signer[RJ_SIG_NAME_MAX + 1] = "", platform[64], target[128], *compiler;
+	struct rj_sig_subject e;
+	enum rj_sig_status st;
+
+	if (!t->trust)
+		return 0;
+	compiler = malloc(rec->compiler_len + 1);
+	RJ_CHECK(!compiler, ROCJIT_ENOMEM, "out of memory checking a signature");
+	memcpy(compiler, rec->compiler, rec->compiler_len);
+	compiler[rec->compiler_len] = 0;
+	/* check_value bounded platform and target by the request's, which fit. */
+	snprintf(platform, sizeof platform, "%.*s", (int)rec->platform_len, rec->platform);
+	snprintf(target, sizeof target, "%.*s", (int)rec->target_len, rec->target);
+	if (rec->signer_len <= RJ_SIG_NAME_MAX)
+		snprintf(signer, sizeof signer, "%.*s", (int)rec->signer_len, rec->signer);
+	else
+		snprintf(signer, sizeof signer, "?");
+	e.key = &rec->key;
+	e.pkey = &rec->pkey;
+	e.platform = platform;
+	e.target = target;
+	e.compiler = compiler;
+	e.code = rec->code;
+	e.code_size = rec->code_size;
+	st = rj_sig_verify(t->trust, &e, signer, rec->sig, rec->sig_len);
+	free(compiler);
+	if (st == RJ_SIG_TRUSTED)
+		return 0;
+	atomic_fetch_add(&t->sig_rejected, 1);
+	if (st == RJ_SIG_UNSIGNED)
+		RJ_FAIL(ROCJIT_EFORMAT, "it is not signed, and this process loads only code "
+			"signed by a trusted key (ROCJIT_TRUSTED_KEYS)");
+	if (st == RJ_SIG_UNTRUSTED)
+		RJ_FAIL(ROCJIT_EFORMAT, "it is signed by \"%s\", which is not a trusted key "
+			"(ROCJIT_TRUSTED_KEYS)", signer);
+	RJ_FAIL(ROCJIT_EFORMAT, "its signature by \"%s\" does not hold: the value was altered "
+		"after it was signed, or signed by another key of that name", signer);
+}
+
 /* One warning per process for values refused, then at ROCJIT_LOG=info.  Without mu. */
 static void refused(struct rj_remote *t, const char *key, const char *why)
 {
@@ -248,7 +305,8 @@ static int get_value(struct rj_remote *t, const struct rj_remote_want *w,
 	rc = fetch_locked(t, key, v, why, sizeof why);
 	pthread_mutex_unlock(&t->mu);
 	if (rc == 1 && (rj_record_decode(&v->rec, v->bytes, v->size) != 0 ||
-			check_value(&v->rec, w, &v->kernels) != 0)) {
+			check_value(&v->rec, w, &v->kernels) != 0 ||
+			check_signature(t, &v->rec) != 0)) {
 		snprintf(why, sizeof why, "%s", rocjit_last_error());
 		rj_remote_value_free(v);
 		rc = 2;
@@ -303,6 +361,10 @@ void rj_remote_record_of(struct rj_record *r, const rj_key *key, const struct rj
 	r->kernels = m->kernels, r->kernels_len = strlen(m->kernels);
 	r->compile_ms = m->compile_ms;
 	r->code = code, r->code_size = size;
+	if (m->signer) {
+		r->signer = m->signer, r->signer_len = strlen(m->signer);
+		r->sig = m->sig, r->sig_len = RJ_SIG_BYTES;
+	}
 }
 
 int rj_remote_put(struct rj_remote *t, const struct rj_record *r, int only_if_absent)

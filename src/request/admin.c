@@ -9,12 +9,15 @@
  * work and knows nothing of contexts.  Never touches SQLite, the table or a compiler
  * itself.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "request/context.h"
 #include "store/bundle_transfer.h"
 #include "store/cache_admin.h"
+#include "store/cache_internal.h"
+#include "store/cache_signing.h"
 
 #define NO_CACHE " (ROCJIT_DISABLE_CACHE, ROCJIT_OPEN_NO_CACHE, or it could not be opened: " \
 		 "see the warning)"
@@ -104,7 +107,48 @@ ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const cha
 	if (count)
 		*count = 0;
 	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE_FOR_BUNDLES));
+	/* With a signing key, what is exported is signed by it (in the cache first: the
+	   export copies entries with their signatures). */
+	if (ctx->signing.key && keys && n)
+		RJ_FORWARD(rocjit_cache_sign(ctx, keys, n, NULL));
 	return rj_bundle_export(c, path, keys, n, count);
+}
+
+static void sign_with(const struct rj_sig_subject *e, char *signer, unsigned char *sig,
+		      void *user)
+{
+	const struct rj_sig_secret *k = user;
+
+	rj_sig_sign(k, e, sig);
+	memcpy(signer, k->name, strlen(k->name) + 1);
+}
+
+ROCJIT_API int rocjit_cache_sign(rocjit_ctx *ctx, const char *const *keys, size_t n,
+				 size_t *count)
+{
+	rj_cache *c = NULL;
+	rj_key *k = NULL;
+	size_t done = 0, skipped = 0;
+	int rc;
+
+	if (count)
+		*count = 0;
+	RJ_FORWARD(cache_of(&c, ctx, " to sign"));
+	RJ_CHECK(!ctx->signing.key, ROCJIT_EINVAL, "no signing key: give one with "
+		 "ROCJIT_SIGNING_KEY or rocjit_options.signing_key (rocjit keygen makes one)");
+	if (keys && n)
+		RJ_FORWARD(rj_cache_keys_from_hex(&k, keys, n));
+	rc = rj_cache_sign(c, k, keys ? n : 0, sign_with, ctx->signing.key, &done, &skipped);
+	free(k);
+	if (rc != 0)
+		return rc;
+	atomic_fetch_add(&ctx->signing.signed_stores, done);
+	if (count)
+		*count = done;
+	RJ_CHECK(skipped, ROCJIT_EFORMAT, "%zu entries signed; %zu not: their code fails its "
+		 "checksum (rocjit verify --fix removes them)", done, skipped);
+	rj_error_clear();
+	return 0;
 }
 
 ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t *copied,

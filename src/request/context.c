@@ -204,10 +204,13 @@ static int open_remote(rocjit_ctx *ctx, const rocjit_options *opts)
 			    "ROCJIT_REMOTE");
 	if (rc == ROCJIT_EINVAL && from_options)
 		return rc;
-	if (rc != 0)
+	if (rc != 0) {
 		rj_warn_once("remote-open", "%s; going on without the remote tier",
 			     rocjit_last_error());
-	else if (ctx->cache && !rj_cache_readonly(ctx->cache))
+		return 0;
+	}
+	rj_remote_set_trust(ctx->remote, rj_signing_shared_trust(&ctx->signing));
+	if (ctx->cache && !rj_cache_readonly(ctx->cache))
 		rj_remote_share_breaker(ctx->remote, rj_cache_dirfd(ctx->cache));
 	return 0;
 }
@@ -217,6 +220,7 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	static const rocjit_options defaults = ROCJIT_OPTIONS_INIT;
 	const char *target, *kpath = getenv("ROCJIT_KERNEL_PATH");
 	rocjit_ctx *ctx;
+	int rc;
 
 	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_open: out is NULL");
 	*out = NULL;
@@ -255,6 +259,12 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	if (kpath && *kpath && !(ctx->kernel_path = strdup(kpath))) {
 		rocjit_close(ctx);
 		RJ_FAIL(ROCJIT_ENOMEM, "out of memory opening a context");
+	}
+	if ((rc = rj_signing_open(&ctx->signing, opts)) != 0) {
+		char msg[MSG_MAX];
+		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
+		rocjit_close(ctx);
+		RJ_FAIL(rc, "rocjit_open: %s", msg);
 	}
 	open_cache(ctx, opts->cache_dir);
 	if (open_remote(ctx, opts) != 0) {
@@ -300,6 +310,7 @@ ROCJIT_API void rocjit_close(rocjit_ctx *ctx)
 	rj_remote_close(ctx->remote);
 	rj_cache_close(ctx->cache);
 	rj_bundles_close(ctx->bundles);
+	rj_signing_free(&ctx->signing);
 	free(ctx->kernel_path);
 	pthread_rwlock_destroy(&ctx->rw);
 	pthread_mutex_destroy(&ctx->wait_mu);
@@ -754,6 +765,16 @@ ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx)
 		out->index_hits = atomic_load(&ctx->index_hits);
 	if (out->version >= 7)
 		remote_stats(out, ctx);
+	if (out->version >= 8) {
+		uint64_t remote_rej = ctx->remote ? rj_remote_sig_rejected(ctx->remote) : 0;
+		out->require_signed = ctx->signing.require;
+		out->trusted_keys = (int)ctx->signing.trust.n;
+		snprintf(out->signing_key, sizeof out->signing_key, "%s",
+			 ctx->signing.key ? ctx->signing.key->name : "");
+		out->signatures_checked = atomic_load(&ctx->signing.checked) + remote_rej;
+		out->signature_rejects = atomic_load(&ctx->signing.rejects) + remote_rej;
+		out->signed_stores = atomic_load(&ctx->signing.signed_stores);
+	}
 	if (ctx->cache) {
 		snprintf(out->cache_path, sizeof out->cache_path, "%s", rj_cache_path(ctx->cache));
 		if (rj_cache_totals(ctx->cache, &out->entries, &out->bytes) != 0)

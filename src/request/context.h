@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 
 #include "remote/remote.h"
+#include "request/signing.h"
 #include "store/bundle_lookup.h"
 #include "store/cache.h"
 #include "key/key.h"
@@ -51,6 +52,8 @@ struct rj_slot {
 	struct rocjit_kernel *kernels;
 	char *names;               /* READY: its name expressions and their lowered names
 	                              as pairs (rj_names_pairs), or NULL when none */
+	int local_refused;         /* its local entry was refused for its signature: the
+	                              owner does not look (and verify) again */
 	struct rj_slot *next;      /* hash chain */
 };
 
@@ -80,6 +83,7 @@ struct rocjit_ctx {
 	pthread_mutex_t bundles_mu;
 	atomic_int bundles_complete;
 	struct rj_remote *remote;   /* the remote tier, or NULL: none */
+	struct rj_signing signing;  /* signed code: key, trust, rule (signing.c) */
 
 	pthread_rwlock_t rw;        /* table, slot states, module pointers, kernel lists,
 	                               sources */

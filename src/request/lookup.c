@@ -155,6 +155,8 @@ static void entry_meta(struct rj_cache_meta *m, const struct rj_request *r,
 	m->kernels = kernels;
 	m->compile_ms = s->code.compile_ms;
 	m->pkey = portable_key(r, s->platform, s->target);
+	m->signer = NULL;
+	m->sig = NULL;
 }
 
 /* Puts s's entry to the remote tier, for the fleet's other nodes: 1 when it is there.  A
@@ -186,6 +188,7 @@ static int store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 {
 	int remote = 0;
 	struct rj_cache_meta m;
+	unsigned char sig[RJ_SIG_BYTES];
 	char *options = rj_opts_join(&r->opts), *headers = join_header_names(r);
 	int local = ctx->cache && !(ctx->flags & ROCJIT_OPEN_READONLY);
 
@@ -197,6 +200,7 @@ static int store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		goto out;
 	}
 	entry_meta(&m, r, s, compiler, options, headers, kernels);
+	rj_signing_sign(&ctx->signing, &s->key, &m, s->code.data, s->code.size, sig);
 	if (local && rj_cache_put(ctx->cache, &s->key, &m, s->code.data, s->code.size) != 0) {
 		atomic_fetch_add(&ctx->cache_errors, 1);
 		rj_note_store(ctx, 0);
@@ -344,9 +348,18 @@ static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_sl
 	double t0 = rj_now_ms(), ms = 0;
 	char hex[33];
 	char *column = NULL;
-	int rc = rj_cache_get(ctx->cache, &s->key, &code, &owned, &size, &ms,
-			      r->num_name_expressions ? &column : NULL);
+	int rc;
 
+	if (s->local_refused)
+		return 0;
+	rc = rj_cache_get(ctx->cache, &s->key, &code, &owned, &size, &ms,
+			  r->num_name_expressions ? &column : NULL);
+	if (rc > 0 && !rj_signing_local_ok(&ctx->signing, ctx->cache, &s->key, code, size)) {
+		s->local_refused = 1;
+		free(owned);
+		free(column);
+		return 0;
+	}
 	if (rc > 0 && r->num_name_expressions && !take_names(s, r, column)) {
 		free(owned);
 		return 0;
@@ -469,6 +482,7 @@ struct bundle_hit {
 	char *column;              /* its kernels column (with name expressions), or NULL */
 	char built_for[RJ_TARGET_MAX];
 	int found, exact;          /* exact: made by this compiler */
+	int rejected;              /* entries passed over for their signature */
 };
 
 /* Finds s's program in a bundle, for its target or a less specific id of the same
@@ -479,17 +493,37 @@ static void bundle_find(rocjit_ctx *ctx, const struct rj_request *r, const struc
 	char targets[8][RJ_TARGET_MAX];
 	size_t n;
 
+	const struct rj_sig_trust *trust = rj_signing_shared_trust(&ctx->signing);
+
 	memset(h, 0, sizeof *h);
 	if (!ctx_bundles(ctx))
 		return;
 	n = compatible_targets(targets, s->target);
 	for (size_t i = 0; i < n && !h->found; i++) {
 		rj_key pkey = portable_key(r, s->platform, targets[i]);
-		h->found = rj_bundles_get(ctx->bundles, &pkey, targets[i], compiler, &h->code,
-					  &h->size, &h->ms, &h->which,
-					  r->num_name_expressions ? &h->column : NULL, &h->exact);
+		struct rj_bundle_reject rej;
+		h->found = rj_bundles_get(ctx->bundles, &pkey, targets[i], compiler, trust,
+					  &h->code, &h->size, &h->ms, &h->which,
+					  r->num_name_expressions ? &h->column : NULL, &h->exact,
+					  &rej);
 		if (h->found)
 			memcpy(h->built_for, targets[i], sizeof h->built_for);
+		if (trust)
+			atomic_fetch_add(&ctx->signing.checked, (uint64_t)rej.count + (h->found ? 1 : 0));
+		if (rej.count) {
+			char what[4800];
+			h->rejected += rej.count;
+			snprintf(what, sizeof what, "bundle %s has an entry for %s of %s that is %s%s%s",
+				 rej.which, targets[i], r->name,
+				 rej.status == RJ_SIG_UNSIGNED ? "unsigned" :
+				 rej.status == RJ_SIG_UNTRUSTED ? "signed by a key that is not trusted: "
+								: "badly signed: ",
+				 rej.status == RJ_SIG_UNSIGNED ? "" : rej.signer,
+				 " (ROCJIT_TRUSTED_KEYS)");
+			for (int k = 1; k < rej.count; k++)
+				atomic_fetch_add(&ctx->signing.rejects, 1);
+			rj_signing_rejected(&ctx->signing, what);
+		}
 	}
 }
 
@@ -520,16 +554,6 @@ static int bundle_take(rocjit_ctx *ctx, const struct rj_request *r, struct rj_sl
 	return 1;
 }
 
-/* 1 and s filled when a bundle has s's program (bundle_find). */
-static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
-			 const char *compiler)
-{
-	struct bundle_hit h;
-
-	bundle_find(ctx, r, s, compiler, &h);
-	return bundle_take(ctx, r, s, &h);
-}
-
 /*
  * Copies a remote hit (s, filled) into the on-disk cache, so that the next process finds
  * it there: kept in memory and stored with the next batch of usage records (at close, at
@@ -539,10 +563,10 @@ static int bundle_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
  * a remote request: counted, one warning.
  */
 static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
-			const char *compiler, const char *kernels)
+			const char *compiler, const char *kernels, const struct rj_record *rec)
 {
 	struct rj_cache_meta m;
-	char *options, *headers;
+	char *options, *headers, signer[RJ_SIG_NAME_MAX + 1];
 
 	if (!ctx->cache || (ctx->flags & ROCJIT_OPEN_READONLY) || rj_cache_readonly(ctx->cache))
 		return;
@@ -550,6 +574,14 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struc
 	headers = join_header_names(r);
 	if (options && headers) {
 		entry_meta(&m, r, s, compiler, options, headers, kernels);
+		/* Its signature goes along (checked by the tier when keys are trusted; the
+		   fields it covers are the request's, which the value matched). */
+		if (rec->sig_len == RJ_SIG_BYTES && rj_sig_name_valid(rec->signer, rec->signer_len)) {
+			memcpy(signer, rec->signer, rec->signer_len);
+			signer[rec->signer_len] = 0;
+			m.signer = signer;
+			m.sig = rec->sig;
+		}
 		if (rj_cache_put_later(ctx->cache, &s->key, &m, s->code.data, s->code.size) != 0) {
 			atomic_fetch_add(&ctx->cache_errors, 1);
 			rj_warn_once("remote-keep", "%s; the kernel from the remote cache is still "
@@ -602,7 +634,9 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	s->code.from_cache = 1;
 	s->code_mem = v.bytes;
 	v.bytes = NULL;
-	remote_keep(ctx, r, s, compiler, v.kernels);
+	if (rj_signing_shared_trust(&ctx->signing))
+		atomic_fetch_add(&ctx->signing.checked, 1);
+	remote_keep(ctx, r, s, compiler, v.kernels, &v.rec);
 	rj_remote_value_free(&v);
 	if (rj_log_level() >= RJ_LOG_INFO) {
 		rj_key_hex(&s->key, hex);
@@ -637,6 +671,11 @@ static int early_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_s
 		return 0;
 	rc = rj_cache_probe(ctx->cache, &s->key, &code, &size, &ms,
 			    r->num_name_expressions ? &column : NULL);
+	if (rc == 2 && !rj_signing_local_ok(&ctx->signing, ctx->cache, &s->key, code, size)) {
+		s->local_refused = 1;
+		free(column);
+		return 0;
+	}
 	if (rc == 2) {
 		if (r->num_name_expressions && !take_names(s, r, column))
 			return 0;
@@ -665,9 +704,16 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 
 	if (!compiler) {
 		/* No compiler is installed: the bundles are all there is. */
-		if (bundle_lookup(ctx, r, s, NULL))
+		bundle_find(ctx, r, s, NULL, &bh);
+		if (bundle_take(ctx, r, s, &bh))
 			return 0;
 		atomic_fetch_add(&ctx->misses, 1);
+		if (bh.rejected)
+			RJ_FAIL(ROCJIT_ENOCOMPILER, "%s for %s is in no bundle signed by a trusted "
+				"key (%d entries passed over for their signature: see the warning), "
+				"and no compiler is installed to compile it: ship a bundle signed "
+				"by a key in ROCJIT_TRUSTED_KEYS (rocjit sign), or install the "
+				"compiler", r->name, s->target, bh.rejected);
 		RJ_FAIL(ROCJIT_ENOCOMPILER, "%s for %s is in no bundle, and no compiler is "
 			"installed to compile it: ship a bundle built for %s, or install the "
 			"compiler", r->name, s->target, s->target);

@@ -113,6 +113,7 @@ ROCJIT_API int rocjit_remote_info_get(rocjit_remote_info *out, rocjit_ctx *ctx,
 
 struct push {
 	struct rj_remote *t;
+	rocjit_ctx *ctx;
 	size_t pushed, present, failed;
 	rocjit_reject_fn on_fail;
 	void *user;
@@ -133,6 +134,8 @@ static int push_one(const rocjit_entry *e, const void *code, size_t size, void *
 {
 	struct push *p = user;
 	struct rj_cache_meta m;
+	struct rj_cache_signed stored;
+	unsigned char sig[RJ_SIG_BYTES];
 	struct rj_record rec;
 	rj_key key;
 	char *column = NULL;
@@ -170,6 +173,13 @@ static int push_one(const rocjit_entry *e, const void *code, size_t size, void *
 		key.b[i] = (uint8_t)a;
 		m.pkey.b[i] = (uint8_t)b;
 	}
+	/* Signed with the context's key, else with the signature it was stored with. */
+	rj_signing_sign(&p->ctx->signing, &key, &m, code, size, sig);
+	if (!m.signer && rj_cache_signed_get(p->ctx->cache, &key, &stored) == 1 &&
+	    stored.sig.len == RJ_SIG_BYTES) {
+		m.signer = stored.sig.signer;
+		m.sig = stored.sig.sig;
+	}
 	rj_remote_record_of(&rec, &key, &m, code, size);
 	rc = rj_remote_put(p->t, &rec, 1);
 	free(column);
@@ -205,6 +215,7 @@ ROCJIT_API int rocjit_remote_push(rocjit_ctx *ctx, const char *const *keys, size
 	if (failed)
 		*failed = 0;
 	memset(&p, 0, sizeof p);
+	p.ctx = ctx;
 	RJ_FORWARD(remote_of(&p.t, ctx));
 	RJ_CHECK(n && !keys, ROCJIT_EINVAL, "rocjit_remote_push: keys is NULL");
 	RJ_CHECK(rj_remote_readonly(p.t), ROCJIT_EINVAL, "remote cache %s is read-only "

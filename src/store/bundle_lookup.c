@@ -29,6 +29,7 @@
 #include "key/target.h"
 #include "store/bundle_internal.h"
 #include "store/cache_internal.h"
+#include "store/signatures.h"
 #include "store/sqlite_fd.h"
 #include "store/trust.h"
 
@@ -86,10 +87,10 @@ struct rj_bundle *rj_bundle_open_one(const char *path, int quiet, char *error, s
 			 version != RJ_BUNDLE_FORMAT)
 			why = "a format this rocjit does not read";
 		else if (sqlite3_prepare_v3(b->db,
-					    "SELECT " RJ_BUNDLE_ROW_COLUMNS ", rowid, compiler = ?3 "
-					    "FROM entries "
+					    "SELECT " RJ_BUNDLE_ROW_COLUMNS ", rowid, compiler = ?3, "
+					    "key, compiler FROM entries "
 					    "WHERE pkey = ?1 AND target = ?2 "
-					    "ORDER BY compiler = ?3 DESC, created DESC LIMIT 1",
+					    "ORDER BY compiler = ?3 DESC, created DESC",
 					    -1, SQLITE_PREPARE_PERSISTENT, &b->find, NULL) != SQLITE_OK)
 			why = sqlite3_errmsg(b->db);
 	}
@@ -256,10 +257,50 @@ static int row_checked(struct rj_bundle *b, int64_t rowid, int add)
  * it; after that its rowid is known good, and the in-process table serves the program's repeats,
  * so a hit never checks again.  A bad entry is a miss with one warning.
  */
-int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *target,
-		   const char *compiler, void **code, size_t *size, double *compile_ms,
-		   const char **which, char **kernels, int *exact)
+/* Whether the row st is on may serve under trust (NULL: no signature is asked for): 1, or
+ * 0 with why in rej (1, 2, 3: rj_sig_status of its signature). */
+static int row_trusted(struct rj_bundle *b, sqlite3_stmt *st, const struct rj_bundle_row *r,
+		       const struct rj_sig_trust *trust, struct rj_bundle_reject *rej)
 {
+	struct rj_stored_sig sig;
+	struct rj_sig_subject e;
+	enum rj_sig_status status;
+	rj_key key, pkey;
+
+	if (!trust)
+		return 1;
+	if (sqlite3_column_bytes(st, RJ_BUNDLE_ROW_NCOLUMNS + 2) != 16) {
+		status = RJ_SIG_BAD;
+	} else {
+		memcpy(key.b, sqlite3_column_blob(st, RJ_BUNDLE_ROW_NCOLUMNS + 2), 16);
+		memcpy(pkey.b, r->pkey, 16);
+		rj_sig_table_get(b->db, key.b, &sig);
+		e.key = &key;
+		e.pkey = &pkey;
+		e.platform = r->platform;
+		e.target = r->target;
+		e.compiler = (const char *)sqlite3_column_text(st, RJ_BUNDLE_ROW_NCOLUMNS + 3);
+		if (!e.compiler)
+			e.compiler = "";
+		e.code = r->code;
+		e.code_size = (size_t)r->code_len;
+		status = rj_sig_verify(trust, &e, sig.signer, sig.sig, sig.len);
+		if (status == RJ_SIG_TRUSTED)
+			return 1;
+		snprintf(rej->signer, sizeof rej->signer, "%s", sig.signer);
+	}
+	rej->count++;
+	rej->status = (int)status;
+	rej->which = b->path;
+	return 0;
+}
+
+int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *target,
+		   const char *compiler, const struct rj_sig_trust *trust, void **code,
+		   size_t *size, double *compile_ms, const char **which, char **kernels,
+		   int *exact, struct rj_bundle_reject *rej)
+{
+	memset(rej, 0, sizeof *rej);
 	for (struct rj_bundle *b = list; b; b = b->next) {
 		int found = 0;
 
@@ -267,7 +308,8 @@ int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *targe
 		sqlite3_bind_blob(b->find, 1, pkey->b, 16, SQLITE_STATIC);
 		sqlite3_bind_text(b->find, 2, target, -1, SQLITE_STATIC);
 		sqlite3_bind_text(b->find, 3, compiler ? compiler : "", -1, SQLITE_STATIC);
-		if (sqlite3_step(b->find) == SQLITE_ROW) {
+		/* The best entry first; one that is bad or not trusted gives way to the next. */
+		while (!found && sqlite3_step(b->find) == SQLITE_ROW) {
 			int64_t rowid = sqlite3_column_int64(b->find, RJ_BUNDLE_ROW_NCOLUMNS);
 			struct rj_bundle_row r;
 			char why[1024];
@@ -285,8 +327,12 @@ int rj_bundles_get(struct rj_bundle *list, const rj_key *pkey, const char *targe
 			if (bad) {
 				rj_warn_once("bundle-bad", "bundle %s has a bad entry for %s (%s); it "
 					     "is not used", b->path, target, why);
-			} else if ((*code = malloc((size_t)r.code_len)) != NULL) {
-				row_checked(b, rowid, 1);
+				continue;
+			}
+			row_checked(b, rowid, 1);
+			if (!row_trusted(b, b->find, &r, trust, rej))
+				continue;
+			if ((*code = malloc((size_t)r.code_len)) != NULL) {
 				memcpy(*code, r.code, (size_t)r.code_len);
 				*size = (size_t)r.code_len;
 				*compile_ms = r.compile_ms;

@@ -24,6 +24,7 @@
 #include "store/bundle_internal.h"
 #include "store/bundle_transfer.h"
 #include "store/cache_internal.h"
+#include "store/signatures.h"
 #include "store/sqlite_fd.h"
 
 /* How many different keys the list holds (a key may be listed twice). */
@@ -38,6 +39,19 @@ static size_t distinct_keys(const rj_key *keys, size_t n)
 		d += j == i;
 	}
 	return d;
+}
+
+/* 1 when the cache's database has a signatures table. */
+static int has_signatures(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE name = 'signatures'",
+			       -1, &st, NULL) == SQLITE_OK)
+		yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
 }
 
 /* Writes the new bundle's schema and header, then copies the entries, all in the file.
@@ -82,6 +96,13 @@ static int export_locked(rj_cache *c, const char *name, const char *path, const 
 	}
 	sqlite3_finalize(st);
 	st = NULL;
+	/* The entries' signatures go along (signatures.c), where the cache has any. */
+	if (has_signatures(c->db) &&
+	    (rj_sig_table_create(c->db, "bundle") != SQLITE_OK ||
+	     rj_cache_exec(c, "INSERT OR REPLACE INTO bundle.signatures SELECT s.key, s.signer, "
+			   "s.sig, s.signed FROM main.signatures s JOIN bundle.entries e ON "
+			   "e.key = s.key") != 0))
+		goto rollback;
 	snprintf(sql, sizeof sql, "INSERT INTO bundle.bundle (name, value) VALUES "
 		 "('created', '%lld')", (long long)time(NULL));
 	if (rj_cache_exec(c, sql) != 0 ||

@@ -19,6 +19,7 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -243,7 +244,18 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 	RJ_FORWARD(storable(c, size));
 	if ((rc = rj_cache_lock(c)) != 0)
 		return rc;
+	/* The entry and its signature row (signatures.c) in one transaction. */
+	if ((rc = rj_cache_exec(c, "SAVEPOINT rj_put")) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
 	if ((rc = rj_cache_insert_locked(c, key, m, code, size)) != 0) {
+		rj_cache_exec(c, "ROLLBACK TO rj_put");
+		rj_cache_exec(c, "RELEASE rj_put");
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	if ((rc = rj_cache_exec(c, "RELEASE rj_put")) != 0) {
 		pthread_mutex_unlock(&c->lock);
 		return rc;
 	}
@@ -296,6 +308,46 @@ int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, size_t *si
 		rc = c->index && rj_index_complete(c->index) ? 0 : 1;
 	else if (rc > 0)
 		rc = 2;
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(e, 0, sizeof *e);
+	if ((rc = rj_cache_lock(c)) != 0)
+		return rc;
+	if ((rc = rj_cache_reopen_locked(c)) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return rc;
+	}
+	rc = sqlite3_prepare_v2(c->db, "SELECT platform, target, compiler, pkey FROM entries "
+				"WHERE key = ?1", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	if (rc == SQLITE_ROW) {
+		const char *f[3] = { (const char *)sqlite3_column_text(st, 0),
+				     (const char *)sqlite3_column_text(st, 1),
+				     (const char *)sqlite3_column_text(st, 2) };
+		/* Cut where it does not fit: the signature then fails, as it should. */
+		snprintf(e->platform, sizeof e->platform, "%s", f[0] ? f[0] : "");
+		snprintf(e->target, sizeof e->target, "%s", f[1] ? f[1] : "");
+		snprintf(e->compiler, sizeof e->compiler, "%s", f[2] ? f[2] : "");
+		if (sqlite3_column_bytes(st, 3) == 16)
+			memcpy(e->pkey.b, sqlite3_column_blob(st, 3), 16);
+		rj_sig_table_get(c->db, key->b, &e->sig);
+		rc = 1;
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : rj_error_set(ROCJIT_EIO, __FILE__, __LINE__,
+							  "cache %s: read failed: %s", c->path,
+							  sqlite3_errmsg(c->db));
+	}
+	sqlite3_finalize(st);
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }

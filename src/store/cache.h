@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "key/key.h"
+#include "store/signatures.h"
 
 typedef struct rj_cache rj_cache;
 
@@ -31,6 +32,8 @@ struct rj_cache_meta {
 	const char *kernels;
 	double compile_ms;
 	rj_key pkey;              /* the portable key: the key less the compiler identity */
+	const char *signer;       /* its signature (signatures.h), or NULL: unsigned */
+	const unsigned char *sig; /* RJ_SIG_BYTES when signer is set */
 };
 
 /* The cache folder's rule is public: rocjit_cache_dir() (rocjit.h), defined in cache_db.c. */
@@ -130,6 +133,21 @@ int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo);
 
 /* 1 when a statfs f_type names a network file system (NFS, Lustre, SMB, ...): trust.c. */
 int rj_fs_is_network(unsigned long type);
+
+/*
+ * What key's entry was signed with, for a verifier (src/request/signing.c): its fields
+ * that a signature covers, copied into *e (the code is the caller's: it has it from the
+ * hit), and its signature (none: out->sig.len 0).  1, 0 when the database has no such
+ * entry, negative on a database error.  Opens the connection when it is deferred.
+ */
+struct rj_cache_signed {
+	rj_key pkey;
+	char platform[16];
+	char target[128];
+	char compiler[1024];
+	struct rj_stored_sig sig;
+};
+int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *e);
 
 /* Entries and code bytes in the database. 0 or negative. */
 int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes);

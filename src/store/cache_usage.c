@@ -48,7 +48,8 @@ int rj_cache_insert_locked(rj_cache *c, const rj_key *key, const struct rj_cache
 		return rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: write failed: %s",
 				    c->path, sqlite3_errmsg(c->db));
 	c->index_dirty = 1;
-	return 0;
+	/* Its signature, or none (a replaced entry's is dropped): signatures.c. */
+	return rj_sig_table_put(c->db, key->b, m->signer, m->signer ? m->sig : NULL);
 }
 
 /* An entry kept to be stored later: one allocation, the strings and the code after it. */
@@ -65,12 +66,13 @@ int rj_cache_keep_later_locked(rj_cache *c, const rj_key *key, const struct rj_c
 {
 	const char *src[7] = { m->platform, m->target, m->compiler, m->options, m->source_name,
 			       m->headers, m->kernels };
-	size_t len = sizeof(struct rj_later) + size, n[7];
+	size_t len = sizeof(struct rj_later) + size + RJ_SIG_BYTES, n[7], ns;
 	struct rj_later *l;
 	char *p;
 
 	for (int i = 0; i < 7; i++)
 		len += (n[i] = strlen(src[i]) + 1);
+	len += (ns = m->signer ? strlen(m->signer) + 1 : 0);
 	l = malloc(len);
 	RJ_CHECK(!l, ROCJIT_ENOMEM, "out of memory keeping an entry for the cache");
 	l->key = *key;
@@ -89,6 +91,13 @@ int rj_cache_keep_later_locked(rj_cache *c, const rj_key *key, const struct rj_c
 			*dst[i] = p;
 			p += n[i];
 		}
+	}
+	if (m->signer) {
+		memcpy(p, m->signer, ns);
+		l->m.signer = p;
+		p += ns;
+		memcpy(p, m->sig, RJ_SIG_BYTES);
+		l->m.sig = (const unsigned char *)p;
 	}
 	l->next = c->later;
 	c->later = l;

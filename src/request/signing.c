@@ -1,0 +1,183 @@
+/*
+ * signing.c - a context's rule for signed code (issue 16; include/rocjit.h, "Signed
+ * code"): the key it signs what it stores with, the keys it trusts, and which tiers'
+ * entries load only with a signature by one of them.
+ *
+ * Owns the reading of that rule (options version 4, else ROCJIT_SIGNING_KEY,
+ * ROCJIT_TRUSTED_KEYS, ROCJIT_REQUIRE_SIGNED), the signing of entries as they are stored,
+ * the local cache's check under ROCJIT_REQUIRE_SIGNED=all, and the counts and the warning
+ * of entries refused.  The shared tiers check their own entries against
+ * rj_signing_shared_trust (bundle_lookup.c, remote/tier.c): each entry once, when a
+ * context first loads it; the context's table serves its repeats without a look.  What a
+ * signature covers: src/sign/sign.h.
+ */
+#include "request/signing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/error.h"
+#include "rocjit.h"
+
+static int parse_require(const char *v, int *out)
+{
+	if (!strcasecmp(v, "none") || !strcmp(v, "0") || !strcasecmp(v, "off"))
+		*out = ROCJIT_REQUIRE_SIGNED_NONE;
+	else if (!strcasecmp(v, "shared") || !strcmp(v, "1") || !strcasecmp(v, "on"))
+		*out = ROCJIT_REQUIRE_SIGNED_SHARED;
+	else if (!strcasecmp(v, "all"))
+		*out = ROCJIT_REQUIRE_SIGNED_ALL;
+	else
+		return -1;
+	return 0;
+}
+
+int rj_signing_open(struct rj_signing *g, const struct rocjit_options *opts)
+{
+	int v4 = opts && opts->version >= 4;
+	const char *keyfile = v4 && opts->signing_key ? opts->signing_key :
+			      getenv("ROCJIT_SIGNING_KEY");
+	const char *trusted = v4 && opts->trusted_keys ? opts->trusted_keys :
+			      getenv("ROCJIT_TRUSTED_KEYS");
+	const char *req = getenv("ROCJIT_REQUIRE_SIGNED");
+	int key_from_opts = v4 && opts->signing_key, trust_from_opts = v4 && opts->trusted_keys;
+	int rc;
+
+	memset(g, 0, sizeof *g);
+	g->require = v4 ? opts->require_signed : ROCJIT_REQUIRE_SIGNED_DEFAULT;
+	RJ_CHECK(g->require < ROCJIT_REQUIRE_SIGNED_DEFAULT ||
+		 g->require > ROCJIT_REQUIRE_SIGNED_ALL, ROCJIT_EINVAL,
+		 "rocjit_open: require_signed %d is not a ROCJIT_REQUIRE_SIGNED_* value",
+		 g->require);
+	if (g->require == ROCJIT_REQUIRE_SIGNED_DEFAULT && req && *req &&
+	    parse_require(req, &g->require) != 0) {
+		/* Fail closed: the operator asked for something; the strictest is safe. */
+		rj_warn_once("require-signed", "ROCJIT_REQUIRE_SIGNED=%s is not none, shared or "
+			     "all; taking all", req);
+		g->require = ROCJIT_REQUIRE_SIGNED_ALL;
+	}
+	if (trusted && *trusted) {
+		rc = rj_sig_trust_parse(&g->trust, trusted, trust_from_opts ?
+					"rocjit_options.trusted_keys" : "ROCJIT_TRUSTED_KEYS");
+		if (rc != 0 && trust_from_opts)
+			return rc;
+		if (rc != 0) {
+			rj_warn_once("trusted-keys", "%s; trusting no key: entries from bundles "
+				     "and the remote tier are compiled here instead",
+				     rocjit_last_error());
+			if (g->require == ROCJIT_REQUIRE_SIGNED_DEFAULT)
+				g->require = ROCJIT_REQUIRE_SIGNED_SHARED;
+		}
+	}
+	if (g->require == ROCJIT_REQUIRE_SIGNED_DEFAULT)
+		g->require = g->trust.n ? ROCJIT_REQUIRE_SIGNED_SHARED : ROCJIT_REQUIRE_SIGNED_NONE;
+	if (keyfile && *keyfile) {
+		g->key = calloc(1, sizeof *g->key);
+		if (!g->key) {
+			rj_sig_trust_free(&g->trust);
+			RJ_FAIL(ROCJIT_ENOMEM, "out of memory reading the signing key");
+		}
+		rc = rj_sig_secret_load(g->key, keyfile);
+		if (rc != 0) {
+			free(g->key);
+			g->key = NULL;
+			if (key_from_opts) {
+				rj_sig_trust_free(&g->trust);
+				return rc;
+			}
+			rj_warn_once("signing-key", "%s (ROCJIT_SIGNING_KEY); entries are stored "
+				     "unsigned", rocjit_last_error());
+		}
+	}
+	return 0;
+}
+
+void rj_signing_free(struct rj_signing *g)
+{
+	if (g->key) {
+		rj_sig_secret_wipe(g->key);
+		free(g->key);
+		g->key = NULL;
+	}
+	rj_sig_trust_free(&g->trust);
+}
+
+const struct rj_sig_trust *rj_signing_shared_trust(const struct rj_signing *g)
+{
+	return g->require >= ROCJIT_REQUIRE_SIGNED_SHARED ? &g->trust : NULL;
+}
+
+void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_meta *m,
+		     const void *code, size_t size, unsigned char *sig_out)
+{
+	struct rj_sig_subject e;
+
+	m->signer = NULL;
+	m->sig = NULL;
+	if (!g->key)
+		return;
+	e.key = key;
+	e.pkey = &m->pkey;
+	e.platform = m->platform;
+	e.target = m->target;
+	e.compiler = m->compiler;
+	e.code = code;
+	e.code_size = size;
+	rj_sig_sign(g->key, &e, sig_out);
+	m->signer = g->key->name;
+	m->sig = sig_out;
+	atomic_fetch_add(&g->signed_stores, 1);
+}
+
+void rj_signing_rejected(struct rj_signing *g, const char *what)
+{
+	if (atomic_fetch_add(&g->rejects, 1) == 0)
+		rj_log(RJ_LOG_WARN, "%s; it is not loaded (counted in rocjit_stats."
+		       "signature_rejects), and compiled here where a compiler is", what);
+	else
+		RJ_LOG(RJ_LOG_INFO, "%s; not loaded", what);
+}
+
+int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const rj_key *key, const void *code,
+			size_t size)
+{
+	struct rj_cache_signed e;
+	struct rj_sig_subject sub;
+	enum rj_sig_status st = RJ_SIG_BAD;
+	char what[512], hex[33];
+
+	if (g->require < ROCJIT_REQUIRE_SIGNED_ALL)
+		return 1;
+	atomic_fetch_add(&g->checked, 1);
+	if (rj_cache_signed_get(c, key, &e) == 1) {
+		sub.key = key;
+		sub.pkey = &e.pkey;
+		sub.platform = e.platform;
+		sub.target = e.target;
+		sub.compiler = e.compiler;
+		sub.code = code;
+		sub.code_size = size;
+		st = rj_sig_verify(&g->trust, &sub, e.sig.signer, e.sig.sig, e.sig.len);
+		if (st == RJ_SIG_TRUSTED)
+			return 1;
+	}
+	rj_key_hex(key, hex);
+	snprintf(what, sizeof what, "cache entry %s is %s%s%s (ROCJIT_REQUIRE_SIGNED=all "
+		 "loads only code signed by a trusted key: sign the cache with `rocjit sign`, or "
+		 "set ROCJIT_SIGNING_KEY where it is compiled)", hex,
+		 st == RJ_SIG_UNSIGNED ? "unsigned" : st == RJ_SIG_UNTRUSTED ?
+		 "signed by a key that is not trusted: " : "badly signed: ",
+		 st == RJ_SIG_UNSIGNED ? "" : e.sig.signer, "");
+	rj_signing_rejected(g, what);
+	return 0;
+}
+
+ROCJIT_API int rocjit_keygen(const char *name, const char *dir, char *public_line, size_t size)
+{
+	RJ_CHECK(!name || !dir, ROCJIT_EINVAL, "rocjit_keygen: name or dir is NULL");
+	RJ_FORWARD(rj_sig_keygen(name, dir, public_line, size));
+	rj_error_clear();
+	return 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * signing.h - a context's rule for signed code (see signing.c): which key it signs with,
+ * which keys it trusts, and which tiers' entries need their signature.
+ */
+#ifndef ROCJIT_REQUEST_SIGNING_H
+#define ROCJIT_REQUEST_SIGNING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "sign/sign.h"
+#include "store/cache.h"
+
+struct rj_signing {
+	struct rj_sig_secret *key;   /* NULL: entries are stored unsigned */
+	struct rj_sig_trust trust;
+	int require;                 /* ROCJIT_REQUIRE_SIGNED_NONE, _SHARED or _ALL */
+	atomic_uint_fast64_t checked, rejects, signed_stores;
+};
+
+struct rocjit_options;
+
+/*
+ * Reads the rule from the options (version 4) and the environment into *g.  A mistake
+ * in the options fails (ROCJIT_EINVAL or ROCJIT_EIO, saying what to fix): the caller
+ * wrote them.  One in the environment is a warning, and fails closed: a signing key
+ * that cannot be read signs nothing; trusted keys that cannot be read trust no key (every
+ * shared entry is then compiled here).  Free with rj_signing_free.
+ */
+int rj_signing_open(struct rj_signing *g, const struct rocjit_options *opts);
+void rj_signing_free(struct rj_signing *g);
+
+/* The trust that bundles and the remote tier check against, or NULL: none asked for. */
+const struct rj_sig_trust *rj_signing_shared_trust(const struct rj_signing *g);
+
+/* Signs an entry (key, meta's fields, code) when g has a key: m->signer and m->sig then
+ * point into sig_out (RJ_SIG_BYTES) and g's key name; else leaves m unsigned. */
+void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_meta *m,
+		     const void *code, size_t size, unsigned char *sig_out);
+
+/*
+ * ROCJIT_REQUIRE_SIGNED_ALL: whether a local cache hit (key, its code) may load: 1, or 0
+ * after counting it and warning once (the caller compiles instead).  1 without a look
+ * when the rule does not cover the local cache.
+ */
+int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const rj_key *key, const void *code,
+			size_t size);
+
+/* A shared tier passed over an entry for its signature: counted, one warning a process
+ * (then at ROCJIT_LOG=info). */
+void rj_signing_rejected(struct rj_signing *g, const char *what);
+
+#endif
