@@ -743,18 +743,8 @@ typedef struct rocjit_entry {
 	char pkey[33];             /* the portable key (the key less the compiler
 	                              identity: what bundles are looked up by), or "" for
 	                              an entry written by a rocjit that kept none        */
-	/* signed code (see "Signed code") */
-	const char *signer;        /* the name of the key that signed it, or ""            */
-	int signature;             /* ROCJIT_SIGNATURE_*: its signature against the
-	                              context's trusted keys                             */
 } rocjit_entry;
 
-/* rocjit_entry.signature */
-#define ROCJIT_SIGNATURE_UNSIGNED 0  /* no signature                                      */
-#define ROCJIT_SIGNATURE_TRUSTED 1   /* signed by a trusted key, and the signature holds */
-#define ROCJIT_SIGNATURE_UNTRUSTED 2 /* signed by a key that is not trusted (not checked) */
-#define ROCJIT_SIGNATURE_BAD 3       /* signed in a trusted key's name, but it does not
-                                        hold: the entry was altered after signing      */
 
 /* fn returns 0 to go on; anything else stops the walk and is returned.  It runs with no
  * rocjit lock held: it may call any rocjit function, on the same context too. */
@@ -786,9 +776,6 @@ ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx);
 /* Why rocjit_cache_verify found an entry bad. */
 #define ROCJIT_BAD_CHECKSUM 1 /* the code does not match its checksum or size       */
 #define ROCJIT_BAD_OBJECT 2   /* the code is not a code object for its target       */
-#define ROCJIT_BAD_SIGNATURE 3 /* its signature does not hold (ROCJIT_SIGNATURE_BAD); with
-                                  ROCJIT_REQUIRE_SIGNED_ALL, also unsigned or signed by
-                                  a key that is not trusted                          */
 
 /*
  * Checks every entry's checksum and that its code object is for the target it is stored

@@ -41,19 +41,6 @@ static size_t distinct_keys(const rj_key *keys, size_t n)
 	return d;
 }
 
-/* 1 when the cache's database has a signatures table. */
-static int has_signatures(sqlite3 *db)
-{
-	sqlite3_stmt *st = NULL;
-	int yes = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE name = 'signatures'",
-			       -1, &st, NULL) == SQLITE_OK)
-		yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return yes;
-}
-
 /* Writes the new bundle's schema and header, then copies the entries, all in the file.
  * name: the file as SQLite is to open it (sqlite_fd.h); path: as the user gave it. */
 static int export_locked(rj_cache *c, const char *name, const char *path, const rj_key *keys,
@@ -97,7 +84,7 @@ static int export_locked(rj_cache *c, const char *name, const char *path, const 
 	sqlite3_finalize(st);
 	st = NULL;
 	/* The entries' signatures go along (signatures.c), where the cache has any. */
-	if (has_signatures(c->db) &&
+	if (rj_sig_table_exists(c->db) &&
 	    (rj_sig_table_create(c->db, "bundle") != SQLITE_OK ||
 	     rj_cache_exec(c, "INSERT OR REPLACE INTO bundle.signatures SELECT s.key, s.signer, "
 			   "s.sig, s.signed FROM main.signatures s JOIN bundle.entries e ON "

@@ -32,8 +32,7 @@ int rj_sig_table_create(sqlite3 *db, const char *schema)
 	return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
-/* 1 when main has the table. */
-static int has_table(sqlite3 *db)
+int rj_sig_table_exists(sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
 	int yes = 0;
@@ -51,7 +50,7 @@ int rj_sig_table_put(sqlite3 *db, const void *key, const char *signer,
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (!signer && !has_table(db))
+	if (!signer && !rj_sig_table_exists(db))
 		return 0;
 	if (signer && rj_sig_table_create(db, NULL) != SQLITE_OK)
 		RJ_FAIL(ROCJIT_EIO, "cannot add the signatures table: %s", sqlite3_errmsg(db));

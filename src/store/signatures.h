@@ -26,6 +26,9 @@ struct rj_stored_sig {
  * the names: "main", "bundle"; NULL: main).  0 or an SQLite code. */
 int rj_sig_table_create(sqlite3 *db, const char *schema);
 
+/* 1 when the main database has the table. */
+int rj_sig_table_exists(sqlite3 *db);
+
 /*
  * Records key's signature (signer NULL: it has none, and a signature left from an older
  * entry of that key is dropped).  In the caller's transaction; the table is made at the
