@@ -273,6 +273,8 @@ struct cli_row {
 	uint64_t size, hits;
 	int64_t created, last_used;
 	double compile_ms;
+	char signer[65];        /* "" when unsigned */
+	int signature;          /* ROCJIT_SIGNATURE_* */
 };
 
 /* What purge and list select by; all given criteria must hold. */
@@ -295,6 +297,10 @@ int cli_filter_active(const struct cli_filter *f);
 
 /* Fills r with copies of e's fields; cli_row_free frees them (a field left NULL too). */
 void cli_row_from_entry(struct cli_row *r, const rocjit_entry *e);
+/* ROCJIT_SIGNATURE_*'s word: "none", "unchecked", "trusted", "untrusted", "bad". */
+const char *cli_signature_name(int signature);
+/* One line on a signature for people: "trusted (signed by NAME)", "none (unsigned)"... */
+const char *cli_signature_text(char *buf, size_t size, const char *signer, int signature);
 void cli_row_free(struct cli_row *r);
 /* Reads every entry into rows (key order); with f, only those it selects.  CLI_OK or
  * CLI_FAIL (printed). */

@@ -7,6 +7,7 @@
  * platform.  Below the commands (purge, list, show, stats); it prints nothing but a
  * warning and a failure.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,42 @@ void cli_row_from_entry(struct cli_row *r, const rocjit_entry *e)
 	r->created = e->created;
 	r->last_used = e->last_used;
 	r->compile_ms = e->compile_ms;
+	memcpy(r->signer, e->signer, sizeof r->signer);
+	r->signer[sizeof r->signer - 1] = 0;
+	r->signature = e->signature;
+}
+
+const char *cli_signature_name(int signature)
+{
+	static const char *const names[] = { "none", "unchecked", "trusted", "untrusted", "bad" };
+
+	return signature >= 0 && signature <= ROCJIT_SIGNATURE_BAD ? names[signature]
+								   : "unknown";
+}
+
+const char *cli_signature_text(char *buf, size_t size, const char *signer, int signature)
+{
+	switch (signature) {
+	case ROCJIT_SIGNATURE_NONE:
+		snprintf(buf, size, "none (unsigned)");
+		break;
+	case ROCJIT_SIGNATURE_UNCHECKED:
+		snprintf(buf, size, "by %s, a trusted key's name (not checked: `rocjit show` "
+			 "or `rocjit verify` checks it)", cli_text(signer));
+		break;
+	case ROCJIT_SIGNATURE_TRUSTED:
+		snprintf(buf, size, "trusted (signed by %s, checked)", cli_text(signer));
+		break;
+	case ROCJIT_SIGNATURE_UNTRUSTED:
+		snprintf(buf, size, "untrusted (signed by %s, a key not in ROCJIT_TRUSTED_KEYS)",
+			 cli_text(signer));
+		break;
+	default:
+		snprintf(buf, size, "BAD (in the name of %s, but it does not hold: the code or "
+			 "its key changed after signing; `rocjit verify --fix` removes it)",
+			 cli_text(signer));
+	}
+	return buf;
 }
 
 static int collect(const rocjit_entry *e, void *user)
@@ -274,5 +311,7 @@ void cli_row_json(struct cli_json *j, const struct cli_row *r)
 	cli_json_int(j, "last_used", r->last_used);
 	cli_json_uint(j, "hits", r->hits);
 	cli_json_num(j, "compile_ms", r->compile_ms);
+	cli_json_str(j, "signer", r->signer);
+	cli_json_str(j, "signature", cli_signature_name(r->signature));
 	cli_json_end_object(j);
 }

@@ -88,8 +88,10 @@ static const struct cli_help_entry commands[] = {
 	  0 },
 	{ "import", NULL, "copy a bundle's entries into the cache",
 	  "rocjit import FILE.rocjit",
-	  "Copies every entry of the bundle into the cache; entries already there are kept.\n"
-	  "Exit status: 0 ok, 1 failure, 2 for bad arguments.",
+	  "Copies every entry of the bundle into the cache, with its signature; entries\n"
+	  "already there are kept.  Where keys are trusted (ROCJIT_TRUSTED_KEYS), only\n"
+	  "entries signed by one of them are copied; the others are refused, each saying why.\n"
+	  "Exit status: 0 ok, 1 failure or refused entries, 2 for bad arguments.",
 	  0 },
 	{ "purge", NULL, "remove entries from the cache and give the space back",
 	  "rocjit purge (--all | [--older-than AGE] [--arch T,...]\n"
@@ -137,8 +139,10 @@ static const struct cli_help_entry commands[] = {
 	{ "show", NULL, "show everything stored about one entry",
 	  "rocjit show KEY-PREFIX [--extract FILE] [--json]",
 	  "Prints the entry whose key starts with KEY-PREFIX (at least 4 hex digits; `rocjit\n"
-	  "list` shows keys): what it was compiled from and with, its use, and what its code\n"
-	  "object says about itself (target id and kernels, read from the object).\n"
+	  "list` shows keys): what it was compiled from and with, its use, its signature\n"
+	  "(checked against ROCJIT_TRUSTED_KEYS), and what its code object says about itself\n"
+	  "(target id and kernels, read from the object).  list --json gives each entry's\n"
+	  "signer, not checked (it reads no code).\n"
 	  "\n"
 	  "  -x, --extract FILE  write the code object to FILE (- for stdout)\n"
 	  "  --json              print as JSON",
@@ -146,7 +150,10 @@ static const struct cli_help_entry commands[] = {
 	{ "verify", NULL, "check every entry's checksum and target",
 	  "rocjit verify [--fix] [--json]",
 	  "Checks that every entry's code matches its checksum and is a code object for the\n"
-	  "target it is stored under.  Exit status 1 when anything was bad.\n"
+	  "target it is stored under, and its signature against ROCJIT_TRUSTED_KEYS: bad when\n"
+	  "it does not hold (or, with ROCJIT_REQUIRE_SIGNED=all, when the entry is not signed\n"
+	  "by a trusted key).  Counts the entries signed by a trusted key, unsigned, and\n"
+	  "signed by other keys.  Exit status 1 when anything was bad.\n"
 	  "\n"
 	  "  --fix    remove the bad entries\n"
 	  "  --json   print as JSON",
@@ -205,7 +212,8 @@ static const struct cli_help_entry commands[] = {
 	  "with ROCJIT_REQUIRE_SIGNED=all.  Trust the new key beside the old one while\n"
 	  "rotating.\n"
 	  "\n"
-	  "  -d, --dir DIR   where to write the files (default: the current folder)",
+	  "  -d, --dir DIR   where to write the files (default: the current folder; made,\n"
+	  "                  mode 0700, when it does not exist)",
 	  0 },
 	{ "sign", NULL, "sign the cache's entries (or a bundle's: --cache FILE)",
 	  "rocjit sign [--key FILE] [KEY...]",

@@ -46,7 +46,7 @@ static void print_text(const struct found *f, const rocjit_codeobj_info *info,
 		       const char *why)
 {
 	const struct cli_row *r = &f->row;
-	char a[32], b[64], c[64];
+	char a[32], b[64], c[64], sig[256];
 	int64_t now = cli_now_s();
 
 	printf("key:           %s\n", r->key);
@@ -77,6 +77,8 @@ static void print_text(const struct found *f, const rocjit_codeobj_info *info,
 	printf("hits:          %" PRIu64 "\n", r->hits);
 	printf("compile time:  %s\n", cli_fmt_ms(a, sizeof a, r->compile_ms));
 	printf("checksum:      %s\n", f->code ? "ok" : "BAD (run `rocjit verify --fix`)");
+	printf("signature:     %s\n", cli_signature_text(sig, sizeof sig, r->signer,
+							   r->signature));
 	if (info) {
 		printf("object target: %s", cli_text(info->target));
 		if (strcmp(info->flags_target, info->target) != 0)
@@ -111,6 +113,8 @@ static void print_json(const struct found *f, const rocjit_codeobj_info *info,
 	cli_json_int(&j, "last_used", f->row.last_used);
 	cli_json_uint(&j, "hits", f->row.hits);
 	cli_json_num(&j, "compile_ms", f->row.compile_ms);
+	cli_json_str(&j, "signer", f->row.signer);
+	cli_json_str(&j, "signature", cli_signature_name(f->row.signature));
 	cli_json_end_object(&j);
 	cli_json_bool(&j, "checksum_ok", f->code != NULL);
 	if (info) {

@@ -4,11 +4,13 @@
  *
  * The key pair is written by the library's key module (src/sign via rocjit_keygen's
  * files: NAME.secret, mode 0600, and NAME.pub); signing is rocjit_cache_sign with the
- * key of $ROCJIT_SIGNING_KEY or --key FILE.  Uses the files below the commands only.
+ * key of $ROCJIT_SIGNING_KEY or --key FILE (rocjit_bundle_sign for a bundle named with
+ * --cache FILE).  Uses the files below the commands only.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -43,6 +45,10 @@ int cli_keygen(int argc, char **argv)
 	if (!name)
 		return cli_usage_error("keygen", "give the key's name (letters, digits, '.', '_', "
 				       "'-'; e.g. ci-2026)");
+	/* A folder for keys is made private, as ssh-keygen makes ~/.ssh; only the last
+	   component: a mistyped path should not grow a tree. */
+	if (mkdir(dir, 0700) == 0)
+		fprintf(stderr, "rocjit: created the folder %s (mode 0700)\n", dir);
 	if (rocjit_keygen(name, dir, line, sizeof line) != 0)
 		return cli_fail("keygen: %s", rocjit_last_error());
 	fprintf(stderr, "rocjit: wrote %s/%s.secret (keep it secret: mode 0600) and %s/%s.pub\n"
@@ -64,7 +70,8 @@ int cli_sign(int argc, char **argv)
 	const char **keys = NULL;
 	size_t n = 0, count = 0;
 	rocjit_ctx *ctx = NULL;
-	int id, rc;
+	struct stat st;
+	int id, rc, bundle;
 
 	keys = calloc((size_t)argc + 1, sizeof *keys);
 	if (!keys)
@@ -85,7 +92,12 @@ int cli_sign(int argc, char **argv)
 		return cli_usage_error("sign", "no key: give --key FILE or set ROCJIT_SIGNING_KEY "
 				       "(rocjit keygen NAME writes one)");
 	}
-	rc = cli_open(&ctx, ROCJIT_OPEN_NO_COMPILE, CLI_EXISTING);
+	/* A bundle named with --cache FILE is signed as a file (a signed copy renamed over
+	   it): processes map bundles as immutable, so none is changed in place. */
+	bundle = cli_global.cache_dir && stat(cli_global.cache_dir, &st) == 0 &&
+		 S_ISREG(st.st_mode);
+	rc = cli_open(&ctx, ROCJIT_OPEN_NO_COMPILE | (bundle ? ROCJIT_OPEN_NO_CACHE : 0),
+		      bundle ? 0 : CLI_EXISTING);
 	if (rc == CLI_MISSING)
 		rc = cli_fail("sign: there is no cache at %s", cli_global.cache_dir ?
 			      cli_global.cache_dir : "the default folder");
@@ -93,7 +105,8 @@ int cli_sign(int argc, char **argv)
 		free(keys);
 		return rc;
 	}
-	rc = rocjit_cache_sign(ctx, n ? keys : NULL, n, &count);
+	rc = bundle ? rocjit_bundle_sign(ctx, cli_global.cache_dir, n ? keys : NULL, n, &count)
+		    : rocjit_cache_sign(ctx, n ? keys : NULL, n, &count);
 	if (rc != 0)
 		rc = cli_fail("sign: %s", rocjit_last_error());
 	else

@@ -1,7 +1,9 @@
 /*
- * verify.c - `rocjit verify`: check every entry's checksum and that its code object is for
- * the target it is stored under; --fix drops the bad ones.  Exit status 1 when anything
- * was bad (also with --fix: something was wrong, and scripts should know).
+ * verify.c - `rocjit verify`: check every entry's checksum, that its code object is for
+ * the target it is stored under, and its signature against ROCJIT_TRUSTED_KEYS; --fix
+ * drops the bad ones.  Reports how many entries are signed by a trusted key, unsigned,
+ * or signed by another key.  Exit status 1 when anything was bad (also with --fix:
+ * something was wrong, and scripts should know).
  *
  * Owns the list of bad entries of one run.  Uses the files below the commands, never
  * another command's file or main.c.
@@ -30,13 +32,18 @@ struct bad {
 struct verify {
 	struct bad *bad;
 	size_t n;
+	uint64_t signatures[ROCJIT_SIGNATURE_BAD + 1]; /* entries by ROCJIT_SIGNATURE_* */
 };
 
-static void bad_cb(const rocjit_entry *e, int reason, const char *message, void *user)
+static void each_cb(const rocjit_entry *e, int reason, const char *message, void *user)
 {
 	struct verify *v = user;
 	struct bad *b;
 
+	if (e->signature >= 0 && e->signature <= ROCJIT_SIGNATURE_BAD)
+		v->signatures[e->signature]++;
+	if (!reason)
+		return;
 	v->bad = cli_realloc(v->bad, (v->n + 1) * sizeof *v->bad);
 	b = &v->bad[v->n++];
 	memset(b, 0, sizeof *b);
@@ -44,6 +51,9 @@ static void bad_cb(const rocjit_entry *e, int reason, const char *message, void 
 	b->row.key[32] = 0;
 	b->row.target = cli_strdup(e->target);
 	b->row.source_name = cli_strdup(e->source_name);
+	memcpy(b->row.signer, e->signer, sizeof b->row.signer);
+	b->row.signer[sizeof b->row.signer - 1] = 0;
+	b->row.signature = e->signature;
 	b->reason = reason;
 	b->message = cli_strdup(message);
 }
@@ -52,7 +62,8 @@ static const char *reason_name(int reason)
 {
 	return reason == ROCJIT_BAD_CHECKSUM ? "checksum"
 	       : reason == ROCJIT_BAD_OBJECT ? "object"
-					     : "unknown";
+	       : reason == ROCJIT_BAD_SIGNATURE ? "signature"
+						: "unknown";
 }
 
 int cli_verify(int argc, char **argv)
@@ -74,7 +85,7 @@ int cli_verify(int argc, char **argv)
 		cli_no_cache_note(); /* nothing to check: nothing is bad */
 		rc = CLI_OK;
 	} else if (rc == CLI_OK &&
-		   (id = rocjit_cache_verify(ctx, fix, bad_cb, &v, &checked, &nbad)))
+		   (id = rocjit_cache_verify_each(ctx, fix, each_cb, &v, &checked, &nbad)))
 		rc = cli_fail("cannot check the cache: %s (%s); if the database itself is "
 			      "damaged, remove it (`rocjit stats` shows its path): the cache "
 			      "refills itself", rocjit_last_error(), rocjit_strerror(id));
@@ -89,6 +100,10 @@ int cli_verify(int argc, char **argv)
 		cli_json_uint(&j, "checked", checked);
 		cli_json_uint(&j, "bad", nbad);
 		cli_json_bool(&j, "fixed", fix);
+		cli_json_object(&j, "signatures");
+		for (int i = 0; i <= ROCJIT_SIGNATURE_BAD; i++)
+			cli_json_uint(&j, cli_signature_name(i), v.signatures[i]);
+		cli_json_end_object(&j);
 		cli_json_array(&j, "entries");
 		for (size_t i = 0; i < v.n; i++) {
 			cli_json_object(&j, NULL);
@@ -97,6 +112,9 @@ int cli_verify(int argc, char **argv)
 			cli_json_str(&j, "source", v.bad[i].row.source_name);
 			cli_json_str(&j, "reason", reason_name(v.bad[i].reason));
 			cli_json_str(&j, "message", v.bad[i].message);
+			cli_json_str(&j, "signer", v.bad[i].row.signer);
+			cli_json_str(&j, "signature",
+				     cli_signature_name(v.bad[i].row.signature));
 			cli_json_end_object(&j);
 		}
 		cli_json_end_array(&j);
@@ -107,6 +125,24 @@ int cli_verify(int argc, char **argv)
 			printf("bad %.12s  %s  %s: %s: %s\n", v.bad[i].row.key,
 			       cli_text(v.bad[i].row.target), cli_text(v.bad[i].row.source_name),
 			       reason_name(v.bad[i].reason), cli_text(v.bad[i].message));
+		/* Signatures: what would load where they are required.  An entry whose
+		   checksum failed cannot have its signature checked ("unchecked"). */
+		if (checked)
+			printf("signatures: %" PRIu64 " trusted, %" PRIu64 " unsigned, %" PRIu64
+			       " by keys not trusted, %" PRIu64 " bad%s%s\n",
+			       v.signatures[ROCJIT_SIGNATURE_TRUSTED],
+			       v.signatures[ROCJIT_SIGNATURE_NONE],
+			       v.signatures[ROCJIT_SIGNATURE_UNTRUSTED],
+			       v.signatures[ROCJIT_SIGNATURE_BAD],
+			       v.signatures[ROCJIT_SIGNATURE_UNCHECKED]
+				       ? ", the rest not checkable (their checksum failed)"
+				       : "",
+			       v.signatures[ROCJIT_SIGNATURE_TRUSTED] ||
+					       v.signatures[ROCJIT_SIGNATURE_BAD] ||
+					       getenv("ROCJIT_TRUSTED_KEYS")
+				       ? ""
+				       : " (no key is trusted: set ROCJIT_TRUSTED_KEYS to check "
+					 "signatures)");
 		printf("verify: %" PRIu64 " entr%s checked, %" PRIu64 " bad", checked,
 		       checked == 1 ? "y" : "ies", nbad);
 		if (nbad)

@@ -2,7 +2,8 @@
 #
 #   rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...] [HEADERS <name>...]
 #                      [BUNDLE_ARCHS <target-id>...] [BUNDLE_OPTIONS <option>...]
-#                      [BUNDLE_DESTINATION <install dir>] [BUNDLE_NO_INSTALL])
+#                      [BUNDLE_DESTINATION <install dir>] [BUNDLE_NO_INSTALL]
+#                      [SIGNING_KEY <file>])
 #
 # BUNDLE_ARCHS builds, with every build of <target>, a prebuilt bundle of its kernels for
 # those target ids (`rocjit export`): <target's file>.rocjit next to the executable, where
@@ -14,6 +15,14 @@
 # the compiler options the application passes (part of the key).  Needs the rocjit tool:
 # the rocjit_cli target of this build, or the installed rocjit::rocjit_cli / `rocjit`
 # program.
+#
+# SIGNING_KEY (with BUNDLE_ARCHS) signs every entry of that bundle with the secret key in
+# <file> (relative paths are relative to ${CMAKE_CURRENT_SOURCE_DIR}), so that it serves
+# applications that trust the key (ROCJIT_TRUSTED_KEYS=<the NAME.pub line>).  Make the
+# key with `rocjit keygen --dir <dir> NAME` (NAME.secret, mode 0600, and NAME.pub) and keep
+# NAME.secret out of version control.  The build reads the key where it is, never copies
+# or prints it, and signs again when it changes.  A missing <file> fails the configure; an
+# unreadable one (open to group or others, not a key) fails the build.
 #
 # Embeds every file under <dir> (recursively) whose name matches one of the patterns
 # (default: *.hip *.cu *.h *.hpp *.cuh) into <target> as text, and registers them with
@@ -63,7 +72,8 @@ set(_ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set_property(GLOBAL PROPERTY _ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(rocjit_add_kernels)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "BUNDLE_NO_INSTALL" "TARGET;DIR;BUNDLE_DESTINATION"
+  cmake_parse_arguments(PARSE_ARGV 0 arg "BUNDLE_NO_INSTALL"
+                        "TARGET;DIR;BUNDLE_DESTINATION;SIGNING_KEY"
                         "GLOB;HEADERS;BUNDLE_ARCHS;BUNDLE_OPTIONS")
   set(usage "usage: rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...])")
 
@@ -218,18 +228,59 @@ function(rocjit_add_kernels)
     ROCJIT_MANIFEST "${manifest}"
     ROCJIT_KERNELS_DIR "${dir}")
 
+  set(signing_key "")
+  if(DEFINED arg_SIGNING_KEY OR "SIGNING_KEY" IN_LIST arg_KEYWORDS_MISSING_VALUES)
+    _rocjit_signing_key(signing_key "${arg_SIGNING_KEY}" "${arg_BUNDLE_ARCHS}")
+  endif()
   if(arg_BUNDLE_ARCHS)
     if(arg_BUNDLE_NO_INSTALL AND arg_BUNDLE_DESTINATION)
       message(FATAL_ERROR "rocjit_add_kernels: BUNDLE_NO_INSTALL and BUNDLE_DESTINATION "
         "contradict each other: pass one of them")
     endif()
     _rocjit_add_bundle("${target}" "${manifest}" "${arg_BUNDLE_ARCHS}" "${arg_BUNDLE_OPTIONS}"
-                       "${arg_BUNDLE_DESTINATION}" "${arg_BUNDLE_NO_INSTALL}" "${paths}")
+                       "${arg_BUNDLE_DESTINATION}" "${arg_BUNDLE_NO_INSTALL}" "${paths}"
+                       "${signing_key}")
   endif()
 endfunction()
 
-# The bundle step of rocjit_add_kernels(BUNDLE_ARCHS ...).
-function(_rocjit_add_bundle target manifest archs options destination no_install depends)
+# SIGNING_KEY's file, made absolute into var.  Checked at configure time only for what a
+# typo or a forgotten keygen gives (no file, a folder, the public half); whether the file
+# holds a usable secret key is the tool's to say when it signs, so the configure never
+# reads the secret.
+function(_rocjit_signing_key var file archs)
+  set(keygen "make a key pair with `rocjit keygen --dir <dir> NAME` (it writes "
+    "NAME.secret, mode 0600, and NAME.pub), pass SIGNING_KEY <dir>/NAME.secret, keep "
+    "NAME.secret out of version control, and give consumers the line of NAME.pub in "
+    "ROCJIT_TRUSTED_KEYS")
+  if(file STREQUAL "")
+    message(FATAL_ERROR "rocjit_add_kernels: SIGNING_KEY needs the secret key file: "
+      ${keygen})
+  endif()
+  if(NOT archs)
+    message(FATAL_ERROR "rocjit_add_kernels: SIGNING_KEY signs the bundle that "
+      "BUNDLE_ARCHS builds, and there is none: add BUNDLE_ARCHS <target-id>...")
+  endif()
+  get_filename_component(path "${file}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${path}")
+    message(FATAL_ERROR "rocjit_add_kernels: SIGNING_KEY '${path}' does not exist "
+      "(relative paths are relative to ${CMAKE_CURRENT_SOURCE_DIR}): " ${keygen})
+  endif()
+  if(IS_DIRECTORY "${path}")
+    message(FATAL_ERROR "rocjit_add_kernels: SIGNING_KEY '${path}' is a folder: pass "
+      "the NAME.secret file that `rocjit keygen` wrote in it")
+  endif()
+  if(path MATCHES "\\.pub$")
+    message(FATAL_ERROR "rocjit_add_kernels: SIGNING_KEY '${path}' is a public key: "
+      "sign with its secret half (NAME.secret, beside it); the .pub line is what "
+      "consumers put in ROCJIT_TRUSTED_KEYS")
+  endif()
+  set(${var} "${path}" PARENT_SCOPE)
+endfunction()
+
+# The bundle step of rocjit_add_kernels(BUNDLE_ARCHS ...).  signing_key: an absolute path,
+# or "" for an unsigned bundle.
+function(_rocjit_add_bundle target manifest archs options destination no_install depends
+                            signing_key)
   if(TARGET rocjit_cli)
     set(tool "$<TARGET_FILE:rocjit_cli>")
     set(tool_dep rocjit_cli)
@@ -252,14 +303,39 @@ function(_rocjit_add_bundle target manifest archs options destination no_install
     set(extra -- ${options})
   endif()
   # A private cache in the build folder: building never touches the user's cache.
-  add_custom_command(OUTPUT "${bundle}"
-    COMMAND "${CMAKE_COMMAND}" -E rm -f "${bundle}"
-    COMMAND "${tool}" --cache "${CMAKE_CURRENT_BINARY_DIR}/rocjit-build-cache" export
-            -o "${bundle}" --no-progress --manifest "${manifest}" --arch "${arch_list}"
-            ${extra}
-    DEPENDS ${depends} "${manifest}" ${tool_dep}
-    COMMENT "Building the rocjit bundle of ${target} for ${arch_list}"
-    VERBATIM)
+  set(cache "${CMAKE_CURRENT_BINARY_DIR}/rocjit-build-cache")
+  if(signing_key)
+    # The export signs what it exports with $ROCJIT_SIGNING_KEY (set here, so that one in
+    # the builder's environment cannot stand in), but a key it cannot use is only a
+    # warning to it, and the entries would go out unsigned.  `rocjit sign` fails on such a
+    # key, so it runs next on the same cache (signing all of it again with the same key),
+    # and the bundle takes its name only after both succeeded: a failed step leaves no
+    # bundle that a later build would take for done.  The cache is the target's own: a
+    # signature lives with its entry in the cache, and another target's bundle step,
+    # running in parallel with another key, must not re-sign an entry between this
+    # export's signing and its copy.
+    set(cache "${CMAKE_CURRENT_BINARY_DIR}/rocjit-build-cache-${target}")
+    set(part "${bundle}.part")
+    add_custom_command(OUTPUT "${bundle}"
+      COMMAND "${CMAKE_COMMAND}" -E rm -f "${bundle}" "${part}"
+      COMMAND "${CMAKE_COMMAND}" -E env "ROCJIT_SIGNING_KEY=${signing_key}"
+              "${tool}" --cache "${cache}" export -o "${part}" --no-progress
+              --manifest "${manifest}" --arch "${arch_list}" ${extra}
+      COMMAND "${tool}" --cache "${cache}" sign --key "${signing_key}"
+      COMMAND "${CMAKE_COMMAND}" -E rename "${part}" "${bundle}"
+      DEPENDS ${depends} "${manifest}" "${signing_key}" ${tool_dep}
+      COMMENT "Building the rocjit bundle of ${target} for ${arch_list}, signed"
+      VERBATIM)
+  else()
+    add_custom_command(OUTPUT "${bundle}"
+      COMMAND "${CMAKE_COMMAND}" -E rm -f "${bundle}"
+      COMMAND "${tool}" --cache "${cache}" export
+              -o "${bundle}" --no-progress --manifest "${manifest}" --arch "${arch_list}"
+              ${extra}
+      DEPENDS ${depends} "${manifest}" ${tool_dep}
+      COMMENT "Building the rocjit bundle of ${target} for ${arch_list}"
+      VERBATIM)
+  endif()
   add_custom_target("${target}_rocjit_bundle" ALL DEPENDS "${bundle}")
   # Next to the executable, where the library looks for <executable>.rocjit.
   add_custom_command(TARGET "${target}_rocjit_bundle" POST_BUILD

@@ -743,7 +743,23 @@ typedef struct rocjit_entry {
 	char pkey[33];             /* the portable key (the key less the compiler
 	                              identity: what bundles are looked up by), or "" for
 	                              an entry written by a rocjit that kept none        */
+	char signer[65];           /* the name of the key that signed it, or "" (unsigned)  */
+	int signature;             /* ROCJIT_SIGNATURE_*, against the context's trusted
+	                              keys (rocjit_options.trusted_keys)                  */
 } rocjit_entry;
+
+/*
+ * rocjit_entry.signature.  rocjit_cache_find and the verify calls read the code and check
+ * the signature; rocjit_cache_foreach reads no code, so a signature in a trusted key's
+ * name is UNCHECKED there.  Only TRUSTED entries load where signatures are required.
+ */
+#define ROCJIT_SIGNATURE_NONE 0      /* unsigned                                         */
+#define ROCJIT_SIGNATURE_UNCHECKED 1 /* signed by a trusted key's name; not checked      */
+#define ROCJIT_SIGNATURE_TRUSTED 2   /* signed by a trusted key, and the signature holds */
+#define ROCJIT_SIGNATURE_UNTRUSTED 3 /* signed by a key this context does not trust      */
+#define ROCJIT_SIGNATURE_BAD 4       /* in a trusted key's name, but it does not hold:
+                                        the code or what it is stored under was changed
+                                        after signing, or the signature is malformed     */
 
 
 /* fn returns 0 to go on; anything else stops the walk and is returned.  It runs with no
@@ -776,17 +792,28 @@ ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx);
 /* Why rocjit_cache_verify found an entry bad. */
 #define ROCJIT_BAD_CHECKSUM 1 /* the code does not match its checksum or size       */
 #define ROCJIT_BAD_OBJECT 2   /* the code is not a code object for its target       */
+#define ROCJIT_BAD_SIGNATURE 3 /* its signature is ROCJIT_SIGNATURE_BAD; or, under
+                                  ROCJIT_REQUIRE_SIGNED_ALL, anything but TRUSTED      */
 
 /*
- * Checks every entry's checksum and that its code object is for the target it is stored
- * under; calls bad (may be NULL) for each bad one with the reason and a message.  With
- * fix, bad entries are removed.  *checked and *bad_count (may be NULL) get the counts.
- * Returns 0 or ROCJIT_EIO.
+ * Checks every entry's checksum, that its code object is for the target it is stored
+ * under, and its signature against the context's trusted keys; calls bad (may be NULL)
+ * for each bad one with the reason and a message.  With fix, bad entries are removed.
+ * *checked and *bad_count (may be NULL) get the counts.  Returns 0 or ROCJIT_EIO.
  */
 ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
 				   void (*bad)(const rocjit_entry *entry, int reason,
 					       const char *message, void *user),
 				   void *user, uint64_t *checked, uint64_t *bad_count);
+
+/*
+ * rocjit_cache_verify, calling each for every entry checked: reason 0 and message "" for
+ * a good one.  What `rocjit verify` reports each entry's signature from.
+ */
+ROCJIT_API int rocjit_cache_verify_each(rocjit_ctx *ctx, int fix,
+					void (*each)(const rocjit_entry *entry, int reason,
+						     const char *message, void *user),
+					void *user, uint64_t *checked, uint64_t *bad_count);
 
 /* Counters kept in the cache across processes, since the last rocjit_cache_zero. */
 typedef struct rocjit_counters {
@@ -836,8 +863,10 @@ typedef void (*rocjit_reject_fn)(const char *key, const char *reason, void *user
  * is data from outside, so each entry is checked first and copied only when its code
  * matches its checksum and size, parses as a code object (AMDGPU ELF or CUBIN) whose own
  * target is the entry's well-formed target id on the entry's platform, holds the kernels
- * the entry names, and its keys are 16 bytes.  The bundle's usage figures are never
- * taken: an imported entry has 0 hits and was created and last used now.
+ * the entry names, and its keys are 16 bytes; where the context trusts keys (and its
+ * ROCJIT_REQUIRE_SIGNED is not NONE), it must also be signed by one of them.  Signatures
+ * are copied with their entries.  The bundle's usage figures are never taken: an
+ * imported entry has 0 hits and was created and last used now.
  *
  * *copied and *rejected (each may be NULL) get how many entries were copied and refused;
  * on_reject (may be NULL) is called for each refused one.  Returns 0, ROCJIT_EFORMAT when
@@ -885,12 +914,21 @@ ROCJIT_API int rocjit_keygen(const char *name, const char *dir, char *public_lin
  * context's cache with its signing key, replacing their signatures.  *count (may be
  * NULL) gets how many were signed.  Returns 0; ROCJIT_EINVAL (no signing key, a key
  * malformed); ROCJIT_EFORMAT (entries whose code fails its checksum were not signed,
- * the others were); ROCJIT_EIO (no cache, read-only, the database failed).  A bundle is
- * signed by opening it as the context's cache (rocjit_options.cache_dir naming the file).
- * Any thread.
+ * the others were); ROCJIT_EIO (no cache, read-only, the database failed).  Any thread.
  */
 ROCJIT_API int rocjit_cache_sign(rocjit_ctx *ctx, const char *const *keys, size_t n,
 				 size_t *count);
+
+/*
+ * rocjit_cache_sign on the bundle file path, with the context's signing key (the context
+ * needs no cache).  Processes read bundles as immutable files, so the bundle is never
+ * changed in place: a signed copy is written beside it (the folder must be writable) and
+ * renamed over it; a process that has it open keeps reading the old one.  On failure the
+ * bundle is as it was.  Returns as rocjit_cache_sign; ROCJIT_EINVAL also when path is not
+ * a regular file.  Any thread.
+ */
+ROCJIT_API int rocjit_bundle_sign(rocjit_ctx *ctx, const char *path, const char *const *keys,
+				  size_t n, size_t *count);
 
 /* ---- Remote tier: one compile per kernel across a fleet --------------------------------- */
 /*

@@ -40,11 +40,10 @@ int rj_test_have_nvrtc(void)
 	return 0;
 }
 
-const rocjit_code *rj_test_compile_variant(rocjit_ctx *ctx, const char *target,
-					   const char *macro, int i)
+int rj_test_try_variant(const rocjit_code **c, rocjit_ctx *ctx, const char *target,
+			const char *macro, int i)
 {
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
-	const rocjit_code *c = NULL;
 	char opt[96];
 	const char *o[1] = { opt };
 
@@ -52,8 +51,26 @@ const rocjit_code *rj_test_compile_variant(rocjit_ctx *ctx, const char *target,
 	p.source = rj_test_axpy;
 	p.options = o;
 	p.num_options = 1;
-	ASSERT_INT(rocjit_compile(&c, ctx, target, &p), 0);
+	return rocjit_compile(c, ctx, target, &p);
+}
+
+const rocjit_code *rj_test_compile_variant(rocjit_ctx *ctx, const char *target,
+					   const char *macro, int i)
+{
+	const rocjit_code *c = NULL;
+
+	ASSERT_INT(rj_test_try_variant(&c, ctx, target, macro, i), 0);
 	return c;
+}
+
+rocjit_stats rj_test_stats(rocjit_ctx *ctx)
+{
+	rocjit_stats st;
+
+	memset(&st, 0, sizeof st);
+	st.version = ROCJIT_STATS_VERSION;
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	return st;
 }
 
 rocjit_ctx *rj_test_open(void)

@@ -94,6 +94,11 @@ extern const char rj_test_axpy[];
  * (asserting success).  Returns the code object, owned by ctx. */
 const rocjit_code *rj_test_compile_variant(rocjit_ctx *ctx, const char *target,
 					   const char *macro, int i);
+/* The same without asserting: rocjit_compile's result, the code object in *c. */
+int rj_test_try_variant(const rocjit_code **c, rocjit_ctx *ctx, const char *target,
+			const char *macro, int i);
+/* ctx's counters, all of this header's version (asserting rocjit_stats_get succeeds). */
+rocjit_stats rj_test_stats(rocjit_ctx *ctx);
 /* Whether NVRTC can be loaded here (the NVIDIA compile tests skip where it cannot). */
 int rj_test_have_nvrtc(void);
 /* Reads a whole file into a malloc'ed NUL-terminated buffer; *size gets its length. */

@@ -12,14 +12,7 @@
 #    examples, fuzz targets and the tool default OFF.
 # Called by ctest (tests/CMakeLists.txt) with BUILD_DIR, SOURCE_DIR, WORK_DIR and LIBDIR.
 
-function(run)
-  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " cmd "${ARGV}")
-    message(FATAL_ERROR "failed (${rc}): ${cmd}\n${out}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run_util.cmake)
 
 # The files under dir, relative to it, sorted.
 function(installed_files var dir)

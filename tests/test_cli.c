@@ -1196,3 +1196,254 @@ TEST(prewarm_reads_a_format_2_manifest_with_headers_by_name)
 	ASSERT_CONTAINS(out, "expected file=<name> or header=<name>");
 	free(out);
 }
+
+/* ---- Signed code (issue 16) ------------------------------------------------------------------ */
+
+/* rocjit keygen NAME into dir (made when missing): the public line it prints, into pub. */
+static void cli_keygen(const char *dir, const char *name, char pub[256])
+{
+	char *out, *line;
+
+	ASSERT_INT(cli(&out, "keygen", "--dir", dir, name, NULL), 0);
+	/* stdout is the line alone (stderr says where the files went) */
+	line = strstr(out, "\n");
+	for (line = out; line && !(strncmp(line, name, strlen(name)) == 0 &&
+				   line[strlen(name)] == ':');)
+		line = (line = strchr(line, '\n')) ? line + 1 : NULL;
+	ASSERT(line != NULL && strcspn(line, "\n") < 256);
+	memcpy(pub, line, strcspn(line, "\n"));
+	pub[strcspn(line, "\n")] = 0;
+	free(out);
+}
+
+TEST(keygen_writes_a_private_secret_and_never_replaces_it)
+{
+	char dir[4300], path[4400], pub[256], again[256], *out, *text;
+	struct stat st;
+
+	snprintf(dir, sizeof dir, "%s/keys", rj_test_dir);
+	cli_keygen(dir, "alice-1", pub);
+	snprintf(path, sizeof path, "%s/alice-1.secret", dir);
+	ASSERT_INT(stat(path, &st), 0);
+	ASSERT_INT(st.st_mode & 0777, 0600);
+	text = rj_test_read_file(path, NULL);
+	ASSERT(strstr(text, "alice-1:") == text);
+	ASSERT(strstr(text, pub + 8) == NULL); /* the secret file is not the public key */
+	snprintf(path, sizeof path, "%s/alice-1.pub", dir);
+	out = rj_test_read_file(path, NULL);
+	ASSERT(strncmp(out, pub, strlen(pub)) == 0 && !strcmp(out + strlen(pub), "\n"));
+	free(out);
+	/* A second keygen of the name fails and leaves both files as they were. */
+	ASSERT_INT(cli(&out, "keygen", "--dir", dir, "alice-1", NULL), 1);
+	ASSERT_CONTAINS(out, "alice-1.secret");
+	free(out);
+	snprintf(path, sizeof path, "%s/alice-1.secret", dir);
+	out = rj_test_read_file(path, NULL);
+	ASSERT_STR(out, text);
+	free(out);
+	free(text);
+	/* Names that could be read as paths or options are refused as usage errors. */
+	ASSERT(cli(&out, "keygen", "--dir", dir, "../evil", NULL) != 0);
+	ASSERT_CONTAINS(out, "name");
+	free(out);
+	ASSERT(cli(&out, "keygen", "--dir", dir, ".hidden", NULL) != 0);
+	free(out);
+	cli_keygen(dir, "bob", again);
+	ASSERT(strcmp(pub + 8, again + 4) != 0); /* another key, not the same bytes */
+}
+
+/* The signature status of key in `list --json`'s text: its entry's "signature" value. */
+static void assert_listed(const char *json, const char *key, const char *signer,
+			  const char *status)
+{
+	const char *e = strstr(json, key), *end;
+	char want[160];
+
+	ASSERT(e != NULL);
+	end = strstr(e, "}");
+	ASSERT(end != NULL);
+	snprintf(want, sizeof want, "\"signer\": \"%s\"", signer);
+	ASSERT(strstr(e, want) && strstr(e, want) < end);
+	snprintf(want, sizeof want, "\"signature\": \"%s\"", status);
+	ASSERT(strstr(e, want) && strstr(e, want) < end);
+}
+
+TEST(sign_then_show_list_and_verify_report_each_signature)
+{
+	char dir[4300], secret[4400], pub[256], other[256], trust[520], update[512];
+	char *out, *json;
+	struct keys k;
+
+	snprintf(dir, sizeof dir, "%s/keys", rj_test_dir);
+	cli_keygen(dir, "alice", pub);
+	cli_keygen(dir, "mallory", other);
+	snprintf(secret, sizeof secret, "%s/alice.secret", dir);
+	fill(3);
+	k = cache_keys();
+	ASSERT_INT(k.n, 3);
+	json = cli_json(0, "list", "--json", NULL);
+	assert_listed(json, k.key[0], "", "none");
+	free(json);
+
+	/* Two of the three signed. */
+	ASSERT_INT(cli(&out, "sign", "--key", secret, k.key[0], k.key[1], NULL), 0);
+	free(out);
+	/* Nothing trusted: the signer is shown, and said to be no key this process trusts. */
+	unsetenv("ROCJIT_TRUSTED_KEYS");
+	ASSERT_INT(cli(&out, "show", k.key[0], NULL), 0);
+	ASSERT_CONTAINS(out, "signature:     untrusted (signed by alice");
+	free(out);
+	ASSERT_INT(cli(&out, "verify", NULL), 0);
+	ASSERT_CONTAINS(out, "signatures: 0 trusted, 1 unsigned, 2 by keys not trusted, 0 bad");
+	ASSERT_CONTAINS(out, "set ROCJIT_TRUSTED_KEYS");
+	free(out);
+
+	/* Trusting alice (and mallory, rotation-style): checked where the code is read. */
+	snprintf(trust, sizeof trust, "%s,%s", other, pub);
+	setenv("ROCJIT_TRUSTED_KEYS", trust, 1);
+	ASSERT_INT(cli(&out, "show", k.key[1], NULL), 0);
+	ASSERT_CONTAINS(out, "signature:     trusted (signed by alice, checked)");
+	free(out);
+	ASSERT_INT(cli(&out, "show", k.key[2], NULL), 0);
+	ASSERT_CONTAINS(out, "signature:     none (unsigned)");
+	free(out);
+	json = cli_json(0, "show", "--json", k.key[0], NULL);
+	ASSERT_CONTAINS(json, "\"signature\": \"trusted\"");
+	free(json);
+	json = cli_json(0, "list", "--json", NULL);
+	assert_listed(json, k.key[0], "alice", "unchecked");
+	assert_listed(json, k.key[2], "", "none");
+	free(json);
+	ASSERT_INT(cli(&out, "verify", NULL), 0);
+	ASSERT_CONTAINS(out, "signatures: 2 trusted, 1 unsigned, 0 by keys not trusted, 0 bad");
+	free(out);
+
+	/* Moved under another compiler with the checksum still right: the signature fails. */
+	snprintf(update, sizeof update, "UPDATE entries SET compiler = compiler || ' (moved)' "
+		 "WHERE lower(hex(key)) = '%s'", k.key[1]);
+	sql(update);
+	ASSERT_INT(cli(&out, "show", k.key[1], NULL), 0);
+	ASSERT_CONTAINS(out, "signature:     BAD (in the name of alice");
+	free(out);
+	json = cli_json(1, "verify", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"reason\": \"signature\"");
+	ASSERT_CONTAINS(json, "\"trusted\": 1");
+	ASSERT_CONTAINS(json, "\"none\": 1");
+	free(json);
+
+	/* Under ROCJIT_REQUIRE_SIGNED=all the unsigned entry is bad too; --fix leaves only
+	   the good signed one. */
+	setenv("ROCJIT_REQUIRE_SIGNED", "all", 1);
+	ASSERT_INT(cli(&out, "verify", NULL), 1);
+	ASSERT_CONTAINS(out, "3 entries checked, 2 bad");
+	ASSERT_CONTAINS(out, "ROCJIT_REQUIRE_SIGNED=all");
+	free(out);
+	ASSERT_INT(cli(&out, "verify", "--fix", NULL), 1);
+	free(out);
+	ASSERT_INT(cli(&out, "verify", NULL), 0);
+	ASSERT_CONTAINS(out, "1 entry checked, 0 bad");
+	free(out);
+	unsetenv("ROCJIT_REQUIRE_SIGNED");
+	unsetenv("ROCJIT_TRUSTED_KEYS");
+	k = cache_keys();
+	ASSERT_INT(k.n, 1);
+}
+
+TEST(import_takes_signatures_along_and_admits_only_trusted_signers)
+{
+	char dir[4300], signing[4400], pub[256], other[256], bundle[4300], plain[4300];
+	char other_cache[4300], *out;
+	const char *argv[8];
+
+	snprintf(dir, sizeof dir, "%s/keys", rj_test_dir);
+	cli_keygen(dir, "vendor", pub);
+	cli_keygen(dir, "someone", other);
+	/* An unsigned bundle, then a signed one of the same entries (the export signs them
+	   with the producer's key, the cached ones too). */
+	snprintf(signing, sizeof signing, "ROCJIT_SIGNING_KEY=%s/vendor.secret", dir);
+	snprintf(bundle, sizeof bundle, "%s/signed.rocjit", rj_test_dir);
+	snprintf(plain, sizeof plain, "%s/plain.rocjit", rj_test_dir);
+	ASSERT_INT(cli(&out, "export", "-o", plain, "--manifest", ROCJIT_TEST_MANIFEST, "--arch",
+		       "gfx90a", NULL), 0);
+	free(out);
+	{
+		const char *env[] = { signing, NULL };
+		ASSERT_INT(cli_env(env, &out, "export", "-o", bundle, "--manifest",
+				   ROCJIT_TEST_MANIFEST, "--arch", "gfx90a", NULL), 0);
+		ASSERT_CONTAINS(out, "2 already cached");
+		free(out);
+	}
+	snprintf(other_cache, sizeof other_cache, "%s/consumer", rj_test_dir);
+	argv[0] = ROCJIT_TEST_CLI;
+	argv[1] = "--cache";
+	argv[2] = other_cache;
+	argv[3] = "import";
+	argv[5] = NULL;
+
+	/* A consumer trusting another key refuses every entry of both, saying why. */
+	setenv("ROCJIT_TRUSTED_KEYS", other, 1);
+	argv[4] = bundle;
+	ASSERT_INT(rj_test_run(argv, NULL, &out), 1);
+	printf("%s", out);
+	ASSERT_CONTAINS(out, "0 copied, 2 rejected");
+	ASSERT_CONTAINS(out, "signed by a key that is not trusted: vendor");
+	free(out);
+	argv[4] = plain;
+	ASSERT_INT(rj_test_run(argv, NULL, &out), 1);
+	ASSERT_CONTAINS(out, "unsigned");
+	free(out);
+
+	/* Trusting the vendor: the signed bundle comes in, with its signatures. */
+	setenv("ROCJIT_TRUSTED_KEYS", pub, 1);
+	argv[4] = bundle;
+	ASSERT_INT(rj_test_run(argv, NULL, &out), 0);
+	ASSERT_CONTAINS(out, "2 entries copied");
+	free(out);
+	argv[3] = "verify";
+	argv[4] = NULL;
+	ASSERT_INT(rj_test_run(argv, NULL, &out), 0);
+	printf("%s", out);
+	ASSERT_CONTAINS(out, "signatures: 2 trusted, 0 unsigned");
+	free(out);
+
+	/* The unsigned bundle signed in place (a signed copy renamed over it): it verifies,
+	   keeps its mode, and leaves nothing beside it. */
+	{
+		char secret[4400], *listing;
+		struct stat before, after;
+		const char *sign[] = { ROCJIT_TEST_CLI, "--cache", plain, "sign", "--key", secret,
+				 NULL };
+		const char *verify[] = { ROCJIT_TEST_CLI, "--cache", plain, "verify", NULL };
+		const char *ls[] = { "/bin/ls", "-a", rj_test_dir, NULL };
+
+		snprintf(secret, sizeof secret, "%s/vendor.secret", dir);
+		ASSERT_INT(stat(plain, &before), 0);
+		ASSERT_INT(rj_test_run(sign, NULL, &out), 0);
+		ASSERT_CONTAINS(out, "signed 2 entries");
+		free(out);
+		ASSERT_INT(stat(plain, &after), 0);
+		ASSERT_INT(after.st_mode, before.st_mode);
+		ASSERT_INT(rj_test_run(verify, NULL, &out), 0);
+		printf("%s", out);
+		ASSERT_CONTAINS(out, "signatures: 2 trusted, 0 unsigned");
+		free(out);
+		ASSERT_INT(rj_test_run(ls, NULL, &listing), 0);
+		ASSERT(strstr(listing, "signing-") == NULL);
+		free(listing);
+	}
+	/* A key that cannot be used says why, not only that there is none. */
+	{
+		char secret[4400];
+		const char *sign[] = { ROCJIT_TEST_CLI, "--cache", plain, "sign", "--key", secret,
+				 NULL };
+
+		snprintf(secret, sizeof secret, "%s/vendor.secret", dir);
+		ASSERT_INT(chmod(secret, 0644), 0);
+		ASSERT_INT(rj_test_run(sign, NULL, &out), 1);
+		printf("%s", out);
+		ASSERT_CONTAINS(out, "no signing key: ROCJIT_SIGNING_KEY: ");
+		ASSERT_CONTAINS(out, "chmod 600");
+		free(out);
+	}
+	unsetenv("ROCJIT_TRUSTED_KEYS");
+}

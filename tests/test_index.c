@@ -164,7 +164,7 @@ static uint64_t usage(int i, int64_t *last_used)
 
 	key_of(&u.key, i);
 	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
-	ASSERT_INT(rj_cache_foreach(c, usage_of_entry, &u), 0);
+	ASSERT_INT(rj_cache_foreach(c, NULL, usage_of_entry, &u), 0);
 	rj_cache_close(c);
 	if (last_used)
 		*last_used = u.last_used;

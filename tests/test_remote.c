@@ -4,8 +4,8 @@
  * killed or stopped mid-run costs every job at most one timeout, planted values are never
  * loaded, wrong credentials, eviction, read-only nodes, the fleet's compile locks.
  *
- * Each "node" is its own process with its own cache folder; compiles are real hipRTC
- * compiles for gfx90a.
+ * Each "node" is its own process with its own cache folder (tests/remote_nodes.h);
+ * compiles are real hipRTC compiles for gfx90a.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "redis_server.h"
+#include "remote_nodes.h"
 #include "remote/client.h"
 #include "remote/record.h"
 #include "remote/remote.h"
@@ -44,48 +44,10 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static void url_of(char *out, size_t size, const struct rj_redis_server *s, const char *query)
-{
-	snprintf(out, size, "redis://127.0.0.1:%d%s%s", s->port, query ? "?" : "",
-		 query ? query : "");
-}
-
-/* A context of a node: its own cache folder rj_test_dir/<name>, the remote tier url. */
-static rocjit_ctx *open_node(const char *name, const char *url)
-{
-	rocjit_options o = ROCJIT_OPTIONS_INIT;
-	rocjit_ctx *ctx = NULL;
-	char dir[4400];
-
-	snprintf(dir, sizeof dir, "%s/%s", rj_test_dir, name);
-	o.cache_dir = dir;
-	o.remote = url;
-	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	return ctx;
-}
-
-static rocjit_stats stats_of(rocjit_ctx *ctx)
-{
-	rocjit_stats st;
-
-	memset(&st, 0, sizeof st);
-	st.version = ROCJIT_STATS_VERSION;
-	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
-	return st;
-}
-
 /* Compiles variant i without asserting: rocjit_compile's result. */
 static int compile_variant(rocjit_ctx *ctx, int i, const rocjit_code **c)
 {
-	rocjit_program p = ROCJIT_PROGRAM_INIT;
-	char opt[64];
-	const char *o[1] = { opt };
-
-	snprintf(opt, sizeof opt, "-D" MACRO "=%d", i);
-	p.source = rj_test_axpy;
-	p.options = o;
-	p.num_options = 1;
-	return rocjit_compile(c, ctx, TARGET, &p);
+	return rj_test_try_variant(c, ctx, TARGET, MACRO, i);
 }
 
 /* The server's answer to one command (words NULL-terminated), asserting one came. */
@@ -103,34 +65,6 @@ static long long dbsize(const struct rj_redis_server *s)
 	call(s, r, sizeof r, w);
 	ASSERT(r[0] == ':');
 	return atoll(r + 1);
-}
-
-/* The value key of a code object's entry. */
-static void value_key(char *out, size_t size, const rocjit_code *c)
-{
-	snprintf(out, size, "rocjit:%d:%s", RJ_RECORD_VERSION, c->key);
-}
-
-/* Runs fn(arg) in a child whose stderr goes to rj_test_dir/<name>.err; returns its exit
- * status and the stderr text (malloc'ed) in *err. */
-static int in_child_capturing(int (*fn)(int), int arg, const char *name, char **err)
-{
-	char path[4400];
-	pid_t pid;
-	int status = -1;
-
-	snprintf(path, sizeof path, "%s/%s.err", rj_test_dir, name);
-	pid = fork();
-	ASSERT(pid >= 0);
-	if (pid == 0) {
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		_exit(fn(arg));
-	}
-	ASSERT(waitpid(pid, &status, 0) == pid);
-	*err = rj_test_read_file(path, NULL);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 static int count_of(const char *hay, const char *needle)
@@ -152,20 +86,20 @@ static int node_b_is_served(int unused)
 {
 	const rocjit_code *c;
 	rocjit_stats st;
-	rocjit_ctx *ctx = open_node("b", url);
+	rocjit_ctx *ctx = rj_node_open("b", url);
 
 	(void)unused;
 	RJ_CHILD_CHECK(compile_variant(ctx, 1, &c) == 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	RJ_CHILD_CHECK(c->from_cache == 1);
 	RJ_CHILD_CHECK(st.compiles == 0);
 	RJ_CHILD_CHECK(st.remote_hits == 1);
 	RJ_CHILD_CHECK(st.disk_hits == 0);
 	rocjit_close(ctx);
 	/* The next process of node b finds it on its disk: no remote request. */
-	ctx = open_node("b", url);
+	ctx = rj_node_open("b", url);
 	RJ_CHILD_CHECK(compile_variant(ctx, 1, &c) == 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	RJ_CHILD_CHECK(st.disk_hits == 1);
 	RJ_CHILD_CHECK(st.remote_hits == 0 && st.remote_misses == 0);
 	RJ_CHILD_CHECK(st.compiles == 0);
@@ -182,11 +116,11 @@ TEST(remote_hit_fills_the_local_cache)
 	rocjit_remote_counters rc = { .version = ROCJIT_REMOTE_COUNTERS_VERSION };
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, NULL);
-	a = open_node("a", url);
+	rj_node_url(url, sizeof url, &server, NULL);
+	a = rj_node_open("a", url);
 	ASSERT_INT(compile_variant(a, 1, &c), 0);
 	memcpy(key, c->key, 33);
-	st = stats_of(a);
+	st = rj_test_stats(a);
 	ASSERT_INT(st.compiles, 1);
 	ASSERT_INT(st.remote_puts, 1);
 	ASSERT_INT(st.remote_misses, 1);
@@ -196,7 +130,7 @@ TEST(remote_hit_fills_the_local_cache)
 	ASSERT_INT(dbsize(&server), 1); /* the value; the lock is gone */
 	ASSERT_INT(rj_test_in_child(node_b_is_served, 0), 0);
 	/* Node b's counters went into its cache at close. */
-	a = open_node("b", url);
+	a = rj_node_open("b", url);
 	ASSERT_INT(rocjit_remote_counters_get(&rc, a), 0);
 	ASSERT_INT(rc.hits, 1);
 	ASSERT(rc.saved_ms > 0);
@@ -209,31 +143,22 @@ TEST(remote_hit_fills_the_local_cache)
 
 #define NODES 8
 
-/* One node: waits for the start signal on fd, compiles variant 7, writes what it did. */
+/* One node: waits for the start signal on fd, compiles variant 7, reports what it did. */
 static int fleet_node(int i, int start_fd, const char *fleet_url)
 {
-	char name[32], path[4400], line[256], buf;
-	const rocjit_code *c;
-	rocjit_stats st;
+	char name[32], buf;
+	const rocjit_code *c = NULL;
 	rocjit_ctx *ctx;
-	int fd, rc;
+	int rc;
 
 	snprintf(name, sizeof name, "node%d", i);
-	ctx = open_node(name, fleet_url);
+	ctx = rj_node_open(name, fleet_url);
 	if (read(start_fd, &buf, 1) < 0)
 		return 3;
 	rc = compile_variant(ctx, 7, &c);
-	st = stats_of(ctx);
-	snprintf(line, sizeof line, "%d %llu %llu %llu %llu\n", rc, (unsigned long long)st.compiles,
-		 (unsigned long long)st.remote_hits, (unsigned long long)st.remote_waits,
-		 (unsigned long long)st.disk_hits);
+	rc = rj_node_report_write(name, rc, c, ctx);
 	rocjit_close(ctx);
-	snprintf(path, sizeof path, "%s/%s.out", rj_test_dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
-		return 4;
-	close(fd);
-	return 0;
+	return rc;
 }
 
 TEST(eight_nodes_starting_at_once_compile_a_key_once)
@@ -242,7 +167,7 @@ TEST(eight_nodes_starting_at_once_compile_a_key_once)
 	pid_t pids[NODES];
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, NULL);
+	rj_node_url(url, sizeof url, &server, NULL);
 	ASSERT(pipe(start) == 0);
 	for (int i = 0; i < NODES; i++) {
 		pids[i] = fork();
@@ -257,19 +182,16 @@ TEST(eight_nodes_starting_at_once_compile_a_key_once)
 	close(start[1]); /* all read EOF at once: go */
 	for (int i = 0; i < NODES; i++) {
 		int status;
-		char path[4400], *out;
-		int rc;
-		unsigned long long comp, hits, waits, disk;
+		char name[32];
+		struct rj_node_report r;
 		ASSERT(waitpid(pids[i], &status, 0) == pids[i]);
 		ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-		snprintf(path, sizeof path, "%s/node%d.out", rj_test_dir, i);
-		out = rj_test_read_file(path, NULL);
-		ASSERT(sscanf(out, "%d %llu %llu %llu %llu", &rc, &comp, &hits, &waits, &disk) == 5);
-		free(out);
-		ASSERT_INT(rc, 0);
-		compiles += (int)comp;
-		served += (int)hits;
-		waited += (int)waits;
+		snprintf(name, sizeof name, "node%d", i);
+		r = rj_node_report_read(name);
+		ASSERT_INT(r.rc, 0);
+		compiles += (int)r.stats.compiles;
+		served += (int)r.stats.remote_hits;
+		waited += (int)r.stats.remote_waits;
 	}
 	/* Exactly one compile fleet-wide; every other node got its value. */
 	ASSERT_INT(compiles, 1);
@@ -289,10 +211,10 @@ TEST(server_killed_mid_run_every_job_finishes)
 	double t0, worst = 0;
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, "retry=60000");
-	ctx = open_node("a", url);
+	rj_node_url(url, sizeof url, &server, "retry=60000");
+	ctx = rj_node_open("a", url);
 	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
-	ASSERT_INT(stats_of(ctx).remote_puts, 1);
+	ASSERT_INT(rj_test_stats(ctx).remote_puts, 1);
 	rj_redis_kill9(&server);
 	for (int i = 2; i <= 4; i++) {
 		t0 = now_ms();
@@ -301,7 +223,7 @@ TEST(server_killed_mid_run_every_job_finishes)
 		if (now_ms() - t0 > worst)
 			worst = now_ms() - t0;
 	}
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT_INT(st.compiles, 4);
 	/* A refused connection fails at once; the breaker keeps the rest off the network. */
 	ASSERT_INT(st.remote_errors, 1);
@@ -319,13 +241,13 @@ TEST(stopped_server_costs_one_timeout_then_is_left_alone)
 	rocjit_ctx *ctx;
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, "timeout=300&connect_timeout=200&retry=60000");
-	ctx = open_node("a", url);
+	rj_node_url(url, sizeof url, &server, "timeout=300&connect_timeout=200&retry=60000");
+	ctx = rj_node_open("a", url);
 	ASSERT_INT(compile_variant(ctx, 1, &c), 0); /* connected, put */
 	rj_redis_pause(&server);
 	for (int i = 2; i <= 4; i++)
 		ASSERT_INT(compile_variant(ctx, i, &c), 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT_INT(st.compiles, 4);
 	ASSERT_INT(st.remote_errors, 1);
 	/* One operation timeout (300 ms) in all, not one per request: less than two of them,
@@ -345,15 +267,15 @@ TEST(stopped_server_is_asked_again_after_the_breaker_period)
 	rocjit_ctx *ctx;
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, "timeout=200&retry=400");
-	ctx = open_node("a", url);
+	rj_node_url(url, sizeof url, &server, "timeout=200&retry=400");
+	ctx = rj_node_open("a", url);
 	rj_redis_pause(&server);
 	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
-	ASSERT_INT(stats_of(ctx).remote_state, ROCJIT_REMOTE_OFF);
+	ASSERT_INT(rj_test_stats(ctx).remote_state, ROCJIT_REMOTE_OFF);
 	rj_redis_resume(&server);
 	usleep(500000);
 	ASSERT_INT(compile_variant(ctx, 2, &c), 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT_INT(st.remote_state, ROCJIT_REMOTE_UP);
 	ASSERT_INT(st.remote_puts, 1); /* variant 2 went there */
 	rocjit_close(ctx);
@@ -370,10 +292,10 @@ TEST(unanswered_connect_costs_one_connect_timeout_per_breaker_period)
 
 	ASSERT(fd >= 0);
 	snprintf(hole, sizeof hole, "redis://127.0.0.1:%d?connect_timeout=250&retry=60000", port);
-	ctx = open_node("a", hole);
+	ctx = rj_node_open("a", hole);
 	for (int i = 1; i <= 3; i++)
 		ASSERT_INT(compile_variant(ctx, i, &c), 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT_INT(st.compiles, 3);
 	ASSERT_INT(st.remote_errors, 1);
 	ASSERT(st.remote_ms >= 200 && st.remote_ms < 2 * 250); /* one timeout, not two */
@@ -384,46 +306,6 @@ TEST(unanswered_connect_costs_one_connect_timeout_per_breaker_period)
 
 /* ---- Values nobody should load ------------------------------------------------------------------- */
 
-/* Puts bytes under key with rocjit's own client (binary-safe). */
-static void plant(const char *key, const void *bytes, size_t size)
-{
-	struct rj_remote_url u;
-	struct rj_redis *r;
-	struct rj_reply *reply = NULL;
-	const char *argv[3] = { "SET", key, bytes };
-	size_t len[3] = { 3, strlen(key), size };
-
-	ASSERT_INT(rj_remote_url_parse(url, &u), 0);
-	ASSERT_INT(rj_redis_open(&r, &u, NULL, 1000), 0);
-	ASSERT_INT(rj_redis_command(r, key, 3, argv, len, &reply), 0);
-	ASSERT(reply->type == RJ_REPLY_STATUS);
-	rj_reply_free(reply);
-	rj_redis_close(r);
-}
-
-/* Reads key's value with rocjit's own client: malloc'ed, *size bytes (NULL: none). */
-static void *fetch(const char *key, size_t *size)
-{
-	struct rj_remote_url u;
-	struct rj_redis *r;
-	struct rj_reply *reply = NULL;
-	const char *argv[2] = { "GET", key };
-	size_t len[2] = { 3, strlen(key) };
-	void *out = NULL;
-
-	ASSERT_INT(rj_remote_url_parse(url, &u), 0);
-	ASSERT_INT(rj_redis_open(&r, &u, NULL, 1000), 0);
-	ASSERT_INT(rj_redis_command(r, key, 2, argv, len, &reply), 0);
-	if (reply->type == RJ_REPLY_STRING) {
-		out = malloc(reply->len + 1);
-		memcpy(out, reply->str, reply->len);
-		*size = reply->len;
-	}
-	rj_reply_free(reply);
-	rj_redis_close(r);
-	return out;
-}
-
 /* Node b asks for variant i, whose value was planted: it must compile it itself, count
  * one refused value, say why (its one warning holds why), and leave a good value in its
  * place. */
@@ -431,7 +313,7 @@ static void refused_then_mended(int i, const char *name, const char *why)
 {
 	const rocjit_code *c;
 	rocjit_stats st;
-	rocjit_ctx *b = open_node(name, url);
+	rocjit_ctx *b = rj_node_open(name, url);
 	char key[128], path[4400], *err;
 	struct rj_record rec;
 	size_t size = 0;
@@ -450,14 +332,14 @@ static void refused_then_mended(int i, const char *name, const char *why)
 	ASSERT_CONTAINS(err, "is not used");
 	ASSERT_CONTAINS(err, why);
 	free(err);
-	st = stats_of(b);
+	st = rj_test_stats(b);
 	ASSERT_INT(c->from_cache, 0);
 	ASSERT_INT(st.compiles, 1);
 	ASSERT_INT(st.remote_hits, 0);
 	ASSERT_INT(st.remote_rejected, 1);
 	ASSERT_INT(st.remote_puts, 1);
-	value_key(key, sizeof key, c);
-	v = fetch(key, &size);
+	rj_node_value_key(key, sizeof key, c->key);
+	v = rj_node_fetch(url, key, &size);
 	ASSERT(v != NULL);
 	ASSERT_INT(rj_record_decode(&rec, v, size), 0);
 	ASSERT_INT(rec.code_size, c->size);
@@ -470,13 +352,13 @@ static void refused_then_mended(int i, const char *name, const char *why)
 static void *good_value(int i, size_t *size, char key[128])
 {
 	const rocjit_code *c;
-	rocjit_ctx *a = open_node("a", url);
+	rocjit_ctx *a = rj_node_open("a", url);
 	void *v;
 
 	ASSERT_INT(compile_variant(a, i, &c), 0);
-	value_key(key, 128, c);
+	rj_node_value_key(key, 128, c->key);
 	rocjit_close(a);
-	v = fetch(key, size);
+	v = rj_node_fetch(url, key, size);
 	ASSERT(v != NULL);
 	return v;
 }
@@ -486,26 +368,23 @@ TEST(planted_corrupt_foreign_and_oversized_values_are_never_loaded)
 	char key[128], key2[128];
 	size_t size = 0, size2 = 0;
 	unsigned char *v, *v2;
-	struct rj_record rec;
-	void *re;
-	size_t resize;
 
 	/* The oversized value below is 64 MiB on the wire: an operation's deadline that
 	   allows for it under the sanitizers. */
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, "timeout=30000");
+	rj_node_url(url, sizeof url, &server, "timeout=30000");
 
 	/* A byte of the code changed (the value's checksums no longer hold). */
 	v = good_value(1, &size, key);
 	v[size / 2] ^= 0x40;
-	plant(key, v, size);
+	rj_node_plant(url, key, v, size);
 	refused_then_mended(1, "b1", "checksum");
 	free(v);
 
 	/* Another key's value, intact, under this key: a foreign value. */
 	v = good_value(2, &size, key);
 	v2 = good_value(3, &size2, key2);
-	plant(key, v2, size2);
+	rj_node_plant(url, key, v2, size2);
 	refused_then_mended(2, "b2", "another key");
 	free(v);
 
@@ -514,19 +393,14 @@ TEST(planted_corrupt_foreign_and_oversized_values_are_never_loaded)
 	v = good_value(4, &size, key);
 	{
 		const rocjit_code *c;
-		rocjit_ctx *a = open_node("a1030", NULL);
+		rocjit_ctx *a = rj_node_open("a1030", NULL);
 		rocjit_program p = ROCJIT_PROGRAM_INIT;
 		const char *o[1] = { "-D" MACRO "=4" };
 		p.source = rj_test_axpy;
 		p.options = o;
 		p.num_options = 1;
 		ASSERT_INT(rocjit_compile(&c, a, "gfx1030", &p), 0);
-		ASSERT_INT(rj_record_decode(&rec, v, size), 0);
-		rec.code = c->data;
-		rec.code_size = c->size;
-		ASSERT_INT(rj_record_encode(&re, &resize, &rec), 0);
-		plant(key, re, resize);
-		free(re);
+		rj_node_plant_swapped(url, key, v, size, c->data, c->size);
 		rocjit_close(a);
 	}
 	refused_then_mended(4, "b4", "gfx1030");
@@ -534,7 +408,7 @@ TEST(planted_corrupt_foreign_and_oversized_values_are_never_loaded)
 
 	/* Garbage, and a value larger than the tier reads (64 MiB), and no string at all. */
 	v = good_value(5, &size, key);
-	plant(key, "not a rocjit value", 18);
+	rj_node_plant(url, key, "not a rocjit value", 18);
 	refused_then_mended(5, "b5", "not a rocjit value");
 	free(v);
 	v = good_value(6, &size, key);
@@ -570,12 +444,12 @@ static int compile_two(int arg)
 {
 	const rocjit_code *c;
 	int first = arg % 1000;
-	rocjit_ctx *ctx = open_node("pw", url);
+	rocjit_ctx *ctx = rj_node_open("pw", url);
 	rocjit_stats st;
 
 	RJ_CHILD_CHECK(compile_variant(ctx, first, &c) == 0);
 	RJ_CHILD_CHECK(compile_variant(ctx, first + 1, &c) == 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	RJ_CHILD_CHECK(st.compiles == 2);
 	RJ_CHILD_CHECK(arg < 1000 || st.remote_puts == 2);
 	RJ_CHILD_CHECK(strstr(st.remote_url, PASSWORD) == NULL);
@@ -591,14 +465,14 @@ TEST(wrong_password_warns_once_and_the_jobs_go_on)
 
 	rj_redis_start(&server, "redis", extra);
 	snprintf(url, sizeof url, "redis://:wrong-%s@127.0.0.1:%d", PASSWORD, server.port);
-	ASSERT_INT(in_child_capturing(compile_two, 1, "wrong", &err), 0);
+	ASSERT_INT(rj_node_process(compile_two, 1, "wrong", &err), 0);
 	ASSERT_INT(count_of(err, "warning"), 1);
 	ASSERT_CONTAINS(err, "refused the credentials");
 	ASSERT(strstr(err, PASSWORD) == NULL);
 	free(err);
 	/* No password at all: the server wants one. */
 	snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
-	ASSERT_INT(in_child_capturing(compile_two, 3, "none", &err), 0);
+	ASSERT_INT(rj_node_process(compile_two, 3, "none", &err), 0);
 	ASSERT_INT(count_of(err, "warning"), 1);
 	ASSERT_CONTAINS(err, "credentials");
 	free(err);
@@ -615,7 +489,7 @@ TEST(password_file_gives_the_password)
 	rj_test_write_file(file, PASSWORD "\n", strlen(PASSWORD) + 1);
 	setenv("ROCJIT_REMOTE_PASSWORD_FILE", file, 1);
 	snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
-	ASSERT_INT(in_child_capturing(compile_two, 1001, "file", &err), 0);
+	ASSERT_INT(rj_node_process(compile_two, 1001, "file", &err), 0);
 	ASSERT_INT(count_of(err, "warning"), 0);
 	free(err);
 	unsetenv("ROCJIT_REMOTE_PASSWORD_FILE");
@@ -631,8 +505,8 @@ TEST(full_server_refuses_puts_and_the_jobs_go_on)
 	char *err = NULL;
 
 	rj_redis_start(&server, "redis", extra);
-	url_of(url, sizeof url, &server, NULL);
-	ASSERT_INT(in_child_capturing(compile_two, 1, "oom", &err), 0);
+	rj_node_url(url, sizeof url, &server, NULL);
+	ASSERT_INT(rj_node_process(compile_two, 1, "oom", &err), 0);
 	ASSERT_INT(count_of(err, "warning"), 1);
 	ASSERT_CONTAINS(err, "OOM");
 	ASSERT_CONTAINS(err, "allkeys-lru");
@@ -650,10 +524,10 @@ TEST(evicted_values_are_compiled_again)
 	char r[128];
 
 	rj_redis_start(&server, "redis", extra);
-	url_of(url, sizeof url, &server, NULL);
-	a = open_node("a", url);
+	rj_node_url(url, sizeof url, &server, NULL);
+	a = rj_node_open("a", url);
 	ASSERT_INT(compile_variant(a, 1, &c), 0);
-	ASSERT_INT(stats_of(a).remote_puts, 1);
+	ASSERT_INT(rj_test_stats(a).remote_puts, 1);
 	rocjit_close(a);
 	/* 10 MB through a 2 MB server: allkeys-lru evicts, the least recent value first. */
 	{
@@ -667,11 +541,11 @@ TEST(evicted_values_are_compiled_again)
 		}
 		free(big);
 	}
-	b = open_node("b", url);
+	b = rj_node_open("b", url);
 	ASSERT_INT(compile_variant(b, 1, &c), 0);
-	if (stats_of(b).remote_hits == 1)
+	if (rj_test_stats(b).remote_hits == 1)
 		rj_test_skip("the server kept the value (its eviction sampled other keys)");
-	ASSERT_INT(stats_of(b).compiles, 1);
+	ASSERT_INT(rj_test_stats(b).compiles, 1);
 	rocjit_close(b);
 	rj_redis_stop(&server);
 }
@@ -686,25 +560,25 @@ TEST(readonly_node_reads_and_never_writes)
 	char rurl[600];
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, NULL);
-	url_of(rurl, sizeof rurl, &server, "readonly");
-	ro = open_node("ro", rurl);
+	rj_node_url(url, sizeof url, &server, NULL);
+	rj_node_url(rurl, sizeof rurl, &server, "readonly");
+	ro = rj_node_open("ro", rurl);
 	ASSERT_INT(compile_variant(ro, 1, &c), 0);
-	st = stats_of(ro);
+	st = rj_test_stats(ro);
 	ASSERT_INT(st.compiles, 1);
 	ASSERT_INT(st.remote_puts, 0);
 	ASSERT_INT(dbsize(&server), 0); /* no value, no lock */
-	a = open_node("a", url);
+	a = rj_node_open("a", url);
 	ASSERT_INT(compile_variant(a, 2, &c), 0);
 	rocjit_close(a);
 	ASSERT_INT(compile_variant(ro, 2, &c), 0);
-	ASSERT_INT(stats_of(ro).remote_hits, 1);
+	ASSERT_INT(rj_test_stats(ro).remote_hits, 1);
 	rocjit_close(ro);
 	/* The environment's switch does the same. */
 	setenv("ROCJIT_REMOTE_READONLY", "1", 1);
-	ro = open_node("ro2", url);
+	ro = rj_node_open("ro2", url);
 	ASSERT_INT(compile_variant(ro, 3, &c), 0);
-	ASSERT_INT(stats_of(ro).remote_puts, 0);
+	ASSERT_INT(rj_test_stats(ro).remote_puts, 0);
 	rocjit_close(ro);
 	unsetenv("ROCJIT_REMOTE_READONLY");
 	ASSERT_INT(dbsize(&server), 1);
@@ -715,7 +589,7 @@ TEST(readonly_node_reads_and_never_writes)
 static void key_of_variant(int i, char key[33])
 {
 	const rocjit_code *c;
-	rocjit_ctx *ctx = open_node("keys", "");
+	rocjit_ctx *ctx = rj_node_open("keys", "");
 
 	ASSERT_INT(compile_variant(ctx, i, &c), 0);
 	memcpy(key, c->key, 33);
@@ -731,7 +605,7 @@ TEST(lock_of_a_dead_holder_is_taken_over_when_its_lease_ends)
 	double t0;
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, NULL);
+	rj_node_url(url, sizeof url, &server, NULL);
 	key_of_variant(1, key);
 	snprintf(lock, sizeof lock, "rocjit:%d:%s:lock", RJ_RECORD_VERSION, key);
 	{
@@ -741,10 +615,10 @@ TEST(lock_of_a_dead_holder_is_taken_over_when_its_lease_ends)
 		call(&server, r, sizeof r, w);
 		ASSERT_STR(r, "+OK");
 	}
-	ctx = open_node("a", url);
+	ctx = rj_node_open("a", url);
 	t0 = now_ms();
 	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT_INT(st.compiles, 1);
 	ASSERT_INT(st.remote_waits, 1);
 	ASSERT(now_ms() - t0 >= 1300);   /* waited for the lease */
@@ -763,7 +637,7 @@ TEST(failed_holder_sends_the_waiters_to_compile_at_once)
 	double t0, alone;
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, NULL);
+	rj_node_url(url, sizeof url, &server, NULL);
 	key_of_variant(1, key);
 	t0 = now_ms();
 	key_of_variant(2, lock); /* a compile's time here, for the bound below */
@@ -774,10 +648,10 @@ TEST(failed_holder_sends_the_waiters_to_compile_at_once)
 		char r[64];
 		call(&server, r, sizeof r, w);
 	}
-	ctx = open_node("a", url);
+	ctx = rj_node_open("a", url);
 	t0 = now_ms();
 	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
-	ASSERT_INT(stats_of(ctx).compiles, 1);
+	ASSERT_INT(rj_test_stats(ctx).compiles, 1);
 	ASSERT(now_ms() - t0 < alone + 1000); /* no wait for the 30 s mark */
 	rocjit_close(ctx);
 	rj_redis_stop(&server);
@@ -795,7 +669,7 @@ TEST(lease_is_renewed_while_the_holder_compiles)
 	/* A lease of 600 ms, renewed every 200 ms by the tier's lease thread: the lock lives
 	   as long as it is held (2 s here), and goes when it is given back. */
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, "lease=600");
+	rj_node_url(url, sizeof url, &server, "lease=600");
 	ASSERT_INT(rj_remote_open(&t, url, "test"), 0);
 	memset(&w, 0, sizeof w);
 	for (int i = 0; i < 16; i++)
@@ -832,13 +706,13 @@ TEST(malformed_url_fails_the_open_from_options_and_warns_from_the_environment)
 	o.remote = NULL;
 	setenv("ROCJIT_REMOTE", "redis://user:" PASSWORD "@host:99999", 1);
 	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	ASSERT_INT(stats_of(ctx).remote_state, ROCJIT_REMOTE_NONE);
+	ASSERT_INT(rj_test_stats(ctx).remote_state, ROCJIT_REMOTE_NONE);
 	rocjit_close(ctx);
 	/* "" in the options turns the environment's tier off. */
 	setenv("ROCJIT_REMOTE", "redis://127.0.0.1:1", 1);
 	o.remote = "";
 	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	ASSERT_INT(stats_of(ctx).remote_state, ROCJIT_REMOTE_NONE);
+	ASSERT_INT(rj_test_stats(ctx).remote_state, ROCJIT_REMOTE_NONE);
 	rocjit_close(ctx);
 	unsetenv("ROCJIT_REMOTE");
 }
@@ -855,7 +729,7 @@ static int child_uses_its_own_connection(int unused)
 	(void)unused;
 	RJ_CHILD_CHECK(compile_variant(shared_ctx, 1, &c) == 0); /* the parent's: memory */
 	RJ_CHILD_CHECK(compile_variant(shared_ctx, 3, &c) == 0); /* a hit of the parent's put */
-	st = stats_of(shared_ctx);
+	st = rj_test_stats(shared_ctx);
 	RJ_CHILD_CHECK(st.remote_errors == 0);
 	RJ_CHILD_CHECK(st.compiles == 0);
 	RJ_CHILD_CHECK(st.disk_hits + st.remote_hits == 1);
@@ -868,17 +742,17 @@ TEST(fork_child_talks_to_the_server_on_its_own_connection)
 	rocjit_ctx *other;
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, NULL);
-	shared_ctx = open_node("a", url);
+	rj_node_url(url, sizeof url, &server, NULL);
+	shared_ctx = rj_node_open("a", url);
 	ASSERT_INT(compile_variant(shared_ctx, 1, &c), 0); /* connected */
-	other = open_node("other", url);
+	other = rj_node_open("other", url);
 	ASSERT_INT(compile_variant(other, 3, &c), 0);      /* on the server only */
 	rocjit_close(other);
 	ASSERT_INT(rj_test_in_child(child_uses_its_own_connection, 0), 0);
 	/* The parent's connection is still good. */
 	ASSERT_INT(compile_variant(shared_ctx, 4, &c), 0);
-	ASSERT_INT(stats_of(shared_ctx).remote_errors, 0);
-	ASSERT_INT(stats_of(shared_ctx).remote_puts, 2);
+	ASSERT_INT(rj_test_stats(shared_ctx).remote_errors, 0);
+	ASSERT_INT(rj_test_stats(shared_ctx).remote_puts, 2);
 	rocjit_close(shared_ctx);
 	rj_redis_stop(&server);
 }
@@ -894,15 +768,15 @@ TEST(unix_socket_and_database_number_are_used)
 
 	rj_redis_start(&server, "redis", NULL);
 	snprintf(url, sizeof url, "unix://%s?db=3", server.sock);
-	a = open_node("a", url);
+	a = rj_node_open("a", url);
 	ASSERT_INT(compile_variant(a, 1, &c), 0);
-	ASSERT_INT(stats_of(a).remote_puts, 1);
+	ASSERT_INT(rj_test_stats(a).remote_puts, 1);
 	rocjit_close(a);
 	call(&server, r, sizeof r, sel_size);
 	ASSERT_STR(r, ":0"); /* not in database 0 */
-	b = open_node("b", url);
+	b = rj_node_open("b", url);
 	ASSERT_INT(compile_variant(b, 1, &c), 0);
-	ASSERT_INT(stats_of(b).remote_hits, 1);
+	ASSERT_INT(rj_test_stats(b).remote_hits, 1);
 	rocjit_close(b);
 	rj_redis_stop(&server);
 }
@@ -1016,13 +890,13 @@ TEST(cluster_serves_a_fleet_with_keys_on_every_node)
 	rj_redis_cluster_start(&cluster, "cluster", extra);
 	snprintf(url, sizeof url, "redis-cluster://:%s@127.0.0.1:%d", PASSWORD,
 		 cluster.node[0].port);
-	a = open_node("a", url);
+	a = rj_node_open("a", url);
 	for (int i = 1; i <= 8; i++) {
 		ASSERT_INT(compile_variant(a, i, &c), 0);
-		value_key(key, sizeof key, c);
+		rj_node_value_key(key, sizeof key, c->key);
 		on[rj_redis_cluster_node_of_key(&cluster, key)]++;
 	}
-	st = stats_of(a);
+	st = rj_test_stats(a);
 	ASSERT_INT(st.remote_puts, 8);
 	ASSERT_INT(st.remote_errors, 0);
 	rocjit_close(a);
@@ -1030,10 +904,10 @@ TEST(cluster_serves_a_fleet_with_keys_on_every_node)
 	/* A node whose seed is node 2 finds them all. */
 	snprintf(url, sizeof url, "redis-cluster://:%s@127.0.0.1:%d", PASSWORD,
 		 cluster.node[2].port);
-	b = open_node("b", url);
+	b = rj_node_open("b", url);
 	for (int i = 1; i <= 8; i++)
 		ASSERT_INT(compile_variant(b, i, &c), 0);
-	st = stats_of(b);
+	st = rj_test_stats(b);
 	ASSERT_INT(st.remote_hits, 8);
 	ASSERT_INT(st.compiles, 0);
 	rocjit_close(b);
@@ -1067,11 +941,11 @@ static int node_process(int arg)
 {
 	const rocjit_code *c;
 	rocjit_stats st;
-	rocjit_ctx *ctx = open_node("shared", url);
+	rocjit_ctx *ctx = rj_node_open("shared", url);
 
 	if (compile_variant(ctx, arg, &c) != 0)
 		return 250;
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	rocjit_close(ctx);
 	if (st.remote_errors > 1)
 		return 251;
@@ -1124,7 +998,7 @@ TEST(dead_server_costs_a_node_one_timeout_not_one_per_process)
 	ASSERT(fd >= 0);
 	snprintf(url, sizeof url, "redis://127.0.0.1:%d?connect_timeout=300&retry=60000", port);
 	/* The first process pays the connect timeout and tells the others. */
-	rc = in_child_capturing(node_process, 1, "first", &err);
+	rc = rj_node_process(node_process, 1, "first", &err);
 	ASSERT(rc >= 30 && rc < 60); /* one timeout of 300 ms (not two), in tens of ms */
 	ASSERT_CONTAINS(err, "no answer within 300 ms");
 	free(err);
@@ -1133,7 +1007,7 @@ TEST(dead_server_costs_a_node_one_timeout_not_one_per_process)
 	for (int i = 2; i <= 4; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "next%d", i);
-		rc = in_child_capturing(node_process, i, name, &err);
+		rc = rj_node_process(node_process, i, name, &err);
 		ASSERT(rc < 10); /* no timeout of 300 ms paid */
 		ASSERT_CONTAINS(err, "another process of this node found it failing");
 		ASSERT_INT(count_of(err, "warning"), 1);
@@ -1148,15 +1022,15 @@ TEST(shared_breaker_lets_go_once_the_server_answers_again)
 	int rc;
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, "timeout=200&retry=30000");
-	ASSERT(in_child_capturing(node_process, 1, "up", &err) < 250); /* connects once */
+	rj_node_url(url, sizeof url, &server, "timeout=200&retry=30000");
+	ASSERT(rj_node_process(node_process, 1, "up", &err) < 250); /* connects once */
 	free(err);
 	rj_redis_pause(&server);
-	rc = in_child_capturing(node_process, 2, "paused", &err);
+	rc = rj_node_process(node_process, 2, "paused", &err);
 	ASSERT(rc >= 20 && rc < 40); /* one timeout of 200 ms (not two), in tens of ms */
 	free(err);
 	ASSERT(breaker_file_exists());
-	rc = in_child_capturing(node_process, 3, "skipped", &err);
+	rc = rj_node_process(node_process, 3, "skipped", &err);
 	ASSERT(rc < 10); /* no timeout of 200 ms paid */
 	ASSERT_CONTAINS(err, "another process of this node");
 	free(err);
@@ -1166,8 +1040,8 @@ TEST(shared_breaker_lets_go_once_the_server_answers_again)
 	age_breaker_file(31);
 	/* The same deployment (the URL shown, which names the file, has no options) with a
 	   deadline that a server just woken, on a loaded machine, keeps. */
-	url_of(url, sizeof url, &server, "timeout=10000&retry=30000");
-	rc = in_child_capturing(node_process, 4, "back", &err);
+	rj_node_url(url, sizeof url, &server, "timeout=10000&retry=30000");
+	rc = rj_node_process(node_process, 4, "back", &err);
 	ASSERT(rc < 250); /* it compiled, talking to the server */
 	ASSERT_INT(count_of(err, "warning"), 0);
 	free(err);
@@ -1195,7 +1069,7 @@ static int prefetch_node(int i, int start_fd)
 	int compiles;
 
 	snprintf(name, sizeof name, "pf%d", i);
-	ctx = open_node(name, url);
+	ctx = rj_node_open(name, url);
 	for (int k = 0; k < PF_ITEMS; k++) {
 		rocjit_program p = ROCJIT_PROGRAM_INIT;
 		snprintf(opts[k], sizeof opts[k], "-D" MACRO "=%d", 100 + k);
@@ -1219,7 +1093,7 @@ static int prefetch_node(int i, int start_fd)
 	rocjit_prefetch_wait(pf, -1);
 	rocjit_prefetch_status_get(&ps, pf);
 	rocjit_prefetch_free(pf);
-	compiles = (int)stats_of(ctx).compiles;
+	compiles = (int)rj_test_stats(ctx).compiles;
 	rocjit_close(ctx);
 	return ps.failed || ps.done != PF_ITEMS ? 251 : compiles;
 }
@@ -1230,7 +1104,7 @@ TEST(prefetching_nodes_compile_each_key_once)
 	int total = 0, start[2];
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, NULL);
+	rj_node_url(url, sizeof url, &server, NULL);
 	ASSERT(pipe(start) == 0);
 	for (int i = 0; i < PF_NODES; i++) {
 		pids[i] = fork();
@@ -1284,7 +1158,7 @@ TEST(prefetch_puts_aside_a_kernel_another_node_compiles)
 	   items 1-3 first, then takes item 0 up, waits for what is left of the lease (if
 	   anything: compiles may be slower than 3 s here), and compiles it. */
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, NULL);
+	rj_node_url(url, sizeof url, &server, NULL);
 	key_of_variant(200, key);
 	snprintf(lock, sizeof lock, "rocjit:%d:%s:lock", RJ_RECORD_VERSION, key);
 	{
@@ -1292,7 +1166,7 @@ TEST(prefetch_puts_aside_a_kernel_another_node_compiles)
 		char r[64];
 		call(&server, r, sizeof r, w);
 	}
-	ctx = open_node("a", url);
+	ctx = rj_node_open("a", url);
 	for (int k = 0; k < 4; k++) {
 		rocjit_program p = ROCJIT_PROGRAM_INIT;
 		snprintf(opts[k], sizeof opts[k], "-D" MACRO "=%d", 200 + k);
@@ -1315,7 +1189,7 @@ TEST(prefetch_puts_aside_a_kernel_another_node_compiles)
 	ASSERT_INT(pf_done, 4);
 	ASSERT_INT(pf_order[0], 1);
 	ASSERT_INT(pf_order[3], 0); /* put aside, then done last */
-	ASSERT_INT(stats_of(ctx).compiles, 4); /* item 0 too, once its lease ran out */
+	ASSERT_INT(rj_test_stats(ctx).compiles, 4); /* item 0 too, once its lease ran out */
 	rocjit_close(ctx);
 	rj_redis_stop(&server);
 }
@@ -1328,8 +1202,8 @@ TEST(ttl_gives_values_a_lifetime_and_a_prefix_its_namespace)
 	const char *ttl[3] = { "TTL", key, NULL };
 
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, "ttl=100&prefix=team-a");
-	a = open_node("a", url);
+	rj_node_url(url, sizeof url, &server, "ttl=100&prefix=team-a");
+	a = rj_node_open("a", url);
 	ASSERT_INT(compile_variant(a, 1, &c), 0);
 	snprintf(key, sizeof key, "team-a:%d:%s", RJ_RECORD_VERSION, c->key);
 	rocjit_close(a);
@@ -1337,11 +1211,11 @@ TEST(ttl_gives_values_a_lifetime_and_a_prefix_its_namespace)
 	ASSERT(r[0] == ':' && atoi(r + 1) > 0 && atoi(r + 1) <= 100);
 	ASSERT_INT(dbsize(&server), 1);
 	/* Another prefix is another namespace: nothing there for it. */
-	url_of(url, sizeof url, &server, "prefix=team-b");
-	a = open_node("b", url);
+	rj_node_url(url, sizeof url, &server, "prefix=team-b");
+	a = rj_node_open("b", url);
 	ASSERT_INT(compile_variant(a, 1, &c), 0);
-	ASSERT_INT(stats_of(a).remote_hits, 0);
-	ASSERT_INT(stats_of(a).compiles, 1);
+	ASSERT_INT(rj_test_stats(a).remote_hits, 0);
+	ASSERT_INT(rj_test_stats(a).compiles, 1);
 	rocjit_close(a);
 	ASSERT_INT(dbsize(&server), 2);
 	rj_redis_stop(&server);
@@ -1356,7 +1230,7 @@ TEST(no_wait_setting_compiles_at_once_and_never_returns_an_internal_code)
 	/* ROCJIT_LOCK_TIMEOUT_MS=0: no waiting for another node's compile.  A lock another
 	   node holds (for a minute) is then no reason to fail or to wait: compile here. */
 	rj_redis_start(&server, "redis", NULL);
-	url_of(url, sizeof url, &server, NULL);
+	rj_node_url(url, sizeof url, &server, NULL);
 	key_of_variant(1, key);
 	snprintf(lock, sizeof lock, "rocjit:%d:%s:lock", RJ_RECORD_VERSION, key);
 	{
@@ -1365,10 +1239,10 @@ TEST(no_wait_setting_compiles_at_once_and_never_returns_an_internal_code)
 		call(&server, r, sizeof r, w);
 	}
 	setenv("ROCJIT_LOCK_TIMEOUT_MS", "0", 1);
-	ctx = open_node("a", url);
+	ctx = rj_node_open("a", url);
 	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
 	ASSERT_INT(c->from_cache, 0);
-	ASSERT_INT(stats_of(ctx).compiles, 1);
+	ASSERT_INT(rj_test_stats(ctx).compiles, 1);
 	rocjit_close(ctx);
 	unsetenv("ROCJIT_LOCK_TIMEOUT_MS");
 	rj_redis_stop(&server);

@@ -60,6 +60,26 @@ static struct rj_sig_trust trust(const char *spec)
 	return t;
 }
 
+/* Key name made in rj_test_dir/sub and loaded into *s: a trust list of that key alone, as
+ * a consumer that trusts it holds. */
+static struct rj_sig_trust trusted_key(const char *sub, const char *name,
+				       struct rj_sig_secret *s)
+{
+	char line[RJ_SIG_PUBLIC_LINE_SIZE];
+
+	make_key(sub, name, s, line);
+	return trust(line);
+}
+
+/* The end of a test that signs: t freed, the secrets wiped (b may be NULL). */
+static void forget(struct rj_sig_trust *t, struct rj_sig_secret *a, struct rj_sig_secret *b)
+{
+	rj_sig_trust_free(t);
+	rj_sig_secret_wipe(a);
+	if (b)
+		rj_sig_secret_wipe(b);
+}
+
 /* spec must be refused with code, its message holding want; the set left empty. */
 static void trust_refused(const char *spec, int code, const char *want)
 {
@@ -106,10 +126,19 @@ TEST(keygen_writes_secret_0600_and_public_0644)
 	free(text);
 }
 
+/* The file path still holds text. */
+static void still_holds(const char *path, const char *text)
+{
+	char *now = rj_test_read_file(path, NULL);
+
+	ASSERT_STR(now, text);
+	free(now);
+}
+
 TEST(keygen_refuses_to_overwrite_either_file)
 {
 	char line[RJ_SIG_PUBLIC_LINE_SIZE], dir[4200], sec[4400], pub[4400];
-	char *before_sec, *before_pub, *after;
+	char *before_sec, *before_pub;
 
 	ASSERT_INT(rj_sig_keygen("alpha", folder("keys", dir), line, sizeof line), 0);
 	snprintf(sec, sizeof sec, "%s/alpha.secret", dir);
@@ -120,12 +149,8 @@ TEST(keygen_refuses_to_overwrite_either_file)
 	ASSERT_CONTAINS(rocjit_last_error(), sec);
 	ASSERT_CONTAINS(rocjit_last_error(), "exists");
 	ASSERT_CONTAINS(rocjit_last_error(), "remove it first or pick another name");
-	after = rj_test_read_file(sec, NULL);
-	ASSERT_STR(after, before_sec);
-	free(after);
-	after = rj_test_read_file(pub, NULL);
-	ASSERT_STR(after, before_pub);
-	free(after);
+	still_holds(sec, before_sec);
+	still_holds(pub, before_pub);
 
 	/* Only the public file left: refused as well, and no secret file is left behind. */
 	ASSERT(unlink(sec) == 0);
@@ -133,9 +158,7 @@ TEST(keygen_refuses_to_overwrite_either_file)
 	ASSERT_CONTAINS(rocjit_last_error(), pub);
 	ASSERT_CONTAINS(rocjit_last_error(), "exists");
 	ASSERT(access(sec, F_OK) != 0 && errno == ENOENT);
-	after = rj_test_read_file(pub, NULL);
-	ASSERT_STR(after, before_pub);
-	free(after);
+	still_holds(pub, before_pub);
 
 	/* A symbolic link where the secret file would go is not followed. */
 	ASSERT(unlink(pub) == 0);
@@ -290,10 +313,8 @@ TEST(signed_subject_verifies_as_trusted)
 	struct rj_sig_subject e = subject();
 	struct rj_sig_trust t;
 	unsigned char sig[RJ_SIG_BYTES], sig2[RJ_SIG_BYTES];
-	char line[RJ_SIG_PUBLIC_LINE_SIZE];
 
-	make_key("keys", "alpha", &s, line);
-	t = trust(line);
+	t = trusted_key("keys", "alpha", &s);
 	rj_sig_sign(&s, &e, sig);
 	ASSERT_INT(rj_sig_verify(&t, &e, "alpha", sig, sizeof sig), RJ_SIG_TRUSTED);
 	/* Deterministic. */
@@ -308,8 +329,7 @@ TEST(signed_subject_verifies_as_trusted)
 		f.pkey = &zero;
 		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_TRUSTED);
 	}
-	rj_sig_trust_free(&t);
-	rj_sig_secret_wipe(&s);
+	forget(&t, &s, NULL);
 }
 
 TEST(tampering_any_signed_field_is_bad)
@@ -318,11 +338,9 @@ TEST(tampering_any_signed_field_is_bad)
 	struct rj_sig_subject e = subject(), f;
 	struct rj_sig_trust t;
 	unsigned char sig[RJ_SIG_BYTES], code[sizeof the_code];
-	char line[RJ_SIG_PUBLIC_LINE_SIZE];
 	rj_key k;
 
-	make_key("keys", "alpha", &s, line);
-	t = trust(line);
+	t = trusted_key("keys", "alpha", &s);
 	rj_sig_sign(&s, &e, sig);
 
 	memcpy(code, the_code, sizeof code);
@@ -353,8 +371,7 @@ TEST(tampering_any_signed_field_is_bad)
 	ASSERT_INT(rj_sig_verify(&t, &e, "alpha", sig, sizeof sig), RJ_SIG_BAD);
 	sig[10] ^= 4;
 	ASSERT_INT(rj_sig_verify(&t, &e, "alpha", sig, sizeof sig), RJ_SIG_TRUSTED);
-	rj_sig_trust_free(&t);
-	rj_sig_secret_wipe(&s);
+	forget(&t, &s, NULL);
 }
 
 TEST(unknown_signer_is_untrusted_and_no_signature_is_unsigned)
@@ -363,20 +380,17 @@ TEST(unknown_signer_is_untrusted_and_no_signature_is_unsigned)
 	struct rj_sig_subject e = subject();
 	struct rj_sig_trust t;
 	unsigned char sig[RJ_SIG_BYTES];
-	char line_a[RJ_SIG_PUBLIC_LINE_SIZE], line_b[RJ_SIG_PUBLIC_LINE_SIZE];
+	char line_b[RJ_SIG_PUBLIC_LINE_SIZE];
 
-	make_key("keys", "alpha", &a, line_a);
+	t = trusted_key("keys", "alpha", &a);
 	make_key("keys", "beta", &b, line_b);
-	t = trust(line_a);
 	rj_sig_sign(&b, &e, sig);
 	ASSERT_INT(rj_sig_verify(&t, &e, "beta", sig, sizeof sig), RJ_SIG_UNTRUSTED);
 	/* No trust list at all: every signer is unknown. */
 	ASSERT_INT(rj_sig_verify(NULL, &e, "beta", sig, sizeof sig), RJ_SIG_UNTRUSTED);
 	ASSERT_INT(rj_sig_verify(&t, &e, NULL, NULL, 0), RJ_SIG_UNSIGNED);
 	ASSERT_INT(rj_sig_verify(&t, &e, "", sig, 0), RJ_SIG_UNSIGNED);
-	rj_sig_trust_free(&t);
-	rj_sig_secret_wipe(&a);
-	rj_sig_secret_wipe(&b);
+	forget(&t, &a, &b);
 }
 
 TEST(another_key_under_a_trusted_name_is_bad)
@@ -393,9 +407,7 @@ TEST(another_key_under_a_trusted_name_is_bad)
 	t = trust(line);
 	rj_sig_sign(&impostor, &e, sig);
 	ASSERT_INT(rj_sig_verify(&t, &e, "alpha", sig, sizeof sig), RJ_SIG_BAD);
-	rj_sig_trust_free(&t);
-	rj_sig_secret_wipe(&real);
-	rj_sig_secret_wipe(&impostor);
+	forget(&t, &real, &impostor);
 }
 
 TEST(malformed_signature_or_signer_is_bad)
@@ -404,11 +416,10 @@ TEST(malformed_signature_or_signer_is_bad)
 	struct rj_sig_subject e = subject();
 	struct rj_sig_trust t;
 	unsigned char sig[RJ_SIG_BYTES + 1];
-	char line[RJ_SIG_PUBLIC_LINE_SIZE], long_name[RJ_SIG_NAME_MAX + 2];
+	char long_name[RJ_SIG_NAME_MAX + 2];
 	char *big;
 
-	make_key("keys", "alpha", &s, line);
-	t = trust(line);
+	t = trusted_key("keys", "alpha", &s);
 	rj_sig_sign(&s, &e, sig);
 	sig[RJ_SIG_BYTES] = 0;
 	ASSERT_INT(rj_sig_verify(&t, &e, "alpha", sig, RJ_SIG_BYTES - 1), RJ_SIG_BAD);
@@ -438,8 +449,7 @@ TEST(malformed_signature_or_signer_is_bad)
 	rj_sig_sign(&s, &e, sig);
 	ASSERT_INT(rj_sig_verify(&t, &e, "alpha", sig, RJ_SIG_BYTES), RJ_SIG_TRUSTED);
 	free(big);
-	rj_sig_trust_free(&t);
-	rj_sig_secret_wipe(&s);
+	forget(&t, &s, NULL);
 }
 
 TEST(public_key_parse_trims_and_refuses_saying_why)
@@ -695,11 +705,9 @@ static void *sign_and_verify(void *arg)
 
 TEST(threads_sign_and_verify_at_once)
 {
-	char line[RJ_SIG_PUBLIC_LINE_SIZE];
 	pthread_t th[8];
 
-	make_key("keys", "alpha", &shared_secret, line);
-	shared_trust = trust(line);
+	shared_trust = trusted_key("keys", "alpha", &shared_secret);
 	for (uintptr_t i = 0; i < 8; i++)
 		ASSERT(pthread_create(&th[i], NULL, sign_and_verify, (void *)i) == 0);
 	for (int i = 0; i < 8; i++) {
@@ -707,8 +715,7 @@ TEST(threads_sign_and_verify_at_once)
 		ASSERT(pthread_join(th[i], &bad) == 0);
 		ASSERT_INT((long)bad, 0);
 	}
-	rj_sig_trust_free(&shared_trust);
-	rj_sig_secret_wipe(&shared_secret);
+	forget(&shared_trust, &shared_secret, NULL);
 }
 
 TEST(status_names)

@@ -2,23 +2,34 @@
  * test_signed.c - signed code (issue 16) end to end: real hipRTC compiles for gfx90a,
  * real SQLite caches and bundles, a real redis-server (tests/redis_server.c), real
  * ed25519 keys written by rocjit_keygen.  Every refusal is checked to have loaded
- * nothing: the request is compiled here (or fails without a compiler), counted.
+ * nothing: the request is compiled here (or fails without a compiler), counted.  Nodes
+ * are contexts on cache folders of their own (tests/remote_nodes.h), in this process or,
+ * for the remote tier across nodes, in processes of their own.
  */
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
-#include "redis_server.h"
-#include "remote/client.h"
+#include "remote_nodes.h"
+#include "remote/conn.h"
 #include "remote/record.h"
-#include "remote/url.h"
 #include "key/key.h"
 
 #define TARGET "gfx90a"
 
 static struct rj_redis_server server;
 static char url[128];
+
+/* Starts the test's server, url its address; skips where rocjit has no remote tier. */
+static void start_server(void)
+{
+	if (!rj_conn_available())
+		rj_test_skip("this rocjit was built without hiredis (libhiredis-dev): no remote "
+			     "tier to test");
+	rj_redis_start(&server, "redis", NULL);
+	rj_node_url(url, sizeof url, &server, NULL);
+}
 
 /* Makes key pair name in rj_test_dir; its secret file's path into secret, its public
  * line into pub. */
@@ -34,29 +45,13 @@ static rocjit_ctx *node(const char *name, const char *remote, const char *key,
 			const char *trusted, int require, unsigned flags, const char *bundles)
 {
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
-	rocjit_ctx *ctx = NULL;
-	char dir[4400];
 
-	snprintf(dir, sizeof dir, "%s/%s", rj_test_dir, name);
-	o.cache_dir = dir;
-	o.remote = remote ? remote : "";
 	o.signing_key = key ? key : "";
 	o.trusted_keys = trusted ? trusted : "";
 	o.require_signed = require;
 	o.flags = flags;
 	o.bundles = bundles;
-	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	return ctx;
-}
-
-static rocjit_stats stats_of(rocjit_ctx *ctx)
-{
-	rocjit_stats st;
-
-	memset(&st, 0, sizeof st);
-	st.version = ROCJIT_STATS_VERSION;
-	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
-	return st;
+	return rj_node_open_with(name, remote ? remote : "", &o);
 }
 
 static const rocjit_code *variant(rocjit_ctx *ctx, int i)
@@ -68,33 +63,74 @@ static const rocjit_code *variant(rocjit_ctx *ctx, int i)
  * only the key). */
 static const rocjit_code *other_code(rocjit_ctx *ctx, int i)
 {
-	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	const rocjit_code *c;
 	char opt[64];
 	const char *o[2] = { opt, "-O0" };
+	int rc;
 
 	snprintf(opt, sizeof opt, "-DRJ_SIGNED_TEST=%d", i);
-	p.source = rj_test_axpy;
-	p.options = o;
-	p.num_options = 2;
-	ASSERT_INT(rocjit_compile(&c, ctx, TARGET, &p), 0);
+	rc = rj_test_compile(&c, ctx, TARGET, NULL, rj_test_axpy, o, 2, NULL, 0, NULL, 0);
+	ASSERT_INT(rc, 0);
 	return c;
 }
 
 static int try_variant(rocjit_ctx *ctx, int i, const rocjit_code **c)
 {
-	rocjit_program p = ROCJIT_PROGRAM_INIT;
-	char opt[64];
-	const char *o[1] = { opt };
-
-	snprintf(opt, sizeof opt, "-DRJ_SIGNED_TEST=%d", i);
-	p.source = rj_test_axpy;
-	p.options = o;
-	p.num_options = 1;
-	return rocjit_compile(c, ctx, TARGET, &p);
+	return rj_test_try_variant(c, ctx, TARGET, "RJ_SIGNED_TEST", i);
 }
 
 /* ---- The remote tier -------------------------------------------------------------------------- */
+
+/* st: served by the remote tier, its signature checked once and trusted, nothing compiled. */
+static void served_signed(const rocjit_stats *st)
+{
+	ASSERT_INT(st->remote_hits, 1);
+	ASSERT_INT(st->compiles, 0);
+	ASSERT_INT(st->signatures_checked, 1);
+	ASSERT_INT(st->signature_rejects, 0);
+	ASSERT_INT(st->remote_rejected, 0);
+}
+
+/* st: the tier's value refused for its signature, so never loaded; compiles: how many
+ * compiles followed (0 where compiling is forbidden). */
+static void refused_for_signature(const rocjit_stats *st, int compiles)
+{
+	ASSERT_INT(st->remote_hits, 0);
+	ASSERT_INT(st->compiles, compiles);
+	ASSERT_INT(st->signature_rejects, 1);
+	ASSERT_INT(st->remote_rejected, 1);
+}
+
+/* The tier's value of cache key hex, which must be signed by signer: malloc'ed, *size
+ * bytes, decoded into *rec. */
+static void *signed_value(const char *hex, const char *signer, struct rj_record *rec,
+			  size_t *size)
+{
+	char key[128];
+	void *v;
+
+	rj_node_value_key(key, sizeof key, hex);
+	v = rj_node_fetch(url, key, size);
+	ASSERT(v != NULL);
+	ASSERT_INT(rj_record_decode(rec, v, *size), 0);
+	ASSERT_INT(rec->sig_len, 64);
+	ASSERT_INT(rec->signer_len, strlen(signer));
+	ASSERT(memcmp(rec->signer, signer, rec->signer_len) == 0);
+	return v;
+}
+
+/* Node name, trusting trusted (and allowed to compile), asks for variant i: the tier's
+ * value is refused for its signature, and the variant compiled here. */
+static void tier_refused_and_compiled(const char *name, const char *trusted, int i)
+{
+	rocjit_ctx *ctx = node(name, url, NULL, trusted, 0, 0, NULL);
+	rocjit_stats st;
+
+	ASSERT_INT(variant(ctx, i)->from_cache, 0);
+	st = rj_test_stats(ctx);
+	refused_for_signature(&st, 1);
+	rocjit_close(ctx);
+}
 
 TEST(remote_value_signed_by_a_trusted_key_serves_and_others_are_refused)
 {
@@ -105,70 +141,32 @@ TEST(remote_value_signed_by_a_trusted_key_serves_and_others_are_refused)
 
 	keygen("ci-a", ska, pa);
 	keygen("ci-b", skb, pb);
-	rj_redis_start(&server, "redis", NULL);
-	snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
+	start_server();
 	ctx = node("producer", url, ska, NULL, 0, 0, NULL);
 	ASSERT_INT(variant(ctx, 1)->from_cache, 0);
-	ASSERT_INT(stats_of(ctx).signed_stores, 1);
-	ASSERT_STR(stats_of(ctx).signing_key, "ci-a");
+	ASSERT_INT(rj_test_stats(ctx).signed_stores, 1);
+	ASSERT_STR(rj_test_stats(ctx).signing_key, "ci-a");
 	rocjit_close(ctx);
 
 	/* Trusts ci-a: served by the tier, verified once. */
 	ctx = node("trusting", url, NULL, pa, 0, 0, NULL);
 	c = variant(ctx, 1);
-	st = stats_of(ctx);
-	ASSERT_INT(st.remote_hits, 1);
-	ASSERT_INT(st.compiles, 0);
-	ASSERT_INT(st.signatures_checked, 1);
-	ASSERT_INT(st.signature_rejects, 0);
+	st = rj_test_stats(ctx);
+	served_signed(&st);
 	ASSERT_INT(st.require_signed, ROCJIT_REQUIRE_SIGNED_SHARED);
 	ASSERT(c->from_cache);
 	variant(ctx, 1); /* a repeat: the table, no second check */
-	ASSERT_INT(stats_of(ctx).signatures_checked, 1);
+	ASSERT_INT(rj_test_stats(ctx).signatures_checked, 1);
 	rocjit_close(ctx);
 
 	/* Trusts only ci-b: the value is not loaded; compiled here. */
-	ctx = node("other", url, NULL, pb, 0, 0, NULL);
-	ASSERT_INT(variant(ctx, 1)->from_cache, 0);
-	st = stats_of(ctx);
-	ASSERT_INT(st.remote_hits, 0);
-	ASSERT_INT(st.compiles, 1);
-	ASSERT_INT(st.signature_rejects, 1);
-	ASSERT_INT(st.remote_rejected, 1);
-	rocjit_close(ctx);
+	tier_refused_and_compiled("other", pb, 1);
 
 	/* Trusts nothing: takes the tier's value as before (no rule). */
 	ctx = node("plain", url, NULL, NULL, 0, 0, NULL);
-	ASSERT_INT(stats_of(ctx).require_signed, ROCJIT_REQUIRE_SIGNED_NONE);
+	ASSERT_INT(rj_test_stats(ctx).require_signed, ROCJIT_REQUIRE_SIGNED_NONE);
 	rocjit_close(ctx);
 	rj_redis_stop(&server);
-}
-
-/* Puts bytes under key with rocjit's own client (binary-safe). */
-static void plant(const char *key, const void *bytes, size_t size, void **old, size_t *old_size)
-{
-	struct rj_remote_url u;
-	struct rj_redis *r;
-	struct rj_reply *reply = NULL;
-	const char *get[2] = { "GET", key }, *set[3] = { "SET", key, bytes };
-	size_t glen[2] = { 3, strlen(key) }, slen[3] = { 3, strlen(key), size };
-
-	ASSERT_INT(rj_remote_url_parse(url, &u), 0);
-	ASSERT_INT(rj_redis_open(&r, &u, NULL, 1000), 0);
-	if (old) {
-		ASSERT_INT(rj_redis_command(r, key, 2, get, glen, &reply), 0);
-		ASSERT(reply->type == RJ_REPLY_STRING);
-		*old = malloc(reply->len);
-		memcpy(*old, reply->str, reply->len);
-		*old_size = reply->len;
-		rj_reply_free(reply);
-	}
-	if (bytes) {
-		ASSERT_INT(rj_redis_command(r, key, 3, set, slen, &reply), 0);
-		ASSERT(reply->type == RJ_REPLY_STATUS);
-		rj_reply_free(reply);
-	}
-	rj_redis_close(r);
 }
 
 TEST(remote_value_with_swapped_code_and_recomputed_checksums_is_refused)
@@ -176,14 +174,12 @@ TEST(remote_value_with_swapped_code_and_recomputed_checksums_is_refused)
 	char ska[4400], pa[256], key[128];
 	const rocjit_code *c4, *c5;
 	struct rj_record rec;
-	void *v, *re;
-	size_t size, resize;
-	rocjit_stats st;
+	void *v;
+	size_t size;
 	rocjit_ctx *ctx;
 
 	keygen("ci-a", ska, pa);
-	rj_redis_start(&server, "redis", NULL);
-	snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
+	start_server();
 	ctx = node("producer", url, ska, NULL, 0, 0, NULL);
 	c4 = variant(ctx, 4);
 	c5 = other_code(ctx, 4);
@@ -191,26 +187,118 @@ TEST(remote_value_with_swapped_code_and_recomputed_checksums_is_refused)
 	/* Variant 4's value with its -O0 code: a sound code object for the target with
 	   the same kernels, every checksum recomputed, the signature kept - what an attacker
 	   who can write the server but has no key can do. */
-	snprintf(key, sizeof key, "rocjit:%d:%s", RJ_RECORD_VERSION, c4->key);
-	plant(key, NULL, 0, &v, &size);
-	ASSERT_INT(rj_record_decode(&rec, v, size), 0);
-	ASSERT_INT(rec.sig_len, 64);
-	rec.code = c5->data;
-	rec.code_size = c5->size;
-	ASSERT_INT(rj_record_encode(&re, &resize, &rec), 0);
-	plant(key, re, resize, NULL, NULL);
+	v = signed_value(c4->key, "ci-a", &rec, &size);
+	rj_node_value_key(key, sizeof key, c4->key);
+	rj_node_plant_swapped(url, key, v, size, c5->data, c5->size);
 	rocjit_close(ctx);
 
 	/* Without trusted keys, such a value would be loaded: the checks of form pass. */
-	ctx = node("trusting", url, NULL, pa, 0, 0, NULL);
-	ASSERT_INT(variant(ctx, 4)->from_cache, 0);
-	st = stats_of(ctx);
-	ASSERT_INT(st.signature_rejects, 1);
-	ASSERT_INT(st.compiles, 1);
-	ASSERT_INT(st.remote_hits, 0);
-	rocjit_close(ctx);
+	tier_refused_and_compiled("trusting", pa, 4);
 	free(v);
-	free(re);
+	rj_redis_stop(&server);
+}
+
+/* ---- Nodes that are processes of their own ---------------------------------------------------- */
+
+/* A node process's settings, set by the test before it forks the process. */
+struct node_role {
+	const char *name; /* its cache folder, report and stderr under rj_test_dir */
+	const char *key;  /* its signing key file, or NULL */
+	const char *trusted; /* its trust list, or NULL */
+	unsigned flags;
+};
+static struct node_role roles[5];
+
+/* Node process i: opens node roles[i] on the test's server, asks for variant 6, and
+ * reports what it got; its exit status 0 when it could report. */
+static int node_process(int i)
+{
+	const struct node_role *r = &roles[i];
+	const rocjit_code *c = NULL;
+	rocjit_ctx *ctx = node(r->name, url, r->key, r->trusted, 0, r->flags, NULL);
+	int rc = try_variant(ctx, 6, &c);
+
+	rc = rj_node_report_write(r->name, rc, c, ctx);
+	rocjit_close(ctx);
+	return rc;
+}
+
+/* Runs node process i to its end (it must exit 0: its stderr is shown when it does not):
+ * its report, and its stderr in *err (malloc'ed) unless err is NULL. */
+static struct rj_node_report run_node(int i, char **err)
+{
+	char *text = NULL;
+	int status = rj_node_process(node_process, i, roles[i].name, &text);
+
+	if (status != 0)
+		fprintf(stderr, "node process %s exited %d; its stderr:\n%s\n", roles[i].name,
+			status, text);
+	ASSERT_INT(status, 0);
+	if (err)
+		*err = text;
+	else
+		free(text);
+	return rj_node_report_read(roles[i].name);
+}
+
+TEST(node_processes_load_a_pushed_value_only_where_its_signer_is_trusted)
+{
+	char ska[4400], pa[256], skx[4400], px[256], *err;
+	struct rj_node_report a, b, c;
+	struct rj_record rec;
+	size_t size = 0;
+
+	keygen("fleet-a", ska, pa);
+	keygen("fleet-x", skx, px);
+	start_server();
+	/* Five processes, one after the other, each on a cache folder of its own; this one
+	   opens no context. */
+	roles[0] = (struct node_role){ "proc-a", ska, NULL, 0 };
+	roles[1] = (struct node_role){ "proc-b", NULL, pa, ROCJIT_OPEN_NO_COMPILE };
+	roles[2] = (struct node_role){ "proc-c", NULL, px, ROCJIT_OPEN_NO_COMPILE };
+	roles[3] = (struct node_role){ "proc-c2", NULL, px, 0 };
+
+	/* A signs with fleet-a: it compiles, signs and pushes. */
+	a = run_node(0, NULL);
+	ASSERT_INT(a.rc, 0);
+	ASSERT_INT(a.from_cache, 0);
+	ASSERT_INT(a.stats.compiles, 1);
+	ASSERT_INT(a.stats.remote_puts, 1);
+	ASSERT_INT(a.stats.signed_stores, 1);
+	ASSERT_STR(a.stats.signing_key, "fleet-a");
+	/* The server holds its value, signed by fleet-a. */
+	free(signed_value(a.key, "fleet-a", &rec, &size));
+
+	/* B trusts fleet-a and may not compile: served by the tier, the signature checked. */
+	b = run_node(1, NULL);
+	ASSERT_INT(b.rc, 0);
+	ASSERT_INT(b.from_cache, 1);
+	ASSERT_STR(b.key, a.key);
+	served_signed(&b.stats);
+
+	/* C trusts only fleet-x: A's value is not loaded.  Compiling forbidden, the request
+	   fails, and the process's warning says that the signer is not trusted. */
+	c = run_node(2, &err);
+	ASSERT_INT(c.rc, ROCJIT_ENOTCACHED);
+	ASSERT_CONTAINS(c.error, "compiling is forbidden");
+	refused_for_signature(&c.stats, 0);
+	ASSERT_CONTAINS(err, "signed by \"fleet-a\", which is not a trusted key");
+	free(err);
+	/* Allowed to compile, such a node compiles it itself. */
+	c = run_node(3, NULL);
+	ASSERT_INT(c.rc, 0);
+	ASSERT_INT(c.from_cache, 0);
+	ASSERT_STR(c.key, a.key);
+	refused_for_signature(&c.stats, 1);
+	/* ... and keeps it: an unsigned value would take the signed one from the nodes that
+	   trust fleet-a (B's kind), and every node that checks would refuse it. */
+	ASSERT_INT((int)c.stats.remote_puts, 0);
+	free(signed_value(a.key, "fleet-a", &rec, &size));
+	roles[4] = (struct node_role){ "proc-b2", NULL, pa, ROCJIT_OPEN_NO_COMPILE };
+	b = run_node(4, NULL);
+	ASSERT_INT(b.rc, 0);
+	ASSERT_INT((int)b.stats.remote_hits, 1);
+	ASSERT_INT((int)b.stats.compiles, 0);
 	rj_redis_stop(&server);
 }
 
@@ -245,7 +333,7 @@ TEST(signed_bundle_serves_without_compiling_only_where_its_key_is_trusted)
 	ctx = node("app1", NULL, NULL, pa, 0, ROCJIT_OPEN_NO_COMPILE, bundle);
 	ASSERT_INT(try_variant(ctx, 1, &c), 0);
 	ASSERT_INT(try_variant(ctx, 2, &c), 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT_INT(st.signatures_checked, 2);
 	ASSERT_INT(st.signature_rejects, 0);
 	rocjit_close(ctx);
@@ -253,7 +341,7 @@ TEST(signed_bundle_serves_without_compiling_only_where_its_key_is_trusted)
 	/* Trusts rel-b only: nothing loads; without a compile it fails, saying why. */
 	ctx = node("app2", NULL, NULL, pb, 0, ROCJIT_OPEN_NO_COMPILE, bundle);
 	ASSERT(try_variant(ctx, 1, &c) != 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT(st.signature_rejects >= 1);
 	rocjit_close(ctx);
 
@@ -306,13 +394,13 @@ TEST(bundle_entry_altered_after_signing_is_refused)
 
 	ctx = node("app", NULL, NULL, pa, 0, ROCJIT_OPEN_NO_COMPILE, bundle);
 	ASSERT(try_variant(ctx, 1, &c) != 0);
-	ASSERT(stats_of(ctx).signature_rejects >= 1);
+	ASSERT(rj_test_stats(ctx).signature_rejects >= 1);
 	rocjit_close(ctx);
 	/* Allowed to compile: compiled here, the bundle's code never loaded. */
 	ctx = node("app2", NULL, NULL, pa, 0, 0, bundle);
 	ASSERT_INT(try_variant(ctx, 1, &c), 0);
 	ASSERT_INT(c->from_cache, 0);
-	ASSERT_INT(stats_of(ctx).compiles, 1);
+	ASSERT_INT(rj_test_stats(ctx).compiles, 1);
 	rocjit_close(ctx);
 }
 
@@ -338,7 +426,7 @@ TEST(require_all_refuses_unsigned_local_entries_until_signed)
 	ctx = node("n", NULL, NULL, pa, ROCJIT_REQUIRE_SIGNED_ALL, 0, NULL);
 	c = variant(ctx, 1);
 	ASSERT_INT(c->from_cache, 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT_INT(st.signature_rejects, 1);
 	ASSERT_INT(st.compiles, 1);
 	rocjit_close(ctx);
@@ -349,7 +437,7 @@ TEST(require_all_refuses_unsigned_local_entries_until_signed)
 	rocjit_close(ctx);
 	ctx = node("n", NULL, NULL, pa, ROCJIT_REQUIRE_SIGNED_ALL, ROCJIT_OPEN_NO_COMPILE, NULL);
 	ASSERT(variant(ctx, 1)->from_cache);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT_INT(st.signature_rejects, 0);
 	ASSERT_INT(st.signatures_checked, 1);
 	rocjit_close(ctx);
@@ -372,7 +460,7 @@ TEST(bad_rule_in_the_options_fails_open_and_in_the_environment_fails_closed)
 	o.signing_key = NULL;
 	setenv("ROCJIT_TRUSTED_KEYS", "garbage", 1);
 	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	st = stats_of(ctx);
+	st = rj_test_stats(ctx);
 	ASSERT_INT(st.require_signed, ROCJIT_REQUIRE_SIGNED_SHARED);
 	ASSERT_INT(st.trusted_keys, 0);
 	rocjit_close(ctx);

@@ -62,6 +62,8 @@ struct rj_remote_value {
 	size_t size;
 	struct rj_record rec;
 	char *kernels;          /* the kernels column, NUL-terminated (malloc'ed) */
+	int sig_refused;        /* a miss because the value was refused for its signature
+	                           alone (it may serve nodes that trust its signer) */
 };
 void rj_remote_value_free(struct rj_remote_value *v);
 

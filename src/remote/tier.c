@@ -232,13 +232,16 @@ static int check_signature(struct rj_remote *t, const struct rj_record *rec)
 		"after it was signed, or signed by another key of that name", signer);
 }
 
-/* One warning per process for values refused, then at ROCJIT_LOG=info.  Without mu. */
-static void refused(struct rj_remote *t, const char *key, const char *why)
+/* One warning per process for values refused, then at ROCJIT_LOG=info.  Without mu.
+ * sig: refused for its signature alone (lookup.c replaces it only with a signed value). */
+static void refused(struct rj_remote *t, const char *key, const char *why, int sig)
 {
 	if (atomic_fetch_add(&t->rejected, 1) == 0)
 		rj_log(RJ_LOG_WARN, "remote cache %s: the value of %s is not used: %s (counted "
-		       "in rocjit stats; it is replaced when this node compiles it)",
-		       rj_remote_shown(t), key, why);
+		       "in rocjit stats; %s)", rj_remote_shown(t), key, why,
+		       sig ? "compiled here, and replaced only by a value this node signs: "
+			     "nodes that trust its signer may use it"
+			   : "it is replaced when this node compiles it");
 	else
 		RJ_LOG(RJ_LOG_INFO, "remote cache %s: the value of %s is not used: %s",
 		       rj_remote_shown(t), key, why);
@@ -305,14 +308,18 @@ static int get_value(struct rj_remote *t, const struct rj_remote_want *w,
 	rc = fetch_locked(t, key, v, why, sizeof why);
 	pthread_mutex_unlock(&t->mu);
 	if (rc == 1 && (rj_record_decode(&v->rec, v->bytes, v->size) != 0 ||
-			check_value(&v->rec, w, &v->kernels) != 0 ||
-			check_signature(t, &v->rec) != 0)) {
+			check_value(&v->rec, w, &v->kernels) != 0)) {
 		snprintf(why, sizeof why, "%s", rocjit_last_error());
 		rj_remote_value_free(v);
 		rc = 2;
+	} else if (rc == 1 && check_signature(t, &v->rec) != 0) {
+		snprintf(why, sizeof why, "%s", rocjit_last_error());
+		rj_remote_value_free(v);
+		v->sig_refused = 1;
+		rc = 2;
 	}
 	if (rc == 2) {
-		refused(t, key, why);
+		refused(t, key, why, v->sig_refused);
 		return 0;
 	}
 	return rc;

@@ -1,6 +1,6 @@
 /*
  * admin.c - the public calls on a context's on-disk stores: administering its cache
- * (rocjit_cache_foreach, _find, _remove, _compact, _verify, _counters, _zero) and moving
+ * (rocjit_cache_foreach, _find, _remove, _compact, _verify[_each], _counters, _zero) and moving
  * entries between its cache and a bundle file (rocjit_bundle_export, _import).
  *
  * Owns only the step from the context to the store: checking the context, finding its
@@ -37,7 +37,7 @@ ROCJIT_API int rocjit_cache_foreach(rocjit_ctx *ctx, rocjit_entry_fn fn, void *u
 	rj_cache *c = NULL;
 
 	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
-	return rj_cache_foreach(c, fn, user);
+	return rj_cache_foreach(c, &ctx->signing.trust, fn, user);
 }
 
 ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
@@ -48,7 +48,7 @@ ROCJIT_API int rocjit_cache_find(rocjit_ctx *ctx, const char *prefix,
 	rj_cache *c = NULL;
 
 	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
-	return rj_cache_find(c, prefix, fn, user);
+	return rj_cache_find(c, &ctx->signing.trust, prefix, fn, user);
 }
 
 ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, size_t n,
@@ -78,7 +78,22 @@ ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,
 	rj_cache *c = NULL;
 
 	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
-	return rj_cache_verify(c, fix, bad, user, checked, bad_count);
+	return rj_cache_verify(c, &ctx->signing.trust,
+			       ctx->signing.require == ROCJIT_REQUIRE_SIGNED_ALL, fix, 0, bad, user,
+			       checked, bad_count);
+}
+
+ROCJIT_API int rocjit_cache_verify_each(rocjit_ctx *ctx, int fix,
+					void (*each)(const rocjit_entry *entry, int reason,
+						     const char *message, void *user),
+					void *user, uint64_t *checked, uint64_t *bad_count)
+{
+	rj_cache *c = NULL;
+
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	return rj_cache_verify(c, &ctx->signing.trust,
+			       ctx->signing.require == ROCJIT_REQUIRE_SIGNED_ALL, fix, 1, each,
+			       user, checked, bad_count);
 }
 
 ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
@@ -123,8 +138,9 @@ static void sign_with(const struct rj_sig_subject *e, char *signer, unsigned cha
 	memcpy(signer, k->name, strlen(k->name) + 1);
 }
 
-ROCJIT_API int rocjit_cache_sign(rocjit_ctx *ctx, const char *const *keys, size_t n,
-				 size_t *count)
+/* rocjit_cache_sign (path NULL) and rocjit_bundle_sign (the bundle file path). */
+static int sign_entries(rocjit_ctx *ctx, const char *path, const char *const *keys, size_t n,
+			size_t *count)
 {
 	rj_cache *c = NULL;
 	rj_key *k = NULL;
@@ -133,12 +149,21 @@ ROCJIT_API int rocjit_cache_sign(rocjit_ctx *ctx, const char *const *keys, size_
 
 	if (count)
 		*count = 0;
-	RJ_FORWARD(cache_of(&c, ctx, " to sign"));
+	RJ_CHECK(!ctx, ROCJIT_EINVAL, "ctx is NULL");
+	if (!path)
+		RJ_FORWARD(cache_of(&c, ctx, " to sign"));
+	RJ_CHECK(!ctx->signing.key && ctx->signing.key_error[0], ROCJIT_EINVAL,
+		 "no signing key: %s", ctx->signing.key_error);
 	RJ_CHECK(!ctx->signing.key, ROCJIT_EINVAL, "no signing key: give one with "
 		 "ROCJIT_SIGNING_KEY or rocjit_options.signing_key (rocjit keygen makes one)");
 	if (keys && n)
 		RJ_FORWARD(rj_cache_keys_from_hex(&k, keys, n));
-	rc = rj_cache_sign(c, k, keys ? n : 0, sign_with, ctx->signing.key, &done, &skipped);
+	if (path)
+		rc = rj_bundle_sign(path, k, keys ? n : 0, sign_with, ctx->signing.key, &done,
+				    &skipped);
+	else
+		rc = rj_cache_sign(c, k, keys ? n : 0, sign_with, ctx->signing.key, &done,
+				   &skipped);
 	free(k);
 	if (rc != 0)
 		return rc;
@@ -151,6 +176,21 @@ ROCJIT_API int rocjit_cache_sign(rocjit_ctx *ctx, const char *const *keys, size_
 	return 0;
 }
 
+ROCJIT_API int rocjit_cache_sign(rocjit_ctx *ctx, const char *const *keys, size_t n,
+				 size_t *count)
+{
+	return sign_entries(ctx, NULL, keys, n, count);
+}
+
+ROCJIT_API int rocjit_bundle_sign(rocjit_ctx *ctx, const char *path, const char *const *keys,
+				  size_t n, size_t *count)
+{
+	if (count)
+		*count = 0;
+	RJ_CHECK(!path || !*path, ROCJIT_EINVAL, "rocjit_bundle_sign: path is NULL or empty");
+	return sign_entries(ctx, path, keys, n, count);
+}
+
 ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t *copied,
 				       size_t *rejected, rocjit_reject_fn fn, void *user)
 {
@@ -161,7 +201,8 @@ ROCJIT_API int rocjit_bundle_import_v2(rocjit_ctx *ctx, const char *path, size_t
 	if (rejected)
 		*rejected = 0;
 	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE_FOR_BUNDLES));
-	return rj_bundle_import(c, path, copied, rejected, fn, user);
+	return rj_bundle_import(c, path, rj_signing_shared_trust(&ctx->signing), copied,
+				rejected, fn, user);
 }
 
 ROCJIT_API int rocjit_bundle_import(rocjit_ctx *ctx, const char *path, size_t *count)

@@ -54,6 +54,8 @@ struct rj_slot {
 	                              as pairs (rj_names_pairs), or NULL when none */
 	int local_refused;         /* its local entry was refused for its signature: the
 	                              owner does not look (and verify) again */
+	int remote_sig_refused;    /* the remote tier's value was refused for its signature
+	                              alone: only a signed value of this node replaces it */
 	struct rj_slot *next;      /* hash chain */
 };
 

@@ -167,6 +167,15 @@ static int remote_put(rocjit_ctx *ctx, const struct rj_slot *s, const struct rj_
 
 	if (rj_remote_is_off(ctx->remote))
 		return 0; /* down, and said so once: the others compile it */
+	/* The value there was refused here for its signature only: it may be what the nodes
+	   that trust its signer load.  An unsigned one would be refused by every node that
+	   checks, and take it from them; a signed one replaces it (signers outrank none). */
+	if (s->remote_sig_refused && !m->signer) {
+		RJ_LOG(RJ_LOG_INFO, "remote cache %s: not replacing a value refused for its "
+		       "signature with an unsigned one (set ROCJIT_SIGNING_KEY to put signed "
+		       "values)", rj_remote_shown(ctx->remote));
+		return 0;
+	}
 	rj_remote_record_of(&rec, &s->key, m, s->code.data, s->code.size);
 	if (rj_remote_put(ctx->remote, &rec, 0) < 0) {
 		rj_warn_once("remote-put", "%s; this node keeps its copy, the others compile it",
@@ -616,6 +625,8 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	w.target = s->target;
 	w.compiler = compiler;
 	hit = early ? rj_remote_peek(ctx->remote, &w, &v) : rj_remote_get(ctx->remote, &w, &v);
+	if (!hit && v.sig_refused)
+		s->remote_sig_refused = 1;
 	if (!hit && claim)
 		hit = rj_remote_claim(ctx->remote, &w, rj_keylock_timeout_ms(), rj_fleet_nowait,
 				      lease, &v);

@@ -228,7 +228,7 @@ ROCJIT_API int rocjit_remote_push(rocjit_ctx *ctx, const char *const *keys, size
 	p.on_fail = on_fail;
 	p.user = user;
 	for (size_t i = 0; i < n; i++) {
-		int rc = rj_cache_find(ctx->cache, keys[i], push_one, &p);
+		int rc = rj_cache_find(ctx->cache, &ctx->signing.trust, keys[i], push_one, &p);
 		if (rc == ROCJIT_ENOTFOUND)
 			push_failed(&p, keys[i], "no such entry in the cache");
 		else if (rc < 0)

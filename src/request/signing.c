@@ -87,8 +87,10 @@ int rj_signing_open(struct rj_signing *g, const struct rocjit_options *opts)
 				rj_sig_trust_free(&g->trust);
 				return rc;
 			}
-			rj_warn_once("signing-key", "%s (ROCJIT_SIGNING_KEY); entries are stored "
-				     "unsigned", rocjit_last_error());
+			snprintf(g->key_error, sizeof g->key_error, "ROCJIT_SIGNING_KEY: %s",
+				 rocjit_last_error());
+			rj_warn_once("signing-key", "%s; entries are stored unsigned",
+				     g->key_error);
 		}
 	}
 	return 0;

@@ -13,6 +13,7 @@
 
 struct rj_signing {
 	struct rj_sig_secret *key;   /* NULL: entries are stored unsigned */
+	char key_error[512];         /* why ROCJIT_SIGNING_KEY could not be used, or "" */
 	struct rj_sig_trust trust;
 	int require;                 /* ROCJIT_REQUIRE_SIGNED_NONE, _SHARED or _ALL */
 	atomic_uint_fast64_t checked, rejects, signed_stores;

@@ -242,8 +242,51 @@ static void reject(struct rejects *rj, const struct rj_bundle_row *r, const char
 		rj->fn(hex, why, rj->user);
 }
 
-/* Copies b's good rows into c (c->lock held), one transaction. */
-static int import_locked(rj_cache *c, struct rj_bundle *b, struct rejects *rj, size_t *copied)
+/*
+ * The signature of r (read by rd, IMPORT_READ) in b into *sig: 0 when it may be copied
+ * (good, or unsigned where none is asked for: trust NULL), else -1 with why.  With
+ * trust, only an entry signed by a trusted key is imported: imported, it is a local
+ * entry, which nothing checks again unless ROCJIT_REQUIRE_SIGNED=all.
+ */
+static int import_signature(struct rj_bundle *b, const struct rj_sig_trust *trust,
+			    sqlite3_stmt *rd, const struct rj_bundle_row *r,
+			    struct rj_stored_sig *sig, char *why, size_t size)
+{
+	struct rj_sig_subject sub;
+	rj_key key, pkey;
+	enum rj_sig_status st;
+	const unsigned char *compiler = sqlite3_column_text(rd, 9);
+
+	if (!rj_sig_table_get(b->db, r->key, sig) || sig->len != RJ_SIG_BYTES ||
+	    !rj_sig_name_valid(sig->signer, strlen(sig->signer)))
+		sig->len = 0; /* a malformed one is not carried: the entry comes unsigned */
+	if (!trust)
+		return 0;
+	memcpy(key.b, r->key, 16);
+	memset(pkey.b, 0, 16);
+	if (r->pkey && r->pkey_len == 16)
+		memcpy(pkey.b, r->pkey, 16);
+	sub.key = &key;
+	sub.pkey = &pkey;
+	sub.platform = r->platform;
+	sub.target = r->target;
+	sub.compiler = compiler ? (const char *)compiler : "";
+	sub.code = r->code;
+	sub.code_size = (size_t)r->code_len;
+	st = rj_sig_verify(trust, &sub, sig->len ? sig->signer : "", sig->sig, sig->len);
+	if (st == RJ_SIG_TRUSTED)
+		return 0;
+	snprintf(why, size, "%s%s (the trusted keys admit only entries signed by one of them)",
+		 st == RJ_SIG_UNSIGNED ? "unsigned" : st == RJ_SIG_UNTRUSTED ?
+		 "signed by a key that is not trusted: " : "badly signed in the name of ",
+		 st == RJ_SIG_UNSIGNED ? "" : sig->signer);
+	return -1;
+}
+
+/* Copies b's good rows into c (c->lock held), one transaction; with trust, only those
+ * signed by a trusted key.  Signatures go along. */
+static int import_locked(rj_cache *c, struct rj_bundle *b, const struct rj_sig_trust *trust,
+			 struct rejects *rj, size_t *copied)
 {
 	sqlite3_stmt *rd = NULL, *wr = NULL;
 	int64_t now = (int64_t)time(NULL);
@@ -260,12 +303,14 @@ static int import_locked(rj_cache *c, struct rj_bundle *b, struct rejects *rj, s
 		goto rollback;
 	while ((step = sqlite3_step(rd)) == SQLITE_ROW) {
 		struct rj_bundle_row r;
+		struct rj_stored_sig sig;
 		char why[1024];
 
 		rj_bundle_row_read(rd, &r);
 		r.key = sqlite3_column_blob(rd, IMPORT_KEY);
 		r.key_len = sqlite3_column_bytes(rd, IMPORT_KEY);
-		if (rj_bundle_row_problem(why, sizeof why, &r) != 0) {
+		if (rj_bundle_row_problem(why, sizeof why, &r) != 0 ||
+		    import_signature(b, trust, rd, &r, &sig, why, sizeof why) != 0) {
 			reject(rj, &r, why);
 			continue;
 		}
@@ -285,7 +330,13 @@ static int import_locked(rj_cache *c, struct rj_bundle *b, struct rejects *rj, s
 				     c->path, sqlite3_errmsg(c->db));
 			goto rollback;
 		}
-		*copied += (size_t)sqlite3_changes(c->db);
+		/* Only a row this import wrote takes the bundle's signature: an entry the
+		   cache had stays as it was, with its own. */
+		if (sqlite3_changes(c->db) == 1) {
+			if (sig.len && rj_sig_table_put(c->db, r.key, sig.signer, sig.sig) != 0)
+				goto rollback;
+			(*copied)++;
+		}
 		sqlite3_reset(wr);
 	}
 	if (step != SQLITE_DONE) {
@@ -307,8 +358,8 @@ out:
 	return rc;
 }
 
-int rj_bundle_import(rj_cache *c, const char *path, size_t *copied, size_t *rejected,
-		     rocjit_reject_fn fn, void *user)
+int rj_bundle_import(rj_cache *c, const char *path, const struct rj_sig_trust *trust,
+		     size_t *copied, size_t *rejected, rocjit_reject_fn fn, void *user)
 {
 	struct rejects rj = { 0, "", fn, user };
 	struct rj_bundle *b;
@@ -323,7 +374,7 @@ int rj_bundle_import(rj_cache *c, const char *path, size_t *copied, size_t *reje
 	RJ_CHECK(!b, ROCJIT_EIO, "cannot import %s: %s", path,
 		 why[0] ? why : "not a usable bundle");
 	if ((rc = rj_cache_lock(c)) == 0) {
-		rc = import_locked(c, b, &rj, &n);
+		rc = import_locked(c, b, trust, &rj, &n);
 		pthread_mutex_unlock(&c->lock);
 	}
 	rj_bundles_close(b);

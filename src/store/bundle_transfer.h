@@ -18,8 +18,12 @@
 int rj_bundle_export(rj_cache *c, const char *path, const char *const *keys, size_t n,
 		     size_t *count);
 
-/* rocjit_bundle_import_v2: the good entries of bundle path, into cache c. */
-int rj_bundle_import(rj_cache *c, const char *path, size_t *copied, size_t *rejected,
-		     rocjit_reject_fn fn, void *user);
+struct rj_sig_trust;
+
+/* rocjit_bundle_import_v2: the good entries of bundle path, into cache c, with their
+ * signatures; with trust (not NULL), only entries signed by a key in it (the others
+ * are rejected, saying why). */
+int rj_bundle_import(rj_cache *c, const char *path, const struct rj_sig_trust *trust,
+		     size_t *copied, size_t *rejected, rocjit_reject_fn fn, void *user);
 
 #endif

@@ -24,6 +24,7 @@
 #include "store/cache_admin.h"
 #include "store/cache_internal.h"
 #include "store/keylock.h"
+#include "store/signatures.h"
 
 #define ENTRY_COLUMNS \
 	"key, platform, target, compiler, options, source_name, headers, kernels, size, " \
@@ -37,8 +38,9 @@ static const char *text(sqlite3_stmt *st, int col)
 	return t ? (const char *)t : "";
 }
 
-/* Fills e, and *k with its key, from a row selected with ENTRY_COLUMNS first. */
-static void row_entry(sqlite3_stmt *st, rocjit_entry *e, rj_key *k)
+/* Fills e, *k with its key and *pk with its portable key (zeros when none), from a row
+ * selected with ENTRY_COLUMNS first.  Its signature is row_signature's. */
+static void row_entry(sqlite3_stmt *st, rocjit_entry *e, rj_key *k, rj_key *pk)
 {
 	const void *key = sqlite3_column_blob(st, 0);
 
@@ -60,11 +62,52 @@ static void row_entry(sqlite3_stmt *st, rocjit_entry *e, rj_key *k)
 	e->compile_ms = sqlite3_column_double(st, 12);
 	e->name_expressions = ""; /* split from kernels by entry_dup */
 	e->pkey[0] = 0;
+	memset(pk, 0, sizeof *pk);
 	if (sqlite3_column_bytes(st, 13) == 16) {
-		rj_key pk;
-		memcpy(pk.b, sqlite3_column_blob(st, 13), 16);
-		rj_key_hex(&pk, e->pkey);
+		memcpy(pk->b, sqlite3_column_blob(st, 13), 16);
+		rj_key_hex(pk, e->pkey);
 	}
+	e->signer[0] = 0;
+	e->signature = ROCJIT_SIGNATURE_NONE;
+}
+
+/*
+ * Sets e->signer and e->signature from the signature of the row of key k and portable
+ * key pk (zeros when it has none) (has_table: the file has a
+ * signatures table), checked against trust when the code is given, by the signer's name
+ * alone when not (a walk that reads no code, or code that failed its checksum).  Under
+ * the cache's lock.
+ */
+static void row_signature(rj_cache *c, int has_table, const struct rj_sig_trust *trust,
+			  rocjit_entry *e, const rj_key *k, const rj_key *pk, const void *code,
+			  size_t size)
+{
+	struct rj_stored_sig sig;
+	struct rj_sig_subject sub;
+	enum rj_sig_status st;
+
+	e->signer[0] = 0;
+	e->signature = ROCJIT_SIGNATURE_NONE;
+	if (!has_table || !rj_sig_table_get(c->db, k->b, &sig))
+		return;
+	snprintf(e->signer, sizeof e->signer, "%s", sig.signer);
+	if (!code) {
+		e->signature = rj_sig_trust_find(trust, sig.signer) ? ROCJIT_SIGNATURE_UNCHECKED
+								     : ROCJIT_SIGNATURE_UNTRUSTED;
+		return;
+	}
+	sub.key = k;
+	sub.pkey = pk;
+	sub.platform = e->platform;
+	sub.target = e->target;
+	sub.compiler = e->compiler;
+	sub.code = code;
+	sub.code_size = size;
+	st = rj_sig_verify(trust, &sub, sig.signer, sig.sig, sig.len);
+	e->signature = st == RJ_SIG_TRUSTED     ? ROCJIT_SIGNATURE_TRUSTED
+		       : st == RJ_SIG_UNTRUSTED ? ROCJIT_SIGNATURE_UNTRUSTED
+		       : st == RJ_SIG_UNSIGNED  ? ROCJIT_SIGNATURE_NONE
+						: ROCJIT_SIGNATURE_BAD;
 }
 
 /* The key hex spells: 0, or -1 when hex is not 32 hex digits. */
@@ -147,6 +190,17 @@ static rocjit_entry *entry_dup(const rocjit_entry *e)
 	return d;
 }
 
+/* What a walk keeps: every row (foreach), the bad ones (verify), every row with its
+ * verdict (verify_each). */
+enum walk { WALK_LIST, WALK_BAD, WALK_EACH };
+
+/* What a walk checks signatures against. */
+struct walk_rule {
+	const struct rj_sig_trust *trust; /* NULL: no key is trusted */
+	int require_all;                  /* verify: an entry not signed by a trusted key is
+	                                     bad (ROCJIT_REQUIRE_SIGNED_ALL refuses it) */
+};
+
 /* One batch of a walk: rows copied under the lock, handed to the callback after. */
 struct batch {
 	rocjit_entry *rows[WALK_BATCH];
@@ -168,36 +222,68 @@ static void batch_clear(struct batch *b)
 	b->read = 0;
 }
 
-/* verify's test of one row selected with ENTRY_COLUMNS, code, checksum: 0 good, else the
- * reason, with msg filled. */
-static int check_row(sqlite3_stmt *st, const rocjit_entry *e, char *msg, size_t size)
+/* The row's code (selected after ENTRY_COLUMNS, with its checksum) when it matches its
+ * size and checksum, else NULL. */
+static const void *row_code(sqlite3_stmt *st, const rocjit_entry *e)
 {
 	const void *code = sqlite3_column_blob(st, ENTRY_NCOLUMNS);
 	int n = sqlite3_column_bytes(st, ENTRY_NCOLUMNS);
 
 	if (!code || n <= 0 || (uint64_t)n != e->size ||
 	    rj_checksum(code, (size_t)n) !=
-		    (uint64_t)sqlite3_column_int64(st, ENTRY_NCOLUMNS + 1)) {
+		    (uint64_t)sqlite3_column_int64(st, ENTRY_NCOLUMNS + 1))
+		return NULL;
+	return code;
+}
+
+/* verify's test of one row selected with ENTRY_COLUMNS, code, checksum, and its
+ * signature (e's signer and signature are set here): 0 good, else the reason, with msg
+ * filled. */
+static int check_row(rj_cache *c, int has_sigs, const struct walk_rule *rule,
+		     sqlite3_stmt *st, rocjit_entry *e, const rj_key *k, const rj_key *pk,
+		     char *msg, size_t size)
+{
+	const void *code = row_code(st, e);
+
+	row_signature(c, has_sigs, rule->trust, e, k, pk, code, (size_t)e->size);
+	msg[0] = 0;
+	if (!code) {
 		snprintf(msg, size, "the code object does not match its checksum");
 		return ROCJIT_BAD_CHECKSUM;
 	}
-	if (rj_codeobj_check(code, (size_t)n, e->target, NULL) != 0) {
+	if (rj_codeobj_check(code, (size_t)e->size, e->target, NULL) != 0) {
 		snprintf(msg, size, "%s", rocjit_last_error());
 		return ROCJIT_BAD_OBJECT;
+	}
+	if (e->signature == ROCJIT_SIGNATURE_BAD) {
+		snprintf(msg, size, "the signature in the name of trusted key %s does not hold: "
+			 "the code, or what it is stored under, was changed after it was signed",
+			 e->signer);
+		return ROCJIT_BAD_SIGNATURE;
+	}
+	if (rule->require_all && e->signature != ROCJIT_SIGNATURE_TRUSTED) {
+		snprintf(msg, size, "%s%s, and ROCJIT_REQUIRE_SIGNED=all loads only code signed "
+			 "by a trusted key (`rocjit sign` signs the cache)",
+			 e->signature == ROCJIT_SIGNATURE_NONE ? "unsigned"
+							       : "signed by a key not trusted: ",
+			 e->signature == ROCJIT_SIGNATURE_NONE ? "" : e->signer);
+		return ROCJIT_BAD_SIGNATURE;
 	}
 	return 0;
 }
 
 /*
- * Reads the next batch of a walk in key order, under the lock: every row (verify: 0), or
- * only the bad ones with their reason (verify: 1; *checked counts the rows looked at).
- * 0, or ROCJIT_EIO/ENOMEM recorded.  The lock is not held on return.
+ * Reads the next batch of a walk in key order, under the lock: every row (WALK_LIST), or
+ * checked (WALK_BAD: only the bad ones, with their reason; WALK_EACH: all, with theirs;
+ * *checked counts the rows looked at).  0, or ROCJIT_EIO/ENOMEM recorded.  The lock is
+ * not held on return.
  */
-static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checked)
+static int next_batch(rj_cache *c, enum walk walk, const struct walk_rule *rule,
+		      struct batch *b, uint64_t *checked)
 {
 	sqlite3_stmt *st = NULL;
 	struct rj_index *board;
-	int rc = 0, step = SQLITE_DONE;
+	int rc = 0, step = SQLITE_DONE, has_sigs, verify = walk != WALK_LIST;
 
 	batch_clear(b);
 	RJ_FORWARD(lock_prepare(c, verify ? "SELECT " ENTRY_COLUMNS ", code, checksum FROM "
@@ -211,19 +297,25 @@ static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checke
 		sqlite3_bind_zeroblob(st, 1, 0); /* sorts before every key */
 	sqlite3_bind_int(st, 2, WALK_BATCH);
 	board = verify ? NULL : rj_index_peek_open(c); /* usage not yet folded */
+	has_sigs = rj_sig_table_exists(c->db);
 	while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		rocjit_entry e;
+		rj_key pk;
 		char msg[1100];
 		int reason = 0;
 
-		row_entry(st, &e, &b->last);
+		row_entry(st, &e, &b->last, &pk);
 		rj_index_peek_entry(board, &b->last, &e.hits, &e.last_used);
 		b->started = 1;
 		b->read++;
 		if (verify) {
 			(*checked)++;
-			if (!(reason = check_row(st, &e, msg, sizeof msg)))
+			reason = check_row(c, has_sigs, rule, st, &e, &b->last, &pk, msg,
+					   sizeof msg);
+			if (!reason && walk == WALK_BAD)
 				continue;
+		} else {
+			row_signature(c, has_sigs, rule->trust, &e, &b->last, &pk, NULL, 0);
 		}
 		b->rows[b->n] = entry_dup(&e);
 		b->message[b->n] = verify ? strdup(msg) : NULL;
@@ -245,8 +337,10 @@ static int next_batch(rj_cache *c, int verify, struct batch *b, uint64_t *checke
 	return rc;
 }
 
-int rj_cache_foreach(rj_cache *c, rocjit_entry_fn fn, void *user)
+int rj_cache_foreach(rj_cache *c, const struct rj_sig_trust *trust, rocjit_entry_fn fn,
+		     void *user)
 {
+	struct walk_rule rule = { trust, 0 };
 	struct batch *b;
 	int rc = 0;
 
@@ -254,7 +348,7 @@ int rj_cache_foreach(rj_cache *c, rocjit_entry_fn fn, void *user)
 	b = calloc(1, sizeof *b);
 	RJ_CHECK(!b, ROCJIT_ENOMEM, "out of memory");
 	do {
-		rc = next_batch(c, 0, b, NULL);
+		rc = next_batch(c, WALK_LIST, &rule, b, NULL);
 		for (size_t i = 0; rc == 0 && i < b->n; i++)
 			rc = fn(b->rows[i], user);
 	} while (rc == 0 && b->read == WALK_BATCH);
@@ -265,16 +359,17 @@ int rj_cache_foreach(rj_cache *c, rocjit_entry_fn fn, void *user)
 	return rc;
 }
 
-int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *user)
+int rj_cache_find(rj_cache *c, const struct rj_sig_trust *trust, const char *prefix,
+		  rj_cache_found_fn fn, void *user)
 {
 	char upper[33], matches[256] = "";
 	struct rj_index *board;
 	sqlite3_stmt *st;
 	rocjit_entry e, *one = NULL;
-	rj_key k;
+	rj_key k, pk;
 	void *code = NULL;
 	size_t n, found = 0, size = 0;
-	int rc = 0;
+	int rc = 0, has_sigs;
 
 	RJ_CHECK(!fn || !prefix, ROCJIT_EINVAL, "rocjit_cache_find: prefix or fn is NULL");
 	n = strlen(prefix);
@@ -289,8 +384,9 @@ int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *u
 	sqlite3_bind_text(st, 1, upper, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, (int)n);
 	board = rj_index_peek_open(c);
+	has_sigs = rj_sig_table_exists(c->db);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		row_entry(st, &e, &k);
+		row_entry(st, &e, &k, &pk);
 		rj_index_peek_entry(board, &k, &e.hits, &e.last_used);
 		if (found < 5) {
 			size_t len = strlen(matches);
@@ -299,15 +395,12 @@ int rj_cache_find(rj_cache *c, const char *prefix, rj_cache_found_fn fn, void *u
 		}
 		if (found++ == 0) {
 			/* The first match, copied: the callback runs after the lock is let go. */
-			const void *blob = sqlite3_column_blob(st, ENTRY_NCOLUMNS);
-			int blen = sqlite3_column_bytes(st, ENTRY_NCOLUMNS);
+			const void *blob = row_code(st, &e);
+			row_signature(c, has_sigs, trust, &e, &k, &pk, blob, (size_t)e.size);
 			one = entry_dup(&e);
-			if (blob && (uint64_t)blen == e.size &&
-			    rj_checksum(blob, (size_t)blen) ==
-			    (uint64_t)sqlite3_column_int64(st, ENTRY_NCOLUMNS + 1) &&
-			    (code = malloc((size_t)blen)) != NULL) {
-				memcpy(code, blob, (size_t)blen);
-				size = (size_t)blen;
+			if (blob && (code = malloc((size_t)e.size)) != NULL) {
+				memcpy(code, blob, (size_t)e.size);
+				size = (size_t)e.size;
 			}
 		}
 	}
@@ -396,9 +489,11 @@ int rj_cache_compact(rj_cache *c)
 	return rc;
 }
 
-int rj_cache_verify(rj_cache *c, int fix, rj_cache_bad_fn bad, void *user, uint64_t *checked,
+int rj_cache_verify(rj_cache *c, const struct rj_sig_trust *trust, int require_all, int fix,
+		    int each, rj_cache_bad_fn bad, void *user, uint64_t *checked,
 		    uint64_t *bad_count)
 {
+	struct walk_rule rule = { trust, require_all };
 	rj_key *drop = NULL;
 	size_t ndrop = 0, cap = 0;
 	uint64_t nchecked = 0, nbad = 0;
@@ -410,11 +505,13 @@ int rj_cache_verify(rj_cache *c, int fix, rj_cache_bad_fn bad, void *user, uint6
 	b = calloc(1, sizeof *b);
 	RJ_CHECK(!b, ROCJIT_ENOMEM, "out of memory");
 	do {
-		rc = next_batch(c, 1, b, &nchecked);
+		rc = next_batch(c, each ? WALK_EACH : WALK_BAD, &rule, b, &nchecked);
 		for (size_t i = 0; rc == 0 && i < b->n; i++) {
-			nbad++;
 			if (bad)
 				bad(b->rows[i], b->reason[i], b->message[i], user);
+			if (!b->reason[i])
+				continue;
+			nbad++;
 			if (fix && ndrop == cap) {
 				size_t ncap = cap ? cap * 2 : 16;
 				rj_key *nk = realloc(drop, ncap * sizeof *nk);

@@ -1,45 +1,44 @@
 /*
- * cache_signing.c - signing the entries already in a cache (or in a bundle opened as a
- * cache file): the work behind rocjit_cache_sign, and behind a signed
- * rocjit_bundle_export (which signs the entries it exports first).
+ * cache_signing.c - signing the entries already in a cache or a bundle file: the work
+ * behind rocjit_cache_sign, a signed rocjit_bundle_export (which signs the entries it
+ * exports first) and rocjit_bundle_sign (a signed copy renamed over the bundle: a bundle
+ * is opened immutable by the processes that read it, so it is never changed in place).
  *
  * Reads each entry's code, checks it against its checksum (a damaged entry is never
  * signed), asks the caller's signer for a signature over the entry's fields, and writes
  * the signatures table (signatures.c) in one transaction.  Knows nothing of keys: the
  * signer is the caller's (src/request/signing.c).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "store/cache_internal.h"
 #include "store/cache_signing.h"
 #include "store/signatures.h"
 
-int rj_cache_sign(rj_cache *c, const rj_key *keys, size_t n, rj_cache_signer_fn fn,
-		  void *user, size_t *signed_count, size_t *skipped)
+/*
+ * Signs the entries of keys (NULL: all) in db with fn, in the caller's transaction:
+ * 0 with *done and *bad (entries whose code fails its checksum: never signed), or
+ * ROCJIT_EIO recorded (path names the file).
+ */
+static int sign_rows(sqlite3 *db, const char *path, const rj_key *keys, size_t n,
+		     rj_cache_signer_fn fn, void *user, size_t *done, size_t *bad)
 {
 	sqlite3_stmt *st = NULL;
-	size_t done = 0, bad = 0, rounds = keys ? n : 1;
+	size_t rounds = keys ? n : 1;
 	int rc = 0;
 
-	*signed_count = 0;
-	if (skipped)
-		*skipped = 0;
-	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only: it cannot be signed", c->path);
-	RJ_FORWARD(rj_cache_lock(c));
-	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0) {
-		pthread_mutex_unlock(&c->lock);
-		return ROCJIT_EIO;
-	}
-	if (sqlite3_prepare_v2(c->db, keys ? "SELECT key, pkey, platform, target, compiler, "
+	if (sqlite3_prepare_v2(db, keys ? "SELECT key, pkey, platform, target, compiler, "
 			       "code, size, checksum FROM entries WHERE key = ?1" :
 			       "SELECT key, pkey, platform, target, compiler, code, size, "
-			       "checksum FROM entries ORDER BY key", -1, &st, NULL) != SQLITE_OK) {
-		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
-				  sqlite3_errmsg(c->db));
-		goto out;
-	}
+			       "checksum FROM entries ORDER BY key", -1, &st, NULL) != SQLITE_OK)
+		RJ_FAIL(ROCJIT_EIO, "%s: %s", path, sqlite3_errmsg(db));
 	for (size_t i = 0; i < rounds && rc == 0; i++) {
 		if (keys)
 			sqlite3_bind_blob(st, 1, keys[i].b, 16, SQLITE_STATIC);
@@ -54,7 +53,7 @@ int rj_cache_sign(rj_cache *c, const rj_key *keys, size_t n, rj_cache_signer_fn 
 			if (sqlite3_column_bytes(st, 0) != 16 || !code || len <= 0 ||
 			    len != sqlite3_column_int64(st, 6) ||
 			    rj_checksum(code, (size_t)len) != (uint64_t)sqlite3_column_int64(st, 7)) {
-				bad++; /* rocjit verify says what is wrong with it */
+				(*bad)++; /* rocjit verify says what is wrong with it */
 				continue;
 			}
 			memcpy(key.b, sqlite3_column_blob(st, 0), 16);
@@ -67,19 +66,37 @@ int rj_cache_sign(rj_cache *c, const rj_key *keys, size_t n, rj_cache_signer_fn 
 			e.target = (const char *)sqlite3_column_text(st, 3);
 			e.compiler = (const char *)sqlite3_column_text(st, 4);
 			if (!e.platform || !e.target || !e.compiler) {
-				bad++;
+				(*bad)++;
 				continue;
 			}
 			e.code = code;
 			e.code_size = (size_t)len;
 			fn(&e, signer, sig, user);
-			rc = rj_sig_table_put(c->db, key.b, signer, sig);
-			done += rc == 0;
+			rc = rj_sig_table_put(db, key.b, signer, sig);
+			*done += rc == 0;
 		}
 		sqlite3_reset(st);
 	}
-out:
 	sqlite3_finalize(st);
+	return rc;
+}
+
+int rj_cache_sign(rj_cache *c, const rj_key *keys, size_t n, rj_cache_signer_fn fn,
+		  void *user, size_t *signed_count, size_t *skipped)
+{
+	size_t done = 0, bad = 0;
+	int rc;
+
+	*signed_count = 0;
+	if (skipped)
+		*skipped = 0;
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only: it cannot be signed", c->path);
+	RJ_FORWARD(rj_cache_lock(c));
+	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return ROCJIT_EIO;
+	}
+	rc = sign_rows(c->db, c->path, keys, n, fn, user, &done, &bad);
 	if (rc == 0 && rj_cache_exec(c, "COMMIT") == 0) {
 		*signed_count = done;
 		if (skipped)
@@ -92,4 +109,104 @@ out:
 	}
 	pthread_mutex_unlock(&c->lock);
 	return rc;
+}
+
+/* Copies the regular file in (st: its fstat) into the new file out. 0 or errno. */
+static int copy_file(int in, int out, const struct stat *st)
+{
+	char buf[1 << 16];
+	off_t left = st->st_size;
+
+	while (left > 0) {
+		ssize_t r = read(in, buf, sizeof buf), w = 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? errno : EIO; /* shorter than it was: changed under us */
+		for (ssize_t k; w < r; w += k)
+			if ((k = write(out, buf + w, (size_t)(r - w))) < 0) {
+				if (errno == EINTR) {
+					k = 0;
+					continue;
+				}
+				return errno;
+			}
+		left -= r;
+	}
+	return fsync(out) != 0 ? errno : 0;
+}
+
+int rj_bundle_sign(const char *path, const rj_key *keys, size_t n, rj_cache_signer_fn fn,
+		   void *user, size_t *signed_count, size_t *skipped)
+{
+	char tmp[4200];
+	struct stat st;
+	sqlite3 *db = NULL;
+	size_t done = 0, bad = 0;
+	int in, out, e, rc = ROCJIT_EIO;
+
+	*signed_count = 0;
+	if (skipped)
+		*skipped = 0;
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	RJ_CHECK(in < 0, ROCJIT_EIO, "cannot sign bundle %s: %s", path, strerror(errno));
+	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(in);
+		RJ_FAIL(ROCJIT_EINVAL, "cannot sign %s: not a bundle file", path);
+	}
+	if (snprintf(tmp, sizeof tmp, "%s.signing-XXXXXX", path) >= (int)sizeof tmp) {
+		close(in);
+		RJ_FAIL(ROCJIT_EINVAL, "%s: path is too long", path);
+	}
+	out = mkostemp(tmp, O_CLOEXEC);
+	if (out < 0) {
+		e = errno;
+		close(in);
+		RJ_FAIL(ROCJIT_EIO, "cannot sign bundle %s: cannot create a file beside it: %s "
+			"(signing writes a signed copy and renames it over the bundle)", path,
+			strerror(e));
+	}
+	fchmod(out, st.st_mode & 0777);
+	e = copy_file(in, out, &st);
+	close(in);
+	if (e) {
+		rj_error_set(rc, __FILE__, __LINE__, "cannot sign bundle %s: copying it: %s", path,
+			     strerror(e));
+		goto fail;
+	}
+	/* The copy is private until renamed: a plain read-write connection on it, its own
+	   journal (never WAL: the file must be whole once closed). */
+	if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "PRAGMA journal_mode=DELETE; BEGIN IMMEDIATE", NULL, NULL,
+			 NULL) != SQLITE_OK) {
+		rj_error_set(rc, __FILE__, __LINE__, "cannot sign bundle %s: %s", path,
+			     db ? sqlite3_errmsg(db) : "out of memory");
+		goto fail;
+	}
+	if ((rc = sign_rows(db, path, keys, n, fn, user, &done, &bad)) != 0)
+		goto fail;
+	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cannot sign bundle %s: %s",
+				  path, sqlite3_errmsg(db));
+		goto fail;
+	}
+	sqlite3_close(db);
+	db = NULL;
+	/* Processes reading the bundle keep the file they opened; new ones get the signed
+	   one, whole. */
+	if (fsync(out) != 0 || rename(tmp, path) != 0) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cannot sign bundle %s: "
+				  "replacing it: %s", path, strerror(errno));
+		goto fail;
+	}
+	close(out);
+	*signed_count = done;
+	if (skipped)
+		*skipped = bad;
+	return 0;
+fail:
+	sqlite3_close(db);
+	close(out);
+	unlink(tmp);
+	return rc ? rc : ROCJIT_EIO;
 }

@@ -22,4 +22,10 @@ typedef void (*rj_cache_signer_fn)(const struct rj_sig_subject *e, char *signer,
 int rj_cache_sign(rj_cache *c, const rj_key *keys, size_t n, rj_cache_signer_fn fn,
 		  void *user, size_t *signed_count, size_t *skipped);
 
+/* As rj_cache_sign, on the bundle file path: a signed copy is written beside it and
+ * renamed over it (the mode kept).  On failure the bundle is as it was.  0, or
+ * ROCJIT_EINVAL (not a regular file), ROCJIT_EIO. */
+int rj_bundle_sign(const char *path, const rj_key *keys, size_t n, rj_cache_signer_fn fn,
+		   void *user, size_t *signed_count, size_t *skipped);
+
 #endif
