@@ -126,12 +126,12 @@ static void cu_check(CUresult r, const char *call)
 /* CU(cu.cuInit(0)) reports "cuInit(0) failed: ...". */
 #define CU(call) cu_check((call), &(#call)[3])
 
-static void rj_check(int rc, const char *what, const rocjit_program *p)
+static void rj_check(int rc, const char *what)
 {
 	if (rc == 0)
 		return;
-	if (rc == ROCJIT_ECOMPILE && p && p->log && p->log[0])
-		fprintf(stderr, "%s\n", p->log);
+	if (rc == ROCJIT_ECOMPILE && rocjit_last_log()[0])
+		fprintf(stderr, "%s\n", rocjit_last_log());
 	die("%s: %s: %s", what, rocjit_strerror(rc), rocjit_last_error());
 }
 
@@ -283,8 +283,6 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static char prog_log[1 << 16];
-
 /* variant 0: the file as is; variant 1: one more -D, another key for the same code. */
 static void program(rocjit_program *p, const char *src, const char *file, int variant)
 {
@@ -296,8 +294,6 @@ static void program(rocjit_program *p, const char *src, const char *file, int va
 	p->name = base_name(file);
 	p->options = opts;
 	p->num_options = (size_t)variant;
-	p->log = prog_log;
-	p->log_size = sizeof prog_log;
 }
 
 static rocjit_ctx *open_ctx(const char *dir)
@@ -308,7 +304,7 @@ static rocjit_ctx *open_ctx(const char *dir)
 	o.cache_dir = dir;
 	o.platform = ROCJIT_PLATFORM_NVIDIA;
 	o.device = 0;
-	rj_check(rocjit_open(&ctx, &o), "rocjit_open", NULL);
+	rj_check(rocjit_open(&ctx, &o), "rocjit_open");
 	return ctx;
 }
 
@@ -316,7 +312,7 @@ static void get_all(rocjit_ctx *ctx, const rocjit_program *p, const struct names
 {
 	for (int i = 0; i < nm->n; i++) {
 		rocjit_kernel *k;
-		rj_check(rocjit_kernel_get(&k, ctx, p, nm->v[i]), nm->v[i], p);
+		rj_check(rocjit_kernel_get(&k, ctx, p, nm->v[i]), nm->v[i]);
 	}
 }
 
@@ -326,7 +322,7 @@ static void stats(rocjit_ctx *ctx, rocjit_stats *s)
 	/* Version 1's fields are all this reads: any build of the library answers, so that
 	   first_hit_ab.sh can run this program against an older one. */
 	s->version = 1;
-	rj_check(rocjit_stats_get(s, ctx), "rocjit_stats_get", NULL);
+	rj_check(rocjit_stats_get(s, ctx), "rocjit_stats_get");
 	if (!s->cache_open)
 		die("the on-disk cache did not open (see the warning above): the benchmark "
 		    "needs it");
@@ -430,15 +426,15 @@ static int child_cold(const char *file, const char *list, const char *dir, const
 	t0 = now_ms();
 	ctx = open_ctx(dir);
 	t1 = now_ms();
-	rj_check(rocjit_kernel_get(&k, ctx, &p, nm.v[0]), nm.v[0], &p);
+	rj_check(rocjit_kernel_get(&k, ctx, &p, nm.v[0]), nm.v[0]);
 	t2 = now_ms();
 	for (int i = 1; i < nm.n; i++)
-		rj_check(rocjit_kernel_get(&k, ctx, &p, nm.v[i]), nm.v[i], &p);
+		rj_check(rocjit_kernel_get(&k, ctx, &p, nm.v[i]), nm.v[i]);
 	t3 = now_ms();
 
 	/* Untimed from here.  The same program again is a memory hit: its compile_ms is
 	   the time of the NVRTC calls (create, compile, log, get CUBIN) of the request. */
-	rj_check(rocjit_compile(&code, ctx, NULL, &p), "rocjit_compile", &p);
+	rj_check(rocjit_compile(&code, ctx, NULL, &p), "rocjit_compile");
 	stats(ctx, &s);
 	if (s.misses != 1 || s.compiles != 1 || s.disk_hits != 0)
 		die("the cold child found %s not cold: %llu misses, %llu compiles, %llu disk hits",
@@ -450,7 +446,7 @@ static int child_cold(const char *file, const char *list, const char *dir, const
 		const rocjit_code *c1;
 		program(&p1, src, file, 1);
 		get_all(ctx, &p1, &nm);
-		rj_check(rocjit_compile(&c1, ctx, NULL, &p1), "rocjit_compile", &p1);
+		rj_check(rocjit_compile(&c1, ctx, NULL, &p1), "rocjit_compile");
 		write_file(cubin_out, c1->data, c1->size);
 	}
 	printf("dlopen=%.6f ctx=%.6f total=%.6f open=%.6f first=%.6f rest=%.6f nvrtc=%.6f "
@@ -522,7 +518,7 @@ static int child_repeat(const char *file, const char *name, const char *dir, int
 	cuda_up(&dl, &cms);
 	program(&p, src, file, 0);
 	ctx = open_ctx(dir);
-	rj_check(rocjit_kernel_get(&k, ctx, &p, name), name, &p);
+	rj_check(rocjit_kernel_get(&k, ctx, &p, name), name);
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_ms();
 		for (int i = 0; i < iters; i++)
@@ -570,8 +566,8 @@ static int child_launch(const char *file, const char *name, const char *dir, int
 	cuda_up(&dl, &cms);
 	program(&p, src, file, 0);
 	ctx = open_ctx(dir);
-	rj_check(rocjit_kernel_get(&k, ctx, &p, name), name, &p);
-	rj_check(rocjit_compile(&code, ctx, NULL, &p), "rocjit_compile", &p);
+	rj_check(rocjit_kernel_get(&k, ctx, &p, name), name);
+	rj_check(rocjit_compile(&code, ctx, NULL, &p), "rocjit_compile");
 	CU(cu.cuModuleLoadData(&m, code->data));
 	CU(cu.cuModuleGetFunction(&f, m, name));
 	CU(cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));

@@ -243,7 +243,7 @@ static void compile_rep(struct platform *p, const char *dir, int rep, int reps)
 				if (!p->missing[i]++)
 					p->first_missing[i] = bench_strdup(files[i].kernels[k]);
 			}
-			rocjit_codeobj_free(info);
+			rocjit_codeobj_info_free(info);
 		}
 	}
 	get_stats(ctx, &s);
@@ -281,7 +281,7 @@ static void series(struct platform *p)
 				p->series_compiler += code->compile_ms;
 				p->series_bytes += code->size;
 			}
-			rocjit_codeobj_free(info);
+			rocjit_codeobj_info_free(info);
 		}
 		p->series_file_ms[i] = bench_ms_since(t_file);
 		fprintf(stderr, PROG ": %s %s series: %s, %d kernels alone, %.0f ms\n", p->label,

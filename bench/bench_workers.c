@@ -89,13 +89,14 @@ static int child(const char *mode, const char *target, int n, int workers, const
 		bench_die("rocjit_open: %s", rocjit_last_error());
 	if (strcmp(mode, "prefetch") == 0) {
 		rocjit_prefetch_options po = ROCJIT_PREFETCH_OPTIONS_INIT;
-		rocjit_prefetch_status ps;
+		rocjit_prefetch_status ps = ROCJIT_PREFETCH_STATUS_INIT;
 		rocjit_prefetch *pf;
 		po.threads = (unsigned int)workers;
 		if (rocjit_prefetch_start(&pf, ctx, l.items, (size_t)l.n, &po) != 0)
 			bench_die("rocjit_prefetch_start: %s", rocjit_last_error());
 		rocjit_prefetch_wait(pf, -1);
-		rocjit_prefetch_status_get(&ps, pf);
+		if (rocjit_prefetch_status_get(&ps, pf) != 0)
+			bench_die("rocjit_prefetch_status_get: %s", rocjit_last_error());
 		failed = (int)ps.failed;
 		rocjit_prefetch_free(pf);
 	} else {

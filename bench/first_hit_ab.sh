@@ -4,7 +4,7 @@
 #
 #   bench/first_hit_ab.sh [--nvidia] [-n N] [--target T] LIBDIR_A LIBDIR_B [BENCH_BUILD]
 #
-# LIBDIR_A and LIBDIR_B each hold a librocjit.so.0 (a build folder, or a copy of one);
+# LIBDIR_A and LIBDIR_B each hold a librocjit.so.0.<minor> (a build folder, or a copy of one);
 # BENCH_BUILD (default: build) holds the bench programs, which use the public API only and
 # run against either library through LD_LIBRARY_PATH.  Each library gets its own cache
 # folder (the compiler memo's fingerprint includes LD_LIBRARY_PATH), filled and settled by

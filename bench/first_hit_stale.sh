@@ -6,7 +6,7 @@
 #
 #   bench/first_hit_stale.sh [-n N] LIBDIR [BENCH_BUILD]
 #
-# LIBDIR holds the librocjit.so.0 to run; BENCH_BUILD (default build) bench/bench_nvidia.
+# LIBDIR holds the librocjit.so.0.<minor> to run; BENCH_BUILD (default build) bench/bench_nvidia.
 # Prints one line per process and the medians of open + first, in ms.
 set -euo pipefail
 n=40

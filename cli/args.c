@@ -279,11 +279,11 @@ int cli_targets_default(struct cli_targets *t, const char *cmd)
 	}
 	for (size_t p = 0; p < sizeof platforms / sizeof platforms[0]; p++) {
 		int count = 0;
-		if (rocjit_device_count(platforms[p], &count) != 0)
+		if (rocjit_device_count_get(&count, platforms[p]) != 0)
 			continue;
 		for (int d = 0; d < count; d++) {
 			char id[ROCJIT_MAX_TARGET];
-			if (rocjit_device_target(platforms[p], d, id, sizeof id) == 0)
+			if (rocjit_device_target_get(id, sizeof id, platforms[p], d) == 0)
 				targets_push(t, id);
 			else
 				cli_warn("cannot read the target of %s GPU %d: %s",

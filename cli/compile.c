@@ -28,8 +28,6 @@ static const struct cli_opt compile_opts[] = {
 	{ NULL, 0, 0, 0 }
 };
 
-#define LOG_SIZE (256 * 1024)
-
 struct compile {
 	const char *file, *output;
 	struct cli_targets targets;
@@ -162,11 +160,12 @@ static void json_result(struct cli_json *j, const struct compile *c, const char 
 
 /* Compiles for one target; CLI_OK or CLI_FAIL.  Diagnostics go to stderr either way. */
 static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *target,
-		       const char *text, size_t len, char *log, struct cli_json *j)
+		       const char *text, size_t len, struct cli_json *j)
 {
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	rocjit_codeobj_info *info = NULL;
 	const rocjit_code *code = NULL;
+	const char *log;
 	char message[1024] = "";
 	size_t n;
 	int rc, stored = CLI_NO_STORE;
@@ -179,10 +178,8 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 	p.language = c->language;
 	p.name_expressions = c->nexprs ? c->exprs : NULL;
 	p.num_name_expressions = c->nexprs;
-	p.log = log;
-	p.log_size = LOG_SIZE;
-	log[0] = 0;
 	rc = cli_compile_stored(&code, ctx, target, &p, &stored, message, sizeof message);
+	log = rocjit_last_log(); /* this thread's, until its next compile */
 	if (rc != 0)
 		snprintf(message, sizeof message, "%s", rocjit_last_error());
 	n = strlen(log);
@@ -200,7 +197,7 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 		json_result(j, c, target, rc, code, info, message, log, stored);
 	else if (rc == 0)
 		print_result(c, code, info, stored);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	if (rc == 0 && c->output && cli_write_file(c->output, code->data, code->size) != 0)
 		return CLI_FAIL;
 	if (rc == 0 && stored == CLI_NOT_STORED)
@@ -220,7 +217,7 @@ int cli_compile(int argc, char **argv)
 	struct compile c = { 0 };
 	struct cli_json j;
 	rocjit_ctx *ctx = NULL;
-	char *text = NULL, *log = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	int rc;
 
@@ -241,7 +238,6 @@ int cli_compile(int argc, char **argv)
 	if (rc == CLI_OK)
 		rc = cli_open(&ctx, c.no_cache ? ROCJIT_OPEN_NO_CACHE : 0, 0);
 	if (rc == CLI_OK) {
-		log = cli_alloc(LOG_SIZE);
 		if (c.json) {
 			cli_json_init(&j, stdout);
 			cli_json_object(&j, NULL);
@@ -249,7 +245,7 @@ int cli_compile(int argc, char **argv)
 			cli_json_array(&j, "results");
 		}
 		for (size_t t = 0; t < c.targets.n; t++)
-			if (compile_one(&c, ctx, c.targets.ids[t], text, len, log,
+			if (compile_one(&c, ctx, c.targets.ids[t], text, len,
 					c.json ? &j : NULL) != CLI_OK)
 				rc = CLI_FAIL;
 		if (c.json) {
@@ -259,7 +255,6 @@ int cli_compile(int argc, char **argv)
 			cli_json_finish(&j);
 		}
 	}
-	free(log);
 	free(text);
 	rocjit_close(ctx);
 	cli_targets_free(&c.targets);

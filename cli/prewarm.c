@@ -230,7 +230,7 @@ static int check_cached(struct run *r)
 					strcat(j->res.kernels, info->kernels[k]);
 				}
 			}
-			rocjit_codeobj_free(info);
+			rocjit_codeobj_info_free(info);
 		} else if (rc != ROCJIT_ENOTCACHED) {
 			fail_job(j, rc, rocjit_last_error());
 		}

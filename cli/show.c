@@ -220,7 +220,7 @@ int cli_show(int argc, char **argv)
 		else if (!f.code)
 			rc = CLI_FAIL;
 	}
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	free(f.code);
 	cli_row_free(&f.row);
 	rocjit_close(ctx);

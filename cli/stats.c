@@ -98,7 +98,7 @@ int cli_stats(int argc, char **argv)
 {
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
 	rocjit_remote_counters rcnt = { .version = ROCJIT_REMOTE_COUNTERS_VERSION };
-	rocjit_counters c;
+	rocjit_counters c = ROCJIT_COUNTERS_INIT;
 	char lim[160];
 	struct cli_row *rows = NULL;
 	struct group *targets = NULL, *compilers = NULL;
@@ -140,7 +140,7 @@ int cli_stats(int argc, char **argv)
 		else if (!json)
 			printf("statistics zeroed\n");
 	}
-	if (rc == CLI_OK && (id = rocjit_cache_counters(ctx, &c)) != 0)
+	if (rc == CLI_OK && (id = rocjit_counters_get(&c, ctx)) != 0)
 		rc = cli_fail("cannot read the counters: %s (%s)", rocjit_last_error(),
 			      rocjit_strerror(id));
 	if (rc == CLI_OK && (id = rocjit_remote_counters_get(&rcnt, ctx)) != 0)

@@ -31,15 +31,15 @@ static void probe(struct platform_info *p, int id)
 	if (rocjit_compiler_identity(&p->identity, id) != 0) {
 		p->identity = NULL;
 		snprintf(p->why, sizeof p->why, "%s", rocjit_last_error());
-	} else if (rocjit_compiler_targets(id, p->targets, sizeof p->targets) != 0) {
+	} else if (rocjit_compiler_targets_get(p->targets, sizeof p->targets, id) != 0) {
 		snprintf(p->targets, sizeof p->targets, "(unknown: %s)", rocjit_last_error());
 	}
-	if (rocjit_device_count(id, &p->ndev) != 0)
+	if (rocjit_device_count_get(&p->ndev, id) != 0)
 		p->ndev = 0;
 	if (p->ndev > 16)
 		p->ndev = 16;
 	for (int d = 0; d < p->ndev; d++)
-		if (rocjit_device_target(id, d, p->dev[d], sizeof p->dev[d]) != 0)
+		if (rocjit_device_target_get(p->dev[d], sizeof p->dev[d], id, d) != 0)
 			snprintf(p->dev[d], sizeof p->dev[d], "(unknown)");
 }
 

@@ -60,9 +60,9 @@ static void each_cb(const rocjit_entry *e, int reason, const char *message, void
 
 static const char *reason_name(int reason)
 {
-	return reason == ROCJIT_BAD_CHECKSUM ? "checksum"
-	       : reason == ROCJIT_BAD_OBJECT ? "object"
-	       : reason == ROCJIT_BAD_SIGNATURE ? "signature"
+	return reason == ROCJIT_VERIFY_CHECKSUM ? "checksum"
+	       : reason == ROCJIT_VERIFY_OBJECT ? "object"
+	       : reason == ROCJIT_VERIFY_SIGNATURE ? "signature"
 						: "unknown";
 }
 

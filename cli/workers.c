@@ -24,8 +24,6 @@
 
 #include "cli.h"
 
-#define WORKER_LOG_SIZE (256 * 1024)
-
 enum slot_state { SLOT_IDLE, SLOT_RUNNING, SLOT_DONE };
 
 struct slot {
@@ -37,7 +35,6 @@ struct slot {
 	size_t id;
 	struct cli_job job;        /* its strings are the caller's, valid until collected */
 	struct cli_job_result res;
-	char *log;
 };
 
 struct cli_pool {
@@ -90,7 +87,7 @@ static char *kernel_list(const rocjit_code *code)
 			strcat(s, ",");
 		strcat(s, info->kernels[i]);
 	}
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	return s;
 }
 
@@ -110,9 +107,6 @@ static void run_job(struct slot *s)
 	p.headers = s->job.nheaders ? s->job.headers : NULL;
 	p.num_headers = s->job.nheaders;
 	p.language = s->job.language;
-	p.log = s->log;
-	p.log_size = WORKER_LOG_SIZE;
-	s->log[0] = 0;
 	rc = cli_compile_stored(&code, s->ctx, s->job.target, &p, &stored, why, sizeof why);
 	memset(&s->res, 0, sizeof s->res);
 	s->res.rc = rc;
@@ -126,7 +120,7 @@ static void run_job(struct slot *s)
 		s->res.kernels = cli_strdup("");
 	}
 	s->res.message = cli_strdup(rc ? rocjit_last_error() : why);
-	s->res.log = cli_strdup(s->log);
+	s->res.log = cli_strdup(rocjit_last_log()); /* this thread's compile */
 }
 
 static void *slot_main(void *arg)
@@ -157,7 +151,6 @@ int cli_pool_start(struct cli_pool *p)
 		if (s->started)
 			continue;
 		s->pool = p;
-		s->log = cli_alloc(WORKER_LOG_SIZE);
 		if (cli_open(&s->ctx, 0, 0) != CLI_OK)
 			return -1;
 		if (pthread_create(&s->thread, NULL, slot_main, s) != 0) {
@@ -271,7 +264,6 @@ void cli_pool_free(struct cli_pool *p)
 			pthread_join(s->thread, NULL);
 		cli_job_result_free(&s->res);
 		rocjit_close(s->ctx);
-		free(s->log);
 	}
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work);

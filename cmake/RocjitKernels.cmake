@@ -26,14 +26,14 @@
 #
 # Embeds every file under <dir> (recursively) whose name matches one of the patterns
 # (default: *.hip *.cu *.h *.hpp *.cuh) into <target> as text, and registers them with
-# rocjit_register_sources() before main() runs.  Each is registered under its path relative
+# rocjit_register_sources_v2() before main() runs.  Each is registered under its path relative
 # to <dir> with '/' separators ("axpy.hip", "sub/x.h"), the name to pass to
 # rocjit_kernel_get_registered() and rocjit_registered_source(); headers are registered the
 # same way.
 #
 # HEADERS names files under <dir> (relative paths, e.g. cmath cuda/std/limits) that are
 # headers whatever their names: they are embedded even when no pattern matches them and
-# registered with rocjit_register_headers(), so every kernel can #include <cmath>.  Files
+# registered with rocjit_register_headers_v2(), so every kernel can #include <cmath>.  Files
 # named *.h, *.hpp, *.cuh or *.inc are headers without being listed.
 #
 # How: a build-time step (add_custom_command running rocjit_embed.cmake) writes
@@ -54,7 +54,7 @@
 #
 # Requirements and caveats
 #  - <target> must link rocjit (rocjit::rocjit): the generated file includes <rocjit.h> and
-#    calls rocjit_register_sources().
+#    calls rocjit_register_sources_v2().
 #  - The generated file is C; in a project without the C language enabled it is compiled as
 #    C++ (it is valid as both).
 #  - Use an executable, shared/module library or object library.  In a STATIC library the

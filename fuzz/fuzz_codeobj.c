@@ -110,6 +110,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc3 == 0)
 			free(func);
 	}
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	return 0;
 }

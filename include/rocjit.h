@@ -14,8 +14,8 @@
  *
  * Caveats
  *  - The on-disk cache is best-effort: a cache that cannot be opened, read or written is a
- *    miss (one warning on stderr), never a failed request.  Only the compiler and the device
- *    can fail a request.
+ *    miss (one warning: on stderr, or to rocjit_set_log_callback's function), never a
+ *    failed request.  Only the compiler and the device can fail a request.
  *  - Vendor libraries (hipRTC, the HIP runtime, comgr) are loaded at run time with dlopen.
  *    A machine without them can still open a context; requests that need a compiler then
  *    fail with ROCJIT_ENOCOMPILER, requests that need a device with ROCJIT_ENODEV.
@@ -47,7 +47,8 @@
  *    compiler unusable in the child: fork from a quiet moment, or start workers with
  *    exec (posix_spawn, multiprocessing's "spawn"), which has none of these limits.
  *  - Callbacks (rocjit_cache_foreach, _find, _verify) run without any rocjit lock held:
- *    they may call any function on the same context.
+ *    they may call any function on the same context.  The log callback
+ *    (rocjit_set_log_callback) is the exception: it must not call rocjit.
  *  - Usage records (an entry's hits and last use, which eviction goes by) are written in
  *    batches: at the latest 2 seconds after a disk hit, or once 1024 hits are pending,
  *    by a background thread the first hit starts, and at exit.  A process that crashes loses
@@ -56,6 +57,32 @@
  * Errors: every call that can fail returns an int, 0 on success or a negative ROCJIT_E*
  * code.  rocjit_strerror() names the code; rocjit_last_error() gives the detail for the
  * calling thread's most recent failure.
+ *
+ * Conventions (what a binding can rely on; calls older than them are listed where they
+ * differ, and keep their signatures: a signature never changes, a new name is added)
+ *  - Argument order: results first (`out`, or `buf, size`), then the context or object
+ *    the call works on, then its inputs; optional tallies of what was done (`size_t
+ *    *count`, `uint64_t *checked`, ...) last.  Kept as they were: rocjit_keygen (a call
+ *    that writes files takes its inputs, then the buffer for the public line), and
+ *    rocjit_remote_push and rocjit_bundle_import_v2, whose callback and its user pointer
+ *    follow the tallies.
+ *  - Getters are rocjit_<thing>_get(out, ...).  (rocjit_compiler_identity,
+ *    rocjit_registered_source and rocjit_cache_dir predate the rule and are out-first.)
+ *    A free function is named after what it frees: rocjit_codeobj_info_free frees a
+ *    rocjit_codeobj_info.
+ *  - Every struct the caller allocates (options it passes in, results the library
+ *    fills) starts with `unsigned int version`, has ROCJIT_<STRUCT>_VERSION, and an
+ *    initialiser rocjit_<struct>_init(p, version) that zeroes the part of *p that version
+ *    has, sets the version and the defaults the ROCJIT_<STRUCT>_INIT macro (where there
+ *    is one) sets.  The library reads and writes only the fields of the version the caller
+ *    set, so a caller built with an older header keeps working.  Arrays of structs that
+ *    may grow take their element size (rocjit_register_sources_v2,
+ *    rocjit_program.header_size, rocjit_prefetch_options.item_size).
+ *  - Deprecated names stay, as thin aliases of the new ones; where marking them costs the
+ *    project's own callers nothing they carry ROCJIT_DEPRECATED (a compiler warning naming
+ *    the replacement; define ROCJIT_NO_DEPRECATION_WARNINGS to silence it).
+ *  - Diagnostics (warnings, and ROCJIT_LOG=info|debug output) go to stderr, or to the
+ *    function given to rocjit_set_log_callback.
  */
 #ifndef ROCJIT_H
 #define ROCJIT_H
@@ -73,6 +100,14 @@ extern "C" {
 #define ROCJIT_API
 #endif
 
+/* Marks an old spelling kept for source compatibility; msg names its replacement.  The
+ * library's own sources define them, and must not warn about it. */
+#if defined(__GNUC__) && !defined(ROCJIT_BUILDING) && !defined(ROCJIT_NO_DEPRECATION_WARNINGS)
+#define ROCJIT_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define ROCJIT_DEPRECATED(msg)
+#endif
+
 /* ---- Version ----------------------------------------------------------------------------- */
 
 #define ROCJIT_VERSION_MAJOR 0
@@ -82,6 +117,15 @@ extern "C" {
 /* MAJOR*10000 + MINOR*100 + PATCH, comparable with rocjit_version(). */
 #define ROCJIT_VERSION_NUMBER \
 	(ROCJIT_VERSION_MAJOR * 10000 + ROCJIT_VERSION_MINOR * 100 + ROCJIT_VERSION_PATCH)
+
+/*
+ * ABI: while the major version is 0, each 0.y release is its own ABI, and the shared
+ * library's soname says which (librocjit.so.0.1): a 0.y release may change a struct's
+ * layout or a signature, and a program built against 0.1 does not load 0.2 by mistake.
+ * From 1.0 on the soname is the major version, and only a new major breaks the ABI.
+ * Only the rocjit_* functions declared here are exported (under the symbol version
+ * ROCJIT_<soname version>).
+ */
 
 /* The run-time library's ROCJIT_VERSION_NUMBER (may differ from the header's). Any thread. */
 ROCJIT_API int rocjit_version(void);
@@ -93,7 +137,7 @@ ROCJIT_API int rocjit_version(void);
 #define ROCJIT_EINVAL -1       /* misuse: NULL or malformed argument, bad option           */
 #define ROCJIT_ENOMEM -2       /* out of memory                                            */
 #define ROCJIT_ENOTFOUND -3    /* no such kernel name in the code object / registered name */
-#define ROCJIT_ECOMPILE -4     /* the source did not compile: see the log                  */
+#define ROCJIT_ECOMPILE -4     /* the source did not compile: see rocjit_last_log()        */
 #define ROCJIT_EUNSUPPORTED -5 /* the installed compiler cannot target this target id      */
 #define ROCJIT_ENODEV -6       /* no GPU (and, where one is needed, no target given)       */
 #define ROCJIT_ENOCOMPILER -7  /* the vendor compiler library could not be loaded          */
@@ -112,13 +156,61 @@ ROCJIT_API const char *rocjit_strerror(int code);
  */
 ROCJIT_API const char *rocjit_last_error(void);
 
+/*
+ * The compiler log of the calling thread's last request (rocjit_kernel_get*,
+ * rocjit_compile*): the compiler's diagnostics, warnings included, NUL-terminated and
+ * whole, when that request ran the compiler; "" when it compiled nothing (a hit in any
+ * tier, or a failure before the compiler ran; also for a thread that waited for another
+ * thread's compile of the same program: the log went to that thread).  Owned by rocjit,
+ * valid and unchanged until the same thread's next request (other calls, such as
+ * rocjit_stats_get, leave it alone) or the thread's exit.  Per thread, so threads that
+ * share one const rocjit_program each read their own.  Replaces rocjit_program.log.
+ */
+ROCJIT_API const char *rocjit_last_log(void);
+
+/* ---- Diagnostics ---------------------------------------------------------------------- */
+
+/* The level of a diagnostic given to a rocjit_log_fn.  $ROCJIT_LOG decides which are
+ * made at all: warn (the default) gives ROCJIT_LOG_WARN, info adds ROCJIT_LOG_INFO
+ * (every compile, hit and miss), debug adds ROCJIT_LOG_DEBUG, off none. */
+#define ROCJIT_LOG_ERROR 1 /* reserved: failures reach the caller as return codes, so
+                              rocjit gives no diagnostic this level today             */
+#define ROCJIT_LOG_WARN 2  /* something went wrong and rocjit went on (a cache that
+                              cannot be opened, a malformed environment value)        */
+#define ROCJIT_LOG_INFO 3
+#define ROCJIT_LOG_DEBUG 4
+
+/*
+ * Receives one diagnostic: level (ROCJIT_LOG_*) and message, one line of English
+ * without the "rocjit: " prefix and without a trailing newline (a diagnostic of several
+ * lines, such as a compiler's log at ROCJIT_LOG=info, comes as one call per line, in
+ * order; lines of other threads may come between them).  message is valid during the
+ * call only.  user is what was given to rocjit_set_log_callback.
+ */
+typedef void (*rocjit_log_fn)(void *user, int level, const char *message);
+
+/*
+ * Sends every diagnostic rocjit would print on stderr to fn instead (SQLite's
+ * SQLITE_CONFIG_LOG): an application or a binding shows them in its own log.  fn NULL
+ * restores stderr.  Process-wide; the level filter of $ROCJIT_LOG still applies.
+ *
+ * fn may be called from any thread, from several at once, and while rocjit holds its
+ * own locks: it must not call rocjit, and should return quickly.  Setting it is
+ * thread-safe, and when rocjit_set_log_callback returns, no thread is still inside the
+ * previous function: its user data may be released then.  What a vendor compiler prints
+ * itself is not rocjit's diagnostic: from a compile worker it is read and reported through
+ * this hook at ROCJIT_LOG=info; compiling in-process, it goes where the compiler writes it.
+ */
+ROCJIT_API void rocjit_set_log_callback(rocjit_log_fn fn, void *user);
+
 /* ---- Values rocjit reads from people ------------------------------------------------------ */
 
 /*
  * Reads the environment variable name as a switch, the one way rocjit reads all of its own
  * (ROCJIT_DISABLE_CACHE, ROCJIT_NO_COMPILE, ROCJIT_CACHE_SHARED, ...): 1 when it is 1,
  * true, yes or on (any case); 0 when it is unset, empty, 0, false, no or off.  Anything
- * else is 0, with a warning on stderr once a process for that variable.  Any thread.
+ * else is 0, with a warning once a process for that variable (on stderr, or to the log
+ * callback).  Any thread.
  */
 ROCJIT_API int rocjit_env_flag(const char *name);
 
@@ -223,6 +315,14 @@ typedef struct rocjit_options {
 	  NULL, ROCJIT_REQUIRE_SIGNED_DEFAULT }
 
 /*
+ * Initialises *o as ROCJIT_OPTIONS_INIT does, for a caller that knows version (1 to
+ * ROCJIT_OPTIONS_VERSION): zeroes the fields of that version, sets o->version and the
+ * defaults.  For bindings, which cannot use the macro.  Returns 0, or ROCJIT_EINVAL (o
+ * NULL, version 0 or newer than this library's).  Any thread.
+ */
+ROCJIT_API int rocjit_options_init(rocjit_options *o, unsigned int version);
+
+/*
  * Opens a context.  Touches no device: the device is looked at on the first request that
  * needs one, so a context opened on a GPU-less machine compiles for explicit targets.
  *
@@ -267,11 +367,12 @@ typedef struct rocjit_header {
 #define ROCJIT_LANG_HIP 1
 #define ROCJIT_LANG_CUDA 2 /* CUDA source: compiled on AMD with CUDA's names mapped onto HIP */
 
-#define ROCJIT_PROGRAM_VERSION 2
+#define ROCJIT_PROGRAM_VERSION 3
 
 /*
  * What to compile.  Everything here is part of the cache key, except name, log and
- * log_size.  Nothing is retained after the call returns.
+ * log_size.  Nothing is retained after the call returns, and nothing in it is written:
+ * one program may be used by several threads at once.
  */
 typedef struct rocjit_program {
 	unsigned int version;          /* ROCJIT_PROGRAM_VERSION                            */
@@ -282,10 +383,11 @@ typedef struct rocjit_program {
 	size_t num_options;
 	const rocjit_header *headers;  /* in-memory headers; NULL ok                        */
 	size_t num_headers;
-	char *log;                     /* out, optional: the compiler log of a compile done
-	                                  by this call, NUL-terminated, truncated to fit;
-	                                  "" when nothing was compiled                      */
-	size_t log_size;               /* capacity of log                                   */
+	char *log;                     /* deprecated, ignored and never written (a const
+	                                  program is not written to, and one buffer cannot
+	                                  serve threads sharing the program): the log is
+	                                  rocjit_last_log()                                 */
+	size_t log_size;               /* deprecated, ignored                               */
 	/* version 2 (a version 1 program is ROCJIT_LANG_AUTO) */
 	int language;                  /* ROCJIT_LANG_*: AUTO decides by name (see
 	                                  rocjit_program_language)                        */
@@ -298,11 +400,24 @@ typedef struct rocjit_program {
 	                                  Part of the key, in order.  Non-empty, without
 	                                  line breaks or tabs; NULL ok                   */
 	size_t num_name_expressions;
+	/* version 3 */
+	size_t header_size;            /* sizeof(rocjit_header) as the caller knows it:
+	                                  headers[] is read with this stride, so a header
+	                                  struct that grows in a later release still reads
+	                                  right.  0: the size of version 1's rocjit_header.
+	                                  Smaller than that: ROCJIT_EINVAL                */
 } rocjit_program;
 
 #define ROCJIT_PROGRAM_INIT                                                                 \
 	{ ROCJIT_PROGRAM_VERSION, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0, ROCJIT_LANG_AUTO, \
-	  NULL, 0 }
+	  NULL, 0, sizeof(rocjit_header) }
+
+/*
+ * Initialises *p as ROCJIT_PROGRAM_INIT does, for a caller that knows version (1 to
+ * ROCJIT_PROGRAM_VERSION); version 3 sets header_size to sizeof(rocjit_header).
+ * Returns 0, or ROCJIT_EINVAL (p NULL, version 0 or too new).  Any thread.
+ */
+ROCJIT_API int rocjit_program_init(rocjit_program *p, unsigned int version);
 
 /*
  * The language a program is compiled as, the rule the library keys and compiles by (and
@@ -355,9 +470,12 @@ typedef struct rocjit_kernel rocjit_kernel;
  * A second request for the same program from the same context is a hash and a table
  * lookup.  Threads racing for the same missing program compile it once.
  *
+ * The compiler's log of a compile this call ran is rocjit_last_log(), in this thread.
+ *
  * Returns 0, ROCJIT_EINVAL, ROCJIT_ENODEV (no GPU), ROCJIT_EUNSUPPORTED, ROCJIT_ECOMPILE
- * (log in prog->log of the call that ran the compiler; a call that waited for another
- * thread's failed compile gets the error and an empty log), ROCJIT_ENOCOMPILER,
+ * (the diagnostics in rocjit_last_log() of the call that ran the compiler; a call that
+ * waited for another thread's failed compile gets the error and an empty log),
+ * ROCJIT_ENOCOMPILER,
  * ROCJIT_ENOTCACHED, ROCJIT_ENOTFOUND (no such kernel in the code object), ROCJIT_EFORMAT
  * (the compiler returned an unusable code object), ROCJIT_EDEVICE, ROCJIT_ENOMEM.
  * Any thread.
@@ -482,6 +600,11 @@ typedef struct rocjit_registered_options {
 } rocjit_registered_options;
 
 #define ROCJIT_REGISTERED_OPTIONS_INIT { ROCJIT_REGISTERED_OPTIONS_VERSION, NULL, 0, NULL, 0 }
+
+/* Initialises *o as ROCJIT_REGISTERED_OPTIONS_INIT does, for version (1 to
+ * ROCJIT_REGISTERED_OPTIONS_VERSION).  0, or ROCJIT_EINVAL.  Any thread. */
+ROCJIT_API int rocjit_registered_options_init(rocjit_registered_options *o,
+					      unsigned int version);
 
 /*
  * As rocjit_kernel_get_registered, with name expressions: the registered source
@@ -626,6 +749,11 @@ typedef struct rocjit_stats {
  */
 ROCJIT_API int rocjit_stats_get(rocjit_stats *out, rocjit_ctx *ctx);
 
+/* Zeroes the fields of version (1 to ROCJIT_STATS_VERSION) of *s and sets s->version:
+ * ready for rocjit_stats_get.  0, or ROCJIT_EINVAL (s NULL, version 0 or too new).  Any
+ * thread. */
+ROCJIT_API int rocjit_stats_init(rocjit_stats *s, unsigned int version);
+
 /* ---- Compiling ahead of need ------------------------------------------------------------- */
 /*
  * For a framework that knows which kernels a model will use: compiles a list in the
@@ -638,7 +766,9 @@ typedef struct rocjit_prefetch rocjit_prefetch;
 
 /* One thing to compile: a program, or a registered source (rocjit_compile_registered_v2:
  * one item per instantiation the application will ask for, each with its one name
- * expression, gives exactly the entries rocjit_kernel_get_registered_v2 looks up). */
+ * expression, gives exactly the entries rocjit_kernel_get_registered_v2 looks up).
+ * An array of them may grow in a later release: the library reads it with the stride
+ * rocjit_prefetch_options.item_size gives. */
 typedef struct rocjit_prefetch_item {
 	const rocjit_program *program; /* compiled as rocjit_compile does; or NULL and:     */
 	const char *registered;        /* a registered source's name, compiled with:        */
@@ -646,8 +776,12 @@ typedef struct rocjit_prefetch_item {
 	const char *target;            /* NULL: the context's target                        */
 } rocjit_prefetch_item;
 
-/* Where a prefetch stands (rocjit_prefetch_status, and each progress call). */
+#define ROCJIT_PREFETCH_STATUS_VERSION 1
+
+/* Where a prefetch stands (rocjit_prefetch_status_get, and each progress call). */
 typedef struct rocjit_prefetch_status {
+	unsigned int version; /* in: ROCJIT_PREFETCH_STATUS_VERSION; a progress call's
+	                         status has this library's version                          */
 	size_t total;     /* items                                                          */
 	size_t done;      /* items finished, failed ones included                           */
 	size_t failed;    /* items that failed (each one's error went to the progress call) */
@@ -655,7 +789,15 @@ typedef struct rocjit_prefetch_status {
 	int finished;     /* 1 when every item is done or the prefetch was cancelled        */
 } rocjit_prefetch_status;
 
-#define ROCJIT_PREFETCH_OPTIONS_VERSION 1
+#define ROCJIT_PREFETCH_STATUS_INIT { ROCJIT_PREFETCH_STATUS_VERSION, 0, 0, 0, 0, 0 }
+
+/* Initialises *s as ROCJIT_PREFETCH_STATUS_INIT does, for version (1 to
+ * ROCJIT_PREFETCH_STATUS_VERSION): zeroes the fields of that version and sets s->version,
+ * ready for rocjit_prefetch_status_get.  0, or ROCJIT_EINVAL (s NULL, version 0 or too
+ * new).  Any thread. */
+ROCJIT_API int rocjit_prefetch_status_init(rocjit_prefetch_status *s, unsigned int version);
+
+#define ROCJIT_PREFETCH_OPTIONS_VERSION 2
 
 typedef struct rocjit_prefetch_options {
 	unsigned int version;  /* ROCJIT_PREFETCH_OPTIONS_VERSION                           */
@@ -668,11 +810,21 @@ typedef struct rocjit_prefetch_options {
 	void (*progress)(void *user, const rocjit_prefetch_status *status, size_t index,
 			 int rc, const char *message);
 	void *user;
+	/* version 2 */
+	size_t item_size;      /* sizeof(rocjit_prefetch_item) as the caller knows it: the
+	                          items are read with this stride, so an item struct that
+	                          grows in a later release still reads right.  0 (and
+	                          version 1): the size of version 1's rocjit_prefetch_item.
+	                          Smaller than that, or not a multiple of its alignment:
+	                          ROCJIT_EINVAL                                             */
 } rocjit_prefetch_options;
 
-#define ROCJIT_PREFETCH_OPTIONS_INIT { ROCJIT_PREFETCH_OPTIONS_VERSION, 0u, NULL, NULL }
+#define ROCJIT_PREFETCH_OPTIONS_INIT \
+	{ ROCJIT_PREFETCH_OPTIONS_VERSION, 0u, NULL, NULL, sizeof(rocjit_prefetch_item) }
 
-/* Sets *opts to the defaults of the given version (for bindings).  0 or ROCJIT_EINVAL. */
+/* Sets *opts to the defaults of the given version (1 to ROCJIT_PREFETCH_OPTIONS_VERSION),
+ * as the other rocjit_*_init calls do; version 2 sets item_size to
+ * sizeof(rocjit_prefetch_item).  0, or ROCJIT_EINVAL.  Any thread. */
 ROCJIT_API int rocjit_prefetch_options_init(rocjit_prefetch_options *opts,
 					    unsigned int version);
 
@@ -680,21 +832,27 @@ ROCJIT_API int rocjit_prefetch_options_init(rocjit_prefetch_options *opts,
  * Starts compiling items[0..n) in the background and returns at once.
  *
  * out:   receives the prefetch; free it with rocjit_prefetch_free.
- * items: the list.  It and everything it points to (programs, their sources, headers,
- *        options and log buffers) must stay valid and unchanged until
- *        rocjit_prefetch_free returns; a program's log buffer is written by a background
- *        thread.
+ * items: the list: n elements, opts->item_size bytes apart (NULL opts, or item_size 0:
+ *        version 1's sizeof(rocjit_prefetch_item), this header's).  It and everything it
+ *        points to (programs, their sources, headers and options) must stay valid and
+ *        unchanged until rocjit_prefetch_free returns.  Nothing in it is written (a
+ *        compile's log is the background thread's rocjit_last_log(); a failure's message
+ *        goes to the progress call).
  * opts:  NULL for defaults.
  * Returns 0, ROCJIT_EINVAL (NULL arguments, an item with neither or both of program and
- * registered, an unknown options version), ROCJIT_ENOMEM.  An item's own failure is
- * not the call's: it is counted (status.failed) and reported to the progress call.
+ * registered, an unknown options version, a bad item_size), ROCJIT_ENOMEM.  An item's
+ * own failure is not the call's: it is counted (status.failed) and reported to the
+ * progress call.
  * Any thread.  ctx must outlive the prefetch.
  */
 ROCJIT_API int rocjit_prefetch_start(rocjit_prefetch **out, rocjit_ctx *ctx,
 				     const rocjit_prefetch_item *items, size_t n,
 				     const rocjit_prefetch_options *opts);
 
-/* Where the prefetch stands now.  0 or ROCJIT_EINVAL.  Any thread. */
+/* Where the prefetch stands now, into *out, whose version the caller set
+ * (rocjit_prefetch_status_init or ROCJIT_PREFETCH_STATUS_INIT): the fields of that
+ * version are filled, the version is kept.  Returns 0, ROCJIT_EINVAL (NULL, a version 0
+ * or too new: *out is then untouched).  Any thread. */
 ROCJIT_API int rocjit_prefetch_status_get(rocjit_prefetch_status *out,
 					  const rocjit_prefetch *pf);
 
@@ -789,11 +947,15 @@ ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, siz
 /* Gives free pages back to the file system (VACUUM): the file really shrinks. */
 ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx);
 
-/* Why rocjit_cache_verify found an entry bad. */
-#define ROCJIT_BAD_CHECKSUM 1 /* the code does not match its checksum or size       */
-#define ROCJIT_BAD_OBJECT 2   /* the code is not a code object for its target       */
-#define ROCJIT_BAD_SIGNATURE 3 /* its signature is ROCJIT_SIGNATURE_BAD; or, under
-                                  ROCJIT_REQUIRE_SIGNED_ALL, anything but TRUSTED      */
+/* Why rocjit_cache_verify found an entry bad (the reason argument of its callback). */
+#define ROCJIT_VERIFY_CHECKSUM 1  /* the code does not match its checksum or size    */
+#define ROCJIT_VERIFY_OBJECT 2    /* the code is not a code object for its target    */
+#define ROCJIT_VERIFY_SIGNATURE 3 /* its signature is ROCJIT_SIGNATURE_BAD; or, under
+                                     ROCJIT_REQUIRE_SIGNED_ALL, anything but TRUSTED */
+/* Deprecated spellings of the three above. */
+#define ROCJIT_BAD_CHECKSUM ROCJIT_VERIFY_CHECKSUM
+#define ROCJIT_BAD_OBJECT ROCJIT_VERIFY_OBJECT
+#define ROCJIT_BAD_SIGNATURE ROCJIT_VERIFY_SIGNATURE
 
 /*
  * Checks every entry's checksum, that its code object is for the target it is stored
@@ -815,8 +977,11 @@ ROCJIT_API int rocjit_cache_verify_each(rocjit_ctx *ctx, int fix,
 						     const char *message, void *user),
 					void *user, uint64_t *checked, uint64_t *bad_count);
 
+#define ROCJIT_COUNTERS_VERSION 1
+
 /* Counters kept in the cache across processes, since the last rocjit_cache_zero. */
 typedef struct rocjit_counters {
+	unsigned int version;     /* in: ROCJIT_COUNTERS_VERSION                        */
 	uint64_t disk_hits;
 	uint64_t misses;
 	uint64_t compiles;
@@ -825,9 +990,25 @@ typedef struct rocjit_counters {
 	int64_t since;            /* unix seconds of the last zeroing (or creation)     */
 } rocjit_counters;
 
-/* Reads them.  Disk hits and saved time are added in batches as they happen (see the
- * Caveats); a context adds its misses and compiles when it closes. */
-ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out);
+#define ROCJIT_COUNTERS_INIT { ROCJIT_COUNTERS_VERSION, 0, 0, 0, 0.0, 0.0, 0 }
+
+/* Initialises *c as ROCJIT_COUNTERS_INIT does, for version (1 to
+ * ROCJIT_COUNTERS_VERSION).  0, or ROCJIT_EINVAL.  Any thread. */
+ROCJIT_API int rocjit_counters_init(rocjit_counters *c, unsigned int version);
+
+/*
+ * Reads them into *out, whose version the caller set (the fields of that version are
+ * filled, the version is kept).  Disk hits and saved time are added in batches as they
+ * happen (see the Caveats); a context adds its misses and compiles when it closes.
+ * Returns 0, ROCJIT_EINVAL (NULL, a version 0 or too new), ROCJIT_EIO (no cache, the
+ * database failed).  Any thread.
+ */
+ROCJIT_API int rocjit_counters_get(rocjit_counters *out, rocjit_ctx *ctx);
+
+/* Deprecated (its arguments are in the old order): rocjit_counters_get for the current
+ * version; sets out->version to ROCJIT_COUNTERS_VERSION whatever it was. */
+ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
+	ROCJIT_DEPRECATED("use rocjit_counters_get(out, ctx)");
 /* Sets them to zero, now. */
 ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);
 
@@ -975,6 +1156,10 @@ typedef struct rocjit_remote_counters {
 /* Reads them from the context's cache.  0, ROCJIT_EINVAL, ROCJIT_EIO (no cache). */
 ROCJIT_API int rocjit_remote_counters_get(rocjit_remote_counters *out, rocjit_ctx *ctx);
 
+/* Zeroes the fields of version (1 to ROCJIT_REMOTE_COUNTERS_VERSION) of *c and sets
+ * c->version.  0, or ROCJIT_EINVAL.  Any thread. */
+ROCJIT_API int rocjit_remote_counters_init(rocjit_remote_counters *c, unsigned int version);
+
 #define ROCJIT_REMOTE_INFO_VERSION 1
 #define ROCJIT_REMOTE_INFO_KEYS 0x1u /* count this tier's entries and bytes (a SCAN) */
 
@@ -1002,6 +1187,10 @@ typedef struct rocjit_remote_info {
 ROCJIT_API int rocjit_remote_info_get(rocjit_remote_info *out, rocjit_ctx *ctx,
 				      unsigned int what);
 
+/* Zeroes the fields of version (1 to ROCJIT_REMOTE_INFO_VERSION) of *i and sets
+ * i->version.  0, or ROCJIT_EINVAL.  Any thread. */
+ROCJIT_API int rocjit_remote_info_init(rocjit_remote_info *i, unsigned int version);
+
 /*
  * Puts the entries with these keys (32 hex digits each) of the context's cache on the
  * remote tier, never replacing a value there: a CI farm prewarms, then pushes.  *pushed,
@@ -1025,23 +1214,33 @@ ROCJIT_API int rocjit_compiler_identity(const char **out, int platform);
 
 /*
  * The targets a platform's installed compiler supports, space separated, into
- * buf[size] (" ..." ends a list cut short).  Returns 0, ROCJIT_EINVAL,
- * ROCJIT_ENOCOMPILER.  Any thread.
+ * buf[size] (size at least 16; " ..." ends a list cut short).  Returns 0,
+ * ROCJIT_EINVAL, ROCJIT_ENOCOMPILER.  Any thread.
  */
-ROCJIT_API int rocjit_compiler_targets(int platform, char *buf, size_t size);
+ROCJIT_API int rocjit_compiler_targets_get(char *buf, size_t size, int platform);
 
-/* How many GPUs of the platform this machine has (0 with no driver).  Any thread. */
-ROCJIT_API int rocjit_device_count(int platform, int *count);
+/* How many GPUs of the platform this machine has into *count (0 with no driver).
+ * Returns 0, ROCJIT_EINVAL.  Any thread. */
+ROCJIT_API int rocjit_device_count_get(int *count, int platform);
 
-/* The full target id of a device ("gfx90a:sramecc+:xnack-", "sm_90").  Returns 0,
- * ROCJIT_EINVAL, ROCJIT_ENODEV, ROCJIT_EDEVICE.  Any thread. */
-ROCJIT_API int rocjit_device_target(int platform, int device, char *buf, size_t size);
+/* The full target id of a device ("gfx90a:sramecc+:xnack-", "sm_90") into buf[size].
+ * Returns 0, ROCJIT_EINVAL, ROCJIT_ENODEV, ROCJIT_EDEVICE.  Any thread. */
+ROCJIT_API int rocjit_device_target_get(char *buf, size_t size, int platform, int device);
+
+/* Deprecated spellings of the three above (their arguments in the old order). */
+ROCJIT_API int rocjit_compiler_targets(int platform, char *buf, size_t size)
+	ROCJIT_DEPRECATED("use rocjit_compiler_targets_get(buf, size, platform)");
+ROCJIT_API int rocjit_device_count(int platform, int *count)
+	ROCJIT_DEPRECATED("use rocjit_device_count_get(count, platform)");
+ROCJIT_API int rocjit_device_target(int platform, int device, char *buf, size_t size)
+	ROCJIT_DEPRECATED("use rocjit_device_target_get(buf, size, platform, device)");
 
 /* ---- Code-object inspection ------------------------------------------------------------ */
 
 #define ROCJIT_MAX_TARGET 64
 
-/* What a code object says about itself. Caller-owned; free with rocjit_codeobj_free. */
+/* What a code object says about itself.  Caller-owned; free with
+ * rocjit_codeobj_info_free. */
 typedef struct rocjit_codeobj_info {
 	int platform;                  /* ROCJIT_PLATFORM_AMD or ROCJIT_PLATFORM_NVIDIA  */
 	char target[ROCJIT_MAX_TARGET];/* AMD: "gfx90a:sramecc+:xnack-" from the metadata
@@ -1066,8 +1265,12 @@ typedef struct rocjit_codeobj_info {
 ROCJIT_API int rocjit_codeobj_inspect(rocjit_codeobj_info **out, const void *data,
 				      size_t size);
 
-/* Frees what rocjit_codeobj_inspect returned. NULL is a no-op. */
-ROCJIT_API void rocjit_codeobj_free(rocjit_codeobj_info *info);
+/* Frees what rocjit_codeobj_inspect returned. NULL is a no-op.  Any thread. */
+ROCJIT_API void rocjit_codeobj_info_free(rocjit_codeobj_info *info);
+
+/* Deprecated spelling of rocjit_codeobj_info_free. */
+ROCJIT_API void rocjit_codeobj_free(rocjit_codeobj_info *info)
+	ROCJIT_DEPRECATED("use rocjit_codeobj_info_free");
 
 /* ---- Registered (embedded) sources ---------------------------------------------------------- */
 
@@ -1087,6 +1290,16 @@ typedef struct rocjit_source_file {
 ROCJIT_API int rocjit_register_sources(const rocjit_source_file *files, size_t count);
 
 /*
+ * As rocjit_register_sources, for an array whose elements are elem_size bytes apart:
+ * sizeof(rocjit_source_file) as the caller knows it, so that a rocjit_source_file that
+ * grows in a later release is still read right (only the fields this library knows are
+ * read).  Returns 0, ROCJIT_EINVAL (also: elem_size smaller than this first version of
+ * rocjit_source_file, or not a multiple of its alignment), ROCJIT_ENOMEM.  Any thread.
+ */
+ROCJIT_API int rocjit_register_sources_v2(const rocjit_source_file *files, size_t count,
+					  size_t elem_size);
+
+/*
  * Registers files as headers, process-wide, whatever their names: extensionless headers
  * such as "cmath" or "cuda/std/limits" (files named *.h, *.hpp, *.cuh or *.inc need not
  * be registered here: rocjit_register_sources makes them headers by their names).  A
@@ -1098,6 +1311,10 @@ ROCJIT_API int rocjit_register_sources(const rocjit_source_file *files, size_t c
  * ROCJIT_EINVAL, ROCJIT_ENOMEM.  Any thread.
  */
 ROCJIT_API int rocjit_register_headers(const rocjit_source_file *files, size_t count);
+
+/* As rocjit_register_headers, with elem_size as in rocjit_register_sources_v2. */
+ROCJIT_API int rocjit_register_headers_v2(const rocjit_source_file *files, size_t count,
+					  size_t elem_size);
 
 /*
  * Whether name is a header of the registered set: registered by rocjit_register_headers,

@@ -168,6 +168,7 @@ int rj_test_compile(const rocjit_code **code, rocjit_ctx *ctx, const char *targe
 		    const rocjit_header *headers, size_t nheaders, char *log, size_t log_size)
 {
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	int rc;
 
 	p.source = src;
 	p.name = name;
@@ -175,11 +176,10 @@ int rj_test_compile(const rocjit_code **code, rocjit_ctx *ctx, const char *targe
 	p.num_options = nopts;
 	p.headers = headers;
 	p.num_headers = nheaders;
-	p.log = log;
-	p.log_size = log_size;
-	if (log_size)
-		log[0] = 0;
-	return rocjit_compile(code, ctx, target, &p);
+	rc = rocjit_compile(code, ctx, target, &p);
+	if (log_size) /* this thread's log of that call (rocjit_last_log), cut to fit */
+		snprintf(log, log_size, "%s", rocjit_last_log());
+	return rc;
 }
 
 int rj_test_run(const char *const argv[], const char *const env[], char **output)

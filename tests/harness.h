@@ -108,8 +108,8 @@ void rj_test_write_file(const char *path, const void *data, size_t size);
  * captures stdout+stderr into a malloc'ed string (*output, may be NULL) and returns the
  * exit status, or -1 when it did not exit normally. */
 /* Compiles src (named name, for diagnostics and the language) for target with options and
- * in-memory headers (either NULL with count 0); the log (log_size bytes) is cleared first.
- * Returns rocjit_compile's result. */
+ * in-memory headers (either NULL with count 0); log (log_size bytes, may be 0) gets the
+ * call's rocjit_last_log().  Returns rocjit_compile's result. */
 int rj_test_compile(const rocjit_code **code, rocjit_ctx *ctx, const char *target,
 		    const char *name, const char *src, const char *const *opts, size_t nopts,
 		    const rocjit_header *headers, size_t nheaders, char *log, size_t log_size);

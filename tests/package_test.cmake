@@ -10,7 +10,8 @@
 #    belongs to the runtime or the development component;
 #  - added with add_subdirectory(), rocjit builds the library alone: tests, benchmarks,
 #    examples, fuzz targets and the tool default OFF.
-# Called by ctest (tests/CMakeLists.txt) with BUILD_DIR, SOURCE_DIR, WORK_DIR and LIBDIR.
+# Called by ctest (tests/CMakeLists.txt) with BUILD_DIR, SOURCE_DIR, WORK_DIR, LIBDIR,
+# LIBEXECDIR and SONAME (the shared library's soname).
 
 include(${CMAKE_CURRENT_LIST_DIR}/run_util.cmake)
 
@@ -67,8 +68,11 @@ endforeach()
 if(NOT EXISTS ${WORK_DIR}/runtime/${LIBEXECDIR}/rocjit/rocjit-worker)
   message(FATAL_ERROR "--component runtime lacks the compile worker:\n${runtime_files}")
 endif()
-if(NOT EXISTS ${WORK_DIR}/runtime/${LIBDIR}/librocjit.so.0)
-  message(FATAL_ERROR "--component runtime lacks the shared library:\n${runtime_files}")
+# The soname's file (librocjit.so.0.1 while the major version is 0: README "ABI and
+# soname"), which is what programs linked with the library ask the loader for.
+if(NOT EXISTS ${WORK_DIR}/runtime/${LIBDIR}/${SONAME})
+  message(FATAL_ERROR "--component runtime lacks the shared library ${SONAME}:\n"
+          "${runtime_files}")
 endif()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/development
     --component development)

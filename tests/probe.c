@@ -63,14 +63,12 @@ static void *request(void *arg)
 {
 	struct shared *sh = arg;
 	const rocjit_code *code;
-	rocjit_program p = *sh->p;
+	const rocjit_program *p = sh->p; /* shared: nothing in it is written */
 
-	p.log = NULL; /* one log buffer cannot serve several threads */
-	p.log_size = 0;
 	pthread_barrier_wait(&sh->barrier);
 	if ((sh->registered ? rocjit_compile_registered(&code, sh->ctx, sh->target, sh->registered,
 							 sh->options, sh->nopt)
-			    : rocjit_compile(&code, sh->ctx, sh->target, &p)) != 0)
+			    : rocjit_compile(&code, sh->ctx, sh->target, p)) != 0)
 		fprintf(stderr, "thread: %s\n", rocjit_last_error());
 	return NULL;
 }
@@ -100,7 +98,6 @@ int main(int argc, char **argv)
 	size_t nopt = 0;
 	int repeat = 1, rc = 0, threads = 0;
 	long long start_at = 0;
-	char log[8192];
 	char *text = NULL;
 	rocjit_ctx *ctx;
 	double t0, ms;
@@ -143,8 +140,6 @@ int main(int argc, char **argv)
 		p.name = file;
 		p.options = options;
 		p.num_options = nopt;
-		p.log = log;
-		p.log_size = sizeof log;
 	}
 	if (start_at)
 		wait_until(start_at);
@@ -173,8 +168,8 @@ int main(int argc, char **argv)
 	ms = now_ms() - t0;
 	if (rc != 0) {
 		fprintf(stderr, "error %d (%s): %s\n", rc, rocjit_strerror(rc), rocjit_last_error());
-		if (file && log[0])
-			fprintf(stderr, "%s", log);
+		if (file && rocjit_last_log()[0])
+			fprintf(stderr, "%s", rocjit_last_log());
 		rocjit_close(ctx);
 		free(text);
 		return 1;

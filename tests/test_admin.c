@@ -78,7 +78,7 @@ static int got_code(const rocjit_entry *e, const void *code, size_t size, void *
 	ASSERT_INT(size, e->size);
 	ASSERT_INT(rocjit_codeobj_inspect(&info, code, size), 0);
 	ASSERT_STR(info->target, e->target);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	return 7;
 }
 
@@ -188,8 +188,8 @@ TEST(verify_finds_bad_checksums_and_wrong_targets_and_fix_drops_them)
 	ASSERT_INT(rocjit_cache_verify(ctx, 0, on_bad, NULL, &checked, &bad), 0);
 	ASSERT_INT(checked, 4);
 	ASSERT_INT(bad, 2);
-	ASSERT_INT(nbad_reason[ROCJIT_BAD_CHECKSUM], 1);
-	ASSERT_INT(nbad_reason[ROCJIT_BAD_OBJECT], 1);
+	ASSERT_INT(nbad_reason[ROCJIT_VERIFY_CHECKSUM], 1);
+	ASSERT_INT(nbad_reason[ROCJIT_VERIFY_OBJECT], 1);
 	/* Verifying changed nothing; fixing drops both. */
 	ASSERT_INT(rocjit_cache_verify(ctx, 1, NULL, NULL, &checked, &bad), 0);
 	ASSERT_INT(bad, 2);
@@ -201,7 +201,7 @@ TEST(verify_finds_bad_checksums_and_wrong_targets_and_fix_drops_them)
 
 TEST(counters_add_up_across_contexts_and_zero)
 {
-	rocjit_counters n;
+	rocjit_counters n = ROCJIT_COUNTERS_INIT;
 	rocjit_ctx *ctx;
 
 	fill(); /* 4 compiles */
@@ -214,14 +214,14 @@ TEST(counters_add_up_across_contexts_and_zero)
 		rocjit_close(ctx);
 	}
 	ctx = rj_test_open();
-	ASSERT_INT(rocjit_cache_counters(ctx, &n), 0);
+	ASSERT_INT(rocjit_counters_get(&n, ctx), 0);
 	ASSERT_INT(n.compiles, 4);
 	ASSERT_INT(n.misses, 4);
 	ASSERT_INT(n.disk_hits, 2);
 	ASSERT(n.compile_ms > 0 && n.saved_ms > 0);
 	ASSERT(n.since > 1700000000);
 	ASSERT_INT(rocjit_cache_zero(ctx), 0);
-	ASSERT_INT(rocjit_cache_counters(ctx, &n), 0);
+	ASSERT_INT(rocjit_counters_get(&n, ctx), 0);
 	ASSERT_INT(n.compiles + n.misses + n.disk_hits, 0);
 	rocjit_close(ctx);
 }
@@ -229,12 +229,12 @@ TEST(counters_add_up_across_contexts_and_zero)
 TEST(admin_calls_without_a_cache_say_so)
 {
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
-	rocjit_counters n;
+	rocjit_counters n = ROCJIT_COUNTERS_INIT;
 	rocjit_ctx *ctx;
 
 	o.flags = ROCJIT_OPEN_NO_CACHE;
 	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	ASSERT_INT(rocjit_cache_counters(ctx, &n), ROCJIT_EIO);
+	ASSERT_INT(rocjit_counters_get(&n, ctx), ROCJIT_EIO);
 	ASSERT_CONTAINS(rocjit_last_error(), "no on-disk cache");
 	ASSERT_INT(rocjit_cache_compact(ctx), ROCJIT_EIO);
 	rocjit_close(ctx);
@@ -248,12 +248,13 @@ TEST(compiler_and_device_queries)
 
 	ASSERT_INT(rocjit_compiler_identity(&id, ROCJIT_PLATFORM_AMD), 0);
 	ASSERT_CONTAINS(id, "hiprtc");
-	ASSERT_INT(rocjit_compiler_targets(ROCJIT_PLATFORM_AMD, buf, sizeof buf), 0);
+	ASSERT_INT(rocjit_compiler_targets_get(buf, sizeof buf, ROCJIT_PLATFORM_AMD), 0);
 	ASSERT_CONTAINS(buf, "gfx90a");
-	ASSERT_INT(rocjit_compiler_targets(ROCJIT_PLATFORM_AMD, buf, 40), 0);
+	ASSERT_INT(rocjit_compiler_targets_get(buf, 40, ROCJIT_PLATFORM_AMD), 0);
 	ASSERT_CONTAINS(buf, " ...");
-	ASSERT_INT(rocjit_device_count(ROCJIT_PLATFORM_AMD, &count), 0);
+	ASSERT_INT(rocjit_device_count_get(&count, ROCJIT_PLATFORM_AMD), 0);
 	ASSERT_INT(count, 0); /* no GPU on the test machines */
-	ASSERT_INT(rocjit_device_target(ROCJIT_PLATFORM_AMD, 0, buf, sizeof buf), ROCJIT_ENODEV);
+	ASSERT_INT(rocjit_device_target_get(buf, sizeof buf, ROCJIT_PLATFORM_AMD, 0),
+		   ROCJIT_ENODEV);
 	ASSERT_INT(rocjit_compiler_identity(&id, 9), ROCJIT_EINVAL);
 }

@@ -110,7 +110,7 @@ static const char *kernels_of(const rocjit_code *c, char *buf, size_t size)
 	rocjit_codeobj_info *info;
 	ASSERT_INT(rocjit_codeobj_inspect(&info, c->data, c->size), 0);
 	snprintf(buf, size, "%s", info->num_kernels ? info->kernels[0] : "");
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	return buf;
 }
 

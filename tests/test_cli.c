@@ -413,7 +413,7 @@ TEST(prewarm_refuses_unknown_targets_and_bad_inputs)
 	free(out);
 	/* No --arch, no $ROCJIT_ARCH, no GPU: say what to pass. */
 	for (int p = ROCJIT_PLATFORM_AMD; p <= ROCJIT_PLATFORM_NVIDIA; p++)
-		if (rocjit_device_count(p, &n) == 0)
+		if (rocjit_device_count_get(&n, p) == 0)
 			gpus += n;
 	if (!gpus) {
 		ASSERT_INT(cli(&out, "prewarm", ROCJIT_TEST_KERNELS, NULL), 1);

@@ -314,7 +314,7 @@ static int inspect_rc(const void *data, size_t size)
 	int rc = rocjit_codeobj_inspect(&info, data, size);
 
 	ASSERT(rc == 0 ? info != NULL : info == NULL);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	return rc;
 }
 
@@ -329,7 +329,7 @@ TEST(codeobj_reads_target_from_note)
 	ASSERT_STR(info->target, "gfx90a:sramecc+:xnack-");
 	ASSERT_STR(info->flags_target, "gfx90a:sramecc+:xnack-");
 	ASSERT_STR(rocjit_last_error(), "");
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	free(co);
 }
 
@@ -369,8 +369,8 @@ TEST(codeobj_flags_target_matches_note)
 		ASSERT_INT(rocjit_codeobj_inspect(&noinfo, co, size), 0);
 		ASSERT_STR(noinfo->target, cases[i].target);
 		ASSERT_STR(noinfo->flags_target, cases[i].target);
-		rocjit_codeobj_free(info);
-		rocjit_codeobj_free(noinfo);
+		rocjit_codeobj_info_free(info);
+		rocjit_codeobj_info_free(noinfo);
 		free(co);
 	}
 }
@@ -387,7 +387,7 @@ TEST(codeobj_note_without_target_key_uses_flags_target)
 	co = build_co(&s, &size);
 	ASSERT_INT(rocjit_codeobj_inspect(&info, co, size), 0);
 	ASSERT_STR(info->target, "gfx906");
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	free(co);
 }
 
@@ -409,7 +409,7 @@ TEST(codeobj_lists_kernel_names)
 	ASSERT_INT(info->num_kernels, 4);
 	for (size_t i = 0; i < 4; i++)
 		ASSERT_STR(info->kernels[i], want[i]);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	free(co);
 
 	s.symtab = NULL; /* a stripped shared object: .dynsym alone */
@@ -419,14 +419,14 @@ TEST(codeobj_lists_kernel_names)
 	ASSERT_STR(info->kernels[0], "scale");
 	ASSERT_STR(info->kernels[1], "only_dyn");
 	ASSERT_STR(info->kernels[2], "axpy");
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	free(co);
 
 	s.dynsym = NULL; /* no symbol table: valid, no kernels */
 	co = build_co(&s, &size);
 	ASSERT_INT(rocjit_codeobj_inspect(&info, co, size), 0);
 	ASSERT_INT(info->num_kernels, 0);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	free(co);
 }
 
@@ -544,7 +544,7 @@ TEST(codeobj_rejects_bad_arguments)
 	ASSERT_INT(rocjit_codeobj_inspect(&info, NULL, size), ROCJIT_EINVAL);
 	ASSERT(info == NULL);
 	ASSERT_INT(rocjit_codeobj_inspect(&info, co, 0), ROCJIT_EINVAL);
-	rocjit_codeobj_free(NULL);
+	rocjit_codeobj_info_free(NULL);
 	ASSERT_INT(rj_codeobj_check(co, size, NULL, &list), ROCJIT_EINVAL);
 	ASSERT(list == NULL);
 	ASSERT_INT(rj_codeobj_check(co, size, "gfx90a:xnack", NULL), ROCJIT_EINVAL);
@@ -873,7 +873,7 @@ TEST(codeobj_cubin_target_from_flags_and_compat)
 			ASSERT_STR(info->target, cases[i].want);
 			ASSERT_STR(info->flags_target, cases[i].want);
 			ASSERT_STR(rocjit_last_error(), "");
-			rocjit_codeobj_free(info);
+			rocjit_codeobj_info_free(info);
 			free(co);
 		}
 	}
@@ -924,7 +924,7 @@ TEST(codeobj_cubin_kernel_names_exclude_device_functions)
 	ASSERT_INT(info->num_kernels, 3);
 	for (size_t i = 0; i < 3; i++)
 		ASSERT_STR(info->kernels[i], want[i]);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	ASSERT_INT(rj_codeobj_check(co, size, "sm_90", &list), 0);
 	ASSERT_STR(list, "_Z2tkILi3EEvPf,k1,scale");
 	free(list);
@@ -934,7 +934,7 @@ TEST(codeobj_cubin_kernel_names_exclude_device_functions)
 	co = build_cubin(&s, &size);
 	ASSERT_INT(rocjit_codeobj_inspect(&info, co, size), 0);
 	ASSERT_INT(info->num_kernels, 0);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	free(co);
 }
 
@@ -1194,7 +1194,7 @@ TEST(codeobj_reads_real_hiprtc_code_objects)
 		ASSERT_INT(info->num_kernels, 2);
 		ASSERT_STR(info->kernels[0], "axpy");
 		ASSERT_STR(info->kernels[1], "scale");
-		rocjit_codeobj_free(info);
+		rocjit_codeobj_info_free(info);
 		ASSERT_INT(rj_codeobj_check(co, size, targets[t], &list), 0);
 		ASSERT_STR(list, "axpy,scale");
 		free(list);
@@ -1293,7 +1293,7 @@ TEST(codeobj_reads_real_nvrtc_cubins)
 		ASSERT_INT(rj_codeobj_check(co, size, cases[t].target, &list), 0);
 		ASSERT(strlen(list) == 10 && strstr(list, info->kernels[0]) == list);
 		free(list);
-		rocjit_codeobj_free(info);
+		rocjit_codeobj_info_free(info);
 		ASSERT_INT(rj_codeobj_check(co, size, cases[t].other, NULL), ROCJIT_EFORMAT);
 		for (n = 1; n < size; n += 7)
 			ASSERT_INT(inspect_rc(co, n), ROCJIT_EFORMAT);

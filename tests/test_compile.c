@@ -3,6 +3,7 @@
  * from the code object, compile errors with mapped diagnostics, unsupported targets
  * refused without aborting.
  */
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "harness.h"
@@ -43,7 +44,7 @@ static void check_target(const char *target, const char *want)
 	ASSERT_INT(info->num_kernels, 2);
 	ASSERT((!strcmp(info->kernels[0], "axpy") && !strcmp(info->kernels[1], "scale")) ||
 	       (!strcmp(info->kernels[1], "axpy") && !strcmp(info->kernels[0], "scale")));
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	rocjit_close(ctx);
 }
 
@@ -69,14 +70,13 @@ TEST(compile_error_returns_log_with_file_line_and_stores_nothing)
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
 	const rocjit_code *code = (const rocjit_code *)&p;
-	char log[4096];
+	const char *log;
 
 	p.source = "extern \"C\" __global__ void k(float *x)\n{\n\tx[0] = undefined_thing;\n}\n";
 	p.name = "broken.hip";
-	p.log = log;
-	p.log_size = sizeof log;
 	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), ROCJIT_ECOMPILE);
 	ASSERT(code == NULL);
+	log = rocjit_last_log();
 	ASSERT_CONTAINS(log, "broken.hip:3:9: error:");
 	ASSERT_CONTAINS(log, "undefined_thing");
 	ASSERT(strstr(log, "CompileSource") == NULL);
@@ -97,15 +97,14 @@ TEST(compile_error_in_header_names_the_header)
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	rocjit_header h = { "util.h", "#define TWO 2\nint bad = ;\n", 0 };
 	const rocjit_code *code;
-	char log[4096];
+	const char *log;
 
 	p.source = "#include \"util.h\"\nextern \"C\" __global__ void k(int *x) { x[0] = TWO; }\n";
 	p.name = "main.hip";
 	p.headers = &h;
 	p.num_headers = 1;
-	p.log = log;
-	p.log_size = sizeof log;
 	ASSERT_INT(rocjit_compile(&code, ctx, "gfx1030", &p), ROCJIT_ECOMPILE);
+	log = rocjit_last_log();
 	ASSERT_CONTAINS(log, "util.h:2:11: error:");
 	ASSERT_CONTAINS(log, "main.hip:1:");
 	ASSERT(strstr(log, "comgr-") == NULL);
@@ -191,18 +190,15 @@ TEST(warnings_alone_compile_and_fill_the_log)
 	rocjit_ctx *ctx = rj_test_open();
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	const rocjit_code *code;
-	char log[4096];
+	static const char *const opts[] = { "-Wunused-variable" };
 
 	p.source = "extern \"C\" __global__ void k(int *x) { int unused; x[0] = 1; }\n";
 	p.name = "warn.hip";
-	p.log = log;
-	p.log_size = sizeof log;
-	static const char *const opts[] = { "-Wunused-variable" };
 	p.options = opts;
 	p.num_options = 1;
 	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), 0);
-	ASSERT_CONTAINS(log, "warn.hip:1:");
-	ASSERT_CONTAINS(log, "warning");
+	ASSERT_CONTAINS(rocjit_last_log(), "warn.hip:1:");
+	ASSERT_CONTAINS(rocjit_last_log(), "warning");
 	rocjit_close(ctx);
 }
 
@@ -239,5 +235,176 @@ TEST(a_code_object_without_kernels_is_counted_and_warned_of)
 	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
 	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
 	ASSERT_INT(st.empty_objects, 1);
+	rocjit_close(ctx);
+}
+
+/* ---- A const program (issue 17): never written; the log is per thread ------------------ */
+
+#define WARN_SRC "extern \"C\" __global__ void k(int *x) { int unused; x[0] = 1; }\n"
+static const char *const warn_opts[] = { "-Wunused-variable" };
+/* The deprecated log buffer: rocjit must leave it as it is. */
+static char ignored_log[64] = "untouched";
+/* In read-only memory: a write by any call would crash the test. */
+static const rocjit_program shared_program = {
+	ROCJIT_PROGRAM_VERSION, WARN_SRC, 0, "shared.hip", warn_opts, 1, NULL, 0,
+	ignored_log, sizeof ignored_log, ROCJIT_LANG_AUTO, NULL, 0, sizeof(rocjit_header)
+};
+
+struct sharer {
+	rocjit_ctx *ctx;
+	pthread_barrier_t *barrier;
+	int first_compiled;   /* its first request ran the compiler (its log was not "") */
+	int second_compiled;  /* it compiled for the second target */
+	int log_kept;         /* its log was unchanged by the other thread's compile */
+	int own_log_ok;       /* at the end, its log is its own compile's */
+	int hit_clears;       /* a later hit gave "" */
+};
+
+static void *share_program(void *arg)
+{
+	struct sharer *s = arg;
+	const rocjit_code *c;
+	const char *log;
+	char copy[4096];
+
+	/* Both ask for the same key at once: one compiles, the other waits for it (or hits). */
+	pthread_barrier_wait(s->barrier);
+	ASSERT_INT(rocjit_compile(&c, s->ctx, "gfx90a", &shared_program), 0);
+	log = rocjit_last_log();
+	s->first_compiled = log[0] != 0;
+	snprintf(copy, sizeof copy, "%s", log);
+	pthread_barrier_wait(s->barrier);
+	/* The one that did not compile compiles for another target, while the other's log
+	   stays its own. */
+	if (!s->first_compiled) {
+		ASSERT_INT(rocjit_compile(&c, s->ctx, "gfx1030", &shared_program), 0);
+		s->second_compiled = rocjit_last_log()[0] != 0;
+	}
+	pthread_barrier_wait(s->barrier);
+	if (s->first_compiled)
+		s->log_kept = rocjit_last_log() == log && strcmp(log, copy) == 0;
+	log = rocjit_last_log();
+	s->own_log_ok = strstr(log, "shared.hip:1:") && strstr(log, "warning");
+	/* A hit compiles nothing: its log is "". */
+	ASSERT_INT(rocjit_compile(&c, s->ctx, "gfx90a", &shared_program), 0);
+	s->hit_clears = rocjit_last_log()[0] == 0;
+	return NULL;
+}
+
+TEST(threads_sharing_one_const_program_each_get_their_own_log)
+{
+	pthread_barrier_t barrier;
+	struct sharer s[2];
+	pthread_t t[2];
+
+	pthread_barrier_init(&barrier, NULL, 2);
+	memset(s, 0, sizeof s);
+	s[0].ctx = s[1].ctx = rj_test_open();
+	s[0].barrier = s[1].barrier = &barrier;
+	for (int i = 0; i < 2; i++)
+		ASSERT(pthread_create(&t[i], NULL, share_program, &s[i]) == 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&barrier);
+	ASSERT_INT(s[0].first_compiled + s[1].first_compiled, 1); /* one compile per key */
+	ASSERT_INT(s[0].second_compiled + s[1].second_compiled, 1);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_INT(s[i].own_log_ok, 1);
+		ASSERT_INT(s[i].hit_clears, 1);
+		if (s[i].first_compiled)
+			ASSERT_INT(s[i].log_kept, 1);
+	}
+	ASSERT_STR(ignored_log, "untouched");
+	ASSERT_STR(rocjit_last_log(), ""); /* this thread asked for nothing */
+	ASSERT_INT(rj_test_stats(s[0].ctx).compiles, 2);
+	rocjit_close(s[0].ctx);
+}
+
+/* A failed request before any compile leaves "" too, and so does a request that fails
+ * where the compiler failed before: the log is the last request's only. */
+TEST(last_log_follows_the_threads_last_request)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *c;
+
+	ASSERT_STR(rocjit_last_log(), "");
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &shared_program), 0);
+	ASSERT_CONTAINS(rocjit_last_log(), "shared.hip:1:");
+	/* Calls that are not requests leave it alone. */
+	rj_test_stats(ctx);
+	ASSERT_CONTAINS(rocjit_last_log(), "shared.hip:1:");
+	/* A request refused before compiling: "". */
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+	ASSERT_STR(rocjit_last_log(), "");
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &shared_program), 0); /* a hit */
+	ASSERT_STR(rocjit_last_log(), "");
+	rocjit_close(ctx);
+}
+
+/* ---- rocjit_program.header_size (issue 17): headers[] read at the caller's stride ---- */
+
+struct header_next {               /* a rocjit_header with fields a later release added */
+	const char *name;
+	const char *source;
+	size_t length;
+	const char *added;
+	uint64_t more;
+};
+
+#define TWO_HEADERS_SRC                                                              \
+	"#include \"a.h\"\n#include <b.h>\n"                                             \
+	"extern \"C\" __global__ void k(int *x) { x[0] = A_VALUE * B_VALUE; }\n"
+
+TEST(program_header_size_reads_a_larger_header_struct)
+{
+	static const struct header_next next[2] = {
+		{ "a.h", "#define A_VALUE 3\n", 0, "not read", 7 },
+		{ "b.h", "#define B_VALUE 4\n", 0, "not read", 9 },
+	};
+	static const rocjit_header packed[2] = {
+		{ "a.h", "#define A_VALUE 3\n", 0 },
+		{ "b.h", "#define B_VALUE 4\n", 0 },
+	};
+	rocjit_ctx *ctx = rj_test_open();
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *wide, *c;
+
+	p.source = TWO_HEADERS_SRC;
+	p.name = "two.hip";
+	p.headers = (const rocjit_header *)(const void *)next;
+	p.num_headers = 2;
+	p.header_size = sizeof next[0];
+	ASSERT_INT(rocjit_compile(&wide, ctx, "gfx90a", &p), 0);
+	ASSERT_INT(wide->from_cache, 0);
+
+	/* The same headers in today's struct: the same key, so the same code object. */
+	p.headers = packed;
+	p.header_size = sizeof packed[0];
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT(c == wide);
+	p.header_size = 0; /* 0: today's struct */
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT(c == wide);
+	/* A version 2 program has no header_size: whatever is there is not read. */
+	p.version = 2;
+	p.header_size = 1;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT(c == wide);
+	/* Smaller than any rocjit_header: refused. */
+	p.version = ROCJIT_PROGRAM_VERSION;
+	p.header_size = sizeof(rocjit_header) - 1;
+	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "header_size");
+	/* A header missing its name is found at the caller's stride too. */
+	{
+		struct header_next broken[2] = { next[0], next[1] };
+		broken[1].name = NULL;
+		p.headers = (const rocjit_header *)(const void *)broken;
+		p.header_size = sizeof broken[0];
+		ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), ROCJIT_EINVAL);
+		ASSERT_CONTAINS(rocjit_last_error(), "header 1 has no name");
+	}
+	ASSERT_INT(rj_test_stats(ctx).compiles, 1);
 	rocjit_close(ctx);
 }

@@ -40,7 +40,7 @@ static void compile_fixture(rocjit_ctx *ctx, const char *file, const char *targe
 			printf("kernel %s missing from %s for %s\n", want[w], file, target);
 		ASSERT(found);
 	}
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	free(src);
 }
 

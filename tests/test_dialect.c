@@ -56,7 +56,7 @@ static const struct fixture cuda_set[] = {
 static void skip_without(int platform, const char *what)
 {
 	char buf[64];
-	if (rocjit_compiler_targets(platform, buf, sizeof buf) != 0)
+	if (rocjit_compiler_targets_get(buf, sizeof buf, platform) != 0)
 		rj_test_skip("%s is not installed: %s", what, rocjit_last_error());
 }
 
@@ -127,7 +127,7 @@ static void cuda_set_compiles_for_amd(const char *target)
 							    cuda_set[i].kernels);
 		/* __CUDA_ARCH__ is 800 there: the sm_89+ inline-PTX kernel stays out. */
 		ASSERT(!has_kernel(info, "cast_f32x2_to_f8e4m3_ptx"));
-		rocjit_codeobj_free(info);
+		rocjit_codeobj_info_free(info);
 	}
 	rocjit_close(ctx);
 }
@@ -156,7 +156,7 @@ TEST(cuda_set_compiles_for_sm_90_with_every_kernel)
 		/* __CUDA_ARCH__ is 900 there: the sm_89+ kernel is compiled. */
 		if (strcmp(cuda_set[i].file, "convert.cu") == 0)
 			ASSERT(has_kernel(info, "cast_f32x2_to_f8e4m3_ptx"));
-		rocjit_codeobj_free(info);
+		rocjit_codeobj_info_free(info);
 	}
 	rocjit_close(ctx);
 }
@@ -216,13 +216,14 @@ TEST(cuda_dialect_std_fixture_compiles_with_the_served_standard_library)
 	ctx = rj_test_open();
 	for (size_t t = 0; t < 2; t++) {
 		static const char *const targets[] = { "gfx90a", "gfx1030" };
-		rocjit_codeobj_free(compile_fixture(ctx, targets[t], ROCJIT_TEST_DIALECT_DIR,
+		rocjit_codeobj_info_free(compile_fixture(ctx, targets[t], ROCJIT_TEST_DIALECT_DIR,
 						    "std_math.cu", amd, std_math_kernels));
 	}
 	/* On NVIDIA <cuda/std/...> is CUDA's own, in include/cccl. */
-	if (rocjit_compiler_targets(ROCJIT_PLATFORM_NVIDIA, targets_nv, sizeof targets_nv) == 0) {
+	if (rocjit_compiler_targets_get(targets_nv, sizeof targets_nv,
+					ROCJIT_PLATFORM_NVIDIA) == 0) {
 		static const char *const nv[] = { CUDA_DIALECT_OPTIONS, NULL };
-		rocjit_codeobj_free(compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR,
+		rocjit_codeobj_info_free(compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR,
 						    "std_math.cu", nv, std_math_kernels));
 	}
 	rocjit_close(ctx);
@@ -235,7 +236,7 @@ TEST(hip_set_compiles_for_sm_90_through_devlib_nvidia)
 
 	skip_without(ROCJIT_PLATFORM_NVIDIA, "NVRTC");
 	ctx = rj_test_open();
-	rocjit_codeobj_free(compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR "/hip",
+	rocjit_codeobj_info_free(compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR "/hip",
 					    "types.hip", options, hip_types_kernels));
 	rocjit_close(ctx);
 }
@@ -249,7 +250,7 @@ TEST(hip_cooperative_groups_compile_for_sm_90)
 
 	skip_without(ROCJIT_PLATFORM_NVIDIA, "NVRTC");
 	ctx = rj_test_open();
-	rocjit_codeobj_free(compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR "/hip",
+	rocjit_codeobj_info_free(compile_fixture(ctx, "sm_90", ROCJIT_TEST_DIALECT_DIR "/hip",
 					    "coop.hip", options, hip_coop_kernels));
 	rocjit_close(ctx);
 }
@@ -311,7 +312,7 @@ TEST(cuda_source_gets_assert_and_cxx17_without_asking_on_every_target)
 		ASSERT_CONTAINS(log, "C++17 extension");
 		rocjit_close(ctx);
 	}
-	if (rocjit_compiler_targets(ROCJIT_PLATFORM_NVIDIA, (char[64]){ 0 }, 64) == 0)
+	if (rocjit_compiler_targets_get((char[64]){ 0 }, 64, ROCJIT_PLATFORM_NVIDIA) == 0)
 		compile_implicit("sm_90", "implicit.cu", "", NULL, 0, 0);
 }
 

@@ -65,7 +65,7 @@ static void compile_registered(rocjit_ctx *ctx, const char *target, const char *
 	kernels[0] = 0;
 	for (size_t i = 0; i < info->num_kernels; i++)
 		n += (size_t)snprintf(kernels + n, size - n, "%s%s", i ? "," : "", info->kernels[i]);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	if (key)
 		memcpy(key, c->key, 33);
 }
@@ -106,7 +106,7 @@ TEST(quoted_include_resolves_in_the_including_folder_first_on_hiprtc)
 TEST(quoted_include_resolves_in_the_including_folder_first_on_nvrtc)
 {
 	char buf[64];
-	if (rocjit_compiler_targets(ROCJIT_PLATFORM_NVIDIA, buf, sizeof buf) != 0) {
+	if (rocjit_compiler_targets_get(buf, sizeof buf, ROCJIT_PLATFORM_NVIDIA) != 0) {
 		rj_test_skip("NVRTC is not installed: %s", rocjit_last_error());
 	}
 	check_registered_rule("sm_90");

@@ -929,6 +929,97 @@ TEST(damaged_code_or_kernels_in_the_index_are_not_served)
 	rj_cache_close(c);
 }
 
+/* Entry i's signature as the index holds it, for a hit on it through c (whose code must
+ * come from the index): 1 and *sig, 0 when the index holds it unsigned. */
+static int index_signature(rj_cache *c, int i, struct rj_stored_sig *sig)
+{
+	const void *code = NULL;
+	void *owned = NULL;
+	size_t size = 0;
+	double ms = 0;
+	rj_key k;
+	int rc;
+
+	key_of(&k, i);
+	ASSERT_INT(rj_cache_get(c, &k, &code, &owned, &size, &ms, NULL), 2);
+	rc = rj_cache_index_signature(c, &k, code, sig);
+	/* Another pointer than the hit's code is no hit of the index. */
+	ASSERT_INT(rj_cache_index_signature(c, &k, (const char *)code + 1, sig + 1), 0);
+	return rc;
+}
+
+/* Each entry's signature rides in the index, as the database held it, checked with the
+ * entry's other fields: read without the database, and a damaged one is never given. */
+TEST(index_holds_each_entry_signature_checked_with_its_fields)
+{
+	struct rj_cache_meta signed_meta = meta;
+	struct rj_stored_sig sig[2];
+	unsigned char bytes[RJ_SIG_BYTES];
+	char code[256];
+	rj_cache *c;
+	rj_key k;
+
+	for (int i = 0; i < RJ_SIG_BYTES; i++)
+		bytes[i] = (unsigned char)(0x80 + i);
+	signed_meta.signer = "release-2026";
+	signed_meta.sig = bytes;
+	store(0, 3, 1);
+	/* Entry 1 stored again, signed; the close writes the index with its signature. */
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	key_of(&k, 1);
+	code_of(code, sizeof code, 1, 1);
+	ASSERT_INT(rj_cache_put(c, &k, &signed_meta, code, strlen(code)), 0);
+	rj_cache_close(c);
+
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(index_signature(c, 1, sig), 1);
+	ASSERT_STR(sig[0].signer, "release-2026");
+	ASSERT_INT(sig[0].len, RJ_SIG_BYTES);
+	ASSERT(memcmp(sig[0].sig, bytes, RJ_SIG_BYTES) == 0);
+	ASSERT_INT(index_signature(c, 0, sig), 0);
+	ASSERT_INT(sig[0].len, 0);
+	ASSERT(!c->db); /* none of it opened the database */
+	rj_cache_close(c);
+
+	/* A byte of the signature changed: the entry is damaged, the index not used. */
+	damage_at((const char *)bytes, RJ_SIG_BYTES);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 1, 1), 1);
+	ASSERT(!c->index);
+	ASSERT_INT(rj_cache_index_signature(c, &k, code, sig), 0);
+	rj_cache_close(c);
+	/* Written anew at close, with the database's signature. */
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(index_signature(c, 1, sig), 1);
+	ASSERT(memcmp(sig[0].sig, bytes, RJ_SIG_BYTES) == 0);
+	rj_cache_close(c);
+}
+
+/* An index of an earlier version (3: entries without their signature) is not read, and is
+ * written anew. */
+TEST(index_of_an_earlier_version_is_written_anew)
+{
+	size_t size;
+	char *data;
+	uint32_t version = 3;
+	rj_cache *c;
+
+	store(0, 3, 1);
+	data = rj_test_read_file(cache_file(RJ_INDEX_FILE), &size);
+	memcpy(data + 8, &version, 4);
+	unlink(cache_file(RJ_INDEX_FILE));
+	rj_test_write_file(cache_file(RJ_INDEX_FILE), data, size);
+	chmod(cache_file(RJ_INDEX_FILE), 0600);
+	free(data);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT(!c->index);
+	ASSERT_INT(get(c, 0, 1), 1);
+	rj_cache_close(c);
+	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
+	ASSERT_INT(get(c, 0, 1), 2);
+	rj_cache_close(c);
+}
+
 /* A row damaged in the database is left out of the index written from it; the next read
  * from the database drops it. */
 TEST(damaged_database_row_is_left_out_of_the_index)

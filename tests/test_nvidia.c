@@ -21,9 +21,8 @@ static const rocjit_code *compile(rocjit_ctx *ctx, const char *target, const cha
 	const rocjit_code *code = NULL;
 	p.source = src;
 	p.name = name;
-	p.log = log;
-	p.log_size = log_size;
 	*rc = rocjit_compile(&code, ctx, target, &p);
+	snprintf(log, log_size, "%s", rocjit_last_log());
 	return code;
 }
 
@@ -59,7 +58,7 @@ TEST(nvidia_compiles_the_bundled_kernels_for_sm_90_and_sm_80)
 			for (size_t k = 0; k < info->num_kernels; k++)
 				found |= strcmp(info->kernels[k], want[i]) == 0;
 			ASSERT(found);
-			rocjit_codeobj_free(info);
+			rocjit_codeobj_info_free(info);
 		}
 		free(src);
 	}
@@ -164,7 +163,7 @@ TEST(nvidia_and_amd_entries_never_share_a_key)
 		rocjit_codeobj_info *info;
 		ASSERT_INT(rocjit_codeobj_inspect(&info, n->data, n->size), 0);
 		ASSERT_INT(info->platform, ROCJIT_PLATFORM_NVIDIA);
-		rocjit_codeobj_free(info);
+		rocjit_codeobj_info_free(info);
 	}
 	rocjit_close(ctx);
 }

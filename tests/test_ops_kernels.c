@@ -102,7 +102,7 @@ static void compile_set_for(const char *target, const char *want_target)
 		printf("%s -> %s: %zu kernels, %zu bytes\n", e.files[f], target, info->num_kernels,
 		       code->size);
 		total += e.count[f];
-		rocjit_codeobj_free(info);
+		rocjit_codeobj_info_free(info);
 	}
 	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
 	printf("%zu kernels in %zu files; %llu compiled, %llu from %s\n", total, e.num_files,
@@ -173,7 +173,7 @@ static const rocjit_code *first_use(rocjit_ctx *ctx, const char *file, char *ker
 	ASSERT_INT(rocjit_code_lowered_name(&lowered, code, expr), 0);
 	ASSERT_INT(info->num_kernels, 1);
 	ASSERT_STR(info->kernels[0], lowered);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	return code;
 }
 

@@ -108,11 +108,10 @@ static struct seen usage_of(const char *key)
 
 static long long disk_hits_counted(void)
 {
-	rocjit_counters n;
+	rocjit_counters n = ROCJIT_COUNTERS_INIT;
 	rocjit_ctx *ctx = rj_test_open();
 
-	memset(&n, 0, sizeof n);
-	ASSERT_INT(rocjit_cache_counters(ctx, &n), 0);
+	ASSERT_INT(rocjit_counters_get(&n, ctx), 0);
 	rocjit_close(ctx);
 	return (long long)n.disk_hits;
 }
@@ -430,7 +429,7 @@ static int reenter(const rocjit_entry *e, void *user)
 {
 	struct reentry *r = user;
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
-	rocjit_counters cn;
+	rocjit_counters cn = ROCJIT_COUNTERS_INIT;
 	uint64_t checked = 0;
 	int n = 0;
 
@@ -438,7 +437,7 @@ static int reenter(const rocjit_entry *e, void *user)
 	r->calls++;
 	ASSERT_INT(rocjit_stats_get(&st, r->ctx), 0);
 	ASSERT(st.entries >= 3);
-	ASSERT_INT(rocjit_cache_counters(r->ctx, &cn), 0);
+	ASSERT_INT(rocjit_counters_get(&cn, r->ctx), 0);
 	ASSERT_INT(rocjit_cache_foreach(r->ctx, count_fn, &n), 0);
 	r->nested += n;
 	ASSERT_INT(rocjit_cache_verify(r->ctx, 0, NULL, NULL, &checked, NULL), 0);
@@ -470,7 +469,7 @@ static void bad_fn(const rocjit_entry *e, int reason, const char *message, void 
 	size_t removed = 0;
 
 	(void)message;
-	ASSERT_INT(reason, ROCJIT_BAD_CHECKSUM);
+	ASSERT_INT(reason, ROCJIT_VERIFY_CHECKSUM);
 	ASSERT_INT(rocjit_stats_get(&st, r->ctx), 0);
 	ASSERT_INT(rocjit_cache_remove(r->ctx, keys, 1, &removed), 0);
 	ASSERT_INT(removed, 1);

@@ -266,3 +266,79 @@ TEST(registered_sources_take_their_language_from_their_names)
 	ASSERT_STR(c->key, hip);
 	rocjit_close(ctx);
 }
+
+/*
+ * rocjit_register_sources_v2 / _headers_v2 read an array of a later release's larger
+ * rocjit_source_file by its element size: the fields this library knows, in each
+ * element, and the table points at the caller's elements.
+ */
+struct source_file_next {             /* a rocjit_source_file with fields added after */
+	const char *name;
+	const char *text;
+	size_t length;
+	const char *added;
+	uint64_t more;
+};
+#define BIG_DEFS "#define VALUE 5\n"
+#define BIG_K "#include <big/defs>\nextern \"C\" __global__ void k(int *x) { x[0] = VALUE; }\n"
+static const struct source_file_next big_sources[] = {
+	{ "big/k.hip", BIG_K, sizeof BIG_K - 1, "not read", 1 },
+	{ "big/other.hip", OTHER, sizeof OTHER - 1, "not read either", 2 },
+};
+static const struct source_file_next big_headers[] = {
+	{ "big/defs", BIG_DEFS, sizeof BIG_DEFS - 1, "not read", 3 },
+};
+static const struct source_file_next big_bad[] = {
+	{ "big/fine.hip", OTHER, sizeof OTHER - 1, NULL, 0 },
+	{ NULL, OTHER, sizeof OTHER - 1, NULL, 0 },
+};
+
+TEST(register_sources_v2_reads_larger_elements_by_their_size)
+{
+	const rocjit_source_file *f;
+	const rocjit_code *c;
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	rocjit_header h = { "big/defs", BIG_DEFS, 0 };
+	rocjit_ctx *ctx;
+	const void *arr = big_sources, *hdrs = big_headers, *bad = big_bad;
+
+	ASSERT_INT(rocjit_register_headers_v2(hdrs, 1, sizeof big_headers[0]), 0);
+	ASSERT_INT(rocjit_register_sources_v2(arr, 2, sizeof big_sources[0]), 0);
+	ASSERT_INT(rocjit_registered_is_header("big/defs"), 1);
+	ASSERT_INT(rocjit_registered_is_header("big/k.hip"), 0);
+	ASSERT_INT(rocjit_registered_source(&f, "big/other.hip"), 0);
+	ASSERT(f == (const void *)&big_sources[1]); /* the caller's element, not a copy */
+	ASSERT_STR(f->text, OTHER);
+	ASSERT_INT(rocjit_registered_source(&f, "big/k.hip"), 0);
+	ASSERT(f == (const void *)&big_sources[0]);
+
+	/* It compiles with its header, under the key the same program gets given directly. */
+	ctx = rj_test_open();
+	ASSERT_INT(rocjit_compile_registered(&c, ctx, "gfx90a", "big/k.hip", NULL, 0), 0);
+	ASSERT_INT(c->from_cache, 0);
+	p.source = BIG_K;
+	p.headers = &h;
+	p.num_headers = 1;
+	{
+		const rocjit_code *direct;
+		ASSERT_INT(rocjit_compile(&direct, ctx, "gfx90a", &p), 0);
+		ASSERT(direct == c);
+	}
+	rocjit_close(ctx);
+
+	/* An element size no rocjit_source_file has is refused, and so is an element that
+	   is not whole, found at its stride. */
+	ASSERT_INT(rocjit_register_sources_v2(arr, 2, sizeof(rocjit_source_file) - 8),
+		   ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "elem_size");
+	ASSERT_INT(rocjit_register_sources_v2(arr, 2, sizeof(rocjit_source_file) + 4),
+		   ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_register_headers_v2(hdrs, 1, 0), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_register_sources_v2(bad, 2, sizeof big_bad[0]), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "file 1 has no name");
+	ASSERT_INT(rocjit_registered_source(&f, "big/fine.hip"), ROCJIT_ENOTFOUND);
+	/* The first version's size is the plain call. */
+	ASSERT_INT(rocjit_register_sources_v2(files, 2, sizeof files[0]), 0);
+	ASSERT_INT(rocjit_registered_source(&f, "sub/other.hip"), 0);
+	ASSERT(f == &files[1]);
+}

@@ -698,11 +698,18 @@ TEST(malformed_url_fails_the_open_from_options_and_warns_from_the_environment)
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
 	rocjit_ctx *ctx = NULL;
 
-	o.cache_dir = rj_test_cache_dir;
+	char fresh[4200];
+	struct stat st;
+
+	/* The open fails before it makes anything: no cache folder appears. */
+	snprintf(fresh, sizeof fresh, "%s/never-made", rj_test_dir);
+	o.cache_dir = fresh;
 	o.remote = "redis://user:" PASSWORD "@host:99999";
 	ASSERT_INT(rocjit_open(&ctx, &o), ROCJIT_EINVAL);
 	ASSERT(strstr(rocjit_last_error(), PASSWORD) == NULL);
 	ASSERT_CONTAINS(rocjit_last_error(), "redis://user:***@host:99999");
+	ASSERT(stat(fresh, &st) != 0 && errno == ENOENT);
+	o.cache_dir = rj_test_cache_dir;
 	o.remote = NULL;
 	setenv("ROCJIT_REMOTE", "redis://user:" PASSWORD "@host:99999", 1);
 	ASSERT_INT(rocjit_open(&ctx, &o), 0);
@@ -1063,7 +1070,7 @@ static int prefetch_node(int i, int start_fd)
 	char opts[PF_ITEMS][48], name[16];
 	const char *o[PF_ITEMS][1];
 	rocjit_prefetch_options po = ROCJIT_PREFETCH_OPTIONS_INIT;
-	rocjit_prefetch_status ps;
+	rocjit_prefetch_status ps = ROCJIT_PREFETCH_STATUS_INIT;
 	rocjit_prefetch *pf;
 	rocjit_ctx *ctx;
 	int compiles;
@@ -1091,7 +1098,8 @@ static int prefetch_node(int i, int start_fd)
 	if (rocjit_prefetch_start(&pf, ctx, items, PF_ITEMS, &po) != 0)
 		return 250;
 	rocjit_prefetch_wait(pf, -1);
-	rocjit_prefetch_status_get(&ps, pf);
+	if (rocjit_prefetch_status_get(&ps, pf) != 0)
+		return 253;
 	rocjit_prefetch_free(pf);
 	compiles = (int)rj_test_stats(ctx).compiles;
 	rocjit_close(ctx);
@@ -1150,7 +1158,7 @@ TEST(prefetch_puts_aside_a_kernel_another_node_compiles)
 	char opts[4][48], key[33], lock[128];
 	const char *o[4][1];
 	rocjit_prefetch_options po = ROCJIT_PREFETCH_OPTIONS_INIT;
-	rocjit_prefetch_status ps;
+	rocjit_prefetch_status ps = ROCJIT_PREFETCH_STATUS_INIT;
 	rocjit_prefetch *pf;
 	rocjit_ctx *ctx;
 
@@ -1183,7 +1191,7 @@ TEST(prefetch_puts_aside_a_kernel_another_node_compiles)
 	po.progress = pf_progress;
 	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, 4, &po), 0);
 	rocjit_prefetch_wait(pf, -1);
-	rocjit_prefetch_status_get(&ps, pf);
+	ASSERT_INT(rocjit_prefetch_status_get(&ps, pf), 0);
 	rocjit_prefetch_free(pf);
 	ASSERT_INT(ps.failed, 0);
 	ASSERT_INT(pf_done, 4);

@@ -15,6 +15,8 @@
 #include "remote/conn.h"
 #include "remote/record.h"
 #include "key/key.h"
+#include "request/context.h"
+#include "store/cache_internal.h"
 
 #define TARGET "gfx90a"
 
@@ -441,6 +443,156 @@ TEST(require_all_refuses_unsigned_local_entries_until_signed)
 	ASSERT_INT(st.signature_rejects, 0);
 	ASSERT_INT(st.signatures_checked, 1);
 	rocjit_close(ctx);
+}
+
+/* ---- Signatures in the read index ------------------------------------------------------------- */
+
+/* What a new process of node n is to find (set before the fork): trusting trusted, under
+ * ROCJIT_REQUIRE_SIGNED_ALL, never compiling, it asks for variant arg, which the read
+ * index holds; loaded: it loads (else refused for its signature); database: its
+ * connection was opened (the database judged the signature). */
+static struct {
+	const char *trusted;
+	int loaded, database;
+} want;
+
+static int index_child(int i)
+{
+	const rocjit_code *c = NULL;
+	rocjit_stats st;
+	rocjit_ctx *ctx;
+	int rc, database;
+
+	ctx = node("n", NULL, NULL, want.trusted, ROCJIT_REQUIRE_SIGNED_ALL,
+		   ROCJIT_OPEN_NO_COMPILE, NULL);
+	RJ_CHILD_CHECK(ctx->cache && ctx->cache->index && !ctx->cache->db);
+	rc = try_variant(ctx, i, &c);
+	database = ctx->cache->db != NULL; /* before the counters: they read the totals there */
+	st = rj_test_stats(ctx);
+	RJ_CHILD_CHECK(st.signatures_checked == 1);
+	RJ_CHILD_CHECK(st.index_hits == (want.loaded ? 1u : 0u));
+	RJ_CHILD_CHECK(st.signature_rejects == (want.loaded ? 0u : 1u));
+	RJ_CHILD_CHECK(want.loaded ? rc == 0 && c->from_cache : rc == ROCJIT_ENOTCACHED);
+	RJ_CHILD_CHECK(database == want.database);
+	rocjit_close(ctx);
+	return 0;
+}
+
+/* Variant i in a new process trusting trusted: loaded or refused, the database opened or
+ * not, as said. */
+static void in_new_process(int i, const char *trusted, int loaded, int database)
+{
+	want.trusted = trusted;
+	want.loaded = loaded;
+	want.database = database;
+	ASSERT_INT(rj_test_in_child(index_child, i), 0);
+}
+
+/* A new process of node n whose request for variant i misses (opening the database). */
+static int miss_child(int i)
+{
+	const rocjit_code *c = NULL;
+	rocjit_ctx *ctx = node("n", NULL, NULL, NULL, 0, ROCJIT_OPEN_NO_COMPILE, NULL);
+
+	RJ_CHILD_CHECK(ctx->cache && !ctx->cache->db);
+	RJ_CHILD_CHECK(try_variant(ctx, i, &c) == ROCJIT_ENOTCACHED);
+	RJ_CHILD_CHECK(ctx->cache->db != NULL);
+	rocjit_close(ctx);
+	return 0;
+}
+
+static const char *index_path(void)
+{
+	static char path[4400];
+
+	snprintf(path, sizeof path, "%s/n/%s", rj_test_dir, RJ_INDEX_FILE);
+	return path;
+}
+
+TEST(require_all_loads_a_signed_entry_from_the_index_without_opening_the_database)
+{
+	char ska[4400], pa[256], skb[4400], pb[256], key2[33], *old;
+	const char *keys[1] = { key2 };
+	size_t old_size, n = 0;
+	rocjit_ctx *ctx;
+
+	keygen("a", ska, pa);
+	keygen("b", skb, pb);
+	/* Variant 1 signed by a, variant 2 unsigned; the close writes the index. */
+	ctx = node("n", NULL, ska, NULL, 0, 0, NULL);
+	variant(ctx, 1);
+	rocjit_close(ctx);
+	ctx = node("n", NULL, NULL, NULL, 0, 0, NULL);
+	snprintf(key2, sizeof key2, "%s", variant(ctx, 2)->key);
+	rocjit_close(ctx);
+	ASSERT(access(index_path(), F_OK) == 0);
+	/* Trusting a: loaded on the index's copy of the signature, no database; twice. */
+	in_new_process(1, pa, 1, 0);
+	in_new_process(1, pa, 1, 0);
+	/* Trusting b only: not loaded, on the database's word. */
+	in_new_process(1, pb, 0, 1);
+	/* Unsigned: refused, on the database's word. */
+	in_new_process(2, pa, 0, 1);
+	/* The refusals left the index as it was: a signed hit still needs no database. */
+	in_new_process(1, pa, 1, 0);
+
+	/* Variant 2 signed by a after the index was written, the index left holding it
+	   unsigned (rocjit sign, then its old index put back): the database judges, and loads
+	   it; the index is then written anew with its signature, which the next process
+	   loads it on. */
+	old = rj_test_read_file(index_path(), &old_size);
+	ctx = node("n", NULL, ska, NULL, 0, ROCJIT_OPEN_NO_COMPILE, NULL);
+	ASSERT_INT(rocjit_cache_sign(ctx, keys, 1, &n), 0);
+	ASSERT_INT(n, 1);
+	rocjit_close(ctx);
+	rj_test_write_file(index_path(), old, old_size);
+	in_new_process(2, pa, 1, 1);
+	in_new_process(2, pa, 1, 0);
+	free(old);
+}
+
+TEST(require_all_judges_an_entry_signed_again_after_its_index_was_written_by_the_database)
+{
+	char ska[4400], pa[256], skb[4400], pb[256], skc[4400], pc[256];
+	char *old;
+	size_t old_size, n = 0;
+	rocjit_ctx *ctx;
+
+	keygen("a", ska, pa);
+	keygen("b", skb, pb);
+	keygen("c", skc, pc);
+	ctx = node("n", NULL, ska, NULL, 0, 0, NULL);
+	variant(ctx, 1);
+	variant(ctx, 2);
+	rocjit_close(ctx);
+	old = rj_test_read_file(index_path(), &old_size); /* holds a's signatures */
+	in_new_process(1, pa, 1, 0);
+
+	/* rocjit sign with b removes the index in its transaction, and its close writes it
+	   anew: a's signature, though a is trusted, no longer loads the entry. */
+	ctx = node("n", NULL, skb, NULL, 0, ROCJIT_OPEN_NO_COMPILE, NULL);
+	ASSERT_INT(rocjit_cache_sign(ctx, NULL, 0, &n), 0);
+	ASSERT_INT(n, 2);
+	ASSERT(access(index_path(), F_OK) != 0);
+	rocjit_close(ctx);
+	in_new_process(1, pa, 0, 1);
+	in_new_process(1, pb, 1, 0); /* b's signature, from the index written anew */
+
+	/* The index as a program that re-signs without knowing it leaves it: still holding
+	   a's signatures.  Trusting b: a's is not trusted, so the database judges, and
+	   loads it (b's); trusting c, it refuses. */
+	rj_test_write_file(index_path(), old, old_size);
+	in_new_process(1, pb, 1, 1);
+	rj_test_write_file(index_path(), old, old_size);
+	in_new_process(1, pc, 0, 1);
+	/* Once a process opens the database (here at a miss), the change of signature,
+	   counted with the deletions, drops that stale index, and the index written anew
+	   holds b's: trusting a, variant 1 is refused. */
+	rj_test_write_file(index_path(), old, old_size);
+	ASSERT_INT(rj_test_in_child(miss_child, 3), 0);
+	in_new_process(1, pa, 0, 1);
+	in_new_process(1, pb, 1, 0);
+	free(old);
 }
 
 TEST(bad_rule_in_the_options_fails_open_and_in_the_environment_fails_closed)

@@ -290,7 +290,7 @@ static void check_served(rocjit_ctx *ctx, int missing)
 			ASSERT_INT(c->from_cache, 1);
 			ASSERT_INT(rocjit_codeobj_inspect(&info, c->data, c->size), 0);
 			ASSERT_STR(info->target, "gfx90a");
-			rocjit_codeobj_free(info);
+			rocjit_codeobj_info_free(info);
 		} else {
 			ASSERT_INT(rc, missing);
 		}
@@ -360,7 +360,7 @@ TEST(bundle_entry_with_bad_code_is_replaced_by_a_compile)
 		ASSERT_INT(c->from_cache, 0); /* compiled here, not the bundle's code */
 		ASSERT_INT(rocjit_codeobj_inspect(&info, c->data, c->size), 0);
 		ASSERT_STR(info->target, "gfx90a");
-		rocjit_codeobj_free(info);
+		rocjit_codeobj_info_free(info);
 	}
 	rocjit_close(ctx);
 }

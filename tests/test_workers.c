@@ -432,6 +432,8 @@ TEST(a_compile_error_in_a_worker_gives_the_diagnostics_of_an_in_process_one)
 struct progress {
 	atomic_int calls, failures;
 	atomic_size_t last_done;
+	atomic_uint version;   /* the status version of the last call */
+	atomic_uint seen;      /* bit i: item i was reported          */
 	char message[512];
 };
 
@@ -440,8 +442,10 @@ static void on_progress(void *user, const rocjit_prefetch_status *st, size_t ind
 {
 	struct progress *p = user;
 
-	(void)index;
 	atomic_fetch_add(&p->calls, 1);
+	atomic_store(&p->version, st->version);
+	if (index < 32)
+		atomic_fetch_or(&p->seen, 1u << index);
 	if (rc) {
 		atomic_fetch_add(&p->failures, 1);
 		snprintf(p->message, sizeof p->message, "%s", message);
@@ -459,7 +463,7 @@ TEST(prefetch_compiles_a_list_in_the_background_and_reports_progress)
 	rocjit_program progs[NPROGRAMS];
 	rocjit_prefetch_item items[NPROGRAMS];
 	rocjit_prefetch_options opts = ROCJIT_PREFETCH_OPTIONS_INIT;
-	rocjit_prefetch_status st;
+	rocjit_prefetch_status st = ROCJIT_PREFETCH_STATUS_INIT;
 	struct progress p;
 	rocjit_prefetch *pf;
 	const rocjit_code *code;
@@ -532,7 +536,7 @@ TEST(prefetch_refuses_bad_items_and_options)
 	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, &item, 1, &opts), 0);
 	ASSERT_INT(rocjit_prefetch_wait(pf, -1), 0);
 	{
-		rocjit_prefetch_status st;
+		rocjit_prefetch_status st = ROCJIT_PREFETCH_STATUS_INIT;
 		ASSERT_INT(rocjit_prefetch_status_get(&st, pf), 0);
 		ASSERT_INT(st.failed, 1);
 	}
@@ -542,6 +546,145 @@ TEST(prefetch_refuses_bad_items_and_options)
 	ASSERT_INT(rocjit_prefetch_wait(pf, 0), 0);
 	rocjit_prefetch_free(pf);
 	rocjit_prefetch_free(NULL);
+	rocjit_close(ctx);
+}
+
+/* The status is versioned like every struct the library fills: the caller's version is
+ * honoured, a version 0 (an uninitialised struct) or a newer one is refused untouched. */
+TEST(prefetch_status_get_refuses_version_0_and_too_new)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	rocjit_prefetch_status st = ROCJIT_PREFETCH_STATUS_INIT;
+	rocjit_prefetch *pf;
+
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, NULL, 0, NULL), 0);
+	ASSERT_INT(rocjit_prefetch_wait(pf, 0), 0);
+
+	memset(&st, 0xab, sizeof st);
+	st.version = 0;
+	ASSERT_INT(rocjit_prefetch_status_get(&st, pf), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "version 0");
+	ASSERT_CONTAINS(rocjit_last_error(), "rocjit_prefetch_status_init");
+	ASSERT_INT(st.version, 0);
+	ASSERT(st.total == (size_t)0xabababababababab && st.finished == (int)0xabababab);
+
+	st.version = ROCJIT_PREFETCH_STATUS_VERSION + 1;
+	ASSERT_INT(rocjit_prefetch_status_get(&st, pf), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_PREFETCH_STATUS_VERSION");
+	ASSERT_INT(st.version, ROCJIT_PREFETCH_STATUS_VERSION + 1);
+	ASSERT(st.total == (size_t)0xabababababababab); /* refused: untouched */
+
+	ASSERT_INT(rocjit_prefetch_status_init(&st, ROCJIT_PREFETCH_STATUS_VERSION), 0);
+	ASSERT_INT(rocjit_prefetch_status_get(&st, pf), 0);
+	ASSERT_STR(rocjit_last_error(), "");
+	ASSERT_INT(st.version, ROCJIT_PREFETCH_STATUS_VERSION);
+	ASSERT_INT(st.total, 0);
+	ASSERT_INT(st.finished, 1);
+	ASSERT_INT(rocjit_prefetch_status_get(NULL, pf), ROCJIT_EINVAL);
+	ASSERT_INT(rocjit_prefetch_status_get(&st, NULL), ROCJIT_EINVAL);
+	rocjit_prefetch_free(pf);
+	rocjit_close(ctx);
+}
+
+/* What a caller built with a later header passes: its rocjit_prefetch_item has a field
+ * this library does not know, at the end. */
+struct wide_item {
+	rocjit_prefetch_item item;
+	const char *later_field;
+};
+
+#define NWIDE 3
+
+/* items[] is read with the caller's item_size: each wide item's program is compiled (and
+ * the field past the known ones never read), so the application's later requests are
+ * hits. */
+TEST(prefetch_reads_items_with_a_larger_item_size)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	static char sources[NWIDE][512];
+	rocjit_program progs[NWIDE];
+	struct wide_item wide[NWIDE];
+	rocjit_prefetch_options opts = ROCJIT_PREFETCH_OPTIONS_INIT;
+	rocjit_prefetch_status st = ROCJIT_PREFETCH_STATUS_INIT;
+	struct progress p;
+	rocjit_prefetch *pf;
+
+	ASSERT(sizeof wide[0] > sizeof(rocjit_prefetch_item));
+	memset(&p, 0, sizeof p);
+	memset(wide, 0, sizeof wide);
+	for (int i = 0; i < NWIDE; i++) {
+		rocjit_program init = ROCJIT_PROGRAM_INIT;
+		snprintf(sources[i], sizeof sources[i], "#define N %d\n%s", 40 + i, rj_test_axpy);
+		progs[i] = init;
+		progs[i].name = "wide.hip";
+		progs[i].source = sources[i];
+		wide[i].item.program = &progs[i];
+		wide[i].item.target = "gfx90a";
+		/* Read as an item at the wrong stride, this would be a program pointer. */
+		wide[i].later_field = "not a program";
+	}
+	opts.item_size = sizeof wide[0];
+	opts.progress = on_progress;
+	opts.user = &p;
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, &wide[0].item, NWIDE, &opts), 0);
+	ASSERT_INT(rocjit_prefetch_wait(pf, -1), 0);
+	ASSERT_INT(rocjit_prefetch_status_get(&st, pf), 0);
+	ASSERT_INT(st.total, NWIDE);
+	ASSERT_INT(st.done, NWIDE);
+	ASSERT_INT(st.failed, 0);
+	ASSERT_INT(st.compiled, NWIDE);
+	ASSERT_INT(atomic_load(&p.calls), NWIDE);
+	ASSERT_INT(atomic_load(&p.seen), (1u << NWIDE) - 1);
+	/* The progress calls' status carries this library's version. */
+	ASSERT_INT(atomic_load(&p.version), ROCJIT_PREFETCH_STATUS_VERSION);
+	rocjit_prefetch_free(pf);
+	/* Exactly these programs were compiled: each is now a hit. */
+	for (int i = 0; i < NWIDE; i++) {
+		const rocjit_code *code;
+		ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &progs[i]), 0);
+	}
+	ASSERT_INT(stats_of(ctx).compiles, NWIDE);
+	ASSERT_INT(stats_of(ctx).memory_hits, NWIDE);
+	rocjit_close(ctx);
+}
+
+TEST(prefetch_refuses_an_item_size_too_small_or_misaligned)
+{
+	rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	rocjit_prefetch_item items[2];
+	rocjit_prefetch_options opts = ROCJIT_PREFETCH_OPTIONS_INIT;
+	rocjit_prefetch_status st = ROCJIT_PREFETCH_STATUS_INIT;
+	rocjit_prefetch *pf = (rocjit_prefetch *)&items[0];
+
+	memset(items, 0, sizeof items);
+	items[0].registered = items[1].registered = "nothing.hip";
+	opts.item_size = sizeof(rocjit_prefetch_item) - sizeof(void *);
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, 2, &opts), ROCJIT_EINVAL);
+	ASSERT(pf == NULL);
+	ASSERT_CONTAINS(rocjit_last_error(), "item_size");
+	opts.item_size = sizeof(rocjit_prefetch_item) + 1;
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, 1, &opts), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "a multiple of");
+	opts.item_size = SIZE_MAX - SIZE_MAX % _Alignof(rocjit_prefetch_item);
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, 2, &opts), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "too large");
+
+	/* 0 is version 1's size; so is any item_size under options version 1, which has no
+	 * such field (the bytes there are the caller's, not options). */
+	opts.item_size = 0;
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, 2, &opts), 0);
+	ASSERT_INT(rocjit_prefetch_wait(pf, -1), 0);
+	ASSERT_INT(rocjit_prefetch_status_get(&st, pf), 0);
+	ASSERT_INT(st.done, 2);
+	ASSERT_INT(st.failed, 2); /* no such registered source: the items fail, not the call */
+	rocjit_prefetch_free(pf);
+	ASSERT_INT(rocjit_prefetch_options_init(&opts, 1), 0);
+	opts.item_size = 3;
+	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, 2, &opts), 0);
+	ASSERT_INT(rocjit_prefetch_wait(pf, -1), 0);
+	ASSERT_INT(rocjit_prefetch_status_get(&st, pf), 0);
+	ASSERT_INT(st.done, 2);
+	rocjit_prefetch_free(pf);
 	rocjit_close(ctx);
 }
 

@@ -5,8 +5,14 @@ set -eu
 # libhiredis-dev: the remote tier's client (src/remote/conn.c); redis-server (with
 # redis-tools' redis-cli, which makes a cluster): its tests start their own servers
 # (tests/redis_server.c).  libsodium-dev: signed code objects (src/sign/sign.c).
+# python3-pytest: the Python binding's tests (bindings/python); python3-venv, -setuptools,
+# -wheel: installing it offline.  rustc, cargo (Debian's 1.63): the Rust crates
+# (bindings/rust), only where no Rust toolchain is on PATH already (rustup's is kept).
 pkgs="cmake make gcc g++ pkg-config libamdhip64-dev libsqlite3-dev libxxhash-dev python3
-      libhiredis-dev redis-server redis-tools libsodium-dev"
+      libhiredis-dev redis-server redis-tools libsodium-dev python3-pytest python3-venv
+      python3-setuptools python3-wheel"
+command -v cargo >/dev/null 2>&1 && command -v rustc >/dev/null 2>&1 ||
+	pkgs="$pkgs rustc cargo"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -76,7 +76,6 @@ static void report_failure(const char *what, int rc, const char *log)
 
 static int compile_all(rocjit_ctx *ctx, const char *target)
 {
-	static char log[16384];
 	rocjit_stats stats;
 	size_t i;
 	int rc;
@@ -86,6 +85,7 @@ static int compile_all(rocjit_ctx *ctx, const char *target)
 		const rocjit_source_file *file;
 		rocjit_program prog = ROCJIT_PROGRAM_INIT;
 		const rocjit_code *code;
+		const char *log;
 		double t0, ms;
 
 		rc = rocjit_registered_source(&file, kernel_files[i]);
@@ -98,12 +98,12 @@ static int compile_all(rocjit_ctx *ctx, const char *target)
 		prog.source = file->text;
 		prog.length = file->length;
 		prog.name = file->name;
-		prog.log = log;
-		prog.log_size = sizeof log;
 
 		t0 = now_ms();
 		rc = rocjit_compile(&code, ctx, target, &prog);
 		ms = now_ms() - t0;
+		/* The compiler's log of this thread's last compile ("" for a cache hit). */
+		log = rocjit_last_log();
 		if (rc) {
 			report_failure(file->name, rc, log);
 			return 1;
@@ -115,8 +115,7 @@ static int compile_all(rocjit_ctx *ctx, const char *target)
 			printf("%s: compiler warnings:\n%s\n", file->name, log);
 	}
 
-	memset(&stats, 0, sizeof stats);
-	stats.version = ROCJIT_STATS_VERSION;
+	rocjit_stats_init(&stats, ROCJIT_STATS_VERSION);
 	rc = rocjit_stats_get(&stats, ctx);
 	if (rc) {
 		report_failure("stats", rc, NULL);

@@ -1,8 +1,10 @@
 /*
- * error.c - error codes, the per-thread last-error text, and ROCJIT_LOG diagnostics.
+ * error.c - error codes, the per-thread last-error text and compiler log, and the
+ * diagnostics: ROCJIT_LOG's level, and where each line goes (stderr, or the function of
+ * rocjit_set_log_callback).
  *
- * Owns nothing but thread-local text and the log level read once from the environment.
- * Must not call into any other module (every module calls into this one).
+ * Owns nothing but thread-local text, the log level read once from the environment and
+ * the log hook.  Must not call into any other module (every module calls into this one).
  */
 #include "base/error.h"
 
@@ -16,6 +18,13 @@
 #include <time.h>
 
 static _Thread_local char last_error[1024];
+
+/* The compiler log of the thread's last request (rocjit_last_log): malloc'ed, or NULL for
+ * "".  Kept in a thread-specific key too, whose destructor frees it when the thread
+ * exits. */
+static _Thread_local char *last_log;
+static pthread_key_t last_log_key;
+static pthread_once_t last_log_once = PTHREAD_ONCE_INIT;
 
 ROCJIT_API int rocjit_version(void)
 {
@@ -49,6 +58,42 @@ ROCJIT_API const char *rocjit_last_error(void)
 void rj_error_clear(void)
 {
 	last_error[0] = 0;
+}
+
+ROCJIT_API const char *rocjit_last_log(void)
+{
+	return last_log ? last_log : "";
+}
+
+static void make_last_log_key(void)
+{
+	pthread_key_create(&last_log_key, free);
+}
+
+void rj_last_log_clear(void)
+{
+	if (!last_log)
+		return;
+	free(last_log);
+	last_log = NULL;
+	pthread_setspecific(last_log_key, NULL);
+}
+
+/* Whole, not cut to a buffer: the log is what a developer reads to fix the kernel.  Out
+ * of memory loses the log, never the request. */
+void rj_last_log_set(const char *log)
+{
+	char *copy;
+
+	rj_last_log_clear();
+	if (!log || !*log || !(copy = strdup(log)))
+		return;
+	pthread_once(&last_log_once, make_last_log_key);
+	if (pthread_setspecific(last_log_key, copy) != 0) {
+		free(copy);
+		return;
+	}
+	last_log = copy;
 }
 
 /*
@@ -101,12 +146,102 @@ int rj_log_level(void)
 	return level;
 }
 
-static void vlog(const char *tag, const char *fmt, va_list ap)
+/*
+ * The log hook.  hook_used turns on at the first rocjit_set_log_callback, so that a
+ * process that never sets one takes no lock to print.  A call of the hook holds
+ * hook_lock for reading and the setter takes it for writing: when the setter returns, no
+ * thread is still inside the old function, and a binding may release what user points
+ * to.  The lock prefers writers, or threads that log without pause would keep a setter
+ * waiting forever; a thread never takes it twice (in_hook), so that cannot deadlock.
+ */
+#define HOOK_LOCK_INIT PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
+static pthread_rwlock_t hook_lock = HOOK_LOCK_INIT;
+static rocjit_log_fn hook_fn;   /* under hook_lock */
+static void *hook_user;         /* under hook_lock */
+static atomic_int hook_used;
+static pthread_once_t hook_once = PTHREAD_ONCE_INIT;
+/* This thread is inside the hook: a diagnostic made meanwhile (the hook called rocjit,
+ * which it must not) goes to stderr instead of taking the lock again. */
+static _Thread_local int in_hook;
+
+/*
+ * A fork child has only the thread that forked: readers of the parent that were inside
+ * the hook never unlock the child's copy of the lock, and a setter there would wait for
+ * them forever.  The child starts from a fresh lock, held again for reading when the
+ * forking thread itself was inside the hook (it unlocks once the hook returns).
+ */
+static void hook_after_fork_child(void)
 {
+	static const pthread_rwlock_t fresh = HOOK_LOCK_INIT;
+
+	hook_lock = fresh;
+	if (in_hook)
+		pthread_rwlock_rdlock(&hook_lock);
+}
+
+static void hook_register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, hook_after_fork_child);
+}
+
+ROCJIT_API void rocjit_set_log_callback(rocjit_log_fn fn, void *user)
+{
+	pthread_once(&hook_once, hook_register_atfork);
+	pthread_rwlock_wrlock(&hook_lock);
+	hook_fn = fn;
+	hook_user = user;
+	atomic_store_explicit(&hook_used, 1, memory_order_release);
+	pthread_rwlock_unlock(&hook_lock);
+}
+
+/* The public level (rocjit.h's ROCJIT_LOG_*) of an internal one. */
+static int public_level(int level)
+{
+	switch (level) {
+	case RJ_LOG_WARN: return ROCJIT_LOG_WARN;
+	case RJ_LOG_INFO: return ROCJIT_LOG_INFO;
+	default: return ROCJIT_LOG_DEBUG;
+	}
+}
+
+/* Gives text's lines, one call each, to the hook; 0 when none is set (then the caller
+ * prints).  text is the formatted message, written in place. */
+static int to_hook(int level, char *text)
+{
+	int done = 0;
+
+	if (!atomic_load_explicit(&hook_used, memory_order_acquire) || in_hook)
+		return 0;
+	pthread_rwlock_rdlock(&hook_lock);
+	if (hook_fn) {
+		char *line = text, *nl;
+		in_hook = 1;
+		do {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = 0;
+			/* A trailing newline ends the last line; it is not a line of its own. */
+			if (*line || nl)
+				hook_fn(hook_user, public_level(level), line);
+			line = nl ? nl + 1 : NULL;
+		} while (line && *line);
+		in_hook = 0;
+		done = 1;
+	}
+	pthread_rwlock_unlock(&hook_lock);
+	return done;
+}
+
+static void vlog(int level, const char *fmt, va_list ap)
+{
+	static const char *const tags[] = { "", "warning: ", "", "debug: " };
+	static const char prefix[] = "rocjit: ";
 	char buf[2048];
-	int n = snprintf(buf, sizeof buf, "rocjit: %s", tag);
+	int n = snprintf(buf, sizeof buf, "%s%s", prefix, tags[level]);
 
 	vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+	if (to_hook(level, buf + n))
+		return;
 	n = (int)strlen(buf);
 	buf[n++] = '\n';
 	/* One write per line so lines of concurrent threads and processes do not interleave. */
@@ -116,12 +251,11 @@ static void vlog(const char *tag, const char *fmt, va_list ap)
 void rj_log(int level, const char *fmt, ...)
 {
 	va_list ap;
-	static const char *const tags[] = { "", "warning: ", "", "debug: " };
 
-	if (rj_log_level() < level)
+	if (rj_log_level() < level || level < RJ_LOG_WARN || level > RJ_LOG_DEBUG)
 		return;
 	va_start(ap, fmt);
-	vlog(tags[level], fmt, ap);
+	vlog(level, fmt, ap);
 	va_end(ap);
 }
 
@@ -149,7 +283,7 @@ void rj_warn_once(const char *once_key, const char *fmt, ...)
 	if (rj_log_level() < RJ_LOG_WARN)
 		return;
 	va_start(ap, fmt);
-	vlog("warning: ", fmt, ap);
+	vlog(RJ_LOG_WARN, fmt, ap);
 	va_end(ap);
 }
 

@@ -22,6 +22,11 @@ int rj_error_set(int code, const char *file, int line, const char *fmt, ...) RJ_
 /* Clears the calling thread's last error (on entry to public calls that succeed). */
 void rj_error_clear(void);
 
+/* The calling thread's compiler log (rocjit_last_log): cleared on entry to every request,
+ * set by the compile that request ran (a copy of log; NULL or "" clears it). */
+void rj_last_log_clear(void);
+void rj_last_log_set(const char *log);
+
 /* Return code from the current function, recording why. */
 #define RJ_FAIL(code, ...) return rj_error_set((code), __FILE__, __LINE__, __VA_ARGS__)
 /* Fail with code and a message when cond holds. */
@@ -38,7 +43,8 @@ void rj_error_clear(void);
 			return rj_fw_rc_; \
 	} while (0)
 
-/* ---- Logging: ROCJIT_LOG=warn (default) | info | debug | off ---- */
+/* ---- Logging: ROCJIT_LOG=warn (default) | info | debug | off.  Each line goes to stderr,
+ * or to the function of rocjit_set_log_callback (error.c). ---- */
 
 enum rj_level { RJ_LOG_OFF = 0, RJ_LOG_WARN = 1, RJ_LOG_INFO = 2, RJ_LOG_DEBUG = 3 };
 

@@ -429,7 +429,7 @@ ROCJIT_API int rocjit_codeobj_inspect(rocjit_codeobj_info **out, const void *dat
 	RJ_CHECK(!info, ROCJIT_ENOMEM, "out of memory reading a code object");
 	rc = inspect(info, data, size);
 	if (rc < 0) {
-		rocjit_codeobj_free(info);
+		rocjit_codeobj_info_free(info);
 		return rc;
 	}
 	rj_error_clear();
@@ -437,7 +437,7 @@ ROCJIT_API int rocjit_codeobj_inspect(rocjit_codeobj_info **out, const void *dat
 	return 0;
 }
 
-ROCJIT_API void rocjit_codeobj_free(rocjit_codeobj_info *info)
+ROCJIT_API void rocjit_codeobj_info_free(rocjit_codeobj_info *info)
 {
 	size_t i;
 
@@ -447,6 +447,12 @@ ROCJIT_API void rocjit_codeobj_free(rocjit_codeobj_info *info)
 		free(info->kernels[i]);
 	free(info->kernels);
 	free(info);
+}
+
+/* The name before the API's naming rule (a free function is named after what it frees). */
+ROCJIT_API void rocjit_codeobj_free(rocjit_codeobj_info *info)
+{
+	rocjit_codeobj_info_free(info);
 }
 
 /*
@@ -482,7 +488,7 @@ int rj_codeobj_check(const void *data, size_t size, const char *target, char **k
 		rc = rj_error_set(ROCJIT_EFORMAT, __FILE__, __LINE__,
 				  "code object is for %s, expected %s", info->target, target);
 	if (rc) {
-		rocjit_codeobj_free(info);
+		rocjit_codeobj_info_free(info);
 		return rc;
 	}
 	if (kernels_out) {
@@ -490,7 +496,7 @@ int rj_codeobj_check(const void *data, size_t size, const char *target, char **k
 			len += strlen(info->kernels[i]) + 1;
 		list = malloc(len);
 		if (!list) {
-			rocjit_codeobj_free(info);
+			rocjit_codeobj_info_free(info);
 			RJ_FAIL(ROCJIT_ENOMEM, "out of memory listing kernels");
 		}
 		for (i = 0, w = list; i < info->num_kernels; i++) {
@@ -504,6 +510,6 @@ int rj_codeobj_check(const void *data, size_t size, const char *target, char **k
 		*w = 0;
 		*kernels_out = list;
 	}
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 	return 0;
 }

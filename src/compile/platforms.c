@@ -52,11 +52,12 @@ ROCJIT_API int rocjit_compiler_identity(const char **out, int platform)
 	return 0;
 }
 
-ROCJIT_API int rocjit_compiler_targets(int platform, char *buf, size_t size)
+ROCJIT_API int rocjit_compiler_targets_get(char *buf, size_t size, int platform)
 {
 	const struct rj_platform *p;
 
-	RJ_CHECK(!buf || size < 16, ROCJIT_EINVAL, "rocjit_compiler_targets: buffer too small");
+	RJ_CHECK(!buf || size < 16, ROCJIT_EINVAL, "rocjit_compiler_targets_get: buffer too "
+		 "small");
 	buf[0] = 0;
 	RJ_FORWARD(platform_arg(&p, platform));
 	RJ_FORWARD(p->targets(buf, size));
@@ -64,25 +65,42 @@ ROCJIT_API int rocjit_compiler_targets(int platform, char *buf, size_t size)
 	return 0;
 }
 
-ROCJIT_API int rocjit_device_count(int platform, int *count)
+ROCJIT_API int rocjit_device_count_get(int *count, int platform)
 {
 	const struct rj_platform *p;
 
-	RJ_CHECK(!count, ROCJIT_EINVAL, "rocjit_device_count: count is NULL");
+	RJ_CHECK(!count, ROCJIT_EINVAL, "rocjit_device_count_get: count is NULL");
 	*count = 0;
 	RJ_FORWARD(platform_arg(&p, platform));
 	return p->device_count(count);
 }
 
-ROCJIT_API int rocjit_device_target(int platform, int device, char *buf, size_t size)
+ROCJIT_API int rocjit_device_target_get(char *buf, size_t size, int platform, int device)
 {
 	const struct rj_platform *p;
 	char raw[256];
 
-	RJ_CHECK(!buf || size < 2, ROCJIT_EINVAL, "rocjit_device_target: no buffer");
+	RJ_CHECK(!buf || size < 2, ROCJIT_EINVAL, "rocjit_device_target_get: no buffer");
 	buf[0] = 0;
 	RJ_FORWARD(platform_arg(&p, platform));
 	RJ_FORWARD(p->device_target(device, raw, sizeof raw));
 	RJ_FORWARD(rocjit_target_normalize(buf, size, raw));
 	return 0;
+}
+
+/* ---- The spellings before the API's argument order (results first) ------------------- */
+
+ROCJIT_API int rocjit_compiler_targets(int platform, char *buf, size_t size)
+{
+	return rocjit_compiler_targets_get(buf, size, platform);
+}
+
+ROCJIT_API int rocjit_device_count(int platform, int *count)
+{
+	return rocjit_device_count_get(count, platform);
+}
+
+ROCJIT_API int rocjit_device_target(int platform, int device, char *buf, size_t size)
+{
+	return rocjit_device_target_get(buf, size, platform, device);
 }

@@ -1,7 +1,8 @@
 /*
  * admin.c - the public calls on a context's on-disk stores: administering its cache
- * (rocjit_cache_foreach, _find, _remove, _compact, _verify[_each], _counters, _zero) and moving
- * entries between its cache and a bundle file (rocjit_bundle_export, _import).
+ * (rocjit_cache_foreach, _find, _remove, _compact, _verify[_each], _zero, and
+ * rocjit_counters_get) and moving entries between its cache and a bundle file
+ * (rocjit_bundle_export, _import).
  *
  * Owns only the step from the context to the store: checking the context, finding its
  * cache (or saying why it has none), clearing the out-parameters, then handing the
@@ -96,14 +97,29 @@ ROCJIT_API int rocjit_cache_verify_each(rocjit_ctx *ctx, int fix,
 			       user, checked, bad_count);
 }
 
-ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
+/* Fills the fields of out's version; version 1 is every field there is so far, so the
+ * version only has to be one this library knows. */
+ROCJIT_API int rocjit_counters_get(rocjit_counters *out, rocjit_ctx *ctx)
 {
 	rj_cache *c = NULL;
+	unsigned int version;
 
-	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
+	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_counters_get: out is NULL");
+	version = out->version;
+	RJ_CHECK(version < 1 || version > ROCJIT_COUNTERS_VERSION, ROCJIT_EINVAL,
+		 "rocjit_counters_get: version %u unknown: set it to ROCJIT_COUNTERS_VERSION "
+		 "(rocjit_counters_init)", version);
 	memset(out, 0, sizeof *out);
+	out->version = version;
 	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
 	return rj_cache_counters(c, out);
+}
+
+ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
+{
+	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
+	out->version = ROCJIT_COUNTERS_VERSION;
+	return rocjit_counters_get(out, ctx);
 }
 
 ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx)

@@ -210,8 +210,6 @@ static int open_remote(rocjit_ctx *ctx, const rocjit_options *opts)
 		return 0;
 	}
 	rj_remote_set_trust(ctx->remote, rj_signing_shared_trust(&ctx->signing));
-	if (ctx->cache && !rj_cache_readonly(ctx->cache))
-		rj_remote_share_breaker(ctx->remote, rj_cache_dirfd(ctx->cache));
 	return 0;
 }
 
@@ -266,13 +264,17 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 		rocjit_close(ctx);
 		RJ_FAIL(rc, "rocjit_open: %s", msg);
 	}
-	open_cache(ctx, opts->cache_dir);
+	/* The remote tier's URL before the cache: an open that fails on a mistake in the
+	   options creates no cache folder. */
 	if (open_remote(ctx, opts) != 0) {
 		char msg[MSG_MAX];
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
 		rocjit_close(ctx);
 		RJ_FAIL(ROCJIT_EINVAL, "rocjit_open: %s", msg);
 	}
+	open_cache(ctx, opts->cache_dir);
+	if (ctx->remote && ctx->cache && !rj_cache_readonly(ctx->cache))
+		rj_remote_share_breaker(ctx->remote, rj_cache_dirfd(ctx->cache));
 	/* The bundles named here now (a wrong name is said at once); the one beside the
 	   executable at the first lookup that needs it (lookup.c). */
 	ctx->bundles = rj_bundles_open(opts->version >= 2 ? opts->bundles : NULL);
@@ -348,14 +350,52 @@ static int check_name_expressions(const char *const *e, size_t n)
 	return 0;
 }
 
+/*
+ * The program's headers, sizeof(rocjit_header) apart, for the layers below.  A caller
+ * whose rocjit_header is another size (header_size, version 3: a later release's, larger)
+ * gets a packed copy of the fields this library knows, freed by request_release.
+ */
+static int take_headers(struct rj_request *r, const rocjit_program *p)
+{
+	size_t stride = p->version >= 3 && p->header_size ? p->header_size : sizeof(rocjit_header);
+	rocjit_header *copy;
+
+	r->headers = p->headers;
+	r->num_headers = p->num_headers;
+	r->owned_headers = NULL;
+	RJ_CHECK(stride < sizeof(rocjit_header), ROCJIT_EINVAL, "program header_size %zu is "
+		 "smaller than a rocjit_header (%zu bytes): set it to sizeof(rocjit_header)",
+		 stride, sizeof(rocjit_header));
+	if (stride == sizeof(rocjit_header) || !p->num_headers || !p->headers)
+		return check_headers(r->headers, r->num_headers);
+	RJ_CHECK(p->num_headers > SIZE_MAX / stride, ROCJIT_EINVAL, "num_headers %zu is too "
+		 "large", p->num_headers);
+	copy = malloc(p->num_headers * sizeof *copy);
+	RJ_CHECK(!copy, ROCJIT_ENOMEM, "out of memory reading the program's headers");
+	for (size_t i = 0; i < p->num_headers; i++)
+		memcpy(&copy[i], (const char *)p->headers + i * stride, sizeof *copy);
+	r->headers = r->owned_headers = copy;
+	return check_headers(r->headers, r->num_headers);
+}
+
+/* Releases what request_from_program or request_from_registered took. */
+static void request_release(struct rj_request *r)
+{
+	rj_opts_release(&r->opts);
+	free(r->owned_headers);
+	r->owned_headers = NULL;
+}
+
 static int request_from_program(struct rj_request *r, const rocjit_program *p)
 {
+	int rc;
+
+	r->owned_headers = NULL;
 	RJ_CHECK(!p, ROCJIT_EINVAL, "program is NULL");
 	RJ_CHECK(p->version < 1 || p->version > ROCJIT_PROGRAM_VERSION, ROCJIT_EINVAL,
 		 "program version %u is not one this library knows (1..%d): initialize it "
 		 "with ROCJIT_PROGRAM_INIT", p->version, ROCJIT_PROGRAM_VERSION);
 	RJ_CHECK(!p->source, ROCJIT_EINVAL, "program source is NULL");
-	RJ_FORWARD(check_headers(p->headers, p->num_headers));
 	r->header_digests = NULL;
 	r->source = p->source;
 	r->length = p->length ? p->length : strlen(p->source);
@@ -368,13 +408,15 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 	r->name_expressions = p->version >= 2 ? p->name_expressions : NULL;
 	r->num_name_expressions = p->version >= 2 ? p->num_name_expressions : 0;
 	RJ_FORWARD(check_name_expressions(r->name_expressions, r->num_name_expressions));
-	r->headers = p->headers;
-	r->num_headers = p->num_headers;
-	r->log = p->log;
-	r->log_size = p->log_size;
-	if (r->log && r->log_size)
-		r->log[0] = 0;
-	RJ_FORWARD(rj_opts_normalize(&r->opts, p->options, p->num_options));
+	/* p->log and p->log_size are never looked at: the log is rocjit_last_log(). */
+	rc = take_headers(r, p);
+	if (rc == 0)
+		rc = rj_opts_normalize(&r->opts, p->options, p->num_options);
+	if (rc != 0) {
+		free(r->owned_headers);
+		r->owned_headers = NULL;
+		return rc;
+	}
 	r->digest = rj_digest_of(r->source, r->length);
 	return 0;
 }
@@ -458,7 +500,7 @@ static int compile_request(const rocjit_code **out, rocjit_ctx *ctx, const char 
 	if (rc == 0)
 		rc = rj_slot_get(&s, ctx, r, &lk);
 
-	rj_opts_release(&r->opts);
+	request_release(r);
 	RJ_FORWARD(rc);
 	*out = &s->code;
 	rj_error_clear();
@@ -471,6 +513,7 @@ ROCJIT_API int rocjit_compile(const rocjit_code **out, rocjit_ctx *ctx, const ch
 	char norm[RJ_TARGET_MAX];
 	struct rj_request r;
 
+	rj_last_log_clear();
 	RJ_CHECK(!out || !ctx, ROCJIT_EINVAL, "rocjit_compile: out or ctx is NULL");
 	*out = NULL;
 	RJ_FORWARD(compile_target(ctx, target, norm, &target));
@@ -584,7 +627,7 @@ static int kernel_get(rocjit_kernel **out, rocjit_ctx *ctx, struct rj_request *r
 		else
 			rc = rj_slot_get(&s, ctx, r, &lk);
 	}
-	rj_opts_release(&r->opts);
+	request_release(r);
 	RJ_FORWARD(rc);
 	if (!k)
 		RJ_FORWARD(load_kernel(&k, ctx, s, rj_slot_symbol(s, kernel_name)));
@@ -598,6 +641,7 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
 {
 	struct rj_request r;
 
+	rj_last_log_clear();
 	RJ_CHECK(!out || !ctx || !kernel_name || !*kernel_name, ROCJIT_EINVAL,
 		 "rocjit_kernel_get: out, ctx and kernel_name must be given");
 	*out = NULL;
@@ -607,8 +651,6 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
 		size_t length = prog->length ? prog->length : strlen(prog->source);
 		rocjit_kernel *k = rj_recent_find(ctx, prog, length, kernel_name);
 		if (k) {
-			if (prog->log && prog->log_size)
-				prog->log[0] = 0;
 			atomic_fetch_add_explicit(&ctx->memory_hits, 1, memory_order_relaxed);
 			*out = k;
 			rj_error_clear();
@@ -628,8 +670,7 @@ static int request_from_registered(struct rj_request *r, rocjit_ctx *ctx, const 
 
 	RJ_CHECK(!source_name, ROCJIT_EINVAL, "source_name is NULL");
 	RJ_FORWARD(rj_source_resolve(&s, ctx, source_name));
-	r->log = NULL;
-	r->log_size = 0;
+	r->owned_headers = NULL;
 	r->source = s->text;
 	r->length = s->length;
 	r->name = s->display;
@@ -648,6 +689,7 @@ ROCJIT_API int rocjit_compile_registered(const rocjit_code **out, rocjit_ctx *ct
 	char norm[RJ_TARGET_MAX];
 	struct rj_request r;
 
+	rj_last_log_clear();
 	RJ_CHECK(!out || !ctx, ROCJIT_EINVAL, "rocjit_compile_registered: out or ctx is NULL");
 	*out = NULL;
 	RJ_FORWARD(compile_target(ctx, target, norm, &target));
@@ -661,6 +703,7 @@ ROCJIT_API int rocjit_kernel_get_registered(rocjit_kernel **out, rocjit_ctx *ctx
 {
 	struct rj_request r;
 
+	rj_last_log_clear();
 	RJ_CHECK(!out || !ctx || !source_name || !kernel_name || !*kernel_name, ROCJIT_EINVAL,
 		 "rocjit_kernel_get_registered: out, ctx, source_name and kernel_name must "
 		 "be given");

@@ -135,21 +135,22 @@ struct rj_slot *rj_table_add(rocjit_ctx *ctx, const rj_key *key);
 /* Frees every slot (unloading modules). No locking: only at close. */
 void rj_table_free(rocjit_ctx *ctx);
 
-/* A validated request: what enters the key, plus where diagnostics go. */
+/* A validated request: what enters the key, plus the name diagnostics give it. */
 struct rj_request {
 	const char *source;
 	size_t length;
 	const char *name;
-	const rocjit_header *headers;
+	const rocjit_header *headers;    /* packed (sizeof(rocjit_header) apart) */
 	size_t num_headers;
+	rocjit_header *owned_headers;    /* headers, when they were copied out of a program
+	                                    whose header_size differs; freed with the
+	                                    request, else NULL */
 	const rj_digest *header_digests; /* precomputed, or NULL */
 	struct rj_opts opts;
 	rj_digest digest;
 	int language;                    /* ROCJIT_LANG_HIP or _CUDA, resolved */
 	const char *const *name_expressions; /* the program's, checked */
 	size_t num_name_expressions;
-	char *log;
-	size_t log_size;
 };
 
 /* What a request is looked up by: its key, and what the key was made of. */

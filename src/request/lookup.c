@@ -28,12 +28,6 @@
 
 _Thread_local int rj_fleet_nowait;
 
-static void copy_log(const struct rj_request *r, const char *log)
-{
-	if (r->log && r->log_size && log)
-		snprintf(r->log, r->log_size, "%s", log);
-}
-
 /* The first line of the log that says "error", for the one-line error message. */
 static void first_error(char *out, size_t size, const char *log)
 {
@@ -271,7 +265,8 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 			atomic_fetch_add(&ctx->worker_overhead_us,
 					 (uint64_t)((s->code.compile_ms - run.compiler_ms) * 1e3));
 	}
-	copy_log(r, out.log);
+	/* The requesting thread's: the program is const, and may be shared by threads. */
+	rj_last_log_set(out.log);
 	if (rc != 0) {
 		char msg[MSG_MAX];
 		/* A refused target (checked by the worker, before any compile) ran no compiler. */
@@ -348,8 +343,34 @@ static void take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void 
 	atomic_fetch_add(&ctx->disk_hits, 1);
 }
 
+/*
+ * Whether a local hit (code) may load under the signing rule (signing.c).  The fields a
+ * signature covers besides the code are the request's (the entry's key matched them), so
+ * a signature the read index holds is checked without the database; the portable key is
+ * computed only when the rule covers the local cache.
+ */
+static int local_ok(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
+		    const char *compiler, const void *code, size_t size)
+{
+	struct rj_sig_subject hit;
+	rj_key pkey;
+
+	if (ctx->signing.require < ROCJIT_REQUIRE_SIGNED_ALL)
+		return 1;
+	pkey = portable_key(r, s->platform, s->target);
+	hit.key = &s->key;
+	hit.pkey = &pkey;
+	hit.platform = s->platform->name;
+	hit.target = s->target;
+	hit.compiler = compiler;
+	hit.code = code;
+	hit.code_size = size;
+	return rj_signing_local_ok(&ctx->signing, ctx->cache, &hit);
+}
+
 /* 1 and s filled when the on-disk cache has s's key; 0 on a miss (or a cache failure). */
-static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s)
+static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		       const char *compiler)
 {
 	const void *code;
 	void *owned;
@@ -363,7 +384,7 @@ static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_sl
 		return 0;
 	rc = rj_cache_get(ctx->cache, &s->key, &code, &owned, &size, &ms,
 			  r->num_name_expressions ? &column : NULL);
-	if (rc > 0 && !rj_signing_local_ok(&ctx->signing, ctx->cache, &s->key, code, size)) {
+	if (rc > 0 && !local_ok(ctx, r, s, compiler, code, size)) {
 		s->local_refused = 1;
 		free(owned);
 		free(column);
@@ -400,7 +421,7 @@ static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_sl
  * be had: compile anyway).
  */
 static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
-			struct rj_keylock *lock)
+			const char *compiler, struct rj_keylock *lock)
 {
 	double deadline = rj_now_ms() + rj_keylock_timeout_ms();
 	unsigned sleep_us = 2000;
@@ -421,11 +442,11 @@ static int wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_s
 		usleep(sleep_us);
 		if (sleep_us < 50000)
 			sleep_us *= 2;
-		if (disk_lookup(ctx, r, s))
+		if (disk_lookup(ctx, r, s, compiler))
 			return 1;
 	}
 	/* Held: the previous holder may have stored it just before letting go. */
-	if (rc == RJ_LOCK_HELD && disk_lookup(ctx, r, s)) {
+	if (rc == RJ_LOCK_HELD && disk_lookup(ctx, r, s, compiler)) {
 		rj_keylock_release(lock);
 		return 1;
 	}
@@ -682,7 +703,7 @@ static int early_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_s
 		return 0;
 	rc = rj_cache_probe(ctx->cache, &s->key, &code, &size, &ms,
 			    r->num_name_expressions ? &column : NULL);
-	if (rc == 2 && !rj_signing_local_ok(&ctx->signing, ctx->cache, &s->key, code, size)) {
+	if (rc == 2 && !local_ok(ctx, r, s, compiler, code, size)) {
 		s->local_refused = 1;
 		free(column);
 		return 0;
@@ -731,13 +752,13 @@ static int produce(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	}
 	if (ctx->cache && ctx->remote && early_remote(ctx, r, s, compiler))
 		return 0;
-	if (ctx->cache && disk_lookup(ctx, r, s))
+	if (ctx->cache && disk_lookup(ctx, r, s, compiler))
 		return 0;
 	bundle_find(ctx, r, s, compiler, &bh);
 	/* A network round trip is worth it only against an entry of another compiler. */
 	if (bh.found && (bh.exact || !ctx->remote) && bundle_take(ctx, r, s, &bh))
 		return 0;
-	if (ctx->cache && may_compile && wait_for_key(ctx, r, s, &lock)) {
+	if (ctx->cache && may_compile && wait_for_key(ctx, r, s, compiler, &lock)) {
 		bundle_drop(&bh);
 		return 0;
 	}

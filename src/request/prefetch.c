@@ -15,6 +15,8 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,9 +25,22 @@
 #include "request/context.h"
 #include "worker/pool.h"
 
+/*
+ * The size of version 1's rocjit_prefetch_item: the stride of a caller that gives none
+ * (NULL options, options version 1, item_size 0), and the smallest one accepted.  When
+ * the struct grows this stays the old size (the offset of the first new field).
+ */
+#define ITEM_V1_SIZE sizeof(rocjit_prefetch_item)
+
+/* The part of a rocjit_prefetch_status each version has: version 1 is all of it so far. */
+static const size_t status_sizes[] = { sizeof(rocjit_prefetch_status) };
+_Static_assert(sizeof status_sizes / sizeof status_sizes[0] == ROCJIT_PREFETCH_STATUS_VERSION,
+	       "rocjit_prefetch_status versions");
+
 struct rocjit_prefetch {
 	rocjit_ctx *ctx;
 	const rocjit_prefetch_item *items;
+	size_t item_size;     /* the caller's stride between items (options item_size)   */
 	size_t n;
 	rocjit_prefetch_options opts;
 	atomic_size_t next;   /* the next item to take                                  */
@@ -40,6 +55,15 @@ struct rocjit_prefetch {
 	rocjit_prefetch_status st;
 	unsigned int running; /* threads not yet finished                               */
 };
+
+/* Item i of a list whose elements are size bytes apart; only the fields of version 1
+ * are read, so a caller's larger (later) struct reads right.  size is a multiple of the
+ * struct's alignment (item_stride), so the element is aligned as the struct needs. */
+static const rocjit_prefetch_item *item_at(const rocjit_prefetch_item *items, size_t size,
+					   size_t i)
+{
+	return (const rocjit_prefetch_item *)(const void *)((const char *)items + i * size);
+}
 
 static int one(rocjit_prefetch *pf, const rocjit_prefetch_item *it, int *compiled)
 {
@@ -96,7 +120,7 @@ static void *run(void *arg)
 		int compiled = 0, rc;
 
 		rj_fleet_nowait = !again;
-		rc = one(pf, &pf->items[i], &compiled);
+		rc = one(pf, item_at(pf->items, pf->item_size, i), &compiled);
 		rj_fleet_nowait = 0;
 		pthread_mutex_lock(&pf->mu);
 		if (rc == RJ_DEFERRED) {
@@ -121,23 +145,46 @@ static void *run(void *arg)
 	return NULL;
 }
 
-ROCJIT_API int rocjit_prefetch_options_init(rocjit_prefetch_options *opts, unsigned int version)
+/*
+ * The stride the caller's options give (as rocjit_register_sources_v2 checks elem_size):
+ * at least version 1's item, and a multiple of its alignment, so that every element is
+ * aligned and the fields this library reads lie inside it.
+ */
+static int item_stride(size_t *size, const rocjit_prefetch_options *opts, size_t n)
 {
-	rocjit_prefetch_options init = ROCJIT_PREFETCH_OPTIONS_INIT;
-
-	RJ_CHECK(!opts || version != ROCJIT_PREFETCH_OPTIONS_VERSION, ROCJIT_EINVAL,
-		 "rocjit_prefetch_options_init: NULL options or unknown version %u", version);
-	*opts = init;
+	*size = opts && opts->version >= 2 && opts->item_size ? opts->item_size : ITEM_V1_SIZE;
+	RJ_CHECK(*size < ITEM_V1_SIZE || *size % _Alignof(rocjit_prefetch_item) != 0,
+		 ROCJIT_EINVAL, "rocjit_prefetch_start: item_size %zu is not "
+		 "sizeof(rocjit_prefetch_item) as a caller knows it (at least %zu, a multiple "
+		 "of %zu)", *size, ITEM_V1_SIZE, (size_t)_Alignof(rocjit_prefetch_item));
+	RJ_CHECK(n > SIZE_MAX / *size, ROCJIT_EINVAL, "rocjit_prefetch_start: count %zu is "
+		 "too large", n);
 	return 0;
 }
 
-static int check_items(const rocjit_prefetch_item *items, size_t n)
+static int check_items(const rocjit_prefetch_item *items, size_t size, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		RJ_CHECK(!items[i].program == !items[i].registered, ROCJIT_EINVAL,
+	for (size_t i = 0; i < n; i++) {
+		const rocjit_prefetch_item *it = item_at(items, size, i);
+		RJ_CHECK(!it->program == !it->registered, ROCJIT_EINVAL,
 			 "rocjit_prefetch_start: item %zu must name a program or a registered "
 			 "source (exactly one of them)", i);
+	}
 	return 0;
+}
+
+/*
+ * The caller's options, as far as its version goes, over this version's defaults: a
+ * caller built with an older header has a smaller struct, and nothing past its version's
+ * fields is read.  NULL: the defaults.
+ */
+static void take_options(rocjit_prefetch_options *dst, const rocjit_prefetch_options *opts)
+{
+	rocjit_prefetch_options_init(dst, ROCJIT_PREFETCH_OPTIONS_VERSION);
+	if (!opts)
+		return;
+	memcpy(dst, opts, opts->version >= 2 ? sizeof *opts
+					     : offsetof(rocjit_prefetch_options, item_size));
 }
 
 ROCJIT_API int rocjit_prefetch_start(rocjit_prefetch **out, rocjit_ctx *ctx,
@@ -146,25 +193,27 @@ ROCJIT_API int rocjit_prefetch_start(rocjit_prefetch **out, rocjit_ctx *ctx,
 {
 	rocjit_prefetch *pf;
 	unsigned int want;
+	size_t size;
 
 	RJ_CHECK(!out || !ctx || (!items && n), ROCJIT_EINVAL,
 		 "rocjit_prefetch_start: out, ctx or items is NULL");
 	*out = NULL;
-	RJ_CHECK(opts && opts->version != ROCJIT_PREFETCH_OPTIONS_VERSION, ROCJIT_EINVAL,
-		 "rocjit_prefetch_start: options version %u unknown: set it to "
-		 "ROCJIT_PREFETCH_OPTIONS_VERSION", opts->version);
-	RJ_FORWARD(check_items(items, n));
+	RJ_CHECK(opts && (opts->version < 1 || opts->version > ROCJIT_PREFETCH_OPTIONS_VERSION),
+		 ROCJIT_EINVAL, "rocjit_prefetch_start: options version %u unknown: set it to "
+		 "ROCJIT_PREFETCH_OPTIONS_VERSION (rocjit_prefetch_options_init)",
+		 opts->version);
+	RJ_FORWARD(item_stride(&size, opts, n));
+	RJ_FORWARD(check_items(items, size, n));
 	pf = calloc(1, sizeof *pf);
 	RJ_CHECK(!pf, ROCJIT_ENOMEM, "rocjit_prefetch_start: out of memory");
 	pf->ctx = ctx;
 	pf->items = items;
+	pf->item_size = size;
 	pf->n = n;
-	if (opts)
-		pf->opts = *opts;
-	else
-		rocjit_prefetch_options_init(&pf->opts, ROCJIT_PREFETCH_OPTIONS_VERSION);
+	take_options(&pf->opts, opts);
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
+	pf->st.version = ROCJIT_PREFETCH_STATUS_VERSION; /* what the progress calls get */
 	pf->st.total = n;
 	want = pf->opts.threads ? pf->opts.threads : (unsigned int)rj_worker_max();
 	if (want > n)
@@ -193,12 +242,24 @@ ROCJIT_API int rocjit_prefetch_start(rocjit_prefetch **out, rocjit_ctx *ctx,
 	return 0;
 }
 
+/* Fills the fields of out's version (as rocjit_counters_get does); a refused call leaves
+ * *out as it was. */
 ROCJIT_API int rocjit_prefetch_status_get(rocjit_prefetch_status *out, const rocjit_prefetch *pf)
 {
+	rocjit_prefetch_status st;
+	unsigned int version;
+
 	RJ_CHECK(!out || !pf, ROCJIT_EINVAL, "rocjit_prefetch_status_get: NULL argument");
+	version = out->version;
+	RJ_CHECK(version < 1 || version > ROCJIT_PREFETCH_STATUS_VERSION, ROCJIT_EINVAL,
+		 "rocjit_prefetch_status_get: version %u unknown: set it to "
+		 "ROCJIT_PREFETCH_STATUS_VERSION (rocjit_prefetch_status_init)", version);
 	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&pf->mu);
-	*out = pf->st;
+	st = pf->st;
 	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&pf->mu);
+	memcpy(out, &st, status_sizes[version - 1]);
+	out->version = version;
+	rj_error_clear();
 	return 0;
 }
 

@@ -78,6 +78,7 @@ static int as_program(rocjit_program *p, rocjit_ctx *ctx, const struct rj_regist
 	p->num_options = a->num_options;
 	p->log = NULL;
 	p->log_size = 0;
+	p->header_size = sizeof *p->headers; /* the context's packed table (sources.c) */
 	p->language = rocjit_program_language(ROCJIT_LANG_AUTO, a->source_name);
 	p->name_expressions = a->exprs;
 	p->num_name_expressions = a->num_exprs;
@@ -92,6 +93,7 @@ ROCJIT_API int rocjit_kernel_get_registered_v2(rocjit_kernel **out, rocjit_ctx *
 	rocjit_program p;
 	rocjit_kernel *k;
 
+	rj_last_log_clear();
 	RJ_CHECK(!out || !ctx || !source_name || !kernel_name || !*kernel_name, ROCJIT_EINVAL,
 		 "rocjit_kernel_get_registered_v2: out, ctx, source_name and kernel_name must "
 		 "be given");
@@ -161,6 +163,7 @@ ROCJIT_API int rocjit_compile_registered_v2(const rocjit_code **out, rocjit_ctx 
 	struct rj_registered_ask a;
 	rocjit_program p;
 
+	rj_last_log_clear();
 	RJ_CHECK(!out || !ctx || !source_name, ROCJIT_EINVAL,
 		 "rocjit_compile_registered_v2: out, ctx and source_name must be given");
 	*out = NULL;

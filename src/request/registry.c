@@ -25,22 +25,40 @@ static struct rj_registered *find_locked(const char *name)
 	return NULL;
 }
 
+/* Element i of an array whose elements are size bytes apart (the _v2 calls: a caller's
+ * rocjit_source_file may be a later release's, larger one).  Only the fields this
+ * library knows are read through it. */
+static const rocjit_source_file *nth(const rocjit_source_file *f, size_t i, size_t size)
+{
+	return (const rocjit_source_file *)(const void *)((const char *)f + i * size);
+}
+
 /*
- * Both public registrations.  The first registration of a name keeps its text; a name
+ * Every public registration.  The first registration of a name keeps its text; a name
  * registered as a header (by rocjit_register_headers, at any time) is a header from then
- * on, so the order in which an application's constructors run cannot decide it.
+ * on, so the order in which an application's constructors run cannot decide it.  The
+ * table keeps pointers to the caller's elements, which is why they must be aligned.
  */
-static int register_files(const char *fn, const rocjit_source_file *f, size_t n, int header)
+static int register_files(const char *fn, const rocjit_source_file *f, size_t n,
+			  size_t size, int header)
 {
 	int rc = 0;
 
+	RJ_CHECK(size < sizeof *f || size % _Alignof(rocjit_source_file) != 0, ROCJIT_EINVAL,
+		 "%s: elem_size %zu is not sizeof(rocjit_source_file) as a caller knows it "
+		 "(at least %zu, a multiple of %zu)", fn, size, sizeof *f,
+		 (size_t)_Alignof(rocjit_source_file));
 	RJ_CHECK(n && !f, ROCJIT_EINVAL, "%s: files is NULL", fn);
-	for (size_t i = 0; i < n; i++)
-		RJ_CHECK(!f[i].name || !*f[i].name || !f[i].text, ROCJIT_EINVAL,
+	RJ_CHECK(n > SIZE_MAX / size, ROCJIT_EINVAL, "%s: count %zu is too large", fn, n);
+	for (size_t i = 0; i < n; i++) {
+		const rocjit_source_file *e = nth(f, i, size);
+		RJ_CHECK(!e->name || !*e->name || !e->text, ROCJIT_EINVAL,
 			 "%s: file %zu has no name or no text", fn, i);
+	}
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct rj_registered *r = find_locked(f[i].name);
+		const rocjit_source_file *e = nth(f, i, size);
+		struct rj_registered *r = find_locked(e->name);
 		if (r) {
 			r->header |= header; /* the first text wins */
 			continue;
@@ -55,8 +73,8 @@ static int register_files(const char *fn, const rocjit_source_file *f, size_t n,
 			files = nf;
 			cap = ncap;
 		}
-		files[count].file = &f[i];
-		files[count].header = header || rocjit_is_header_name(f[i].name);
+		files[count].file = e;
+		files[count].header = header || rocjit_is_header_name(e->name);
 		count++;
 	}
 	pthread_mutex_unlock(&lock);
@@ -67,12 +85,24 @@ static int register_files(const char *fn, const rocjit_source_file *f, size_t n,
 
 ROCJIT_API int rocjit_register_sources(const rocjit_source_file *f, size_t n)
 {
-	return register_files("rocjit_register_sources", f, n, 0);
+	return register_files("rocjit_register_sources", f, n, sizeof *f, 0);
 }
 
 ROCJIT_API int rocjit_register_headers(const rocjit_source_file *f, size_t n)
 {
-	return register_files("rocjit_register_headers", f, n, 1);
+	return register_files("rocjit_register_headers", f, n, sizeof *f, 1);
+}
+
+ROCJIT_API int rocjit_register_sources_v2(const rocjit_source_file *f, size_t n,
+					  size_t elem_size)
+{
+	return register_files("rocjit_register_sources_v2", f, n, elem_size, 0);
+}
+
+ROCJIT_API int rocjit_register_headers_v2(const rocjit_source_file *f, size_t n,
+					  size_t elem_size)
+{
+	return register_files("rocjit_register_headers_v2", f, n, elem_size, 1);
 }
 
 ROCJIT_API int rocjit_registered_is_header(const char *name)

@@ -142,10 +142,11 @@ void rj_signing_rejected(struct rj_signing *g, const char *what)
 		RJ_LOG(RJ_LOG_INFO, "%s; not loaded", what);
 }
 
-int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const rj_key *key, const void *code,
-			size_t size)
+int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_subject *hit)
 {
+	const rj_key *key = hit->key;
 	struct rj_cache_signed e;
+	struct rj_stored_sig ix;
 	struct rj_sig_subject sub;
 	enum rj_sig_status st = RJ_SIG_BAD;
 	char what[512], hex[33];
@@ -153,14 +154,23 @@ int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const rj_key *key, co
 	if (g->require < ROCJIT_REQUIRE_SIGNED_ALL)
 		return 1;
 	atomic_fetch_add(&g->checked, 1);
+	/* A hit from the read index: its copy of the signature, trusted over this code and
+	   the request's fields, loads it without opening the database.  The copy may be older
+	   than the database's row (rocjit sign removes the index, and other programs' changes
+	   drop it at the next open: cache_index_write.c), so it only ever accepts; whatever
+	   it does not accept (unsigned there, signed since, a key no longer trusted) is the
+	   database's to judge. */
+	if (rj_cache_index_signature(c, key, hit->code, &ix) == 1 &&
+	    rj_sig_verify(&g->trust, hit, ix.signer, ix.sig, ix.len) == RJ_SIG_TRUSTED)
+		return 1;
 	if (rj_cache_signed_get(c, key, &e) == 1) {
 		sub.key = key;
 		sub.pkey = &e.pkey;
 		sub.platform = e.platform;
 		sub.target = e.target;
 		sub.compiler = e.compiler;
-		sub.code = code;
-		sub.code_size = size;
+		sub.code = hit->code;
+		sub.code_size = hit->code_size;
 		st = rj_sig_verify(&g->trust, &sub, e.sig.signer, e.sig.sig, e.sig.len);
 		if (st == RJ_SIG_TRUSTED)
 			return 1;

@@ -40,12 +40,16 @@ void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_me
 		     const void *code, size_t size, unsigned char *sig_out);
 
 /*
- * ROCJIT_REQUIRE_SIGNED_ALL: whether a local cache hit (key, its code) may load: 1, or 0
- * after counting it and warning once (the caller compiles instead).  1 without a look
- * when the rule does not cover the local cache.
+ * ROCJIT_REQUIRE_SIGNED_ALL: whether a local cache hit may load: 1, or 0 after counting it
+ * and warning once (the caller compiles instead).  1 without a look when the rule does not
+ * cover the local cache.  hit: the entry's key and the hit's code, with the request's
+ * portable key, platform, target and compiler identity (the entry's: its key matched).
+ * A hit the read index served is loaded on the index's copy of its signature when that is
+ * trusted over hit, without the database; anything else (no signature there, or one not
+ * trusted) is judged by the database's row, which may be newer, as a hit from the database
+ * is: only the database's answer refuses.
  */
-int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const rj_key *key, const void *code,
-			size_t size);
+int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_subject *hit);
 
 /* A shared tier passed over an entry for its signature: counted, one warning a process
  * (then at ROCJIT_LOG=info). */

@@ -312,6 +312,46 @@ int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, size_t *si
 	return rc;
 }
 
+int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
+			     struct rj_stored_sig *sig)
+{
+	const char *signer = NULL;
+	const unsigned char *bytes = NULL;
+	int found = 0;
+
+	memset(sig, 0, sizeof *sig);
+	if (!code)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	found = rj_index_signature(c, key, code, &signer, &bytes);
+	if (found && signer) {
+		snprintf(sig->signer, sizeof sig->signer, "%s", signer);
+		memcpy(sig->sig, bytes, RJ_SIG_BYTES);
+		sig->len = RJ_SIG_BYTES;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return found && signer ? 1 : 0;
+}
+
+/*
+ * Whether c's index holds key's entry with a signature other than sig, the database's
+ * (caller holds c->lock): then the entry was signed, re-signed or unsigned after the index
+ * was written by a program that did not remove it, and the index is written anew (at
+ * close, at exit, or by the flusher), so that the next processes find the signature there.
+ */
+static void note_index_signature(rj_cache *c, const rj_key *key, const struct rj_stored_sig *sig)
+{
+	const char *signer;
+	const unsigned char *bytes;
+
+	if (!rj_index_signature(c, key, NULL, &signer, &bytes))
+		return;
+	if (signer ? sig->len != RJ_SIG_BYTES || strcmp(signer, sig->signer) != 0 ||
+			     memcmp(bytes, sig->sig, RJ_SIG_BYTES) != 0
+		   : sig->len != 0)
+		c->index_dirty = 1;
+}
+
 int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *e)
 {
 	sqlite3_stmt *st = NULL;
@@ -341,6 +381,7 @@ int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *
 		if (sqlite3_column_bytes(st, 3) == 16)
 			memcpy(e->pkey.b, sqlite3_column_blob(st, 3), 16);
 		rj_sig_table_get(c->db, key->b, &e->sig);
+		note_index_signature(c, key, &e->sig);
 		rc = 1;
 	} else {
 		rc = rc == SQLITE_DONE ? 0 : rj_error_set(ROCJIT_EIO, __FILE__, __LINE__,

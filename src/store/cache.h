@@ -135,10 +135,24 @@ int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo);
 int rj_fs_is_network(unsigned long type);
 
 /*
+ * The signature the read index holds for key's entry, for a hit it served: code is the
+ * hit's (rj_cache_get or rj_cache_probe returned 2), so the signature comes from the index
+ * that code was read from.  1 and *sig; 0 (sig->len 0) when that index holds the entry
+ * unsigned, or code is not from an index (a hit from the database).  Never opens the
+ * database, and says nothing the database would not: the index holds the signature as
+ * the database held it when the index was written, so whoever finds it not trusted asks
+ * rj_cache_signed_get, whose answer is the current one.
+ */
+int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
+			     struct rj_stored_sig *sig);
+
+/*
  * What key's entry was signed with, for a verifier (src/request/signing.c): its fields
  * that a signature covers, copied into *e (the code is the caller's: it has it from the
  * hit), and its signature (none: out->sig.len 0).  1, 0 when the database has no such
- * entry, negative on a database error.  Opens the connection when it is deferred.
+ * entry, negative on a database error.  Opens the connection when it is deferred.  When
+ * the read index holds the entry with another signature (changed since it was written,
+ * by a program that left the index), the index is written anew at the next occasion.
  */
 struct rj_cache_signed {
 	rj_key pkey;

@@ -17,6 +17,11 @@
  * (device and inode): a database replaced, moved aside or removed makes it stale, and it
  * is not used.
  *
+ * Each entry carries its signature as the database held it (index version 4), so that
+ * under ROCJIT_REQUIRE_SIGNED=all a hit it serves is verified without SQLite; the copy
+ * only ever accepts (src/request/signing.c), and whatever changes a signature removes
+ * the index or makes it dropped (cache_index_write.c).
+ *
  * Readers trust nothing in it: every offset is checked against the file's size, every
  * code object against its checksum, every entry's other fields against theirs, as a hit
  * from the database is.  An index that fails a check is not used again by this process
@@ -81,10 +86,12 @@ uint64_t rj_index_header_sum(const struct index_header *h, const void *slots, co
 	       rj_checksum(memos, (size_t)h->memos_size);
 }
 
-uint64_t rj_index_entry_sum(const struct index_entry *e, const char *kernels)
+uint64_t rj_index_entry_sum(const struct index_entry *e, const char *kernels,
+			    const unsigned char *signature)
 {
 	return rj_checksum(e, offsetof(struct index_entry, meta_sum)) ^
-	       rj_checksum(kernels, e->kernels_len);
+	       rj_checksum(kernels, e->kernels_len) ^
+	       rj_checksum(signature, (size_t)e->signer_len + e->sig_len);
 }
 
 /* Whether the mapped file's header and tables hold together (not yet the entries). */
@@ -323,30 +330,91 @@ int rj_index_complete(const struct rj_index *ix)
 	return ix->complete;
 }
 
-int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit)
+/*
+ * Checks entry e's fields other than its code (the kernels column and the signature in
+ * bounds and well formed, the meta checksum), and fills what they say into *hit: its
+ * code's place and size, not yet checked against the code's checksum.  0, or -1 when the
+ * entry is damaged.
+ */
+static int entry_fields(const struct rj_index *ix, const struct index_entry *e,
+			struct rj_index_hit *hit)
 {
-	int bad;
-	const struct index_entry *e = rj_index_entry_of(ix, key, &bad);
-	const char *kernels;
-	uint64_t off, code_off;
+	uint64_t off = (uint64_t)((const unsigned char *)e - ix->base);
+	uint64_t left = ix->size - off - sizeof *e, code_off;
+	const char *kernels = (const char *)(e + 1), *signer;
+	const unsigned char *signature;
 
-	if (!e)
-		return bad ? -1 : 0;
-	off = (uint64_t)((const unsigned char *)e - ix->base);
-	kernels = (const char *)(e + 1);
-	if (e->kernels_len == 0 || e->kernels_len > ix->size - off - sizeof *e ||
-	    kernels[e->kernels_len - 1] != 0 || strlen(kernels) != e->kernels_len - 1 ||
-	    rj_index_entry_sum(e, kernels) != e->meta_sum)
+	if (e->kernels_len == 0 || e->kernels_len > left || kernels[e->kernels_len - 1] != 0 ||
+	    strlen(kernels) != e->kernels_len - 1)
 		return -1;
-	code_off = align8(off + sizeof *e + e->kernels_len);
-	if (e->size == 0 || code_off > ix->size || e->size > ix->size - code_off ||
-	    rj_checksum(ix->base + code_off, (size_t)e->size) != e->checksum)
+	left -= e->kernels_len;
+	signature = (const unsigned char *)kernels + e->kernels_len;
+	signer = (const char *)signature;
+	/* Unsigned, or a valid name with its NUL and a signature of the one length. */
+	if (e->signer_len || e->sig_len) {
+		if (e->signer_len < 2 || e->signer_len > RJ_SIG_NAME_MAX + 1 ||
+		    e->sig_len != RJ_SIG_BYTES || (uint64_t)e->signer_len + e->sig_len > left ||
+		    signer[e->signer_len - 1] != 0 ||
+		    !rj_sig_name_valid(signer, e->signer_len - 1))
+			return -1;
+	}
+	if (rj_index_entry_sum(e, kernels, signature) != e->meta_sum)
+		return -1;
+	code_off = align8(off + sizeof *e + e->kernels_len + e->signer_len + e->sig_len);
+	if (e->size == 0 || code_off > ix->size || e->size > ix->size - code_off)
 		return -1;
 	hit->code = ix->base + code_off;
 	hit->size = (size_t)e->size;
 	hit->compile_ms = e->compile_ms;
 	hit->kernels = kernels;
 	hit->ordinal = e->ordinal;
+	hit->signer = e->signer_len ? signer : NULL;
+	hit->sig = e->signer_len ? signature + e->signer_len : NULL;
+	return 0;
+}
+
+int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit)
+{
+	int bad;
+	const struct index_entry *e = rj_index_entry_of(ix, key, &bad);
+
+	if (!e)
+		return bad ? -1 : 0;
+	if (entry_fields(ix, e, hit) != 0 || rj_checksum(hit->code, hit->size) != e->checksum)
+		return -1;
+	return 1;
+}
+
+/* Whether code lies in ix's mapping. */
+static int holds(const struct rj_index *ix, const void *code)
+{
+	return (uintptr_t)code >= (uintptr_t)ix->base &&
+	       (uintptr_t)code < (uintptr_t)ix->base + ix->size;
+}
+
+int rj_index_signature(const rj_cache *c, const rj_key *key, const void *code,
+		       const char **signer, const unsigned char **sig)
+{
+	const struct rj_index *ix = c->index;
+	struct rj_index_hit hit;
+	int bad;
+	const struct index_entry *e;
+
+	*signer = NULL;
+	*sig = NULL;
+	/* The hit's mapping: the current index, or one retired since (mapped until close
+	   once a hit lent its code). */
+	if (code && (!ix || !holds(ix, code)))
+		for (ix = c->retired; ix && !holds(ix, code); ix = ix->next)
+			;
+	if (!ix || !(e = rj_index_entry_of(ix, key, &bad)))
+		return 0;
+	/* Its code is not checked again: a hit did (the code pointed to is the one that
+	   hit's), and a signature is only ever checked against the code itself. */
+	if (entry_fields(ix, e, &hit) != 0 || (code && hit.code != code))
+		return 0;
+	*signer = hit.signer;
+	*sig = hit.sig;
 	return 1;
 }
 

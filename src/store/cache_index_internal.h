@@ -15,7 +15,9 @@
 #include "store/cache_internal.h"
 
 #define INDEX_MAGIC "rjindex"       /* 8 bytes with its NUL */
-#define INDEX_VERSION 3
+/* 4: each entry carries its signature (the signatures table's row), after its kernels
+ * column.  A file of another version is not used, and is written anew. */
+#define INDEX_VERSION 4
 /* Entries at most: the slots (twice as many, a power of two) stay within what a reader
  * accepts (2^28). */
 #define INDEX_MAX_ENTRIES (1u << 26)
@@ -48,8 +50,9 @@ struct index_slot {
 	uint64_t off;           /* of its struct index_entry; 0: an empty slot */
 };
 
-/* Followed by the kernels column (kernels_len bytes, its NUL included), then, at the next
- * multiple of 8, the code object (size bytes). */
+/* Followed by the kernels column (kernels_len bytes, its NUL included), its signature
+ * (signer_len bytes of the signer's name with its NUL, then sig_len bytes of signature),
+ * then, at the next multiple of 8, the code object (size bytes). */
 struct index_entry {
 	uint8_t key[16];
 	uint64_t size;
@@ -57,7 +60,11 @@ struct index_entry {
 	double compile_ms;
 	uint32_t kernels_len;
 	uint32_t ordinal;       /* its struct index_usage on the board */
-	uint64_t meta_sum;      /* of the fields before it and the kernels column */
+	uint32_t signer_len;    /* 0: unsigned (as the database said when it was written);
+	                           else 2..RJ_SIG_NAME_MAX + 1, a valid key name */
+	uint32_t sig_len;       /* 0 when unsigned, else RJ_SIG_BYTES */
+	uint64_t meta_sum;      /* of the fields before it, the kernels column and the
+	                           signature */
 };
 
 /*
@@ -112,10 +119,12 @@ static inline uint64_t align8(uint64_t n)
 /* ---- cache_index.c ---------------------------------------------------------------------- */
 
 /* The checksum a header carries (of the header before its checksum field, the slots and
- * the memos), and the one an entry carries (of its fields before meta_sum and its kernels
- * column): what the writer stores and a reader checks. */
+ * the memos), and the one an entry carries (of its fields before meta_sum, its kernels
+ * column and its signature: signer_len + sig_len bytes, the signer's name then the
+ * signature): what the writer stores and a reader checks. */
 uint64_t rj_index_header_sum(const struct index_header *h, const void *slots, const void *memos);
-uint64_t rj_index_entry_sum(const struct index_entry *e, const char *kernels);
+uint64_t rj_index_entry_sum(const struct index_entry *e, const char *kernels,
+			    const unsigned char *signature);
 /* Key's entry in ix, its slot and key checked (not yet its fields): NULL when ix has no
  * such key, or *bad set when its slot or entry is damaged. */
 const struct index_entry *rj_index_entry_of(const struct rj_index *ix, const rj_key *key,

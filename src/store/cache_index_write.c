@@ -4,11 +4,13 @@
  * ROCJIT_CACHE_INDEX_SIZE bytes, checked and copied into a new file renamed over the old,
  * by a process holding the database's write lock, BEGIN IMMEDIATE), when to write it
  * (rj_index_wanted), the deletion count an index is compared by (the deletions table and
- * its trigger), and dropping it (rj_index_drop, rj_index_check_deletions).
+ * its triggers: deleted entries, changed signatures), and dropping it (rj_index_drop,
+ * rj_index_check_deletions).
  *
  * Whoever deletes rows removes the index under the same lock first (rj_index_drop in
  * cache.c, cache_usage.c, cache_admin.c, cache_db.c), so a deleted entry is never in an
- * index written after its deletion, and one written before it is gone.  A writer that
+ * index written after its deletion, and one written before it is gone; so does whoever
+ * re-signs entries (cache_signing.c), whose signatures the index holds.  A writer that
  * replaces or removes the index marks its board retired: every process that has it
  * mapped moves on at its next lookup (rj_index_stale).  The usage recorded on a board is
  * folded into the database (cache_index_board.c) before its file is replaced or removed.
@@ -48,6 +50,26 @@
 	"INSERT INTO deletions SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM deletions); "  \
 	"CREATE TRIGGER IF NOT EXISTS entries_deleted AFTER DELETE ON entries "        \
 	"BEGIN UPDATE deletions SET n = n + 1; END"
+
+/*
+ * A signature changed or removed counts as a deletion: the index holds each entry's
+ * signature as it was, and a process that opens the database drops an index older than
+ * the change as it drops one older than a deletion.  For programs that do not know the
+ * index holds signatures (an older rocjit, the sqlite3 shell); rocjit's own re-signing
+ * removes the index at once (rj_cache_sign).  A signature added for a key that had none
+ * is not counted: an index that holds the entry unsigned sends its hits to the database
+ * (rocjit never refuses on the index's word).  Made with the deletion count, where the
+ * cache has a signatures table (signatures.c makes it at the first signature; an index
+ * written before then holds no signature).
+ */
+#define SIGNATURE_CHANGES_SQL                                                          \
+	"CREATE TRIGGER IF NOT EXISTS main.signatures_replaced BEFORE INSERT ON "      \
+	"signatures WHEN EXISTS (SELECT 1 FROM signatures WHERE key = new.key) "       \
+	"BEGIN UPDATE deletions SET n = n + 1; END; "                                  \
+	"CREATE TRIGGER IF NOT EXISTS main.signatures_changed AFTER UPDATE ON "        \
+	"signatures BEGIN UPDATE deletions SET n = n + 1; END; "                       \
+	"CREATE TRIGGER IF NOT EXISTS main.signatures_dropped AFTER DELETE ON "        \
+	"signatures BEGIN UPDATE deletions SET n = n + 1; END"
 
 /* ---- Dropping --------------------------------------------------------------------------- */
 
@@ -122,6 +144,8 @@ struct chosen {
 struct writer {
 	rj_cache *c;
 	FILE *f;
+	int signatures;         /* the database has a signatures table */
+	sqlite3_stmt *sig;      /* then: a key's signer and signature */
 	struct index_header h;
 	struct index_slot *slots;
 	struct chosen *chosen;
@@ -145,6 +169,16 @@ static int add_chosen(struct writer *w, const void *key, uint64_t off)
 	return 0;
 }
 
+/* The bytes an entry's signature takes in the index, given the lengths of the signer's
+ * name (without its NUL) and of the signature as the table holds them: 0 for none, and for
+ * one that is not well formed (left out: the database then judges the entry). */
+static uint64_t signature_room(int64_t signer_len, int64_t sig_len)
+{
+	return signer_len >= 1 && signer_len <= RJ_SIG_NAME_MAX && sig_len == RJ_SIG_BYTES
+		       ? (uint64_t)signer_len + 1 + RJ_SIG_BYTES
+		       : 0;
+}
+
 /* The entries that fit, the most recently used first, and where each will lie. */
 static int choose(struct writer *w, uint64_t max, uint64_t *end)
 {
@@ -152,7 +186,12 @@ static int choose(struct writer *w, uint64_t max, uint64_t *end)
 	uint64_t off = *end, total = 0;
 	int rc;
 
-	if (sqlite3_prepare_v2(w->c->db, "SELECT key, size, length(CAST(kernels AS BLOB)) "
+	if (sqlite3_prepare_v2(w->c->db, w->signatures ?
+			       "SELECT e.key, e.size, length(CAST(e.kernels AS BLOB)), "
+			       "length(CAST(s.signer AS BLOB)), length(s.sig) FROM entries e "
+			       "LEFT JOIN signatures s ON s.key = e.key "
+			       "ORDER BY e.last_used DESC, e.created DESC" :
+			       "SELECT key, size, length(CAST(kernels AS BLOB)), 0, 0 "
 			       "FROM entries ORDER BY last_used DESC, created DESC",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
@@ -160,7 +199,10 @@ static int choose(struct writer *w, uint64_t max, uint64_t *end)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t size = (uint64_t)sqlite3_column_int64(st, 1);
 		uint64_t klen = (uint64_t)sqlite3_column_int64(st, 2) + 1;
-		uint64_t need = align8(sizeof(struct index_entry) + klen) + align8(size);
+		uint64_t need = align8(sizeof(struct index_entry) + klen +
+				       signature_room(sqlite3_column_int64(st, 3),
+						      sqlite3_column_int64(st, 4))) +
+				align8(size);
 
 		if (sqlite3_column_bytes(st, 0) != 16 || size == 0 || klen > UINT32_MAX)
 			continue;
@@ -237,6 +279,41 @@ static int put_at(FILE *f, uint64_t off, const void *data, size_t size)
 	return size && fwrite(data, 1, size, f) != size ? -1 : 0;
 }
 
+/*
+ * Key's signature as the table holds it into sig (the signer's name with its NUL, then
+ * the signature) and e's lengths: none (both 0) when the table has no row for it, or one
+ * that is not well formed (within what choose() left room for).  0, or -1 when the table
+ * cannot be read.
+ */
+static int read_signature(struct writer *w, struct index_entry *e,
+			  unsigned char sig[RJ_SIG_NAME_MAX + 1 + RJ_SIG_BYTES])
+{
+	int rc;
+
+	e->signer_len = e->sig_len = 0;
+	if (!w->sig)
+		return 0;
+	sqlite3_bind_blob(w->sig, 1, e->key, 16, SQLITE_STATIC);
+	rc = sqlite3_step(w->sig);
+	if (rc == SQLITE_ROW) {
+		const char *signer = (const char *)sqlite3_column_text(w->sig, 0);
+		int nlen = sqlite3_column_bytes(w->sig, 0);
+		const void *blob = sqlite3_column_blob(w->sig, 1);
+		int slen = sqlite3_column_bytes(w->sig, 1);
+
+		if (signer && blob && signature_room(nlen, slen) &&
+		    rj_sig_name_valid(signer, (size_t)nlen)) {
+			memcpy(sig, signer, (size_t)nlen);
+			sig[nlen] = 0;
+			memcpy(sig + nlen + 1, blob, RJ_SIG_BYTES);
+			e->signer_len = (uint32_t)nlen + 1;
+			e->sig_len = RJ_SIG_BYTES;
+		}
+	}
+	sqlite3_reset(w->sig);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Copies each chosen entry from the database, checked, and fills its slot. */
 static int copy_entries(struct writer *w)
 {
@@ -245,9 +322,10 @@ static int copy_entries(struct writer *w)
 
 	for (size_t i = 0; i < w->n; i++) {
 		struct index_entry e;
+		unsigned char sig[RJ_SIG_NAME_MAX + 1 + RJ_SIG_BYTES] = { 0 };
 		const void *code;
 		const char *kernels;
-		uint64_t start;
+		uint64_t start, tail;
 		uint32_t slot;
 		int ok;
 
@@ -258,6 +336,10 @@ static int copy_entries(struct writer *w)
 		}
 		memset(&e, 0, sizeof e);
 		memcpy(e.key, w->chosen[i].key.b, 16);
+		if (read_signature(w, &e, sig) != 0) {
+			sqlite3_reset(get);
+			return -1;
+		}
 		e.ordinal = (uint32_t)i;
 		code = sqlite3_column_blob(get, 0);
 		e.size = (uint64_t)sqlite3_column_bytes(get, 0);
@@ -266,7 +348,8 @@ static int copy_entries(struct writer *w)
 		kernels = (const char *)sqlite3_column_text(get, 4);
 		kernels = kernels ? kernels : "";
 		e.kernels_len = (uint32_t)strlen(kernels) + 1;
-		e.meta_sum = rj_index_entry_sum(&e, kernels);
+		e.meta_sum = rj_index_entry_sum(&e, kernels, sig);
+		tail = (uint64_t)e.kernels_len + e.signer_len + e.sig_len;
 		/* The row as choose() saw it, and a sound one: a damaged row is left out (its
 		   space stays zeros), for the next get from the database to drop. */
 		if (!code || e.size != (uint64_t)sqlite3_column_int64(get, 1) ||
@@ -276,7 +359,8 @@ static int copy_entries(struct writer *w)
 		}
 		ok = put_at(w->f, w->chosen[i].off, &e, sizeof e) == 0 &&
 		     fwrite(kernels, 1, e.kernels_len, w->f) == e.kernels_len &&
-		     put_at(w->f, align8(w->chosen[i].off + sizeof e + e.kernels_len), code,
+		     fwrite(sig, 1, e.signer_len + e.sig_len, w->f) == e.signer_len + e.sig_len &&
+		     put_at(w->f, align8(w->chosen[i].off + sizeof e + tail), code,
 			    (size_t)e.size) == 0;
 		sqlite3_reset(get);
 		if (!ok)
@@ -363,6 +447,17 @@ int rj_index_write_locked(rj_cache *c)
 		rj_cache_exec(c, "ROLLBACK");
 		return -1;
 	}
+	/* Signatures go in only with the triggers that count their changes; a table that
+	   cannot be read so is taken as none (the database then judges every entry). */
+	w.signatures = rj_sig_table_exists(c->db) &&
+		       rj_cache_exec(c, SIGNATURE_CHANGES_SQL) == 0 &&
+		       sqlite3_prepare_v2(c->db, "SELECT signer, sig FROM main.signatures "
+					  "WHERE key = ?1", -1, &w.sig, NULL) == SQLITE_OK;
+	if (!w.signatures) {
+		sqlite3_finalize(w.sig);
+		w.sig = NULL;
+		rj_error_clear();
+	}
 	/* The usage recorded on the index this one replaces counts in choosing. */
 	if ((old = rj_board_map(c)) != NULL)
 		rj_board_fold(c, old);
@@ -401,6 +496,7 @@ int rj_index_write_locked(rj_cache *c)
 		rj_board_fold(c, old);
 	}
 	rj_index_unmap(old);
+	sqlite3_finalize(w.sig);
 	rj_cache_exec(c, "COMMIT");
 	free(w.slots);
 	free(w.chosen);

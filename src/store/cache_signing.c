@@ -6,8 +6,9 @@
  *
  * Reads each entry's code, checks it against its checksum (a damaged entry is never
  * signed), asks the caller's signer for a signature over the entry's fields, and writes
- * the signatures table (signatures.c) in one transaction.  Knows nothing of keys: the
- * signer is the caller's (src/request/signing.c).
+ * the signatures table (signatures.c) in one transaction, which also removes the cache's
+ * read index (it holds the old signatures).  Knows nothing of keys: the signer is the
+ * caller's (src/request/signing.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -97,6 +98,11 @@ int rj_cache_sign(rj_cache *c, const rj_key *keys, size_t n, rj_cache_signer_fn 
 		return ROCJIT_EIO;
 	}
 	rc = sign_rows(c->db, c->path, keys, n, fn, user, &done, &bad);
+	/* The read index holds the signatures as they were: removed in this transaction, as
+	   by a deletion (cache_index_write.c), so that no process takes an old signature
+	   from it; written anew with the new ones at close. */
+	if (rc == 0 && done)
+		rj_index_drop(c);
 	if (rc == 0 && rj_cache_exec(c, "COMMIT") == 0) {
 		*signed_count = done;
 		if (skipped)

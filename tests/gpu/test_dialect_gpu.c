@@ -410,9 +410,8 @@ static rocjit_kernel *kernel_opt(const char *file, const char *name, int want)
 		p.options = cu_options;
 		p.num_options = 1;
 	}
-	p.log = log;
-	p.log_size = sizeof log;
 	rc = rocjit_kernel_get(&k, fx.ctx, &p, name);
+	snprintf(log, sizeof log, "%s", rocjit_last_log());
 	free(src);
 	if (rc == ROCJIT_ENOTFOUND && !want)
 		return NULL;

@@ -873,6 +873,77 @@ TEST(source_edited_at_the_same_address_gets_its_own_kernel)
 	rocjit_close(ctx);
 }
 
+/*
+ * One const program shared by two threads (issue 17): nothing in it is written, and each
+ * thread reads its own compiler log with rocjit_last_log(): the thread that compiled
+ * has the warning, the other (it waited, or hit the table) "", and each one's second
+ * request, answered by its per-thread memo without hashing, "".
+ */
+static char shared_ignored_log[32] = "untouched";
+static const rocjit_program shared_warning_program = {
+	ROCJIT_PROGRAM_VERSION,
+	"#warning built once for both threads\n"
+	"extern \"C\" __global__ void k(int *x) { x[0] = 7; }\n",
+	0, "shared_gpu.hip", NULL, 0, NULL, 0, shared_ignored_log, sizeof shared_ignored_log,
+	ROCJIT_LANG_AUTO, NULL, 0, sizeof(rocjit_header)
+};
+
+struct log_sharer {
+	rocjit_ctx *ctx;
+	pthread_barrier_t *barrier;
+	rocjit_kernel *k, *again;
+	int compiled, own_log, memo_clears;
+};
+
+static void *get_shared_program(void *arg)
+{
+	struct log_sharer *s = arg;
+
+	pthread_barrier_wait(s->barrier);
+	ASSERT_INT(rocjit_kernel_get(&s->k, s->ctx, &shared_warning_program, "k"), 0);
+	s->compiled = rocjit_last_log()[0] != 0;
+	s->own_log = !s->compiled || strstr(rocjit_last_log(), "built once for both threads");
+	pthread_barrier_wait(s->barrier); /* the other thread's request is done too */
+	if (s->compiled)
+		s->own_log = s->own_log && strstr(rocjit_last_log(), "built once for both threads");
+	ASSERT_INT(rocjit_kernel_get(&s->again, s->ctx, &shared_warning_program, "k"), 0);
+	s->memo_clears = rocjit_last_log()[0] == 0;
+	return NULL;
+}
+
+TEST(threads_sharing_one_const_program_get_their_own_logs_and_memo_hits)
+{
+	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	pthread_barrier_t barrier;
+	struct log_sharer s[2];
+	pthread_t t[2];
+	rocjit_ctx *ctx;
+
+	gpu_require();
+	ctx = gpu_open();
+	pthread_barrier_init(&barrier, NULL, 2);
+	memset(s, 0, sizeof s);
+	for (int i = 0; i < 2; i++) {
+		s[i].ctx = ctx;
+		s[i].barrier = &barrier;
+		ASSERT(pthread_create(&t[i], NULL, get_shared_program, &s[i]) == 0);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&barrier);
+	ASSERT_INT(s[0].compiled + s[1].compiled, 1);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_INT(s[i].own_log, 1);
+		ASSERT_INT(s[i].memo_clears, 1);
+		ASSERT(s[i].k == s[0].k && s[i].again == s[i].k);
+	}
+	ASSERT_STR(shared_ignored_log, "untouched");
+	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
+	ASSERT_INT(st.compiles, 1);
+	ASSERT(st.memory_hits >= 2); /* the memo hits (and a table hit for a late thread) */
+	rocjit_close(ctx);
+}
+
 /* ---- Threads ----------------------------------------------------------------------------- */
 
 #define THREADS 4
@@ -1134,10 +1205,9 @@ TEST(syntax_error_is_ecompile_with_file_line_col_in_the_log)
 	ctx = gpu_open();
 	p.source = spaces;
 	p.name = "broken.hip";
-	p.log = log;
-	p.log_size = sizeof log;
 	ASSERT_INT(rocjit_kernel_get(&k, ctx, &p, "broken"), ROCJIT_ECOMPILE);
 	ASSERT(k == NULL);
+	snprintf(log, sizeof log, "%s", rocjit_last_log());
 	printf("log:\n%s\nlast error: %s\n", log, rocjit_last_error());
 	ASSERT_CONTAINS(log, "broken.hip:4:19: error");
 	ASSERT_CONTAINS(rocjit_last_error(), "broken.hip:4:19: error");
@@ -1145,6 +1215,7 @@ TEST(syntax_error_is_ecompile_with_file_line_col_in_the_log)
 	p.source = tabs;
 	p.name = "broken_tabs.hip";
 	ASSERT_INT(rocjit_kernel_get(&k, ctx, &p, "broken"), ROCJIT_ECOMPILE);
+	snprintf(log, sizeof log, "%s", rocjit_last_log());
 	printf("log:\n%s\n", log);
 	ASSERT_CONTAINS(log, "broken_tabs.hip:4:26: error");
 	ASSERT_INT(rocjit_stats_get(&st, ctx), 0);
@@ -1205,7 +1276,7 @@ TEST(device_target_is_detected_as_sm_and_inspect_agrees)
 	ASSERT_INT(info->num_kernels, 2);
 	ASSERT_INT(f32, 1);
 	ASSERT_INT(f64, 1);
-	rocjit_codeobj_free(info);
+	rocjit_codeobj_info_free(info);
 
 	/* The same program again is the same code object; its kernels load from it. */
 	ASSERT_INT(rocjit_compile(&again, ctx, NULL, &p), 0);

@@ -1,0 +1,852 @@
+"""Contexts, kernels, code objects and cache administration on top of rocjit._lib.
+
+Owns the Python objects users hold and the conversions between Python values and the C
+structs.  Every C call is checked here: a negative return becomes the RocjitError subclass
+of its code with rocjit_last_error()'s text (and the compiler log where one ran).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import os
+import threading
+from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p, sizeof
+from typing import Any, Callable, Mapping, Sequence
+
+from . import _errors, _lib, _log
+from ._errors import error_for
+
+# ---- Constants (include/rocjit.h; tests/test_layout.py compares them with the header) -----
+
+PLATFORM_AUTO, PLATFORM_AMD, PLATFORM_NVIDIA = 0, 1, 2
+LANG_AUTO, LANG_HIP, LANG_CUDA = 0, 1, 2
+OPEN_NO_CACHE, OPEN_NO_COMPILE, OPEN_READONLY, OPEN_COMPILE_INPROCESS = 0x1, 0x2, 0x4, 0x8
+REQUIRE_SIGNED_DEFAULT, REQUIRE_SIGNED_NONE = 0, 1
+REQUIRE_SIGNED_SHARED, REQUIRE_SIGNED_ALL = 2, 3
+REMOTE_NONE, REMOTE_UP, REMOTE_OFF = 0, 1, 2
+SIGNATURE_NONE, SIGNATURE_UNCHECKED, SIGNATURE_TRUSTED = 0, 1, 2
+SIGNATURE_UNTRUSTED, SIGNATURE_BAD = 3, 4
+VERIFY_CHECKSUM, VERIFY_OBJECT, VERIFY_SIGNATURE = 1, 2, 3
+LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG = 1, 2, 3, 4
+
+_PLATFORMS = {"auto": PLATFORM_AUTO, "amd": PLATFORM_AMD, "nvidia": PLATFORM_NVIDIA}
+_LANGS = {"auto": LANG_AUTO, "hip": LANG_HIP, "cuda": LANG_CUDA}
+
+# Kernel argument types: rocjit.f32(1.5), rocjit.i32(3), ... (ctypes types; any ctypes
+# instance, a Structure passed by value included, is accepted by Kernel.launch).
+f32, f64 = ctypes.c_float, ctypes.c_double
+i8, i16, i32, i64 = ctypes.c_int8, ctypes.c_int16, ctypes.c_int32, ctypes.c_int64
+u8, u16, u32, u64 = ctypes.c_uint8, ctypes.c_uint16, ctypes.c_uint32, ctypes.c_uint64
+ptr = ctypes.c_void_p
+
+_LOG_BUF_SIZE = 1 << 16
+
+# ---- Library access and error checking ----------------------------------------------------
+
+_hook_lock = threading.Lock()
+_hooked = False
+
+
+def _L() -> _lib.Lib:
+    """The library; the first call also routes its diagnostics to logging."""
+    global _hooked
+    lib = _lib.load()
+    if not _hooked:
+        with _hook_lock:
+            if not _hooked:
+                _hooked = True
+                _log.install_default()
+    return lib
+
+
+def _text(b) -> str:
+    return b.decode("utf-8", "replace") if b else ""
+
+
+def _raise(rc: int, log: str = "") -> None:
+    lib = _lib.load()
+    message = _text(lib.rocjit_last_error())
+    raise error_for(rc, message, _text(lib.rocjit_strerror(rc)), log)
+
+
+def _check(rc: int) -> int:
+    if rc < 0:
+        _raise(rc)
+    return rc
+
+
+def _b(s, what: str) -> bytes | None:
+    """str / bytes / os.PathLike -> bytes (None stays None)."""
+    if s is None:
+        return None
+    if isinstance(s, bytes):
+        return s
+    if isinstance(s, str):
+        return s.encode("utf-8")
+    if isinstance(s, os.PathLike):
+        return os.fsencode(s)
+    raise TypeError(f"{what} must be str or bytes, not {type(s).__name__}")
+
+
+def _strings(seq, what: str):
+    """A sequence of str -> (c_char_p array or None, count, kept bytes)."""
+    if seq is None:
+        return None, 0, []
+    if isinstance(seq, (str, bytes)):
+        raise TypeError(f"{what} must be a sequence of strings (one item each), not a string")
+    items = [_b(s, what) for s in seq]
+    if not items:
+        return None, 0, []
+    arr = (c_char_p * len(items))(*items)
+    return arr, len(items), items
+
+
+def _platform(p) -> int:
+    if p is None:
+        return PLATFORM_AUTO
+    if isinstance(p, str):
+        try:
+            return _PLATFORMS[p.lower()]
+        except KeyError:
+            raise ValueError(f"platform must be one of {sorted(_PLATFORMS)}, not {p!r}") from None
+    return int(p)
+
+
+def _language(lang) -> int:
+    if lang is None:
+        return LANG_AUTO
+    if isinstance(lang, str):
+        try:
+            return _LANGS[lang.lower()]
+        except KeyError:
+            raise ValueError(f"language must be one of {sorted(_LANGS)}, not {lang!r}") from None
+    return int(lang)
+
+
+def _last_log(lib, program) -> str:
+    """The compiler log of this thread's last request: rocjit_last_log (issue 17), else
+    the program's log buffer (libraries before it)."""
+    if lib.has("rocjit_last_log"):
+        return _text(lib.rocjit_last_log())
+    buf = getattr(program, "_log_buf", None) if program is not None else None
+    return _text(buf.value) if buf is not None else ""
+
+
+# ---- Value types returned to users --------------------------------------------------------
+
+
+def _dataclass_of(name: str, struct, doc: str):
+    """A frozen dataclass with struct's fields (less version): char arrays become str."""
+    fields = []
+    for fname, ftype in struct._fields_:
+        if fname == "version":
+            continue
+        if isinstance(ftype, type) and issubclass(ftype, ctypes.Array):
+            fields.append((fname, str))
+        elif ftype in (ctypes.c_double, ctypes.c_float):
+            fields.append((fname, float))
+        else:
+            fields.append((fname, int))
+    cls = dataclasses.make_dataclass(name, fields, frozen=True)
+    cls.__doc__ = doc
+    cls.__module__ = "rocjit"
+    return cls
+
+
+def _from_struct(cls, s):
+    values = {}
+    for f in dataclasses.fields(cls):
+        v = getattr(s, f.name)
+        values[f.name] = _text(v) if isinstance(v, bytes) else v
+    return cls(**values)
+
+
+Stats = _dataclass_of(
+    "Stats",
+    _lib.Stats,
+    "rocjit_stats: this context's hits, misses and compiles, the cache's size, the "
+    "workers, the remote tier and signatures (see include/rocjit.h for each field).",
+)
+Counters = _dataclass_of(
+    "Counters",
+    _lib.CountersV0,
+    "rocjit_counters: the cache's counters across processes since the last zero().",
+)
+RemoteCounters = _dataclass_of(
+    "RemoteCounters",
+    _lib.RemoteCounters,
+    "rocjit_remote_counters: the remote tier's counters kept in the cache.",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One cache entry (rocjit_entry)."""
+
+    key: str
+    platform: str
+    target: str
+    compiler: str
+    options: str
+    source_name: str
+    headers: list
+    kernels: list
+    size: int
+    created: int
+    last_used: int
+    hits: int
+    compile_ms: float
+    name_expressions: dict  # expression -> lowered name
+    pkey: str
+    signer: str
+    signature: int  # SIGNATURE_*
+
+
+def _entry(p) -> Entry:
+    e = p.contents
+    pairs = {}
+    for line in _text(e.name_expressions).split("\n"):
+        if "\t" in line:
+            expr, lowered = line.split("\t", 1)
+            pairs[expr] = lowered
+    return Entry(
+        key=_text(e.key),
+        platform=_text(e.platform),
+        target=_text(e.target),
+        compiler=_text(e.compiler),
+        options=_text(e.options),
+        source_name=_text(e.source_name),
+        headers=[h for h in _text(e.headers).split(" ") if h],
+        kernels=[k for k in _text(e.kernels).split(",") if k],
+        size=e.size,
+        created=e.created,
+        last_used=e.last_used,
+        hits=e.hits,
+        compile_ms=e.compile_ms,
+        name_expressions=pairs,
+        pkey=_text(e.pkey),
+        signer=_text(e.signer),
+        signature=e.signature,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class BadEntry:
+    """An entry verify() found bad: reason is VERIFY_CHECKSUM, _OBJECT or _SIGNATURE."""
+
+    entry: Entry
+    reason: int
+    message: str
+
+
+@dataclasses.dataclass(frozen=True)
+class VerifyResult:
+    checked: int
+    bad: list  # of BadEntry
+
+    @property
+    def ok(self) -> bool:
+        return not self.bad
+
+
+@dataclasses.dataclass(frozen=True)
+class CodeObjectInfo:
+    """What a code object says about itself (rocjit_codeobj_inspect)."""
+
+    platform: int
+    target: str
+    flags_target: str
+    kernels: list
+
+
+@dataclasses.dataclass(frozen=True)
+class CodeObject:
+    """A compiled code object (rocjit_code), copied out of the context."""
+
+    data: bytes = dataclasses.field(repr=False)
+    target: str
+    key: str
+    from_cache: bool  # read from the on-disk cache (else compiled by this context)
+    compile_ms: float
+    lowered_names: dict  # name expression -> lowered (mangled) kernel name
+    log: str = dataclasses.field(repr=False)  # compiler log of a compile done now, or ""
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    @property
+    def kernels(self) -> list:
+        """Kernel symbols in the object (rocjit_codeobj_inspect)."""
+        return inspect(self.data).kernels
+
+
+# ---- Building the C structs ---------------------------------------------------------------
+
+
+def _program(lib, source, name, options, headers, name_expressions, language):
+    """A rocjit_program for the call; everything it points to is kept on it."""
+    p = _lib.Program()
+    version = _lib.negotiate_version(lib, p, "rocjit_program_init", _lib.Program.BASE_VERSION)
+    keep = []
+    src = _b(source, "source")
+    if src is None:
+        raise TypeError("source must be given")
+    p.source, p.length = src, len(src)
+    keep.append(src)
+    p.name = _b(name, "name")
+    keep.append(p.name)
+    arr, n, items = _strings(options, "options")
+    if arr is not None:
+        p.options, p.num_options = arr, n
+    keep += [arr, items]
+    if headers:
+        pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers)
+        harr = (_lib.Header * len(pairs))()
+        for i, (hname, htext) in enumerate(pairs):
+            hn, ht = _b(hname, "header name"), _b(htext, "header text")
+            harr[i].name, harr[i].source, harr[i].length = hn, ht, len(ht)
+            keep += [hn, ht]
+        p.headers, p.num_headers = harr, len(pairs)
+        keep.append(harr)
+    if version >= 3:
+        p.header_size = sizeof(_lib.Header)
+    p.language = _language(language)
+    arr, n, items = _strings(name_expressions, "name_expressions")
+    if arr is not None:
+        p.name_expressions, p.num_name_expressions = arr, n
+    keep += [arr, items]
+    if not lib.has("rocjit_last_log"):
+        buf = ctypes.create_string_buffer(_LOG_BUF_SIZE)
+        p.log, p.log_size = ctypes.addressof(buf), _LOG_BUF_SIZE
+        p._log_buf = buf
+    p._keep = keep
+    return p
+
+
+def _registered_options(lib, options, name_expressions):
+    o = _lib.RegisteredOptions()
+    _lib.negotiate_version(lib, o, "rocjit_registered_options_init")
+    keep = []
+    arr, n, items = _strings(options, "options")
+    if arr is not None:
+        o.options, o.num_options = arr, n
+    keep += [arr, items]
+    arr, n, items = _strings(name_expressions, "name_expressions")
+    if arr is not None:
+        o.name_expressions, o.num_name_expressions = arr, n
+    keep += [arr, items]
+    o._keep = keep
+    return o
+
+
+def _dim3(v, what: str) -> _lib.Dim3:
+    t = (v,) if isinstance(v, int) else tuple(v)
+    if not 1 <= len(t) <= 3:
+        raise ValueError(f"{what} must be an int or 1 to 3 ints, not {v!r}")
+    t = t + (1,) * (3 - len(t))
+    for x in t:
+        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < 1 << 32:
+            raise ValueError(f"{what} must hold unsigned 32-bit ints, not {v!r}")
+    return _lib.Dim3(*t)
+
+
+_CTYPES_VALUES = (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array,
+                  ctypes._Pointer)
+
+
+def _arg(a, i: int):
+    """One kernel argument -> a ctypes object whose address is passed."""
+    if isinstance(a, bool):
+        raise TypeError(f"argument {i}: a bool has no C type here: pass rocjit.u8(...) or "
+                        "rocjit.i32(...)")
+    if isinstance(a, int):
+        if not 0 <= a < 1 << 64:
+            raise ValueError(f"argument {i}: an int is a device pointer (0 to 2**64-1); "
+                             "pass integer scalars as rocjit.i32(x), rocjit.i64(x), ...")
+        return c_void_p(a)
+    if a is None:
+        return c_void_p(None)
+    if isinstance(a, _CTYPES_VALUES):
+        return a
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if cai is not None:
+        return c_void_p(cai["data"][0])
+    if isinstance(a, float):
+        raise TypeError(f"argument {i}: a Python float has no C type: pass rocjit.f32(x) or "
+                        "rocjit.f64(x)")
+    raise TypeError(f"argument {i}: cannot pass {type(a).__name__} to a kernel: give an int "
+                    "(device pointer), a ctypes value (rocjit.f32(1.5), rocjit.i32(3)) or "
+                    "an object with __cuda_array_interface__")
+
+
+def _stream(stream):
+    if stream is None:
+        return None
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return stream or None
+    if isinstance(stream, c_void_p):
+        return stream.value
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        version_handle = proto() if callable(proto) else proto
+        return version_handle[1] or None
+    handle = getattr(stream, "ptr", None)  # cupy.cuda.Stream
+    if isinstance(handle, int):
+        return handle or None
+    raise TypeError(f"stream must be an int handle, None, or a stream object with .ptr or "
+                    f"__cuda_stream__, not {type(stream).__name__}")
+
+
+# ---- Kernel ---------------------------------------------------------------------------------
+
+
+class Kernel:
+    """A launchable kernel (rocjit_kernel), valid while its Context is open.  Shareable
+    between threads."""
+
+    __slots__ = ("_ctx", "_handle", "name")
+
+    def __init__(self, ctx: "Context", handle: int):
+        self._ctx = ctx
+        self._handle = handle
+        self.name = _text(_L().rocjit_kernel_name(handle))
+
+    def launch(self, grid, block, args: Sequence[Any] = (), shared_mem: int = 0,
+               stream=0) -> None:
+        """Launches on stream (an int handle, None/0 for the default stream, or an object
+        with .ptr such as cupy.cuda.Stream, or __cuda_stream__).  grid, block: an int or 1
+        to 3 ints.  args: ints (device pointers), ctypes values (rocjit.f32(1.5)), or
+        objects exposing __cuda_array_interface__ (CuPy arrays).  Asynchronous."""
+        if self._ctx._handle is None:
+            raise _errors.InvalidArgumentError(
+                _errors.EINVAL, f"kernel {self.name}: its context is closed", "invalid argument")
+        lib = _L()
+        g, b = _dim3(grid, "grid"), _dim3(block, "block")
+        if isinstance(shared_mem, bool) or not 0 <= int(shared_mem) < 1 << 32:
+            raise ValueError(f"shared_mem must be 0 to 2**32-1 bytes, not {shared_mem!r}")
+        values = [_arg(a, i) for i, a in enumerate(args)]
+        ptrs = (c_void_p * max(len(values), 1))()
+        for i, v in enumerate(values):
+            ptrs[i] = ctypes.addressof(v)
+        rc = lib.rocjit_kernel_launch(self._handle, g, b, int(shared_mem), _stream(stream), ptrs)
+        if rc < 0:
+            _raise(rc)
+
+    def __call__(self, grid, block, args: Sequence[Any] = (), *, shared_mem: int = 0,
+                 stream=0) -> None:
+        """Same as launch (CuPy RawKernel's calling convention)."""
+        self.launch(grid, block, args, shared_mem=shared_mem, stream=stream)
+
+    def __repr__(self) -> str:
+        return f"<rocjit.Kernel {self.name}>"
+
+
+# ---- Context --------------------------------------------------------------------------------
+
+
+class Context:
+    """A rocjit context (rocjit_open): one device, one cache, the in-process table.
+
+    Arguments are rocjit_options' fields (None: the library's default, which reads the
+    environment: ROCJIT_CACHE_DIR, ROCJIT_ARCH, ROCJIT_REMOTE, ...).  flags: OPEN_* bits;
+    no_cache / no_compile / readonly add OPEN_NO_CACHE / _NO_COMPILE / _READONLY.
+
+    Internally locked: any thread may use it.  close() (or leaving the with block) frees
+    every kernel it returned; call it when no other thread uses the context.
+    """
+
+    def __init__(self, cache_dir=None, target=None, flags: int = 0, remote=None, *,
+                 platform=None, device: int = 0, bundles=None, signing_key=None,
+                 trusted_keys=None, require_signed: int | None = None,
+                 no_cache: bool = False, no_compile: bool = False, readonly: bool = False):
+        self._handle = None
+        lib = _L()
+        o = _lib.Options()
+        _lib.negotiate_version(lib, o, "rocjit_options_init")
+        if isinstance(bundles, (list, tuple)):
+            bundles = ":".join(os.fspath(x) for x in bundles)
+        keep = [_b(cache_dir, "cache_dir"), _b(target, "target"), _b(bundles, "bundles"),
+                _b(remote, "remote"), _b(signing_key, "signing_key"),
+                _b(trusted_keys, "trusted_keys")]
+        (o.cache_dir, o.target, o.bundles, o.remote, o.signing_key, o.trusted_keys) = keep
+        o.platform = _platform(platform)
+        o.device = int(device)
+        o.flags = (int(flags) | (OPEN_NO_CACHE if no_cache else 0)
+                   | (OPEN_NO_COMPILE if no_compile else 0) | (OPEN_READONLY if readonly else 0))
+        if require_signed is not None:
+            o.require_signed = int(require_signed)
+        h = c_void_p()
+        _check(lib.rocjit_open(byref(h), byref(o)))
+        self._handle = h.value
+        self._close_fn = lib.rocjit_close
+
+    # -- lifetime
+
+    def close(self) -> None:
+        """Closes the context (rocjit_close); its kernels may not be launched after."""
+        h, self._handle = self._handle, None
+        if h is not None:
+            self._close_fn(h)
+
+    def __enter__(self) -> "Context":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def _h(self):
+        if self._handle is None:
+            raise _errors.InvalidArgumentError(_errors.EINVAL, "the context is closed",
+                                               "invalid argument")
+        return self._handle
+
+    # -- compiling and getting kernels
+
+    def compile(self, source=None, *, name=None, options: Sequence[str] = (), headers=None,
+                name_expressions: Sequence[str] = (), target=None, language=None,
+                registered=None) -> CodeObject:
+        """The code object of source for target (None: the context's target), from the
+        cache or compiled and stored (rocjit_compile); no GPU needed with a target.
+
+        registered="file.hip" instead of source compiles a registered source
+        (rocjit_compile_registered_v2; headers, name and language are its own)."""
+        lib = _L()
+        h = self._h()
+        out = ctypes.POINTER(_lib.Code)()
+        t = _b(target, "target")
+        if registered is not None:
+            if source is not None:
+                raise TypeError("give source or registered, not both")
+            o = _registered_options(lib, options, name_expressions)
+            rc = lib.rocjit_compile_registered_v2(byref(out), h, t, _b(registered, "registered"),
+                                                  byref(o))
+            prog = None
+        else:
+            prog = _program(lib, source, name, options, headers, name_expressions, language)
+            rc = lib.rocjit_compile(byref(out), h, t, byref(prog))
+        if rc < 0:
+            log = _last_log(lib, prog)
+            _raise(rc, log)
+        log = _last_log(lib, prog)
+        code = out.contents
+        lowered = {}
+        for expr in name_expressions or ():
+            name_out = c_char_p()
+            _check(lib.rocjit_code_lowered_name(byref(name_out), out, _b(expr, "expression")))
+            lowered[expr] = _text(name_out.value)
+        return CodeObject(
+            data=ctypes.string_at(code.data, code.size),
+            target=_text(code.target),
+            key=_text(code.key),
+            from_cache=bool(code.from_cache),
+            compile_ms=code.compile_ms,
+            lowered_names=lowered,
+            log=log,
+        )
+
+    def get_kernel(self, source=None, kernel: str | None = None, *, name=None,
+                   options: Sequence[str] = (), headers=None,
+                   name_expressions: Sequence[str] = (), language=None,
+                   registered=None) -> Kernel:
+        """The launchable kernel `kernel` (an extern "C" symbol, a mangled name, or one of
+        name_expressions as given) of source, for the context's device (rocjit_kernel_get).
+
+        registered="file.hip" instead of source takes a registered source
+        (rocjit_kernel_get_registered_v2)."""
+        if kernel is None:
+            raise TypeError("kernel (the kernel's name) must be given")
+        lib = _L()
+        h = self._h()
+        out = c_void_p()
+        kname = _b(kernel, "kernel")
+        if registered is not None:
+            if source is not None:
+                raise TypeError("give source or registered, not both")
+            o = _registered_options(lib, options, name_expressions)
+            rc = lib.rocjit_kernel_get_registered_v2(byref(out), h, _b(registered, "registered"),
+                                                     kname, byref(o))
+            prog = None
+        else:
+            prog = _program(lib, source, name, options, headers, name_expressions, language)
+            rc = lib.rocjit_kernel_get(byref(out), h, byref(prog), kname)
+        if rc < 0:
+            _raise(rc, _last_log(lib, prog))
+        return Kernel(self, out.value)
+
+    # -- statistics
+
+    def stats(self) -> Stats:
+        """This context's statistics (rocjit_stats_get)."""
+        lib = _L()
+        s = _lib.Stats()
+        _lib.negotiate_version(lib, s, "rocjit_stats_init")
+        _check(lib.rocjit_stats_get(byref(s), self._h()))
+        return _from_struct(Stats, s)
+
+    def counters(self) -> Counters:
+        """The cache's counters across processes since the last zero()."""
+        lib = _L()
+        if lib.has("rocjit_counters_get"):
+            c = _lib.Counters()
+            _lib.negotiate_version(lib, c, "rocjit_counters_init")
+            _check(lib.rocjit_counters_get(byref(c), self._h()))
+        else:
+            c = _lib.CountersV0()
+            _check(lib.rocjit_cache_counters(self._h(), byref(c)))
+        return _from_struct(Counters, c)
+
+    def remote_counters(self) -> RemoteCounters:
+        """The remote tier's counters kept in the cache (rocjit_remote_counters_get)."""
+        lib = _L()
+        c = _lib.RemoteCounters()
+        _lib.negotiate_version(lib, c, "rocjit_remote_counters_init")
+        _check(lib.rocjit_remote_counters_get(byref(c), self._h()))
+        return _from_struct(RemoteCounters, c)
+
+    def zero(self) -> None:
+        """Sets the cache's counters to zero (rocjit_cache_zero)."""
+        _check(_L().rocjit_cache_zero(self._h()))
+
+    # -- cache administration
+
+    def entries(self) -> list:
+        """Every cache entry, in key order (rocjit_cache_foreach)."""
+        lib = _L()
+        found, failure = [], []
+
+        def each(p, user):
+            try:
+                found.append(_entry(p))
+                return 0
+            except BaseException as e:  # noqa: BLE001 - re-raised below
+                failure.append(e)
+                return 1
+
+        rc = lib.rocjit_cache_foreach(self._h(), _lib.ENTRY_FN(each), None)
+        if failure:
+            raise failure[0]
+        _check(rc)
+        return found
+
+    def find(self, prefix: str):
+        """(Entry, code bytes) of the one entry whose key starts with prefix (at least 4
+        hex digits); code is None when it fails its checksum (rocjit_cache_find).  Raises
+        NotFoundError, InvalidArgumentError (ambiguous: the message lists the matches)."""
+        lib = _L()
+        result, failure = [], []
+
+        def each(p, code, size, user):
+            try:
+                result.append((_entry(p), ctypes.string_at(code, size) if code else None))
+                return 0
+            except BaseException as e:  # noqa: BLE001
+                failure.append(e)
+                return 1
+
+        rc = lib.rocjit_cache_find(self._h(), _b(prefix, "prefix"), _lib.FIND_FN(each), None)
+        if failure:
+            raise failure[0]
+        _check(rc)
+        return result[0]
+
+    def remove(self, keys) -> int:
+        """Removes entries (keys: 32-hex-digit strings or Entry objects, or one of them) in
+        one transaction; returns how many existed (rocjit_cache_remove)."""
+        if isinstance(keys, (str, bytes, Entry)):
+            keys = [keys]
+        keys = [k.key if isinstance(k, Entry) else k for k in keys]
+        arr, n, _keep = _strings(keys, "keys")
+        removed = c_size_t()
+        _check(_L().rocjit_cache_remove(self._h(), arr, n, byref(removed)))
+        return removed.value
+
+    def purge(self, where: Callable[[Entry], bool] | None = None, *, dry_run: bool = False,
+              compact: bool = True) -> list:
+        """Removes the entries where(entry) is true (None: every entry), then compacts the
+        file; returns the entries removed (or that would be, with dry_run).  The Python
+        spelling of `rocjit purge`: e.g. where=lambda e: e.target.startswith("gfx90a")."""
+        chosen = [e for e in self.entries() if where is None or where(e)]
+        if not dry_run and chosen:
+            self.remove(chosen)
+            if compact:
+                self.compact()
+        return chosen
+
+    def compact(self) -> None:
+        """Gives free pages back to the file system (rocjit_cache_compact)."""
+        _check(_L().rocjit_cache_compact(self._h()))
+
+    def verify(self, fix: bool = False) -> VerifyResult:
+        """Checks every entry's checksum, code object and signature; with fix, removes the
+        bad ones (rocjit_cache_verify)."""
+        lib = _L()
+        bad, failure = [], []
+
+        def each(p, reason, message, user):
+            try:
+                bad.append(BadEntry(_entry(p), reason, _text(message)))
+            except BaseException as e:  # noqa: BLE001
+                failure.append(e)
+
+        checked, bad_count = c_uint64(), c_uint64()
+        rc = lib.rocjit_cache_verify(self._h(), 1 if fix else 0, _lib.VERIFY_FN(each), None,
+                                     byref(checked), byref(bad_count))
+        if failure:
+            raise failure[0]
+        _check(rc)
+        return VerifyResult(checked=checked.value, bad=bad)
+
+    def __repr__(self) -> str:
+        return "<rocjit.Context closed>" if self.closed else f"<rocjit.Context {self._handle:#x}>"
+
+
+# ---- Process-wide calls ---------------------------------------------------------------------
+
+
+def version() -> str:
+    """The loaded library's version, "0.1.0"."""
+    v = _L().rocjit_version()
+    return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+
+
+def library_path() -> str:
+    """The librocjit the bindings loaded (as it was found)."""
+    return _L().path
+
+
+def strerror(code: int) -> str:
+    return _text(_L().rocjit_strerror(int(code)))
+
+
+def last_log() -> str:
+    """The compiler log of this thread's last request (rocjit_last_log; "" when the library
+    predates issue 17: then see CodeObject.log and RocjitError.log)."""
+    lib = _L()
+    return _text(lib.rocjit_last_log()) if lib.has("rocjit_last_log") else ""
+
+
+def normalize_target(target: str) -> str:
+    """"gfx90a:xnack-:sramecc+" -> "gfx90a:sramecc+:xnack-" (rocjit_target_normalize)."""
+    buf = ctypes.create_string_buffer(256)
+    _check(_L().rocjit_target_normalize(buf, len(buf), _b(target, "target")))
+    return _text(buf.value)
+
+
+def target_platform(target: str) -> int:
+    """PLATFORM_AMD for gfx*, PLATFORM_NVIDIA for sm_*, 0 otherwise."""
+    return _L().rocjit_target_platform(_b(target, "target"))
+
+
+def cache_dir(dir=None) -> str:
+    """The cache folder a Context(cache_dir=dir) would use (rocjit_cache_dir)."""
+    buf = ctypes.create_string_buffer(4096)
+    _check(_L().rocjit_cache_dir(buf, len(buf), _b(dir, "dir")))
+    return os.fsdecode(buf.value)
+
+
+def compiler_identity(platform="amd") -> str:
+    out = c_char_p()
+    _check(_L().rocjit_compiler_identity(byref(out), _platform(platform)))
+    return _text(out.value)
+
+
+def compiler_targets(platform="amd") -> list:
+    """The targets the platform's installed compiler supports."""
+    lib = _L()
+    buf = ctypes.create_string_buffer(1 << 16)
+    if lib.has("rocjit_compiler_targets_get"):
+        _check(lib.rocjit_compiler_targets_get(buf, len(buf), _platform(platform)))
+    else:
+        _check(lib.rocjit_compiler_targets(_platform(platform), buf, len(buf)))
+    return _text(buf.value).split()
+
+
+def device_count(platform="auto") -> int:
+    """How many GPUs of the platform ("amd", "nvidia"; "auto": both) this machine has (0
+    without a driver)."""
+    lib = _L()
+    p = _platform(platform)
+    if p == PLATFORM_AUTO:
+        return device_count(PLATFORM_AMD) + device_count(PLATFORM_NVIDIA)
+    n = c_int()
+    if lib.has("rocjit_device_count_get"):
+        _check(lib.rocjit_device_count_get(byref(n), p))
+    else:
+        _check(lib.rocjit_device_count(p, byref(n)))
+    return n.value
+
+
+def device_target(platform="auto", device: int = 0) -> str:
+    lib = _L()
+    buf = ctypes.create_string_buffer(256)
+    if lib.has("rocjit_device_target_get"):
+        _check(lib.rocjit_device_target_get(buf, len(buf), _platform(platform), int(device)))
+    else:
+        _check(lib.rocjit_device_target(_platform(platform), int(device), buf, len(buf)))
+    return _text(buf.value)
+
+
+def inspect(data: bytes) -> CodeObjectInfo:
+    """What a code object (AMDGPU ELF or CUBIN) says about itself (rocjit_codeobj_inspect)."""
+    lib = _L()
+    data = bytes(data)
+    out = ctypes.POINTER(_lib.CodeobjInfo)()
+    _check(lib.rocjit_codeobj_inspect(byref(out), data, len(data)))
+    try:
+        info = out.contents
+        return CodeObjectInfo(
+            platform=info.platform,
+            target=_text(info.target),
+            flags_target=_text(info.flags_target),
+            kernels=[_text(info.kernels[i]) for i in range(info.num_kernels)],
+        )
+    finally:
+        if lib.has("rocjit_codeobj_info_free"):
+            lib.rocjit_codeobj_info_free(out)
+        else:
+            lib.rocjit_codeobj_free(out)
+
+
+_registered_keep = []  # registered sources must live as long as the process
+
+
+def _register(files, what: str, v1: str, v2: str) -> None:
+    lib = _L()
+    pairs = list(files.items()) if isinstance(files, Mapping) else list(files)
+    if not pairs:
+        return
+    arr = (_lib.SourceFile * len(pairs))()
+    keep = [arr]
+    for i, (name, text) in enumerate(pairs):
+        n, t = _b(name, f"{what} name"), _b(text, f"{what} text")
+        arr[i].name, arr[i].text, arr[i].length = n, t, len(t)
+        keep += [n, t]
+    _registered_keep.append(keep)
+    if lib.has(v2):
+        _check(getattr(lib, v2)(arr, len(pairs), sizeof(_lib.SourceFile)))
+    else:
+        _check(getattr(lib, v1)(arr, len(pairs)))
+
+
+def register_sources(files) -> None:
+    """Registers sources process-wide ({name: text} or (name, text) pairs), as the CMake
+    function rocjit_add_kernels does; then get_kernel(registered=name, ...)."""
+    _register(files, "source", "rocjit_register_sources", "rocjit_register_sources_v2")
+
+
+def register_headers(files) -> None:
+    """Registers files as headers of every registered source, whatever their names."""
+    _register(files, "header", "rocjit_register_headers", "rocjit_register_headers_v2")
+

@@ -1,0 +1,27 @@
+#!/bin/sh
+# The bindings' tests against the library of a build folder (tools/test.sh runs it after
+# the C tests): the Rust crates (cargo test, offline, no registry) and the Python package
+# (pytest, then an offline pip install into a venv and an import from outside the tree).
+#
+#   tools/test-bindings.sh [BUILD]      (default: build)
+set -eu
+cd "$(dirname "$0")/.."
+lib=$(cd "${1:-build}" && pwd)
+# Debian's python3, which has python3-pytest (install-deps.sh), before any other on PATH.
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+
+echo "== Rust bindings (cargo test)"
+(cd bindings/rust && CARGO_HOME="$PWD/target/cargo-home" ROCJIT_LIB_DIR="$lib" \
+	ROCJIT_INCLUDE_DIR="$PWD/../../include" cargo test --offline --locked)
+
+echo "== Python bindings (pytest)"
+ROCJIT_LIBRARY="$lib/librocjit.so" "$py" -m pytest -p no:cacheprovider -q -rs \
+	bindings/python/tests
+venv="$lib/pyvenv"
+rm -rf "$venv"
+"$py" -m venv "$venv"
+# --no-index: as offline as a machine without a network (nothing may be downloaded).
+"$venv/bin/pip" install -q --no-index bindings/python
+(cd / && ROCJIT_LIBRARY="$lib/librocjit.so" "$venv/bin/python" -c \
+	'import rocjit; print("installed rocjit package, library version", rocjit.version())')
