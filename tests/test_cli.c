@@ -1431,6 +1431,27 @@ TEST(import_takes_signatures_along_and_admits_only_trusted_signers)
 		ASSERT(strstr(listing, "signing-") == NULL);
 		free(listing);
 	}
+	/* Signing renames a signed copy over the name given: a symbolic link is refused (the
+	   file it names would stay unsigned), and so is a live cache database (its WAL would
+	   be lost). */
+	{
+		char secret[4400], link[4300], live[4400];
+		const char *sign[] = { ROCJIT_TEST_CLI, "--cache", link, "sign", "--key", secret,
+				 NULL };
+
+		snprintf(secret, sizeof secret, "%s/vendor.secret", dir);
+		snprintf(link, sizeof link, "%s/link.rocjit", rj_test_dir);
+		ASSERT_INT(symlink(plain, link), 0);
+		ASSERT_INT(rj_test_run(sign, NULL, &out), 1);
+		ASSERT_CONTAINS(out, "symbolic link");
+		free(out);
+		snprintf(live, sizeof live, "%s/rocjit-cache.sqlite", other_cache);
+		sign[2] = live;
+		ASSERT_INT(rj_test_run(sign, NULL, &out), 1);
+		printf("%s", out);
+		ASSERT_CONTAINS(out, "live cache database");
+		free(out);
+	}
 	/* A key that cannot be used says why, not only that there is none. */
 	{
 		char secret[4400];

@@ -121,9 +121,11 @@ static void *signed_value(const char *hex, const char *signer, struct rj_record 
 	return v;
 }
 
-/* Node name, trusting trusted (and allowed to compile), asks for variant i: the tier's
- * value is refused for its signature, and the variant compiled here. */
-static void tier_refused_and_compiled(const char *name, const char *trusted, int i)
+/* Node name, trusting trusted (and allowed to compile, with no signing key), asks for
+ * variant i: the tier's value is refused for its signature, the variant compiled here,
+ * and puts values on the tier (1: it replaced the refused one, 0: it left it). */
+static void tier_refused_and_compiled(const char *name, const char *trusted, int i,
+				      int puts)
 {
 	rocjit_ctx *ctx = node(name, url, NULL, trusted, 0, 0, NULL);
 	rocjit_stats st;
@@ -131,6 +133,7 @@ static void tier_refused_and_compiled(const char *name, const char *trusted, int
 	ASSERT_INT(variant(ctx, i)->from_cache, 0);
 	st = rj_test_stats(ctx);
 	refused_for_signature(&st, 1);
+	ASSERT_INT((int)st.remote_puts, puts);
 	rocjit_close(ctx);
 }
 
@@ -162,7 +165,9 @@ TEST(remote_value_signed_by_a_trusted_key_serves_and_others_are_refused)
 	rocjit_close(ctx);
 
 	/* Trusts only ci-b: the value is not loaded; compiled here. */
-	tier_refused_and_compiled("other", pb, 1);
+	/* It keeps the value, signed by a key it does not trust (others may), and puts no
+	   unsigned one in its place. */
+	tier_refused_and_compiled("other", pb, 1, 0);
 
 	/* Trusts nothing: takes the tier's value as before (no rule). */
 	ctx = node("plain", url, NULL, NULL, 0, 0, NULL);
@@ -195,7 +200,8 @@ TEST(remote_value_with_swapped_code_and_recomputed_checksums_is_refused)
 	rocjit_close(ctx);
 
 	/* Without trusted keys, such a value would be loaded: the checks of form pass. */
-	tier_refused_and_compiled("trusting", pa, 4);
+	/* A signature that does not hold is no one's: the node's own compile replaces it. */
+	tier_refused_and_compiled("trusting", pa, 4, 1);
 	free(v);
 	rj_redis_stop(&server);
 }

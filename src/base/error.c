@@ -154,7 +154,11 @@ int rj_log_level(void)
  * to.  The lock prefers writers, or threads that log without pause would keep a setter
  * waiting forever; a thread never takes it twice (in_hook), so that cannot deadlock.
  */
+#ifdef PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
 #define HOOK_LOCK_INIT PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
+#else /* not glibc: the default lock, which may let a busy reader delay a setter */
+#define HOOK_LOCK_INIT PTHREAD_RWLOCK_INITIALIZER
+#endif
 static pthread_rwlock_t hook_lock = HOOK_LOCK_INIT;
 static rocjit_log_fn hook_fn;   /* under hook_lock */
 static void *hook_user;         /* under hook_lock */
@@ -186,6 +190,12 @@ static void hook_register_atfork(void)
 
 ROCJIT_API void rocjit_set_log_callback(rocjit_log_fn fn, void *user)
 {
+	/* From inside the hook it would wait for its own read lock: refused, said once. */
+	if (in_hook) {
+		fprintf(stderr, "rocjit: rocjit_set_log_callback called from inside the log "
+			"callback: ignored (a callback must not call rocjit)\n");
+		return;
+	}
 	pthread_once(&hook_once, hook_register_atfork);
 	pthread_rwlock_wrlock(&hook_lock);
 	hook_fn = fn;

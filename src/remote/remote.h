@@ -62,8 +62,10 @@ struct rj_remote_value {
 	size_t size;
 	struct rj_record rec;
 	char *kernels;          /* the kernels column, NUL-terminated (malloc'ed) */
-	int sig_refused;        /* a miss because the value was refused for its signature
-	                           alone (it may serve nodes that trust its signer) */
+	int sig_refused;        /* a miss because the value was refused only for being
+	                           unsigned or signed by a key not trusted here (it may
+	                           serve nodes that trust its signer); not for a signature
+	                           that does not hold */
 };
 void rj_remote_value_free(struct rj_remote_value *v);
 

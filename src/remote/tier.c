@@ -189,9 +189,12 @@ uint64_t rj_remote_sig_rejected(struct rj_remote *t)
 /*
  * With trusted keys, a value serves only when signed by one of them, over the fields it
  * is served by (those check_value compared with the request) and its code: 0, or
- * ROCJIT_EFORMAT saying what is wrong with its signature.
+ * ROCJIT_EFORMAT saying what is wrong with its signature.  *other_signer: refused only
+ * because it is unsigned or signed by a key not trusted here (it may be what nodes that
+ * trust its signer, or check nothing, load); 0 for a signature that does not hold (the
+ * value was altered: whoever compiles it replaces it).
  */
-static int check_signature(struct rj_remote *t, const struct rj_record *rec)
+static int check_signature(struct rj_remote *t, const struct rj_record *rec, int *other_signer)
 {
 	char signer[RJ_SIG_NAME_MAX + 1] = "", platform[64], target[128], *compiler;
 	struct rj_sig_subject e;
@@ -221,6 +224,7 @@ static int check_signature(struct rj_remote *t, const struct rj_record *rec)
 	free(compiler);
 	if (st == RJ_SIG_TRUSTED)
 		return 0;
+	*other_signer = st == RJ_SIG_UNSIGNED || st == RJ_SIG_UNTRUSTED;
 	atomic_fetch_add(&t->sig_rejected, 1);
 	if (st == RJ_SIG_UNSIGNED)
 		RJ_FAIL(ROCJIT_EFORMAT, "it is not signed, and this process loads only code "
@@ -300,7 +304,7 @@ static int get_value(struct rj_remote *t, const struct rj_remote_want *w,
 		     struct rj_remote_value *v)
 {
 	char key[160], why[600];
-	int rc;
+	int rc, other_signer = 0;
 
 	memset(v, 0, sizeof *v);
 	value_key(t, &w->key, key, sizeof key);
@@ -312,10 +316,10 @@ static int get_value(struct rj_remote *t, const struct rj_remote_want *w,
 		snprintf(why, sizeof why, "%s", rocjit_last_error());
 		rj_remote_value_free(v);
 		rc = 2;
-	} else if (rc == 1 && check_signature(t, &v->rec) != 0) {
+	} else if (rc == 1 && check_signature(t, &v->rec, &other_signer) != 0) {
 		snprintf(why, sizeof why, "%s", rocjit_last_error());
 		rj_remote_value_free(v);
-		v->sig_refused = 1;
+		v->sig_refused = other_signer;
 		rc = 2;
 	}
 	if (rc == 2) {

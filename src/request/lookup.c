@@ -344,28 +344,38 @@ static void take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void 
 }
 
 /*
- * Whether a local hit (code) may load under the signing rule (signing.c).  The fields a
+ * Whether a local hit (*code, size; *owned: its private copy, or NULL when it lies in the
+ * read index's shared mapping) may load under the signing rule (signing.c).  The fields a
  * signature covers besides the code are the request's (the entry's key matched them), so
  * a signature the read index holds is checked without the database; the portable key is
- * computed only when the rule covers the local cache.
+ * computed only when the rule covers the local cache.  Code from the index is copied
+ * first and the copy checked and loaded: anyone who may write the index file could change
+ * the mapped bytes between the check and the load.  0 also when the copy cannot be made.
  */
 static int local_ok(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
-		    const char *compiler, const void *code, size_t size)
+		    const char *compiler, const void **code, void **owned, size_t size)
 {
 	struct rj_sig_subject hit;
+	const void *served = *code;
 	rj_key pkey;
 
 	if (ctx->signing.require < ROCJIT_REQUIRE_SIGNED_ALL)
 		return 1;
+	if (!*owned) {
+		if (!(*owned = malloc(size ? size : 1)))
+			return 0;
+		memcpy(*owned, served, size);
+		*code = *owned;
+	}
 	pkey = portable_key(r, s->platform, s->target);
 	hit.key = &s->key;
 	hit.pkey = &pkey;
 	hit.platform = s->platform->name;
 	hit.target = s->target;
 	hit.compiler = compiler;
-	hit.code = code;
+	hit.code = *code;
 	hit.code_size = size;
-	return rj_signing_local_ok(&ctx->signing, ctx->cache, &hit);
+	return rj_signing_local_ok(&ctx->signing, ctx->cache, &hit, served);
 }
 
 /* 1 and s filled when the on-disk cache has s's key; 0 on a miss (or a cache failure). */
@@ -384,7 +394,7 @@ static int disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_sl
 		return 0;
 	rc = rj_cache_get(ctx->cache, &s->key, &code, &owned, &size, &ms,
 			  r->num_name_expressions ? &column : NULL);
-	if (rc > 0 && !local_ok(ctx, r, s, compiler, code, size)) {
+	if (rc > 0 && !local_ok(ctx, r, s, compiler, &code, &owned, size)) {
 		s->local_refused = 1;
 		free(owned);
 		free(column);
@@ -694,6 +704,7 @@ static int early_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_s
 {
 	struct rj_remote_lease *none;
 	const void *code;
+	void *owned = NULL; /* a private copy of the index's code, when one was made */
 	char *column = NULL;
 	size_t size;
 	double ms = 0;
@@ -703,15 +714,18 @@ static int early_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_s
 		return 0;
 	rc = rj_cache_probe(ctx->cache, &s->key, &code, &size, &ms,
 			    r->num_name_expressions ? &column : NULL);
-	if (rc == 2 && !local_ok(ctx, r, s, compiler, code, size)) {
+	if (rc == 2 && !local_ok(ctx, r, s, compiler, &code, &owned, size)) {
 		s->local_refused = 1;
+		free(owned);
 		free(column);
 		return 0;
 	}
 	if (rc == 2) {
-		if (r->num_name_expressions && !take_names(s, r, column))
+		if (r->num_name_expressions && !take_names(s, r, column)) {
+			free(owned);
 			return 0;
-		take_hit(ctx, s, code, NULL, size, ms);
+		}
+		take_hit(ctx, s, code, owned, size, ms);
 		atomic_fetch_add(&ctx->index_hits, 1);
 		return 1;
 	}

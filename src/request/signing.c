@@ -142,7 +142,8 @@ void rj_signing_rejected(struct rj_signing *g, const char *what)
 		RJ_LOG(RJ_LOG_INFO, "%s; not loaded", what);
 }
 
-int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_subject *hit)
+int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_subject *hit,
+			const void *served)
 {
 	const rj_key *key = hit->key;
 	struct rj_cache_signed e;
@@ -150,6 +151,7 @@ int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_s
 	struct rj_sig_subject sub;
 	enum rj_sig_status st = RJ_SIG_BAD;
 	char what[512], hex[33];
+	int found;
 
 	if (g->require < ROCJIT_REQUIRE_SIGNED_ALL)
 		return 1;
@@ -160,10 +162,10 @@ int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_s
 	   drop it at the next open: cache_index_write.c), so it only ever accepts; whatever
 	   it does not accept (unsigned there, signed since, a key no longer trusted) is the
 	   database's to judge. */
-	if (rj_cache_index_signature(c, key, hit->code, &ix) == 1 &&
+	if (rj_cache_index_signature(c, key, served, &ix) == 1 &&
 	    rj_sig_verify(&g->trust, hit, ix.signer, ix.sig, ix.len) == RJ_SIG_TRUSTED)
 		return 1;
-	if (rj_cache_signed_get(c, key, &e) == 1) {
+	if ((found = rj_cache_signed_get(c, key, &e)) == 1) {
 		sub.key = key;
 		sub.pkey = &e.pkey;
 		sub.platform = e.platform;
@@ -176,7 +178,12 @@ int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_s
 			return 1;
 	}
 	rj_key_hex(key, hex);
-	snprintf(what, sizeof what, "cache entry %s is %s%s%s (ROCJIT_REQUIRE_SIGNED=all "
+	if (found != 1)
+		snprintf(what, sizeof what, "cache entry %s could not be checked: %s", hex,
+			 found == 0 ? "its row is gone from the database (removed meanwhile)"
+				    : rocjit_last_error());
+	else
+		snprintf(what, sizeof what, "cache entry %s is %s%s%s (ROCJIT_REQUIRE_SIGNED=all "
 		 "loads only code signed by a trusted key: sign the cache with `rocjit sign`, or "
 		 "set ROCJIT_SIGNING_KEY where it is compiled)", hex,
 		 st == RJ_SIG_UNSIGNED ? "unsigned" : st == RJ_SIG_UNTRUSTED ?

@@ -47,9 +47,12 @@ void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_me
  * A hit the read index served is loaded on the index's copy of its signature when that is
  * trusted over hit, without the database; anything else (no signature there, or one not
  * trusted) is judged by the database's row, which may be newer, as a hit from the database
- * is: only the database's answer refuses.
+ * is: only the database's answer refuses.  served: where the cache served the code (the
+ * read index's mapping is found by it); hit->code is what is checked, a private copy of
+ * it when it came from the index (lookup.c), so that what is checked is what is loaded.
  */
-int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_subject *hit);
+int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_subject *hit,
+			const void *served);
 
 /* A shared tier passed over an entry for its signature: counted, one warning a process
  * (then at ROCJIT_LOG=info). */

@@ -333,7 +333,9 @@ static int import_locked(rj_cache *c, struct rj_bundle *b, const struct rj_sig_t
 		/* Only a row this import wrote takes the bundle's signature: an entry the
 		   cache had stays as it was, with its own. */
 		if (sqlite3_changes(c->db) == 1) {
-			if (sig.len && rj_sig_table_put(c->db, r.key, sig.signer, sig.sig) != 0)
+			/* Unsigned: a signature row left for the key by an older entry goes. */
+			if (rj_sig_table_put(c->db, r.key, sig.len ? sig.signer : NULL,
+					     sig.len ? sig.sig : NULL) != 0)
 				goto rollback;
 			(*copied)++;
 		}

@@ -325,9 +325,15 @@ int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
 	pthread_mutex_lock(&c->lock);
 	found = rj_index_signature(c, key, code, &signer, &bytes);
 	if (found && signer) {
-		snprintf(sig->signer, sizeof sig->signer, "%s", signer);
+		/* From the shared mapping: copied within bounds, then checked as a copy (a
+		   name changed meanwhile is not a valid name, and the entry counts unsigned). */
+		size_t n = strnlen(signer, RJ_SIG_NAME_MAX);
+		memcpy(sig->signer, signer, n);
+		sig->signer[n] = 0;
 		memcpy(sig->sig, bytes, RJ_SIG_BYTES);
 		sig->len = RJ_SIG_BYTES;
+		if (!rj_sig_name_valid(sig->signer, n))
+			found = 0, memset(sig, 0, sizeof *sig);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return found && signer ? 1 : 0;
@@ -344,11 +350,16 @@ static void note_index_signature(rj_cache *c, const rj_key *key, const struct rj
 	const char *signer;
 	const unsigned char *bytes;
 
+	/* A malformed row is written to the index as unsigned (cache_index_write.c): so
+	   compared, or every process would rewrite the index for it. */
+	int usable = sig->len == RJ_SIG_BYTES && rj_sig_name_valid(sig->signer,
+								  strlen(sig->signer));
+
 	if (!rj_index_signature(c, key, NULL, &signer, &bytes))
 		return;
-	if (signer ? sig->len != RJ_SIG_BYTES || strcmp(signer, sig->signer) != 0 ||
+	if (signer ? !usable || strcmp(signer, sig->signer) != 0 ||
 			     memcmp(bytes, sig->sig, RJ_SIG_BYTES) != 0
-		   : sig->len != 0)
+		   : usable)
 		c->index_dirty = 1;
 }
 

@@ -104,6 +104,11 @@ static void row_signature(rj_cache *c, int has_table, const struct rj_sig_trust 
 	sub.code = code;
 	sub.code_size = size;
 	st = rj_sig_verify(trust, &sub, sig.signer, sig.sig, sig.len);
+	/* BAD is a claim in a trusted key's name that does not hold; a malformed signature
+	   (another format, a name cut short) by a name not trusted here is only untrusted:
+	   verify --fix must not drop what this rocjit cannot read. */
+	if (st == RJ_SIG_BAD && !rj_sig_trust_find(trust, sig.signer))
+		st = RJ_SIG_UNTRUSTED;
 	e->signature = st == RJ_SIG_TRUSTED     ? ROCJIT_SIGNATURE_TRUSTED
 		       : st == RJ_SIG_UNTRUSTED ? ROCJIT_SIGNATURE_UNTRUSTED
 		       : st == RJ_SIG_UNSIGNED  ? ROCJIT_SIGNATURE_NONE

@@ -336,16 +336,22 @@ int rj_index_complete(const struct rj_index *ix)
  * code's place and size, not yet checked against the code's checksum.  0, or -1 when the
  * entry is damaged.
  */
-static int entry_fields(const struct rj_index *ix, const struct index_entry *e,
+static int entry_fields(const struct rj_index *ix, const struct index_entry *mapped,
 			struct rj_index_hit *hit)
 {
-	uint64_t off = (uint64_t)((const unsigned char *)e - ix->base);
-	uint64_t left = ix->size - off - sizeof *e, code_off;
-	const char *kernels = (const char *)(e + 1), *signer;
+	/* The mapping is shared and writable by whoever may write the file: the fields are
+	   read once, into le, and only le's bounds are used, so that a change made while
+	   they are checked moves no bound (the bytes may still change: checksums say so). */
+	struct index_entry le;
+	const struct index_entry *e = &le;
+	uint64_t off = (uint64_t)((const unsigned char *)mapped - ix->base);
+	uint64_t left = ix->size - off - sizeof le, code_off;
+	const char *kernels = (const char *)(mapped + 1), *signer;
 	const unsigned char *signature;
 
-	if (e->kernels_len == 0 || e->kernels_len > left || kernels[e->kernels_len - 1] != 0 ||
-	    strlen(kernels) != e->kernels_len - 1)
+	memcpy(&le, mapped, sizeof le);
+	if (e->ordinal >= ix->nentries || e->kernels_len == 0 || e->kernels_len > left ||
+	    memchr(kernels, 0, e->kernels_len) != kernels + e->kernels_len - 1)
 		return -1;
 	left -= e->kernels_len;
 	signature = (const unsigned char *)kernels + e->kernels_len;
@@ -354,7 +360,7 @@ static int entry_fields(const struct rj_index *ix, const struct index_entry *e,
 	if (e->signer_len || e->sig_len) {
 		if (e->signer_len < 2 || e->signer_len > RJ_SIG_NAME_MAX + 1 ||
 		    e->sig_len != RJ_SIG_BYTES || (uint64_t)e->signer_len + e->sig_len > left ||
-		    signer[e->signer_len - 1] != 0 ||
+		    memchr(signer, 0, e->signer_len) != signer + e->signer_len - 1 ||
 		    !rj_sig_name_valid(signer, e->signer_len - 1))
 			return -1;
 	}

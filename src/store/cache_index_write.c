@@ -188,8 +188,8 @@ static int choose(struct writer *w, uint64_t max, uint64_t *end)
 
 	if (sqlite3_prepare_v2(w->c->db, w->signatures ?
 			       "SELECT e.key, e.size, length(CAST(e.kernels AS BLOB)), "
-			       "length(CAST(s.signer AS BLOB)), length(s.sig) FROM entries e "
-			       "LEFT JOIN signatures s ON s.key = e.key "
+			       "length(CAST(s.signer AS BLOB)), length(CAST(s.sig AS BLOB)) "
+			       "FROM entries e LEFT JOIN signatures s ON s.key = e.key "
 			       "ORDER BY e.last_used DESC, e.created DESC" :
 			       "SELECT key, size, length(CAST(kernels AS BLOB)), 0, 0 "
 			       "FROM entries ORDER BY last_used DESC, created DESC",

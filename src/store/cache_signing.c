@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,21 @@ int rj_cache_sign(rj_cache *c, const rj_key *keys, size_t n, rj_cache_signer_fn 
 	return rc;
 }
 
+/* 0 when the file open as fd, at path, is a live cache database: in WAL mode (byte 18 of
+ * SQLite's header 2), or with a -wal file beside it.  A bundle is written whole, with a
+ * rollback journal; copying a live database and renaming over it would lose its WAL. */
+static int is_bundle_file(int fd, const char *path)
+{
+	unsigned char h[20];
+	char wal[4200];
+	struct stat st;
+
+	if (pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && (h[18] == 2 || h[19] == 2))
+		return 0;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	return lstat(wal, &st) != 0;
+}
+
 /* Copies the regular file in (st: its fstat) into the new file out. 0 or errno. */
 static int copy_file(int in, int out, const struct stat *st)
 {
@@ -154,11 +170,27 @@ int rj_bundle_sign(const char *path, const rj_key *keys, size_t n, rj_cache_sign
 	*signed_count = 0;
 	if (skipped)
 		*skipped = 0;
-	in = open(path, O_RDONLY | O_CLOEXEC);
+	/* The rename replaces the name given: a symbolic link would become a signed copy
+	   and the bundle it names stay unsigned, a second hard link keep the old file. */
+	in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	RJ_CHECK(in < 0 && errno == ELOOP, ROCJIT_EINVAL, "cannot sign %s: it is a symbolic "
+		 "link; sign the file it names (realpath %s)", path, path);
 	RJ_CHECK(in < 0, ROCJIT_EIO, "cannot sign bundle %s: %s", path, strerror(errno));
 	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(in);
 		RJ_FAIL(ROCJIT_EINVAL, "cannot sign %s: not a bundle file", path);
+	}
+	if (st.st_nlink > 1) {
+		close(in);
+		RJ_FAIL(ROCJIT_EINVAL, "cannot sign %s: it has %ju hard links, which would keep "
+			"the unsigned file; sign a copy of it", path, (uintmax_t)st.st_nlink);
+	}
+	if (!is_bundle_file(in, path)) {
+		close(in);
+		RJ_FAIL(ROCJIT_EINVAL, "cannot sign %s: it is a live cache database (in WAL "
+			"mode, or with a -wal file beside it), not a bundle: sign a cache with "
+			"`rocjit sign` (rocjit_cache_sign), and a bundle `rocjit export` wrote with "
+			"--cache FILE", path);
 	}
 	if (snprintf(tmp, sizeof tmp, "%s.signing-XXXXXX", path) >= (int)sizeof tmp) {
 		close(in);
