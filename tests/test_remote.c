@@ -1061,6 +1061,25 @@ TEST(shared_breaker_lets_go_once_the_server_answers_again)
 #define PF_NODES 3
 #define PF_ITEMS 6
 
+/* n prefetch items: axpy for TARGET, each with its own -DMACRO=base+k (a key of its
+ * own); progs, opts and o hold what the items point to. */
+static void pf_items(rocjit_prefetch_item *items, rocjit_program *progs, char (*opts)[48],
+		     const char *(*o)[1], int n, int base)
+{
+	for (int k = 0; k < n; k++) {
+		rocjit_program p = ROCJIT_PROGRAM_INIT;
+		snprintf(opts[k], sizeof opts[k], "-D" MACRO "=%d", base + k);
+		o[k][0] = opts[k];
+		p.source = rj_test_axpy;
+		p.options = o[k];
+		p.num_options = 1;
+		progs[k] = p;
+		memset(&items[k], 0, sizeof items[k]);
+		items[k].program = &progs[k];
+		items[k].target = TARGET;
+	}
+}
+
 /* A node prefetching variants 100.. with one thread once start_fd reads end-of-file (all
  * nodes start together); exits with its compile count. */
 static int prefetch_node(int i, int start_fd)
@@ -1077,18 +1096,7 @@ static int prefetch_node(int i, int start_fd)
 
 	snprintf(name, sizeof name, "pf%d", i);
 	ctx = rj_node_open(name, url);
-	for (int k = 0; k < PF_ITEMS; k++) {
-		rocjit_program p = ROCJIT_PROGRAM_INIT;
-		snprintf(opts[k], sizeof opts[k], "-D" MACRO "=%d", 100 + k);
-		o[k][0] = opts[k];
-		p.source = rj_test_axpy;
-		p.options = o[k];
-		p.num_options = 1;
-		progs[k] = p;
-		memset(&items[k], 0, sizeof items[k]);
-		items[k].program = &progs[k];
-		items[k].target = TARGET;
-	}
+	pf_items(items, progs, opts, o, PF_ITEMS, 100);
 	po.threads = 1;
 	{
 		char buf;
@@ -1175,18 +1183,7 @@ TEST(prefetch_puts_aside_a_kernel_another_node_compiles)
 		call(&server, r, sizeof r, w);
 	}
 	ctx = rj_node_open("a", url);
-	for (int k = 0; k < 4; k++) {
-		rocjit_program p = ROCJIT_PROGRAM_INIT;
-		snprintf(opts[k], sizeof opts[k], "-D" MACRO "=%d", 200 + k);
-		o[k][0] = opts[k];
-		p.source = rj_test_axpy;
-		p.options = o[k];
-		p.num_options = 1;
-		progs[k] = p;
-		memset(&items[k], 0, sizeof items[k]);
-		items[k].program = &progs[k];
-		items[k].target = TARGET;
-	}
+	pf_items(items, progs, opts, o, 4, 200);
 	po.threads = 1;
 	po.progress = pf_progress;
 	ASSERT_INT(rocjit_prefetch_start(&pf, ctx, items, 4, &po), 0);
