@@ -691,6 +691,53 @@ TEST(lease_is_renewed_while_the_holder_compiles)
 	rj_redis_stop(&server);
 }
 
+/* The race the fleet lock must close: a node misses, another node puts the value and
+ * gives its lock back, and only then does the first take the lock.  It must take the
+ * value, not compile the key a second time, whether it waits or not (a prefetch does
+ * not). */
+TEST(claim_after_a_miss_takes_the_value_put_meanwhile)
+{
+	struct rj_remote *t;
+	struct rj_remote_lease *lease;
+	struct rj_remote_value v;
+	struct rj_remote_want w;
+	struct rj_record rec;
+	char key[128], r[64], *platform, *target, *compiler;
+	const char *del[3] = { "DEL", key, NULL };
+	size_t size = 0;
+	void *bytes;
+
+	rj_redis_start(&server, "redis", NULL);
+	rj_node_url(url, sizeof url, &server, NULL);
+	bytes = good_value(1, &size, key);
+	ASSERT_INT(rj_record_decode(&rec, bytes, size), 0);
+	memset(&w, 0, sizeof w);
+	w.key = rec.key;
+	w.pkey = rec.pkey;
+	w.platform = platform = strndup(rec.platform, rec.platform_len);
+	w.target = target = strndup(rec.target, rec.target_len);
+	w.compiler = compiler = strndup(rec.compiler, rec.compiler_len);
+	ASSERT(platform && target && compiler);
+	ASSERT_INT(rj_remote_open(&t, url, "test"), 0);
+	for (int nowait = 0; nowait < 2; nowait++) {
+		call(&server, r, sizeof r, del);
+		ASSERT_INT(rj_remote_get(t, &w, &v), 0);
+		ASSERT_INT(v.refused, 0);
+		rj_node_plant(url, key, bytes, size); /* the other node's put; no lock held */
+		lease = NULL;
+		ASSERT_INT(rj_remote_claim(t, &w, 1000, RJ_CLAIM_ABSENT |
+					   (nowait ? RJ_CLAIM_NOWAIT : 0), &lease, &v), 1);
+		ASSERT(lease == NULL);
+		ASSERT_INT(v.rec.code_size, rec.code_size);
+		ASSERT(memcmp(v.rec.code, rec.code, rec.code_size) == 0);
+		rj_remote_value_free(&v);
+		ASSERT_INT(dbsize(&server), 1); /* the value; no lock left behind */
+	}
+	rj_remote_close(t);
+	free(platform), free(target), free(compiler), free(bytes);
+	rj_redis_stop(&server);
+}
+
 /* ---- The URL and the password in messages ---------------------------------------------------------- */
 
 TEST(malformed_url_fails_the_open_from_options_and_warns_from_the_environment)

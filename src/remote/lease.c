@@ -154,7 +154,7 @@ static int try_lock(struct rj_remote *t, struct rj_remote_lease *l)
 }
 
 int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wait_ms,
-		    int nowait, struct rj_remote_lease **lease, struct rj_remote_value *v)
+		    unsigned flags, struct rj_remote_lease **lease, struct rj_remote_value *v)
 {
 	double deadline = rj_now_ms() + wait_ms;
 	unsigned sleep_us = 5000;
@@ -181,8 +181,9 @@ int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wai
 				t->renewer_running = 1;
 			pthread_cond_broadcast(&t->cv);
 			pthread_mutex_unlock(&t->mu);
-			/* The holder before us may have put the value just before letting go. */
-			if (waited && rj_remote_get(t, w, v) == 1) {
+			/* The holder before us may have put the value just before letting go:
+			   while this call waited, or between the caller's miss and this lock. */
+			if ((waited || (flags & RJ_CLAIM_ABSENT)) && rj_remote_peek(t, w, v) == 1) {
 				rj_remote_release(t, l, 1);
 				return 1;
 			}
@@ -192,7 +193,7 @@ int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wai
 		pthread_mutex_unlock(&t->mu);
 		if (rc != 0) /* the server failed, refused the lock, or its holder failed */
 			break;
-		if (nowait) {
+		if (flags & RJ_CLAIM_NOWAIT) {
 			free(l);
 			return 2; /* another node compiles it now: the caller does something else */
 		}

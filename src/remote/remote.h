@@ -66,6 +66,8 @@ struct rj_remote_value {
 	                           unsigned or signed by a key not trusted here (it may
 	                           serve nodes that trust its signer); not for a signature
 	                           that does not hold */
+	int refused;            /* a miss because a value was there and refused (any
+	                           reason); 0: there was none, or the server failed */
 };
 void rj_remote_value_free(struct rj_remote_value *v);
 
@@ -87,13 +89,18 @@ int rj_remote_peek(struct rj_remote *t, const struct rj_remote_want *w, struct r
  * whose lease expired (its holder died) is taken over; a holder that failed to compile
  * makes the waiters compile at once, each on its own.  0: compile now, with *lease the
  * lock to give to rj_remote_release, or NULL when there is none to hold (read-only tier,
- * server down, holder failed, waited wait_ms).  nowait: a lock another node holds
- * returns 2 at once instead (it is compiling the key now; nothing held, nothing
- * counted), for a caller with other work to do.
+ * server down, holder failed, waited wait_ms).  Flags: RJ_CLAIM_NOWAIT: a lock another
+ * node holds returns 2 at once instead (it is compiling the key now; nothing held,
+ * nothing counted), for a caller with other work to do.  RJ_CLAIM_ABSENT: the caller's
+ * miss found no value (v->refused was 0), so a node may have put it and let its lock go
+ * since: once the lock is taken the value is looked for again (1 if it came).  A value
+ * the caller refused is not read again unless this call waited for its holder: a node
+ * that mends it holds the lock meanwhile.
  */
+enum { RJ_CLAIM_NOWAIT = 1, RJ_CLAIM_ABSENT = 2 };
 struct rj_remote_lease;
 int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wait_ms,
-		    int nowait, struct rj_remote_lease **lease, struct rj_remote_value *v);
+		    unsigned flags, struct rj_remote_lease **lease, struct rj_remote_value *v);
 
 /*
  * Gives a lock back after the compile (NULL: nothing): compiled, the lock is deleted

@@ -324,6 +324,7 @@ static int get_value(struct rj_remote *t, const struct rj_remote_want *w,
 	}
 	if (rc == 2) {
 		refused(t, key, why, v->sig_refused);
+		v->refused = 1;
 		return 0;
 	}
 	return rc;

@@ -659,8 +659,9 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 	if (!hit && v.sig_refused)
 		s->remote_sig_refused = 1;
 	if (!hit && claim)
-		hit = rj_remote_claim(ctx->remote, &w, rj_keylock_timeout_ms(), rj_fleet_nowait,
-				      lease, &v);
+		hit = rj_remote_claim(ctx->remote, &w, rj_keylock_timeout_ms(),
+				      (rj_fleet_nowait ? RJ_CLAIM_NOWAIT : 0) |
+				      (v.refused ? 0 : RJ_CLAIM_ABSENT), lease, &v);
 	if (hit == 2)
 		return 2; /* another node is compiling it: deferred (rj_fleet_nowait) */
 	if (!hit)
