@@ -21,9 +21,12 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/shared.h"
 
 /* The most bytes one operation may receive: the largest value (record.h) plus room. */
 #define RJ_CONN_MAX_REPLY (((size_t)256 << 20) + ((size_t)1 << 20))
+/* A string at least this long is received straight into a buffer of its own. */
+#define DIRECT_MIN 2048
 
 void rj_reply_free(struct rj_reply *r);
 
@@ -316,6 +319,7 @@ void rj_reply_free(struct rj_reply *r)
 	free_tree(r);
 	if (r->owner)
 		freeReplyObject(r->owner);
+	rj_shared_unref(r->shared);
 	free(r);
 }
 
@@ -339,9 +343,112 @@ static int send_all(struct rj_conn *c, const char *buf, size_t len, double deadl
 	return 0;
 }
 
-/* Reads one reply by the deadline, received bytes counted in *got. */
-static int read_reply(struct rj_conn *c, struct rj_reply **out, double deadline,
-		      int timeout_ms, size_t *got)
+/* Counts n bytes received into *got against the connection's limit. */
+static int count_received(struct rj_conn *c, size_t *got, size_t n)
+{
+	*got += n;
+	if (*got > c->limit)
+		RJ_FAIL(-RJ_CONN_PROTOCOL, "%s sent more than %zu bytes for one request",
+			c->where, c->limit);
+	return 0;
+}
+
+/* Some bytes from the socket into buf[size] by the deadline: their count, or <0. */
+static ssize_t receive(struct rj_conn *c, void *buf, size_t size, double deadline,
+		       int timeout_ms)
+{
+	for (;;) {
+		ssize_t n = recv(c->fd, buf, size, 0);
+		if (n > 0)
+			return n;
+		if (n == 0)
+			RJ_FAIL(-RJ_CONN_IO, "%s closed the connection", c->where);
+		if (errno != EAGAIN && errno != EINTR)
+			RJ_FAIL(-RJ_CONN_IO, "reading from %s: %s", c->where, strerror(errno));
+		if (wait_fd(c->fd, POLLIN, deadline) <= 0)
+			RJ_FAIL(-RJ_CONN_TIMEOUT, "%s did not answer within %d ms", c->where,
+				timeout_ms);
+	}
+}
+
+/* The decimal length from text to end (digits only, at most 18): 1 and *len, else 0. */
+static int bulk_length(const char *text, const char *end, size_t *len)
+{
+	size_t v = 0;
+
+	if (text == end || end - text > 18)
+		return 0;
+	for (; text < end; text++) {
+		if (*text < '0' || *text > '9')
+			return 0;
+		v = v * 10 + (size_t)(*text - '0');
+	}
+	*len = v;
+	return 1;
+}
+
+/*
+ * The start of a reply while the parser holds nothing of one: a string of DIRECT_MIN
+ * bytes or more ("$<len>\r\n", its bytes, "\r\n": a value) is received straight into a
+ * shared buffer of its size (base/shared.h) - one copy, from the socket, and no large
+ * buffer on the stack.  1 and *out such a reply; 0 when the reply is another (the bytes
+ * received are the parser's now); <0 failed, with the message.
+ */
+static int read_direct(struct rj_conn *c, struct rj_reply **out, double deadline,
+		       int timeout_ms, size_t *got)
+{
+	char head[64], *nl;
+	size_t have, hlen, len;
+	ssize_t n = receive(c, head, sizeof head, deadline, timeout_ms);
+	char *buf;
+
+	if (n < 0)
+		return (int)n;
+	have = (size_t)n;
+	RJ_FORWARD(count_received(c, got, have));
+	nl = head[0] == '$' ? memchr(head, '\n', have) : NULL;
+	if (!nl || nl[-1] != '\r' || !bulk_length(head + 1, nl - 1, &len) || len < DIRECT_MIN) {
+		if (redisReaderFeed(c->reader, head, have) != REDIS_OK)
+			RJ_FAIL(-RJ_CONN_NOMEM, "out of memory reading from %s", c->where);
+		return 0;
+	}
+	hlen = (size_t)(nl + 1 - head);
+	/* All of it counted before any of it is held: the string and its "\r\n". */
+	RJ_CHECK(len > c->limit, -RJ_CONN_PROTOCOL, "%s sent more than %zu bytes for one "
+		 "request", c->where, c->limit);
+	RJ_FORWARD(count_received(c, got, hlen + len + 2 - have));
+	buf = rj_shared_alloc(len + 2);
+	RJ_CHECK(!buf, -RJ_CONN_NOMEM, "out of memory reading from %s", c->where);
+	have -= hlen; /* < len: DIRECT_MIN is past the head's size */
+	memcpy(buf, nl + 1, have);
+	while (have < len + 2) {
+		n = receive(c, buf + have, len + 2 - have, deadline, timeout_ms);
+		if (n < 0) {
+			rj_shared_unref(buf);
+			return (int)n;
+		}
+		have += (size_t)n;
+	}
+	if (buf[len] != '\r' || buf[len + 1] != '\n') {
+		rj_shared_unref(buf);
+		RJ_FAIL(-RJ_CONN_PROTOCOL, "%s does not speak the Redis protocol (a string "
+			"longer than it said)", c->where);
+	}
+	*out = calloc(1, sizeof **out);
+	if (!*out) {
+		rj_shared_unref(buf);
+		RJ_FAIL(-RJ_CONN_NOMEM, "out of memory reading from %s", c->where);
+	}
+	(*out)->type = RJ_REPLY_STRING;
+	(*out)->str = buf;
+	(*out)->len = len;
+	(*out)->shared = buf;
+	return 1;
+}
+
+/* Reads one reply by the deadline through the parser, received bytes counted in *got. */
+static int read_parsed(struct rj_conn *c, struct rj_reply **out, double deadline,
+		       int timeout_ms, size_t *got)
 {
 	void *raw = NULL;
 	char buf[65536];
@@ -353,23 +460,12 @@ static int read_reply(struct rj_conn *c, struct rj_reply **out, double deadline,
 				c->where, c->reader->errstr[0] ? c->reader->errstr : "bad reply");
 		if (raw)
 			break;
-		n = recv(c->fd, buf, sizeof buf, 0);
-		if (n > 0) {
-			*got += (size_t)n;
-			if (*got > c->limit)
-				RJ_FAIL(-RJ_CONN_PROTOCOL, "%s sent more than %zu bytes for one "
-					"request", c->where, c->limit);
-			if (redisReaderFeed(c->reader, buf, (size_t)n) != REDIS_OK)
-				RJ_FAIL(-RJ_CONN_NOMEM, "out of memory reading from %s", c->where);
-			continue;
-		}
-		if (n == 0)
-			RJ_FAIL(-RJ_CONN_IO, "%s closed the connection", c->where);
-		if (errno != EAGAIN && errno != EINTR)
-			RJ_FAIL(-RJ_CONN_IO, "reading from %s: %s", c->where, strerror(errno));
-		if (wait_fd(c->fd, POLLIN, deadline) <= 0)
-			RJ_FAIL(-RJ_CONN_TIMEOUT, "%s did not answer within %d ms", c->where,
-				timeout_ms);
+		n = receive(c, buf, sizeof buf, deadline, timeout_ms);
+		if (n < 0)
+			return (int)n;
+		RJ_FORWARD(count_received(c, got, (size_t)n));
+		if (redisReaderFeed(c->reader, buf, (size_t)n) != REDIS_OK)
+			RJ_FAIL(-RJ_CONN_NOMEM, "out of memory reading from %s", c->where);
 	}
 	*out = calloc(1, sizeof **out);
 	if (!*out || convert(*out, raw) != 0) {
@@ -382,6 +478,19 @@ static int read_reply(struct rj_conn *c, struct rj_reply **out, double deadline,
 	}
 	(*out)->owner = raw;
 	return 0;
+}
+
+/* Reads one reply by the deadline, received bytes counted in *got: a value straight
+ * into its own buffer when the parser holds nothing (read_direct), else parsed. */
+static int read_reply(struct rj_conn *c, struct rj_reply **out, double deadline,
+		      int timeout_ms, size_t *got)
+{
+	if (c->reader->pos == c->reader->len && c->reader->ridx == -1) {
+		int rc = read_direct(c, out, deadline, timeout_ms, got);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
+	return read_parsed(c, out, deadline, timeout_ms, got);
 }
 
 int rj_conn_pipeline(struct rj_conn *c, size_t n, const int *argc, const char *const *const *argv,

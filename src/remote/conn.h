@@ -27,6 +27,9 @@ struct rj_reply {
 	size_t n;
 	struct rj_reply *elem;
 	void *owner;            /* the client library's reply (top level only) */
+	void *shared;           /* or, for a string of some size read straight from the
+	                           socket: its buffer (base/shared.h), str; whoever takes
+	                           it sets this to NULL */
 };
 
 void rj_reply_free(struct rj_reply *r);

@@ -72,27 +72,27 @@ static void register_atfork(void)
 
 int rj_remote_open(struct rj_remote **out, const char *url, const char *from)
 {
+	struct rj_remote_url parsed; /* the syntax first: nothing is made for a wrong URL */
 	struct rj_remote *t;
 	int rc;
 
 	*out = NULL;
-	{
-		struct rj_remote_url check; /* the syntax first: nothing is made for a wrong URL */
-		rc = rj_remote_url_parse(url, &check);
-		explicit_bzero(check.password, sizeof check.password);
-	}
+	rc = rj_remote_url_parse(url, &parsed);
 	if (rc < 0) {
 		char msg[1024];
+		explicit_bzero(parsed.password, sizeof parsed.password);
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
 		RJ_FAIL(rc, "%s: %s", from, msg);
 	}
+	t = rj_conn_available() ? calloc(1, sizeof *t) : NULL;
+	if (t)
+		t->url = parsed; /* t->shown at its first use (no printf here) */
+	explicit_bzero(parsed.password, sizeof parsed.password);
 	RJ_CHECK(!rj_conn_available(), ROCJIT_EUNSUPPORTED, "%s is set, but this rocjit was "
 		 "built without hiredis, so the remote tier is unavailable: rebuild rocjit with "
 		 "libhiredis-dev installed", from);
-	pthread_once(&atfork_once, register_atfork);
-	t = calloc(1, sizeof *t);
 	RJ_CHECK(!t, ROCJIT_ENOMEM, "out of memory opening the remote cache");
-	rj_remote_url_parse(url, &t->url); /* t->shown at its first use (no printf here) */
+	pthread_once(&atfork_once, register_atfork);
 	t->readonly = t->url.readonly || rocjit_env_flag("ROCJIT_REMOTE_READONLY");
 	rc = rj_redis_open(&t->client, &t->url, getenv("ROCJIT_REMOTE_PASSWORD_FILE"),
 			   t->url.retry_ms);

@@ -58,7 +58,8 @@ struct rj_remote_want {
 
 /* A value that passed every check. */
 struct rj_remote_value {
-	void *bytes;            /* the value as read; rec points into it */
+	void *bytes;            /* the value as read (a shared buffer: base/shared.h); rec
+	                           points into it */
 	size_t size;
 	struct rj_record rec;
 	char *kernels;          /* the kernels column, NUL-terminated (malloc'ed) */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/shared.h"
 #include "codeobj/codeobj.h"
 #include "remote/remote_internal.h"
 #include "sign/sign.h"
@@ -110,7 +111,7 @@ void rj_remote_value_free(struct rj_remote_value *v)
 {
 	if (!v)
 		return;
-	free(v->bytes);
+	rj_shared_unref(v->bytes);
 	free(v->kernels);
 	memset(v, 0, sizeof *v);
 }
@@ -290,11 +291,15 @@ static int fetch_locked(struct rj_remote *t, const char *key, struct rj_remote_v
 		snprintf(why, why_size, "it is larger than %zu MiB", VALUE_MAX >> 20);
 		return 2;
 	}
-	v->bytes = malloc(reply->len);
-	if (v->bytes) {
+	/* A value of some size was read into a buffer of its own: taken, not copied. */
+	if (reply->shared) {
+		v->bytes = reply->shared;
+		reply->shared = NULL;
+	} else if ((v->bytes = rj_shared_alloc(reply->len)) != NULL) {
 		memcpy(v->bytes, reply->str, reply->len);
-		v->size = reply->len;
 	}
+	if (v->bytes)
+		v->size = reply->len;
 	rj_reply_free(reply);
 	return v->bytes ? 1 : 0;
 }

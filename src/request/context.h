@@ -45,8 +45,10 @@ struct rj_slot {
 	enum rj_state state;       /* under ctx->rw */
 	int rc;                    /* FAILED: the error code and message */
 	char *error;
-	rocjit_code code;          /* READY: the public view of code_mem */
+	rocjit_code code;          /* READY: the public view of code_mem or code_shared */
 	void *code_mem;            /* READY: the code object, owned (code.data is const) */
+	void *code_shared;         /* READY: or a shared buffer holding it (base/shared.h:
+	                              a remote value, which the cache stores later) */
 	char target[RJ_TARGET_MAX];
 	void *module;              /* loaded on the context's device, or NULL */
 	struct rocjit_kernel *kernels;

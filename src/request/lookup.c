@@ -622,7 +622,8 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struc
 			m.signer = signer;
 			m.sig = rec->sig;
 		}
-		if (rj_cache_put_later(ctx->cache, &s->key, &m, s->code.data, s->code.size) != 0) {
+		if (rj_cache_put_later(ctx->cache, &s->key, &m, s->code.data, s->code.size,
+				       s->code_shared) != 0) {
 			atomic_fetch_add(&ctx->cache_errors, 1);
 			rj_warn_once("remote-keep", "%s; the kernel from the remote cache is still "
 				     "used", rocjit_last_error());
@@ -670,12 +671,13 @@ static int remote_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_
 		rj_remote_value_free(&v);
 		return 0;
 	}
-	/* The slot owns the whole value; its code lies inside. */
+	/* The slot holds the whole value (shared with the copy the cache stores later); its
+	   code lies inside. */
 	s->code.data = v.rec.code;
 	s->code.size = v.rec.code_size;
 	s->code.compile_ms = v.rec.compile_ms;
 	s->code.from_cache = 1;
-	s->code_mem = v.bytes;
+	s->code_shared = v.bytes;
 	v.bytes = NULL;
 	if (rj_signing_shared_trust(&ctx->signing))
 		atomic_fetch_add(&ctx->signing.checked, 1);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "request/context.h"
+#include "base/shared.h"
 
 static size_t bucket_of(const rj_key *key, size_t nbuckets)
 {
@@ -88,6 +89,7 @@ void rj_table_free(rocjit_ctx *ctx)
 			if (s->module)
 				s->platform->module_unload(s->module);
 			free(s->code_mem);
+			rj_shared_unref(s->code_shared);
 			free(s->error);
 			free(s->names);
 			free(s);

@@ -280,7 +280,7 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 }
 
 int rj_cache_put_later(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
-		       const void *code, size_t size)
+		       const void *code, size_t size, void *shared)
 {
 	int rc;
 
@@ -288,7 +288,7 @@ int rj_cache_put_later(rj_cache *c, const rj_key *key, const struct rj_cache_met
 	/* No flusher is started for it (a thread costs a new process about 45 us): a running
 	   one stores it in its next round, else close or exit does. */
 	pthread_mutex_lock(&c->lock);
-	rc = rj_cache_keep_later_locked(c, key, m, code, size);
+	rc = rj_cache_keep_later_locked(c, key, m, code, size, shared);
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }

@@ -104,15 +104,16 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *met
 		 const void *code, size_t size);
 
 /*
- * As rj_cache_put, off the request path: a copy is kept and stored with the next batch
- * of usage records (by the flusher when it runs for other records, at close, at exit;
- * no thread is started for it).  For an entry another tier served (the remote tier): a
- * failure to store it later, or a process killed first, only costs the next process
- * that tier's request.  0, or negative with why (read-only, larger than the size limit,
- * out of memory).
+ * As rj_cache_put, off the request path: the entry is kept and stored with the next
+ * batch of usage records (by the flusher when it runs for other records, at close, at
+ * exit; no thread is started for it).  Its code is not copied when it lies in shared, a
+ * buffer of rj_shared_alloc (the entry holds a reference until it is stored); NULL: it
+ * is copied.  For an entry another tier served (the remote tier): a failure to store it
+ * later, or a process killed first, only costs the next process that tier's request.
+ * 0, or negative with why (read-only, larger than the size limit, out of memory).
  */
 int rj_cache_put_later(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
-		       const void *code, size_t size);
+		       const void *code, size_t size, void *shared);
 
 /*
  * The read index alone, never the database: 2 and a hit as rj_cache_get gives one (from

@@ -303,10 +303,11 @@ void rj_index_drop(rj_cache *c);
  * ROCJIT_EIO recorded.  The size limit is the caller's to apply. */
 int rj_cache_insert_locked(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 			   const void *code, size_t size);
-/* Keeps a copy of an entry to store at the next flush (caller holds lock): 0, or
+/* Keeps an entry to store at the next flush (caller holds lock): its fields copied, its
+ * code referenced when it lies in shared (rj_shared_alloc's), else copied.  0, or
  * ROCJIT_ENOMEM recorded. */
 int rj_cache_keep_later_locked(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
-			       const void *code, size_t size);
+			       const void *code, size_t size, void *shared);
 /* Forgets the entries kept for later without storing them (caller holds lock): at free,
  * and in a fork child (the parent stores them). */
 void rj_cache_forget_later(rj_cache *c);

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "base/shared.h"
 #include "store/cache_internal.h"
 
 int rj_cache_insert_locked(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
@@ -52,21 +53,23 @@ int rj_cache_insert_locked(rj_cache *c, const rj_key *key, const struct rj_cache
 	return rj_sig_table_put(c->db, key->b, m->signer, m->signer ? m->sig : NULL);
 }
 
-/* An entry kept to be stored later: one allocation, the strings and the code after it. */
+/* An entry kept to be stored later: one allocation, the strings after it, and the code
+ * too unless it lies in a shared buffer the entry holds a reference to. */
 struct rj_later {
 	struct rj_later *next;
 	rj_key key;
 	struct rj_cache_meta m;
 	size_t size;
 	const void *code;
+	void *shared;        /* the buffer code lies in (rj_shared_ref'ed), or NULL */
 };
 
 int rj_cache_keep_later_locked(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
-			       const void *code, size_t size)
+			       const void *code, size_t size, void *shared)
 {
 	const char *src[7] = { m->platform, m->target, m->compiler, m->options, m->source_name,
 			       m->headers, m->kernels };
-	size_t len = sizeof(struct rj_later) + size + RJ_SIG_BYTES, n[7], ns;
+	size_t len = sizeof(struct rj_later) + (shared ? 0 : size) + RJ_SIG_BYTES, n[7], ns;
 	struct rj_later *l;
 	char *p;
 
@@ -79,9 +82,14 @@ int rj_cache_keep_later_locked(rj_cache *c, const rj_key *key, const struct rj_c
 	l->m = *m;
 	l->size = size;
 	p = (char *)(l + 1);
-	memcpy(p, code, size);
-	l->code = p;
-	p += size;
+	l->shared = shared ? rj_shared_ref(shared) : NULL;
+	if (shared) {
+		l->code = code;
+	} else {
+		memcpy(p, code, size);
+		l->code = p;
+		p += size;
+	}
 	{
 		const char **dst[7] = { &l->m.platform, &l->m.target, &l->m.compiler,
 					&l->m.options, &l->m.source_name, &l->m.headers,
@@ -109,6 +117,7 @@ void rj_cache_forget_later(rj_cache *c)
 	while (c->later) {
 		struct rj_later *l = c->later;
 		c->later = l->next;
+		rj_shared_unref(l->shared);
 		free(l);
 	}
 }
