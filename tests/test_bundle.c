@@ -105,6 +105,85 @@ TEST(application_runs_from_a_bundle_with_no_compiler_installed)
 	}
 }
 
+/* A copy of the probe at path (mode 0755), for an application of the test's own. */
+static void copy_probe(const char *path)
+{
+	size_t size;
+	char *bytes = rj_test_read_file(ROCJIT_TEST_PROBE, &size);
+
+	rj_test_write_file(path, bytes, size);
+	ASSERT(chmod(path, 0755) == 0);
+	free(bytes);
+}
+
+/* Runs the application exe (as given) on src for gfx90a with compiling forbidden, on a
+ * fresh cache: its exit status, the output checked to say how it was served. */
+static int run_app(const char *exe, const char *src, const char *cache)
+{
+	const char *argv[] = { exe, "--cache", cache, "--target", "gfx90a", "--file", src,
+			       NULL };
+	const char *env[] = { "ROCJIT_NO_COMPILE=1", NULL };
+	char *out;
+	int status = rj_test_run(argv, env, &out);
+
+	printf("%s: %s", exe, out);
+	if (status == 0)
+		ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 ");
+	free(out);
+	return status;
+}
+
+/*
+ * <executable>.rocjit serves with nothing configured: run by its path, by a relative
+ * path from another working folder, through a link to it (the bundle beside the file
+ * itself counts, as /proc/self/exe names it), through a link in a folder above; a bundle
+ * beside a link, not beside the file, is not the executable's.
+ */
+TEST(bundle_beside_the_executable_serves_however_it_is_run)
+{
+	char key[33], src[4300], dir[4300], exe[4400], link[4400], cache[4400];
+	char lonely[4400], lonely_link[4400], stray[4400], updir[4400], via_up[4500];
+	char *bytes, cwd[4096];
+	size_t size;
+	int n = 0;
+
+	make_bundle(key);
+	snprintf(src, sizeof src, "%s/axpy.hip", rj_test_dir);
+	rj_test_write_file(src, rj_test_axpy, strlen(rj_test_axpy));
+	snprintf(dir, sizeof dir, "%s/bin", rj_test_dir);
+	ASSERT(mkdir(dir, 0755) == 0);
+	snprintf(exe, sizeof exe, "%s/app", dir);
+	copy_probe(exe);
+	bytes = rj_test_read_file(bundle, &size);
+	snprintf(link, sizeof link, "%s/app.rocjit", dir);
+	rj_test_write_file(link, bytes, size);
+
+#define FRESH() (snprintf(cache, sizeof cache, "%s/cache%d", rj_test_dir, n++), cache)
+	ASSERT_INT(run_app(exe, src, FRESH()), 0);
+	ASSERT(getcwd(cwd, sizeof cwd) != NULL);
+	ASSERT(chdir(dir) == 0);
+	ASSERT_INT(run_app("./app", src, FRESH()), 0);
+	ASSERT(chdir(cwd) == 0);
+	snprintf(link, sizeof link, "%s/app-link", rj_test_dir);
+	ASSERT(symlink(exe, link) == 0);
+	ASSERT_INT(run_app(link, src, FRESH()), 0);
+	snprintf(updir, sizeof updir, "%s/up", rj_test_dir);
+	ASSERT(symlink(dir, updir) == 0);
+	snprintf(via_up, sizeof via_up, "%s/app", updir);
+	ASSERT_INT(run_app(via_up, src, FRESH()), 0);
+
+	/* Another copy, without a bundle; a link to it with one beside the link only. */
+	snprintf(lonely, sizeof lonely, "%s/lonely", dir);
+	copy_probe(lonely);
+	snprintf(lonely_link, sizeof lonely_link, "%s/stray", rj_test_dir);
+	ASSERT(symlink(lonely, lonely_link) == 0);
+	snprintf(stray, sizeof stray, "%s/stray.rocjit", rj_test_dir);
+	rj_test_write_file(stray, bytes, size);
+	ASSERT_INT(run_app(lonely_link, src, FRESH()), 1);
+#undef FRESH
+	free(bytes);
+}
+
 static const char *kernels_of(const rocjit_code *c, char *buf, size_t size)
 {
 	rocjit_codeobj_info *info;
