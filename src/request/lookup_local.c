@@ -1,0 +1,265 @@
+/*
+ * lookup_local.c - the node's own tiers for a slot: the on-disk cache (its read index
+ * first), the signing rule for what it serves, the key lock that makes one process of
+ * the node compile a key, and the bundles (named, and the one beside the executable).
+ * Talks to the stores only through their handles (cache.h, bundle_lookup.h, keylock.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "request/lookup_internal.h"
+#include "base/error.h"
+
+/* A store's hit fills s: code, which s owns when it is owned (malloc'ed; NULL: the cache's
+ * mapping, valid while the cache is open), counted as a disk hit. */
+void rj_slot_take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void *owned,
+		      size_t size, double ms)
+{
+	s->code.data = code;
+	s->code_mem = owned;
+	s->code.size = size;
+	s->code.compile_ms = ms;
+	s->code.from_cache = 1;
+	atomic_fetch_add(&ctx->disk_hits, 1);
+}
+
+/*
+ * Whether a local hit (*code, size; *owned: its private copy, or NULL when it lies in the
+ * read index's shared mapping) may load under the signing rule (signing.c).  The fields a
+ * signature covers besides the code are the request's (the entry's key matched them), so
+ * a signature the read index holds is checked without the database; the portable key is
+ * computed only when the rule covers the local cache.  Code from the index is copied
+ * first and the copy checked and loaded: anyone who may write the index file could change
+ * the mapped bytes between the check and the load.  0 also when the copy cannot be made.
+ */
+int rj_local_ok(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
+		const char *compiler, const void **code, void **owned, size_t size)
+{
+	struct rj_sig_subject hit;
+	const void *served = *code;
+	rj_key pkey;
+
+	if (ctx->signing.require < ROCJIT_REQUIRE_SIGNED_ALL)
+		return 1;
+	if (!*owned) {
+		if (!(*owned = malloc(size ? size : 1)))
+			return 0;
+		memcpy(*owned, served, size);
+		*code = *owned;
+	}
+	pkey = rj_request_portable_key(r, s->platform, s->target);
+	hit.key = &s->key;
+	hit.pkey = &pkey;
+	hit.platform = s->platform->name;
+	hit.target = s->target;
+	hit.compiler = compiler;
+	hit.code = *code;
+	hit.code_size = size;
+	return rj_signing_local_ok(&ctx->signing, ctx->cache, &hit, served);
+}
+
+/* 1 and s filled when the on-disk cache has s's key; 0 on a miss (or a cache failure). */
+int rj_disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		   const char *compiler)
+{
+	const void *code;
+	void *owned;
+	size_t size;
+	double t0 = rj_now_ms(), ms = 0;
+	char hex[33];
+	char *column = NULL;
+	int rc;
+
+	if (s->local_refused)
+		return 0;
+	rc = rj_cache_get(ctx->cache, &s->key, &code, &owned, &size, &ms,
+			  r->num_name_expressions ? &column : NULL);
+	if (rc > 0 && !rj_local_ok(ctx, r, s, compiler, &code, &owned, size)) {
+		s->local_refused = 1;
+		free(owned);
+		free(column);
+		return 0;
+	}
+	if (rc > 0 && r->num_name_expressions && !rj_slot_take_names(s, r, column)) {
+		free(owned);
+		return 0;
+	}
+	if (rc > 0) {
+		rj_slot_take_hit(ctx, s, code, owned, size, ms);
+		if (rc == 2)
+			atomic_fetch_add(&ctx->index_hits, 1);
+		if (rj_log_level() >= RJ_LOG_INFO) {
+			rj_key_hex(&s->key, hex);
+			rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms "
+			       "from the %s (compiling took %.1f ms)", hex, s->target, r->name,
+			       size, rj_now_ms() - t0, rc == 2 ? "index" : "database", ms);
+		}
+		return 1;
+	}
+	if (rc < 0) {
+		atomic_fetch_add(&ctx->cache_errors, 1);
+		rj_warn_once("cache-get", "%s; compiling instead", rocjit_last_error());
+	}
+	return 0;
+}
+
+/*
+ * After a disk miss: takes the key's lock across processes, so that of all the processes
+ * missing the same key at once only one compiles.  The others wait for its result in the
+ * cache, taking the lock themselves if the holder dies, for at most the lock timeout.
+ * Returns 1 when the cache answered meanwhile; else 0 with *lock held or not (no lock can
+ * be had: compile anyway).
+ */
+int rj_wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		    const char *compiler, struct rj_keylock *lock)
+{
+	double deadline = rj_now_ms() + rj_keylock_timeout_ms();
+	unsigned sleep_us = 2000;
+	int rc;
+
+	lock->fd = -1;
+	if ((ctx->flags & ROCJIT_OPEN_READONLY) || rj_cache_readonly(ctx->cache))
+		return 0;
+	while ((rc = rj_keylock_try(lock, rj_cache_dir_of(ctx->cache), &s->key)) == RJ_LOCK_BUSY) {
+		if (rj_now_ms() > deadline) {
+			char hex[33];
+			rj_key_hex(&s->key, hex);
+			rj_log(RJ_LOG_WARN, "another process has been compiling %s (key %s) for "
+			       "%d ms; compiling it here too (ROCJIT_LOCK_TIMEOUT_MS sets the wait)",
+			       r->name, hex, rj_keylock_timeout_ms());
+			return 0;
+		}
+		usleep(sleep_us);
+		if (sleep_us < 50000)
+			sleep_us *= 2;
+		if (rj_disk_lookup(ctx, r, s, compiler))
+			return 1;
+	}
+	/* Held: the previous holder may have stored it just before letting go. */
+	if (rc == RJ_LOCK_HELD && rj_disk_lookup(ctx, r, s, compiler)) {
+		rj_keylock_release(lock);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The target ids whose code runs on target, most specific first: the id itself, then with
+ * fewer features.  Code built for "gfx90a" (xnack and sramecc "any") runs on every
+ * gfx90a; code for "gfx90a:xnack-" only where xnack is off.  At most 8 (3 features).
+ */
+static size_t compatible_targets(char out[8][RJ_TARGET_MAX], const char *target)
+{
+	const char *feat[3];
+	size_t nfeat = 0, plen = rj_target_processor_len(target), n = 0;
+
+	for (const char *p = strchr(target, ':'); p && nfeat < 3; p = strchr(p + 1, ':'))
+		feat[nfeat++] = p + 1;
+	if (strchr(target, ':') && nfeat == 3 && strchr(feat[2], ':'))
+		nfeat = 0; /* more features than we enumerate: the exact id only */
+	for (unsigned drop = 0; drop < (1u << nfeat) && n < 8; drop++) {
+		size_t len = plen;
+		memcpy(out[n], target, plen);
+		for (size_t i = 0; i < nfeat; i++) {
+			size_t fl = strcspn(feat[i], ":");
+			if (drop & (1u << i))
+				continue;
+			out[n][len++] = ':';
+			memcpy(out[n] + len, feat[i], fl);
+			len += fl;
+		}
+		out[n][len] = 0;
+		n++;
+	}
+	if (n == 0) {
+		snprintf(out[0], RJ_TARGET_MAX, "%s", target);
+		n = 1;
+	}
+	return n;
+}
+
+/* The context's bundles, complete: the first call looks for <executable>.rocjit (kept off
+ * rocjit_open, the path of every process's first hit).  NULL when there are none. */
+struct rj_bundle *rj_ctx_bundles(rocjit_ctx *ctx)
+{
+	if (atomic_load_explicit(&ctx->bundles_complete, memory_order_acquire))
+		return ctx->bundles;
+	pthread_mutex_lock(&ctx->bundles_mu);
+	if (!atomic_load_explicit(&ctx->bundles_complete, memory_order_relaxed)) {
+		rj_bundles_add_beside_executable(&ctx->bundles);
+		atomic_store_explicit(&ctx->bundles_complete, 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&ctx->bundles_mu);
+	return ctx->bundles;
+}
+
+/* Finds s's program in a bundle, for its target or a less specific id of the same
+ * processor whose code runs there.  h->found says whether it did. */
+void rj_bundle_find(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
+		    const char *compiler, struct rj_bundle_hit *h)
+{
+	char targets[8][RJ_TARGET_MAX];
+	size_t n;
+
+	const struct rj_sig_trust *trust = rj_signing_shared_trust(&ctx->signing);
+
+	memset(h, 0, sizeof *h);
+	if (!rj_ctx_bundles(ctx))
+		return;
+	n = compatible_targets(targets, s->target);
+	for (size_t i = 0; i < n && !h->found; i++) {
+		rj_key pkey = rj_request_portable_key(r, s->platform, targets[i]);
+		struct rj_bundle_reject rej;
+		h->found = rj_bundles_get(ctx->bundles, &pkey, targets[i], compiler, trust,
+					  &h->code, &h->size, &h->ms, &h->which,
+					  r->num_name_expressions ? &h->column : NULL, &h->exact,
+					  &rej);
+		if (h->found)
+			memcpy(h->built_for, targets[i], sizeof h->built_for);
+		if (trust)
+			atomic_fetch_add(&ctx->signing.checked, (uint64_t)rej.count + (h->found ? 1 : 0));
+		if (rej.count) {
+			char what[4800];
+			h->rejected += rej.count;
+			snprintf(what, sizeof what, "bundle %s has an entry for %s of %s that is %s%s%s",
+				 rej.which, targets[i], r->name,
+				 rej.status == RJ_SIG_UNSIGNED ? "unsigned" :
+				 rej.status == RJ_SIG_UNTRUSTED ? "signed by a key that is not trusted: "
+								: "badly signed: ",
+				 rej.status == RJ_SIG_UNSIGNED ? "" : rej.signer,
+				 " (ROCJIT_TRUSTED_KEYS)");
+			for (int k = 1; k < rej.count; k++)
+				atomic_fetch_add(&ctx->signing.rejects, 1);
+			rj_signing_rejected(&ctx->signing, what);
+		}
+	}
+}
+
+void rj_bundle_drop(struct rj_bundle_hit *h)
+{
+	free(h->code);
+	free(h->column);
+	memset(h, 0, sizeof *h);
+}
+
+/* Fills s from a found bundle entry: 1, or 0 when it cannot serve (its names). */
+int rj_bundle_take(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		   struct rj_bundle_hit *h)
+{
+	if (!h->found)
+		return 0;
+	if (r->num_name_expressions && !rj_slot_take_names(s, r, h->column)) {
+		h->column = NULL; /* rj_slot_take_names freed it */
+		rj_bundle_drop(h);
+		return 0;
+	}
+	h->column = NULL;
+	rj_slot_take_hit(ctx, s, h->code, h->code, h->size, h->ms);
+	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", s->target,
+	       r->name, h->which, h->built_for);
+	h->code = NULL;
+	h->found = 0;
+	return 1;
+}

@@ -1,0 +1,183 @@
+/*
+ * lookup_remote.c - the fleet's tier for a slot: a look before the database where the
+ * read index says the node cannot have the key, the look (and the fleet's compile lock)
+ * after the node's tiers missed, a hit kept for the on-disk cache, and a fresh entry put
+ * for the other nodes.  Talks to the tier only through remote.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote/remote.h"
+#include "request/lookup_internal.h"
+#include "base/error.h"
+
+_Thread_local int rj_fleet_nowait;
+
+/* Puts s's entry to the remote tier, for the fleet's other nodes: 1 when it is there.  A
+ * failure costs them a compile: one warning, counted (rocjit_stats.remote_put_errors). */
+int rj_lookup_remote_put(rocjit_ctx *ctx, const struct rj_slot *s, const struct rj_cache_meta *m)
+{
+	struct rj_record rec;
+
+	if (rj_remote_is_off(ctx->remote))
+		return 0; /* down, and said so once: the others compile it */
+	/* The value there was refused here for its signature only: it may be what the nodes
+	   that trust its signer load.  An unsigned one would be refused by every node that
+	   checks, and take it from them; a signed one replaces it (signers outrank none). */
+	if (s->remote_sig_refused && !m->signer) {
+		RJ_LOG(RJ_LOG_INFO, "remote cache %s: not replacing a value refused for its "
+		       "signature with an unsigned one (set ROCJIT_SIGNING_KEY to put signed "
+		       "values)", rj_remote_shown(ctx->remote));
+		return 0;
+	}
+	rj_remote_record_of(&rec, &s->key, m, s->code.data, s->code.size);
+	if (rj_remote_put(ctx->remote, &rec, 0) < 0) {
+		rj_warn_once("remote-put", "%s; this node keeps its copy, the others compile it",
+			     rocjit_last_error());
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Copies a remote hit (s, filled) into the on-disk cache, so that the next process finds
+ * it there: kept in memory and stored with the next batch of usage records (at close, at
+ * exit), off the request path.  What is stored about it comes from the request, as for a
+ * compile, not from the value (only its code and kernels, which were checked, do): a
+ * value's other fields are whatever its writer chose.  A failure costs the next process
+ * a remote request: counted, one warning.
+ */
+static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
+			const char *compiler, const char *kernels, const struct rj_record *rec)
+{
+	struct rj_cache_meta m;
+	char *options, *headers, signer[RJ_SIG_NAME_MAX + 1];
+
+	if (!ctx->cache || (ctx->flags & ROCJIT_OPEN_READONLY) || rj_cache_readonly(ctx->cache))
+		return;
+	options = rj_opts_join(&r->opts);
+	headers = rj_request_header_names(r);
+	if (options && headers) {
+		rj_entry_meta(&m, r, s, compiler, options, headers, kernels);
+		/* Its signature goes along (checked by the tier when keys are trusted; the
+		   fields it covers are the request's, which the value matched). */
+		if (rec->sig_len == RJ_SIG_BYTES && rj_sig_name_valid(rec->signer, rec->signer_len)) {
+			memcpy(signer, rec->signer, rec->signer_len);
+			signer[rec->signer_len] = 0;
+			m.signer = signer;
+			m.sig = rec->sig;
+		}
+		if (rj_cache_put_later(ctx->cache, &s->key, &m, s->code.data, s->code.size,
+				       s->code_shared) != 0) {
+			atomic_fetch_add(&ctx->cache_errors, 1);
+			rj_warn_once("remote-keep", "%s; the kernel from the remote cache is still "
+				     "used", rocjit_last_error());
+		}
+	}
+	free(options);
+	free(headers);
+}
+
+/*
+ * The remote tier, after the local tiers missed.  1 and s filled on a hit (kept in the
+ * on-disk cache too).  Else, when claim is set (this process is about to compile), takes
+ * the key's compile lock across the fleet into *lease, or waits for the node that holds
+ * it and takes its value (1).  0: compile.  2: another node is compiling it and this
+ * thread does not wait (rj_fleet_nowait).  early: a look before the database, whose miss
+ * the whole way's look counts.
+ */
+int rj_lookup_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		     const char *compiler, int claim, struct rj_remote_lease **lease, int early)
+{
+	struct rj_remote_want w;
+	struct rj_remote_value v;
+	double t0 = rj_now_ms();
+	char hex[33];
+	int hit;
+
+	*lease = NULL;
+	w.key = s->key;
+	w.pkey = rj_request_portable_key(r, s->platform, s->target);
+	w.platform = s->platform->name;
+	w.target = s->target;
+	w.compiler = compiler;
+	hit = early ? rj_remote_peek(ctx->remote, &w, &v) : rj_remote_get(ctx->remote, &w, &v);
+	if (!hit && v.sig_refused)
+		s->remote_sig_refused = 1;
+	if (!hit && claim)
+		hit = rj_remote_claim(ctx->remote, &w, rj_keylock_timeout_ms(),
+				      (rj_fleet_nowait ? RJ_CLAIM_NOWAIT : 0) |
+				      (v.refused ? 0 : RJ_CLAIM_ABSENT), lease, &v);
+	if (hit == 2)
+		return 2; /* another node is compiling it: deferred (rj_fleet_nowait) */
+	if (!hit)
+		return 0;
+	if (r->num_name_expressions && !rj_slot_take_names(s, r, strdup(v.kernels))) {
+		rj_remote_value_free(&v);
+		return 0;
+	}
+	/* The slot holds the whole value (shared with the copy the cache stores later); its
+	   code lies inside. */
+	s->code.data = v.rec.code;
+	s->code.size = v.rec.code_size;
+	s->code.compile_ms = v.rec.compile_ms;
+	s->code.from_cache = 1;
+	s->code_shared = v.bytes;
+	v.bytes = NULL;
+	if (rj_signing_shared_trust(&ctx->signing))
+		atomic_fetch_add(&ctx->signing.checked, 1);
+	remote_keep(ctx, r, s, compiler, v.kernels, &v.rec);
+	rj_remote_value_free(&v);
+	if (rj_log_level() >= RJ_LOG_INFO) {
+		rj_key_hex(&s->key, hex);
+		rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms from the "
+		       "remote cache %s (compiling took %.1f ms)", hex, s->target, r->name,
+		       s->code.size, rj_now_ms() - t0, rj_remote_shown(ctx->remote),
+		       s->code.compile_ms);
+	}
+	return 1;
+}
+
+/*
+ * The remote tier before the database, where the read index says the database cannot
+ * have the key (it held every entry when it was written, and lacks this one) and no
+ * bundle could serve it: a node's first request for a kernel the fleet has is then one
+ * round trip, without opening SQLite at all (the copy into the cache is stored later).
+ * 1 and s filled on a hit (from the index or the tier); 0: go the whole way.  Without
+ * the node's key lock, so processes of a node may each ask once for the same key; the
+ * fleet's compile lock is taken only after the whole way missed.
+ */
+int rj_lookup_early_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+			   const char *compiler)
+{
+	struct rj_remote_lease *none;
+	const void *code;
+	void *owned = NULL; /* a private copy of the index's code, when one was made */
+	char *column = NULL;
+	size_t size;
+	double ms = 0;
+	int rc;
+
+	if (rj_ctx_bundles(ctx) || rj_remote_is_off(ctx->remote))
+		return 0;
+	rc = rj_cache_probe(ctx->cache, &s->key, &code, &size, &ms,
+			    r->num_name_expressions ? &column : NULL);
+	if (rc == 2 && !rj_local_ok(ctx, r, s, compiler, &code, &owned, size)) {
+		s->local_refused = 1;
+		free(owned);
+		free(column);
+		return 0;
+	}
+	if (rc == 2) {
+		if (r->num_name_expressions && !rj_slot_take_names(s, r, column)) {
+			free(owned);
+			return 0;
+		}
+		rj_slot_take_hit(ctx, s, code, owned, size, ms);
+		atomic_fetch_add(&ctx->index_hits, 1);
+		return 1;
+	}
+	free(column);
+	return rc == 0 && rj_lookup_remote(ctx, r, s, compiler, 0, &none, 1);
+}
