@@ -275,7 +275,7 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	if (ctx->remote && ctx->cache && !rj_cache_readonly(ctx->cache))
 		rj_remote_share_breaker(ctx->remote, rj_cache_dirfd(ctx->cache));
 	/* The bundles named here now (a wrong name is said at once); the one beside the
-	   executable at the first lookup that needs it (lookup.c). */
+	   executable at the first lookup that needs it (lookup_local.c). */
 	ctx->bundles = rj_bundles_open(opts->version >= 2 ? opts->bundles : NULL);
 	pthread_mutex_lock(&ctxs_mu);
 	ctx->next_open = ctxs;

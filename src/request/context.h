@@ -82,8 +82,8 @@ struct rocjit_ctx {
 	char *kernel_path;          /* $ROCJIT_KERNEL_PATH or NULL */
 	rj_cache *cache;            /* NULL: memory only */
 	struct rj_bundle *bundles;  /* prebuilt, read-only; NULL: none.  Read through
-	                               ctx_bundles (lookup.c): <executable>.rocjit joins the list
-	                               at the first lookup that reaches the bundles */
+	                               rj_ctx_bundles (lookup_local.c): <executable>.rocjit
+	                               joins them at the first lookup that reaches them */
 	pthread_mutex_t bundles_mu;
 	atomic_int bundles_complete;
 	struct rj_remote *remote;   /* the remote tier, or NULL: none */
@@ -164,7 +164,7 @@ struct rj_lookup {
 };
 
 /*
- * lookup.c: set by a thread that has other work to do than wait (a prefetch thread): a
+ * lookup_remote.c: set by a thread that has other work to do than wait (a prefetch thread): a
  * request whose key another node of the fleet is compiling now returns RJ_DEFERRED at
  * once instead of waiting for its value.  RJ_DEFERRED never reaches a caller of the
  * public API: only prefetch.c sets the flag, and it takes the item up again later.

@@ -49,7 +49,7 @@ void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_me
  * trusted) is judged by the database's row, which may be newer, as a hit from the database
  * is: only the database's answer refuses.  served: where the cache served the code (the
  * read index's mapping is found by it); hit->code is what is checked, a private copy of
- * it when it came from the index (lookup.c), so that what is checked is what is loaded.
+ * it when it came from the index (lookup_local.c), so that what is checked is what is loaded.
  */
 int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_subject *hit,
 			const void *served);
