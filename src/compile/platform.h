@@ -5,7 +5,7 @@
  * and launches code objects.  Vendor libraries are loaded at run time (dlopen), so one
  * build runs on machines with and without them, and needs no vendor header.
  *
- * Callers: the request layer (request/context.c: devices, modules, launches;
+ * Callers: the request layer (request/request.c: devices, modules, launches;
  * request/lookup.c: target checks and compiles) and, within compile/, platforms.c (the
  * public calls about compilers and devices) and compiler_id.c (the compiler's files).
  * None of them talks to a vendor library itself.  Implemented by platform_amd.c and

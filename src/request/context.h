@@ -6,7 +6,7 @@
  * (the on-disk cache, the bundles), the registered sources it resolved, and the
  * in-process table: one slot per program and target, holding its code object, loaded
  * module and fetched kernels.  (A slot is not a rocjit_entry, which is a row of the
- * on-disk cache.)  Included by the files of src/request only (context.c, table.c,
+ * on-disk cache.)  Included by the files of src/request only (context.c, request.c, table.c,
  * lookup.c, sources.c, recent.c, admin.c) and by white-box tests: the layers below never
  * see a context, they get the handle they need (rj_cache *, struct rj_bundle *).
  */
@@ -30,7 +30,7 @@ struct rocjit_kernel {
 	const struct rj_platform *platform;
 	void *function;
 	int device;
-	unsigned forks;             /* the fork count when loaded (context.c): launchable
+	unsigned forks;             /* rj_forks when it was loaded (request.c): launchable
 	                               only in the process that loaded it */
 	struct rj_slot *slot;
 	struct rocjit_kernel *next; /* the slot's kernels */
@@ -126,6 +126,10 @@ struct rocjit_ctx {
 	struct rocjit_ctx *next_open;
 	struct rocjit_kernel *stale_kernels;
 };
+
+/* context.c: the fork()s since the first open; a kernel keeps the count it was loaded
+ * at, and one from before a fork does not launch in the child. */
+extern atomic_uint rj_forks;
 
 /* lookup.c: a compiled code object was stored (ok) or not (!ok; why in rocjit_last_error()). */
 void rj_note_store(rocjit_ctx *ctx, int ok);
