@@ -14,7 +14,7 @@
  * whatever bytes a row holds.
  *
  * Owns the ring of escaped copies cli_text hands out, and no other state.  Uses alloc.c
- * only: it prints what it is given and decides nothing about commands or the cache.
+ * and the library's escaping (src/base/text.c, compiled in) only: it prints what it is given and decides nothing about commands or the cache.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../src/base/text.h"
 #include "cli.h"
 
 void cli_json_init(struct cli_json *j, FILE *f)
@@ -31,82 +32,26 @@ void cli_json_init(struct cli_json *j, FILE *f)
 	j->f = f;
 }
 
-size_t cli_utf8_char(const char *str, size_t n, uint32_t *cp)
+size_t cli_utf8_char(const char *s, size_t n, uint32_t *cp)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t len;
-	uint32_t c, min;
-
-	if (!n)
-		return 0;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2, c = s[0] & 0x1f, min = 0x80;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3, c = s[0] & 0x0f, min = 0x800;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4, c = s[0] & 0x07, min = 0x10000;
-	} else {
-		return 0; /* a continuation byte, an overlong lead (0xc0 0xc1), or 0xf5..0xff */
-	}
-	if (n < len)
-		return 0; /* cut short */
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0; /* overlong, beyond Unicode, or a surrogate */
-	*cp = c;
-	return len;
+	return rj_utf8_char(s, n, cp);
 }
 
 int cli_unsafe_char(uint32_t c)
 {
-	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || /* C0, DEL, C1 (0x9b is a CSI) */
-	       c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) || /* bidi */
-	       (c >= 0x2066 && c <= 0x2069) || c == 0x2028 || c == 0x2029;
+	return rj_unsafe_char(c);
 }
 
-/* s[0..n) into out with every unsafe character or stray byte escaped (lines: newlines
- * and tabs kept); out's length. */
+/* s[0..n) into out (TEXT_MAX(n) bytes) with every unsafe character or stray byte escaped
+ * (lines: newlines and tabs kept); out's length.  The escaping is the library's
+ * (base/text.c), so the tool and the library's messages show the same bytes alike. */
 static size_t text_escape(char *out, const char *s, size_t n, int lines)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i = 0, k = 0;
-
-	while (i < n) {
-		uint32_t c = 0;
-		size_t len = cli_utf8_char(s + i, n - i, &c);
-		if (len && (!cli_unsafe_char(c) || (lines && (c == '\n' || c == '\t')))) {
-			memcpy(out + k, s + i, len);
-			k += len;
-			i += len;
-		} else if (len == 1 && (c == '\n' || c == '\r' || c == '\t')) {
-			out[k++] = '\\';
-			out[k++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
-			i++;
-		} else if (len > 1) {
-			k += (size_t)sprintf(out + k, "\\u%04x", (unsigned)c); /* C1, bidi */
-			i += len;
-		} else {
-			unsigned char b = (unsigned char)s[i++]; /* ESC, DEL, a stray byte */
-			out[k++] = '\\';
-			out[k++] = 'x';
-			out[k++] = hex[b >> 4];
-			out[k++] = hex[b & 15];
-		}
-	}
-	out[k] = 0;
-	return k;
+	return rj_text_escape(out, RJ_TEXT_MAX(n), s, n, lines ? RJ_TEXT_LINES : 0);
 }
 
 /* At most 4 bytes out per byte in: \xHH for one, \uHHHH for two or three. */
-#define TEXT_MAX(n) (4 * (n) + 1)
+#define TEXT_MAX(n) RJ_TEXT_MAX(n)
 #define TEXT_RING 16
 
 static const char *ring_text(const char *s, int lines)

@@ -267,3 +267,24 @@ int main(int argc, char **argv)
 	printf("PASS %s\n", t->name);
 	return 0;
 }
+
+int rj_test_stderr_capture(const char *path)
+{
+	int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ASSERT(saved >= 0 && fd >= 0);
+	fflush(stderr);
+	ASSERT(dup2(fd, 2) == 2);
+	close(fd);
+	return saved;
+}
+
+char *rj_test_stderr_restore(int saved, const char *path)
+{
+	size_t size;
+
+	fflush(stderr);
+	ASSERT(dup2(saved, 2) == 2);
+	close(saved);
+	return rj_test_read_file(path, &size);
+}

@@ -114,6 +114,10 @@ int rj_test_compile(const rocjit_code **code, rocjit_ctx *ctx, const char *targe
 		    const char *name, const char *src, const char *const *opts, size_t nopts,
 		    const rocjit_header *headers, size_t nheaders, char *log, size_t log_size);
 int rj_test_run(const char *const argv[], const char *const env[], char **output);
+/* Standard error into the file path, from now until rj_test_stderr_restore (given what
+ * this returned): what was written meanwhile, malloc'ed. */
+int rj_test_stderr_capture(const char *path);
+char *rj_test_stderr_restore(int saved, const char *path);
 /* In a child process: runs argv (argv[0] a path) with env's "K=V" entries added; exits
  * 127 when it cannot.  exec and putenv take writable strings: they get copies. */
 void rj_test_exec(const char *const argv[], const char *const env[]) __attribute__((noreturn));

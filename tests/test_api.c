@@ -721,28 +721,6 @@ static int received_has(struct received *r, const char *needle)
 	return found;
 }
 
-/* Standard error into a file of the test's folder, from now until stderr_restore. */
-static int stderr_capture(const char *path)
-{
-	int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	ASSERT(saved >= 0 && fd >= 0);
-	fflush(stderr);
-	ASSERT(dup2(fd, 2) == 2);
-	close(fd);
-	return saved;
-}
-
-/* Restores stderr; what was written meanwhile, malloc'ed. */
-static char *stderr_restore(int saved, const char *path)
-{
-	size_t size;
-
-	fflush(stderr);
-	ASSERT(dup2(saved, 2) == 2);
-	close(saved);
-	return rj_test_read_file(path, &size);
-}
 
 /*
  * Real warnings (a malformed switch in the environment, a cache folder that is a file)
@@ -764,11 +742,11 @@ TEST(log_callback_gets_warnings_and_stderr_stays_silent)
 	setenv("ROCJIT_TEST_OTHER_SWITCH", "perhaps", 1);
 
 	rocjit_set_log_callback(record, &got);
-	saved = stderr_capture(path);
+	saved = rj_test_stderr_capture(path);
 	ASSERT_INT(rocjit_env_flag("ROCJIT_TEST_SWITCH"), 0);
 	o.cache_dir = file;
 	ASSERT_INT(rocjit_open(&ctx, &o), 0); /* memory only, with a warning */
-	err = stderr_restore(saved, path);
+	err = rj_test_stderr_restore(saved, path);
 	ASSERT_STR(err, "");
 	free(err);
 	rocjit_close(ctx);
@@ -782,9 +760,9 @@ TEST(log_callback_gets_warnings_and_stderr_stays_silent)
 
 	/* NULL gives the diagnostics back to stderr, as they were. */
 	rocjit_set_log_callback(NULL, NULL);
-	saved = stderr_capture(path);
+	saved = rj_test_stderr_capture(path);
 	ASSERT_INT(rocjit_env_flag("ROCJIT_TEST_OTHER_SWITCH"), 0);
-	err = stderr_restore(saved, path);
+	err = rj_test_stderr_restore(saved, path);
 	ASSERT_CONTAINS(err, "rocjit: warning: ROCJIT_TEST_OTHER_SWITCH=perhaps is not a switch");
 	ASSERT(err[strlen(err) - 1] == '\n');
 	free(err);
@@ -820,7 +798,7 @@ TEST(log_callback_gets_info_lines_one_at_a_time)
 	setenv("ROCJIT_LOG", "info", 1);
 	snprintf(path, sizeof path, "%s/stderr.txt", rj_test_dir);
 	rocjit_set_log_callback(record, &got);
-	saved = stderr_capture(path);
+	saved = rj_test_stderr_capture(path);
 	ctx = rj_test_open();
 	p.source = "extern \"C\" __global__ void k(int *x) { int unused; x[0] = 1; }\n";
 	p.name = "info.hip";
@@ -828,7 +806,7 @@ TEST(log_callback_gets_info_lines_one_at_a_time)
 	p.num_options = 1;
 	ASSERT_INT(rocjit_compile(&code, ctx, "gfx90a", &p), 0);
 	rocjit_close(ctx);
-	err = stderr_restore(saved, path);
+	err = rj_test_stderr_restore(saved, path);
 	ASSERT_STR(err, "");
 	free(err);
 	rocjit_set_log_callback(NULL, NULL);
@@ -896,12 +874,12 @@ TEST(log_callback_is_called_from_many_threads_at_once)
 	}
 	snprintf(path, sizeof path, "%s/stderr.txt", rj_test_dir);
 	rocjit_set_log_callback(count_bundle_warnings, NULL);
-	saved = stderr_capture(path);
+	saved = rj_test_stderr_capture(path);
 	for (int i = 0; i < LOG_THREADS; i++)
 		ASSERT(pthread_create(&t[i], NULL, open_with_bad_bundle, (void *)(intptr_t)i) == 0);
 	for (int i = 0; i < LOG_THREADS; i++)
 		pthread_join(t[i], NULL);
-	err = stderr_restore(saved, path);
+	err = rj_test_stderr_restore(saved, path);
 	rocjit_set_log_callback(NULL, NULL);
 	ASSERT_STR(err, "");
 	free(err);

@@ -3,10 +3,19 @@
  * diagnostics: ROCJIT_LOG's level, and where each line goes (stderr, or the function of
  * rocjit_set_log_callback).
  *
+ * Every message and log line it hands out is escaped (base/text.c) as it is formatted:
+ * messages quote what servers answered, stored fields and file names, and an
+ * application prints them raw.  A control character, a bidirectional override or a byte
+ * that is not UTF-8 reaches neither a terminal nor a log hook, and no text from outside
+ * can end a line: each message is one line, and a multi-line text (a compiler's output)
+ * is logged with rj_log_block, whose every line of it is marked as quoted.
+ *
  * Owns nothing but thread-local text, the log level read once from the environment and
- * the log hook.  Must not call into any other module (every module calls into this one).
+ * the log hook.  Must not call into any other module (every module calls into this one)
+ * but the pure text functions below it.
  */
 #include "base/error.h"
+#include "base/text.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -104,12 +113,16 @@ int rj_error_set(int code, const char *file, int line, const char *fmt, ...)
 {
 	char msg[sizeof last_error];
 	va_list ap;
+	int n;
 
 	/* Through a copy: the arguments may be the last error itself. */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	n = vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	memcpy(last_error, msg, sizeof msg);
+	if (n < 0)
+		n = 0;
+	rj_text_escape(last_error, sizeof last_error, msg,
+		       (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1, 0);
 	if (rj_log_level() >= RJ_LOG_DEBUG)
 		rj_log(RJ_LOG_DEBUG, "error %d (%s) at %s:%d: %s", code, rocjit_strerror(code),
 		       file, line, last_error);
@@ -242,20 +255,35 @@ static int to_hook(int level, char *text)
 	return done;
 }
 
-static void vlog(int level, const char *fmt, va_list ap)
+/* Hands the escaped line text (after the "rocjit: " prefix in buf) to the hook or stderr. */
+static void emit(int level, char *buf, size_t prefix)
 {
-	static const char *const tags[] = { "", "warning: ", "", "debug: " };
-	static const char prefix[] = "rocjit: ";
-	char buf[2048];
-	int n = snprintf(buf, sizeof buf, "%s%s", prefix, tags[level]);
+	size_t n;
 
-	vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
-	if (to_hook(level, buf + n))
+	if (to_hook(level, buf + prefix))
 		return;
-	n = (int)strlen(buf);
+	n = strlen(buf);
 	buf[n++] = '\n';
 	/* One write per line so lines of concurrent threads and processes do not interleave. */
-	fwrite(buf, 1, (size_t)n, stderr);
+	fwrite(buf, 1, n, stderr);
+}
+
+static const char *const log_tags[] = { "", "warning: ", "", "debug: " };
+static const char log_prefix[] = "rocjit: ";
+#define LOG_RAW 2048
+
+static void vlog(int level, const char *fmt, va_list ap)
+{
+	char raw[LOG_RAW], buf[RJ_TEXT_MAX(LOG_RAW) + 32];
+	int n = snprintf(buf, sizeof buf, "%s%s", log_prefix, log_tags[level]), m;
+
+	m = vsnprintf(raw, sizeof raw, fmt, ap);
+	if (m < 0)
+		m = 0;
+	/* One line, whatever the arguments held: room is left for emit's newline. */
+	rj_text_escape(buf + n, sizeof buf - (size_t)n - 1, raw,
+		       (size_t)m < sizeof raw ? (size_t)m : sizeof raw - 1, 0);
+	emit(level, buf, (size_t)n);
 }
 
 void rj_log(int level, const char *fmt, ...)
@@ -267,6 +295,70 @@ void rj_log(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(level, fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * A text of several lines from outside (a compiler's or a worker's output) under a line
+ * of its own: each of its lines is escaped and starts with "  | ", so none can pass for a
+ * line of rocjit's.  On stderr the block is one write; a hook gets a call per line.
+ * Lines past 4096 bytes are cut, blocks past 64 KB end with "  | ...".
+ */
+void rj_log_block(int level, const char *text, const char *fmt, ...)
+{
+	char raw[LOG_RAW], line[RJ_TEXT_MAX(LOG_RAW) + 32];
+	size_t cap = 64 * 1024, used = 0, k;
+	const char *p = text ? text : "", *nl;
+	char *block = NULL;
+	va_list ap;
+	int n, m;
+
+	if (rj_log_level() < level || level < RJ_LOG_WARN || level > RJ_LOG_DEBUG)
+		return;
+	n = snprintf(line, sizeof line, "%s%s", log_prefix, log_tags[level]);
+	va_start(ap, fmt);
+	m = vsnprintf(raw, sizeof raw, fmt, ap);
+	va_end(ap);
+	if (m < 0)
+		m = 0;
+	rj_text_escape(line + n, sizeof line - (size_t)n - 1, raw,
+		       (size_t)m < sizeof raw ? (size_t)m : sizeof raw - 1, 0);
+	if (to_hook(level, line + n)) {
+		block = NULL; /* the hook takes each line as it comes */
+	} else if ((block = malloc(cap + 16)) != NULL) {
+		used = strlen(line);
+		if (used > cap)
+			used = cap;
+		memcpy(block, line, used);
+		block[used++] = '\n';
+	} else {
+		emit(level, line, (size_t)n); /* out of memory: the lines one by one */
+	}
+	while (*p) {
+		size_t len;
+		nl = strchr(p, '\n');
+		len = nl ? (size_t)(nl - p) : strlen(p);
+		memcpy(line, "  | ", 4);
+		rj_text_escape(line + 4, 4096, p, len, 0);
+		k = strlen(line);
+		if (block && used + k + 1 > cap) {
+			memcpy(block + used, "  | ...\n", 8);
+			used += 8;
+			break;
+		}
+		if (block) {
+			memcpy(block + used, line, k);
+			used += k;
+			block[used++] = '\n';
+		} else if (!to_hook(level, line)) {
+			line[k] = '\n';
+			fwrite(line, 1, k + 1, stderr);
+		}
+		p = nl ? nl + 1 : p + len;
+	}
+	if (block) {
+		fwrite(block, 1, used, stderr);
+		free(block);
+	}
 }
 
 #define MAX_ONCE 64

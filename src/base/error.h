@@ -44,13 +44,17 @@ void rj_last_log_set(const char *log);
 	} while (0)
 
 /* ---- Logging: ROCJIT_LOG=warn (default) | info | debug | off.  Each line goes to stderr,
- * or to the function of rocjit_set_log_callback (error.c). ---- */
+ * or to the function of rocjit_set_log_callback (error.c).  Every message is one line,
+ * escaped: the arguments may hold anything (a server's text, a stored field). ---- */
 
 enum rj_level { RJ_LOG_OFF = 0, RJ_LOG_WARN = 1, RJ_LOG_INFO = 2, RJ_LOG_DEBUG = 3 };
 
 /* The level from $ROCJIT_LOG, read once. */
 int rj_log_level(void);
 void rj_log(int level, const char *fmt, ...) RJ_PRINTF(2, 3);
+/* fmt's line, then text's lines, each escaped and marked "  | " as quoted (a compiler's
+ * output): no line of text can pass for one of rocjit's. */
+void rj_log_block(int level, const char *text, const char *fmt, ...) RJ_PRINTF(3, 4);
 /* Prints a warning once per process for each distinct once_key (a static string). */
 void rj_warn_once(const char *once_key, const char *fmt, ...) RJ_PRINTF(2, 3);
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "request/context.h"
@@ -182,12 +183,25 @@ static void register_atfork(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
+/* Whether the caller said that no signature is asked for (ROCJIT_REQUIRE_SIGNED=none, or
+ * rocjit_options.require_signed): then a remote tier without trusted keys is what was
+ * meant, and its hits are not warned about. */
+static int unsigned_fleet_chosen(const rocjit_options *opts)
+{
+	const char *req = getenv("ROCJIT_REQUIRE_SIGNED");
+
+	if (opts->version >= 4 && opts->require_signed != ROCJIT_REQUIRE_SIGNED_DEFAULT)
+		return opts->require_signed == ROCJIT_REQUIRE_SIGNED_NONE;
+	return req && !strcasecmp(req, "none");
+}
+
 /*
  * The remote tier of rocjit_options.remote (version 3), else $ROCJIT_REMOTE.  Connects to
  * nothing: the first request that misses the local tiers does.  A wrong URL in the
  * options fails the open (the caller wrote it); one in the environment, or a build
  * without the tier, is a warning and a context without it (a job must not fail on the
- * fleet's setting).
+ * fleet's setting).  A tier whose values are checked against no trusted key is warned
+ * about at its first hit (lookup_remote.c), unless the caller chose it.
  */
 static int open_remote(rocjit_ctx *ctx, const rocjit_options *opts)
 {
@@ -207,6 +221,7 @@ static int open_remote(rocjit_ctx *ctx, const rocjit_options *opts)
 		return 0;
 	}
 	rj_remote_set_trust(ctx->remote, rj_signing_shared_trust(&ctx->signing));
+	ctx->unsigned_fleet_chosen = unsigned_fleet_chosen(opts);
 	return 0;
 }
 

@@ -88,6 +88,8 @@ struct rocjit_ctx {
 	atomic_int bundles_complete;
 	struct rj_remote *remote;   /* the remote tier, or NULL: none */
 	struct rj_signing signing;  /* signed code: key, trust, rule (signing.c) */
+	int unsigned_fleet_chosen;  /* ROCJIT_REQUIRE_SIGNED=none said: a remote tier without
+	                               trusted keys is meant (no warning at its hits) */
 
 	pthread_rwlock_t rw;        /* table, slot states, module pointers, kernel lists,
 	                               sources */

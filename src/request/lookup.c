@@ -164,7 +164,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		RJ_FAIL(rc, "%s", msg);
 	}
 	if (out.log && *out.log)
-		RJ_LOG(RJ_LOG_INFO, "compiler said for %s:\n%s", r->name, out.log);
+		rj_log_block(RJ_LOG_INFO, out.log, "compiler said for %s:", r->name);
 	free(out.log);
 	atomic_fetch_add(&ctx->compiles, 1);
 	atomic_fetch_add(&ctx->compile_us, (uint64_t)(s->code.compile_ms * 1e3));

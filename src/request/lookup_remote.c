@@ -127,6 +127,13 @@ int rj_lookup_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot
 	v.bytes = NULL;
 	if (rj_signing_shared_trust(&ctx->signing))
 		atomic_fetch_add(&ctx->signing.checked, 1);
+	else if (!ctx->unsigned_fleet_chosen)
+		rj_warn_once("remote-unsigned", "remote cache %s: no trusted key "
+			     "(ROCJIT_TRUSTED_KEYS), so its code is run unchecked: whoever can "
+			     "write to that server chooses what runs on this GPU; sign where "
+			     "kernels are compiled (ROCJIT_SIGNING_KEY) and trust that key here, "
+			     "or set ROCJIT_REQUIRE_SIGNED=none to say an unsigned fleet is meant",
+			     rj_remote_shown(ctx->remote));
 	remote_keep(ctx, r, s, compiler, v.kernels, &v.rec);
 	rj_remote_value_free(&v);
 	if (rj_log_level() >= RJ_LOG_INFO) {

@@ -394,8 +394,8 @@ static int exchange(struct rj_wproc *w, const struct rj_wbuf *msg, const char *t
 	}
 	free(payload);
 	if (t.len)
-		RJ_LOG(RJ_LOG_INFO, "the compile worker printed, compiling %s:\n%s", req->name,
-		       t.text);
+		rj_log_block(RJ_LOG_INFO, t.text, "the compile worker printed, compiling %s:",
+			     req->name);
 	run->in_worker = 1;
 	if (rc != 0)
 		return rj_error_set(rc, __FILE__, __LINE__, "%s", message);
