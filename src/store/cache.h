@@ -87,11 +87,11 @@ int rj_names_check(const char *column, const char *symbols, size_t symbols_len);
  * Looks key up: in the read index first (cache_index.c), then in the database.  On a hit
  * *code is the code object and *size its length, a malloc'ed copy, also in *owned, that
  * the caller frees: from the database (returns 1) or from the index (returns 2; copied out
- * of the mapping, which the file's writers can change or shorten, issue 27).  *compile_ms is what it took to compile, and
- * *kernels (when kernels is not NULL) a malloc'ed copy of the kernels column (NULL when
- * out of memory).  The checksum is checked: a mismatch drops the row and is a miss
- * (returns 0, with a warning).  Returns 0 on a miss, negative on a database error.  The
- * hit is counted in memory and written in a batch.
+ * of the mapping, which the file's writers can change or shorten, issue 27).  *compile_ms
+ * is what it took to compile, and *kernels (when kernels is not NULL) a malloc'ed copy of
+ * the kernels column (NULL when out of memory).  The checksum is checked: a mismatch drops
+ * the row and is a miss (returns 0, with a warning).  Returns 0 on a miss, negative on a
+ * database error.  The hit is counted in memory and written in a batch.
  */
 int rj_cache_get(rj_cache *c, const rj_key *key, const void **code, void **owned,
 		 size_t *size, double *compile_ms, char **kernels);

@@ -177,7 +177,8 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 	if (base == MAP_FAILED)
 		return -1;
 	/* Guarded before the first byte is read: the file may be shortened at any moment. */
-	if (!(ix = calloc(1, sizeof *ix)) || (ix->guard = rj_mapguard_add(base, (size_t)st.st_size)) < 0) {
+	if (!(ix = calloc(1, sizeof *ix)) ||
+	    (ix->guard = rj_mapguard_add(base, (size_t)st.st_size)) < 0) {
 		free(ix);
 		munmap(base, (size_t)st.st_size);
 		return -1;
@@ -272,7 +273,8 @@ int rj_index_stale(rj_cache *c)
 
 	/* A mapping whose file was shortened under it is left as a retired one is: the
 	   file now in the folder (rewritten, or written anew at close) may serve again. */
-	if (!ix || (!rj_index_broken(ix) && !__atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE)))
+	if (!ix ||
+	    (!rj_index_broken(ix) && !__atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE)))
 		return 0;
 	rj_index_retire(c);
 	/* The file that replaced it, if any.  Retired indexes whose code was handed out stay
