@@ -23,8 +23,8 @@
  *      memory no file sees).  It covers the board and the rest with one mechanism, and adds
  *      to the hit path an atomic load per lookup and the copy of the code the caller now
  *      gets (cache_index.c; needed by either design, since the caller keeps the code).
- * Chosen: (a): the first request of a new process measured the same before and after
- * (+1.3%, within the noise), a hit about 5 us more, nearly all the copy's fresh pages.  The rule for readers: take from the mapping (copy, check a checksum), then
+ * Chosen: (a): the first request of a new process measured +1.3% and +4.2% (two runs on
+ * a loaded box), a hit about 5 us more, nearly all the copy's fresh pages.  The rule for readers: take from the mapping (copy, check a checksum), then
  * ask rj_mapguard_broken(); a broken mapping is a miss, never partly-zeroed code.  The mark
  * is set before the zero pages appear, so a reader that saw a zero byte sees the mark.
  *
