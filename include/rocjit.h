@@ -53,6 +53,13 @@
  *    batches: at the latest 2 seconds after a disk hit, or once 1024 hits are pending,
  *    by a background thread the first hit starts, and at exit.  A process that crashes loses
  *    at most the last 2 seconds of them; a hit never waits for a write.
+ *  - SIGBUS: the cache's read index is a mapped file that whoever may write it can shorten
+ *    under the mapping (a group member in shared mode, a `cp` over it).  The first open of
+ *    a cache with an index installs a process-wide SIGBUS handler that absorbs faults in
+ *    rocjit's own mappings only (the lookup is then a miss) and passes every other one to
+ *    the handler that was there before, or to the default action.  An application that
+ *    installs its own SIGBUS handler after that must call the one it replaced for faults
+ *    that are not its own (sigaction's old action), as for any library that handles them.
  *
  * Errors: every call that can fail returns an int, 0 on success or a negative ROCJIT_E*
  * code.  rocjit_strerror() names the code; rocjit_last_error() gives the detail for the

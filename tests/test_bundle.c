@@ -370,3 +370,41 @@ TEST(bundle_writable_by_others_is_not_used)
 	ASSERT_INT(c->from_cache, 0); /* compiled: the bundle was refused */
 	rocjit_close(ctx);
 }
+
+/* A bundle cut short while a context has it open (issue 27: a file others can write never
+ * crashes its reader).  Bundles are read with pread through SQLite (sqlite_fd.c), never
+ * mapped: the lookup fails, the program is compiled, and the code is the right code. */
+TEST(bundle_truncated_under_a_reader_is_a_miss)
+{
+	char key[33], fresh[4400];
+	const rocjit_code *c;
+	void *want;
+	size_t want_size;
+
+	make_bundle(key);
+	{
+		rocjit_ctx *ctx = rj_test_open();
+		ASSERT_INT(compile_for(ctx, "gfx90a", &c), 0);
+		want_size = c->size;
+		want = malloc(want_size);
+		memcpy(want, c->data, want_size);
+		rocjit_close(ctx);
+	}
+	for (int round = 0; round < 2; round++) {
+		struct stat st;
+		rocjit_ctx *ctx;
+
+		snprintf(fresh, sizeof fresh, "%s/fresh%d", rj_test_dir, round);
+		ctx = open_with_bundle(fresh);
+		ASSERT_INT(stat(bundle, &st), 0);
+		ASSERT_INT(truncate(bundle, round ? st.st_size / 2 : 0), 0);
+		ASSERT_INT(compile_for(ctx, "gfx90a", &c), 0);
+		ASSERT_INT(c->size, want_size);
+		ASSERT(memcmp(c->data, want, want_size) == 0);
+		ASSERT_STR(c->key, key);
+		rocjit_close(ctx);
+		unlink(bundle);
+		make_bundle(key); /* whole again, for the next round */
+	}
+	free(want);
+}

@@ -168,7 +168,7 @@ int rj_lookup_early_remote(rocjit_ctx *ctx, const struct rj_request *r, struct r
 
 	if (rj_ctx_bundles(ctx) || rj_remote_is_off(ctx->remote))
 		return 0;
-	rc = rj_cache_probe(ctx->cache, &s->key, &code, &size, &ms,
+	rc = rj_cache_probe(ctx->cache, &s->key, &code, &owned, &size, &ms,
 			    r->num_name_expressions ? &column : NULL);
 	if (rc == 2 && !rj_local_ok(ctx, r, s, compiler, &code, &owned, size)) {
 		s->local_refused = 1;

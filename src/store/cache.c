@@ -88,12 +88,15 @@ static void drop_locked(rj_cache *c, const rj_key *key)
 }
 
 /*
- * A hit in the read index (caller holds c->lock): 1 with *code pointing into the mapping,
- * 0 when the index has no such entry (or none is mapped), negative when out of memory.  A
- * damaged entry stops this process's use of the index, which is then written anew.
+ * A hit in the read index (caller holds c->lock): 1 with *code a malloc'ed copy, also in
+ * *owned, 0 when the index has no such entry (or none is mapped), negative when out of
+ * memory.  A damaged entry stops this process's use of the index, which is then written
+ * anew.  A file shortened under the mapping (issue 27) is a miss: what was taken from it
+ * is dropped once the mapping says it broke, and the folder's index is looked for again
+ * at the next lookup.
  */
-static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, size_t *size,
-			    double *compile_ms, char **kernels)
+static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, void **owned,
+			    size_t *size, double *compile_ms, char **kernels)
 {
 	struct rj_index_hit hit;
 	int found, recorded;
@@ -109,6 +112,9 @@ static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, s
 	}
 	if (!c->index || (found = rj_index_find(c->index, key, &hit)) == 0)
 		return 0;
+	if (found == -2)
+		return rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__,
+				    "out of memory reading the cache");
 	if (found < 0) {
 		char hex[33];
 		rj_key_hex(key, hex);
@@ -118,11 +124,22 @@ static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, s
 		rj_index_reject(c);
 		return 0;
 	}
-	if (kernels && !(*kernels = strdup(hit.kernels)))
+	if (kernels && !(*kernels = strdup(hit.kernels))) {
+		free(hit.owned);
 		return rj_error_set(ROCJIT_ENOMEM, __FILE__, __LINE__,
 				    "out of memory reading the cache");
-	rj_index_lend(c->index);
-	*code = hit.code;
+	}
+	if (rj_index_broken(c->index)) {
+		/* The kernels column may be zeros (the code's checksum vouched for it). */
+		free(hit.owned);
+		if (kernels) {
+			free(*kernels);
+			*kernels = NULL;
+		}
+		rj_index_stale(c);
+		return 0;
+	}
+	*code = *owned = hit.owned;
 	*size = hit.size;
 	*compile_ms = hit.compile_ms;
 	recorded = rj_index_stamp(c->index, hit.ordinal, hit.compile_ms, 1);
@@ -154,7 +171,7 @@ int rj_cache_get(rj_cache *c, const rj_key *key, const void **code, void **owned
 		*kernels = NULL;
 	/* The index first: a hit there needs no connection (and opens none). */
 	pthread_mutex_lock(&c->lock);
-	if ((rc = index_get_locked(c, key, code, size, compile_ms, kernels)) != 0) {
+	if ((rc = index_get_locked(c, key, code, owned, size, compile_ms, kernels)) != 0) {
 		pthread_mutex_unlock(&c->lock);
 		return rc < 0 ? rc : 2;
 	}
@@ -293,17 +310,17 @@ int rj_cache_put_later(rj_cache *c, const rj_key *key, const struct rj_cache_met
 	return rc;
 }
 
-int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, size_t *size,
-		   double *compile_ms, char **kernels)
+int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, void **owned,
+		   size_t *size, double *compile_ms, char **kernels)
 {
 	int rc;
 
-	*code = NULL;
+	*code = *owned = NULL;
 	*size = 0;
 	if (kernels)
 		*kernels = NULL;
 	pthread_mutex_lock(&c->lock);
-	rc = index_get_locked(c, key, code, size, compile_ms, kernels);
+	rc = index_get_locked(c, key, code, owned, size, compile_ms, kernels);
 	if (rc == 0)
 		rc = c->index && rj_index_complete(c->index) ? 0 : 1;
 	else if (rc > 0)
@@ -323,7 +340,7 @@ int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
 	if (!code)
 		return 0;
 	pthread_mutex_lock(&c->lock);
-	found = rj_index_signature(c, key, code, &signer, &bytes);
+	found = rj_index_signature(c, key, &signer, &bytes);
 	if (found && signer) {
 		/* From the shared mapping: copied within bounds, then checked as a copy (a
 		   name changed meanwhile is not a valid name, and the entry counts unsigned). */
@@ -332,7 +349,7 @@ int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
 		sig->signer[n] = 0;
 		memcpy(sig->sig, bytes, RJ_SIG_BYTES);
 		sig->len = RJ_SIG_BYTES;
-		if (!rj_sig_name_valid(sig->signer, n))
+		if (!rj_sig_name_valid(sig->signer, n) || rj_index_broken(c->index))
 			found = 0, memset(sig, 0, sizeof *sig);
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -355,11 +372,13 @@ static void note_index_signature(rj_cache *c, const rj_key *key, const struct rj
 	int usable = sig->len == RJ_SIG_BYTES && rj_sig_name_valid(sig->signer,
 								  strlen(sig->signer));
 
-	if (!rj_index_signature(c, key, NULL, &signer, &bytes))
+	if (!rj_index_signature(c, key, &signer, &bytes))
 		return;
-	if (signer ? !usable || strcmp(signer, sig->signer) != 0 ||
-			     memcmp(bytes, sig->sig, RJ_SIG_BYTES) != 0
-		   : usable)
+	/* Compared in the mapping: a broken one is left (it is not used again). */
+	if ((signer ? !usable || strcmp(signer, sig->signer) != 0 ||
+			      memcmp(bytes, sig->sig, RJ_SIG_BYTES) != 0
+		    : usable) &&
+	    !rj_index_broken(c->index))
 		c->index_dirty = 1;
 }
 
@@ -440,8 +459,15 @@ int rj_cache_memo_get(rj_cache *c, const char *platform, char **memo)
 	pthread_mutex_lock(&c->lock);
 	if (c->index && (stored = rj_index_memo(c->index, platform)) != NULL) {
 		*memo = strdup(stored);
-		pthread_mutex_unlock(&c->lock);
-		return *memo ? 1 : ROCJIT_ENOMEM;
+		if (rj_index_broken(c->index)) {
+			/* Copied from a mapping that turned into zeros: the database's. */
+			free(*memo);
+			*memo = NULL;
+			rj_index_stale(c);
+		} else {
+			pthread_mutex_unlock(&c->lock);
+			return *memo ? 1 : ROCJIT_ENOMEM;
+		}
 	}
 	if ((rc = rj_cache_reopen_locked(c)) != 0) {
 		pthread_mutex_unlock(&c->lock);

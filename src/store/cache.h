@@ -85,14 +85,13 @@ int rj_names_check(const char *column, const char *symbols, size_t symbols_len);
 
 /*
  * Looks key up: in the read index first (cache_index.c), then in the database.  On a hit
- * *code is the code object and *size its length: from the database (returns 1) a
- * malloc'ed copy, also in *owned, that the caller frees; from the index (returns 2) the
- * index's mapping itself, *owned NULL, valid until rj_cache_close (an index this process
- * stops using stays mapped until then).  *compile_ms is what it took to compile, and
- * *kernels (when kernels is not NULL) a malloc'ed copy of the kernels column (NULL when
- * out of memory).  The checksum is checked: a mismatch drops the row and is a miss
- * (returns 0, with a warning).  Returns 0 on a miss, negative on a database error.  The
- * hit is counted in memory and written in a batch.
+ * *code is the code object and *size its length, a malloc'ed copy, also in *owned, that
+ * the caller frees: from the database (returns 1) or from the index (returns 2; copied out
+ * of the mapping, which the file's writers can change or shorten, issue 27).  *compile_ms
+ * is what it took to compile, and *kernels (when kernels is not NULL) a malloc'ed copy of
+ * the kernels column (NULL when out of memory).  The checksum is checked: a mismatch drops
+ * the row and is a miss (returns 0, with a warning).  Returns 0 on a miss, negative on a
+ * database error.  The hit is counted in memory and written in a batch.
  */
 int rj_cache_get(rj_cache *c, const rj_key *key, const void **code, void **owned,
 		 size_t *size, double *compile_ms, char **kernels);
@@ -122,8 +121,8 @@ int rj_cache_put_later(rj_cache *c, const rj_key *key, const struct rj_cache_met
  * database may be asked for nothing); 1 when only the database can say (no index, or a
  * full one).  Negative when out of memory.
  */
-int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, size_t *size,
-		   double *compile_ms, char **kernels);
+int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, void **owned,
+		   size_t *size, double *compile_ms, char **kernels);
 
 /*
  * The compiler memo of a platform (compiler_id.c): 1 and a malloc'ed *memo when there is
@@ -136,10 +135,11 @@ int rj_cache_memo_put(rj_cache *c, const char *platform, const char *memo);
 int rj_fs_is_network(unsigned long type);
 
 /*
- * The signature the read index holds for key's entry, for a hit it served: code is the
- * hit's (rj_cache_get or rj_cache_probe returned 2), so the signature comes from the index
- * that code was read from.  1 and *sig; 0 (sig->len 0) when that index holds the entry
- * unsigned, or code is not from an index (a hit from the database).  Never opens the
+ * The signature the read index holds for key's entry, for a hit: code is the hit's (NULL:
+ * none), a copy, so the signature comes from the current index, which may have replaced
+ * the one the hit was read from: it is checked against the code, never taken on trust.
+ * 1 and *sig; 0 (sig->len 0) when the index holds the entry unsigned, lacks it, or its
+ * mapping broke meanwhile (a file shortened under it: issue 27).  Never opens the
  * database, and says nothing the database would not: the index holds the signature as
  * the database held it when the index was written, so whoever finds it not trusted asks
  * rj_cache_signed_get, whose answer is the current one.

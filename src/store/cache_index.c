@@ -27,7 +27,12 @@
  * from the database is.  An index that fails a check is not used again by this process
  * and is written anew.  The file takes the cache's trust rule (trust.c), like the
  * database.  Nothing but its usage board (cache_index_board.c) changes after the rename,
- * and no file is ever shortened, so a mapping stays valid while the process lives.
+ * but whoever may write the file can shorten it under a mapping (a group member in shared
+ * mode, the user's own `cp` over it): every mapping is guarded (base/mapguard.c, issue
+ * 27), so an access past the new end reads zeros instead of raising SIGBUS, and marks the
+ * mapping broken.  What a lookup takes from it (the code, copied; the kernels column; a
+ * signature) is used only once the mark says the mapping was whole meanwhile: a broken
+ * mapping is a miss, served by the database, and the folder's index is mapped again.
  *
  * The lowest of the index's three files (cache_internal.h has the layers): it calls
  * nothing of the board's file or the writer's, and it writes nothing on disk - not the
@@ -44,6 +49,7 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/mapguard.h"
 #include "store/cache_index_internal.h"
 #include "store/cache_internal.h"
 #include "store/trust.h"
@@ -170,7 +176,10 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 	close(fd);
 	if (base == MAP_FAILED)
 		return -1;
-	if (!(ix = calloc(1, sizeof *ix))) {
+	/* Guarded before the first byte is read: the file may be shortened at any moment. */
+	if (!(ix = calloc(1, sizeof *ix)) ||
+	    (ix->guard = rj_mapguard_add(base, (size_t)st.st_size)) < 0) {
+		free(ix);
 		munmap(base, (size_t)st.st_size);
 		return -1;
 	}
@@ -200,6 +209,12 @@ static int map_file(int dirfd, const char *dir, int writable, const struct rj_db
 	if (__atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE)) {
 		rj_index_unmap(ix);
 		return -3;
+	}
+	/* Shortened while it was checked: what was read may be zeros.  Being rewritten
+	   (`cp` over it), or damaged: look again later. */
+	if (rj_mapguard_broken(ix->guard)) {
+		rj_index_unmap(ix);
+		return -1;
 	}
 	ix->writable = writable;
 	*out = ix;
@@ -256,7 +271,10 @@ int rj_index_stale(rj_cache *c)
 {
 	struct rj_index *ix = c->index;
 
-	if (!ix || !__atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE))
+	/* A mapping whose file was shortened under it is left as a retired one is: the
+	   file now in the folder (rewritten, or written anew at close) may serve again. */
+	if (!ix ||
+	    (!rj_index_broken(ix) && !__atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE)))
 		return 0;
 	rj_index_retire(c);
 	/* The file that replaced it, if any.  Retired indexes whose code was handed out stay
@@ -317,10 +335,16 @@ void rj_index_reject(rj_cache *c)
 	c->index_dirty = 1;
 }
 
+int rj_index_broken(const struct rj_index *ix)
+{
+	return rj_mapguard_broken(ix->guard);
+}
+
 void rj_index_unmap(struct rj_index *ix)
 {
 	if (!ix)
 		return;
+	rj_mapguard_remove(ix->guard);
 	munmap(ix->map, ix->size);
 	free(ix);
 }
@@ -379,27 +403,38 @@ static int entry_fields(const struct rj_index *ix, const struct index_entry *map
 	return 0;
 }
 
+/*
+ * The code is copied out of the mapping, and the copy is what is checked and handed out:
+ * a mapping can turn into zeros (a file shortened under it) or change (anyone who may
+ * write the file) after a hit, and the caller keeps the code past the lookup (a program's
+ * code object, until the context closes).  A check that fails on a broken mapping is a
+ * miss, not damage: the file was shortened, not written wrong.
+ */
 int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit)
 {
 	int bad;
 	const struct index_entry *e = rj_index_entry_of(ix, key, &bad);
+	uint64_t sum;
+	void *copy;
 
 	if (!e)
-		return bad ? -1 : 0;
-	if (entry_fields(ix, e, hit) != 0 || rj_checksum(hit->code, hit->size) != e->checksum)
-		return -1;
+		return bad && !rj_index_broken(ix) ? -1 : 0;
+	if (entry_fields(ix, e, hit) != 0)
+		return rj_index_broken(ix) ? 0 : -1;
+	sum = e->checksum;
+	if (!(copy = malloc(hit->size)))
+		return -2;
+	memcpy(copy, hit->code, hit->size);
+	if (rj_checksum(copy, hit->size) != sum) {
+		free(copy);
+		return rj_index_broken(ix) ? 0 : -1;
+	}
+	hit->code = hit->owned = copy;
 	return 1;
 }
 
-/* Whether code lies in ix's mapping. */
-static int holds(const struct rj_index *ix, const void *code)
-{
-	return (uintptr_t)code >= (uintptr_t)ix->base &&
-	       (uintptr_t)code < (uintptr_t)ix->base + ix->size;
-}
-
-int rj_index_signature(const rj_cache *c, const rj_key *key, const void *code,
-		       const char **signer, const unsigned char **sig)
+int rj_index_signature(const rj_cache *c, const rj_key *key, const char **signer,
+		       const unsigned char **sig)
 {
 	const struct rj_index *ix = c->index;
 	struct rj_index_hit hit;
@@ -408,16 +443,14 @@ int rj_index_signature(const rj_cache *c, const rj_key *key, const void *code,
 
 	*signer = NULL;
 	*sig = NULL;
-	/* The hit's mapping: the current index, or one retired since (mapped until close
-	   once a hit lent its code). */
-	if (code && (!ix || !holds(ix, code)))
-		for (ix = c->retired; ix && !holds(ix, code); ix = ix->next)
-			;
+	/* The current index: the hit's code is a copy (rj_index_find), so it names no
+	   mapping.  An index that replaced the hit's since then may hold another signature
+	   for the key: a signature is only ever checked against the code itself, so one that
+	   is not the code's is not trusted, and the database judges.  The caller copies what
+	   the pointers give, then asks rj_index_broken. */
 	if (!ix || !(e = rj_index_entry_of(ix, key, &bad)))
 		return 0;
-	/* Its code is not checked again: a hit did (the code pointed to is the one that
-	   hit's), and a signature is only ever checked against the code itself. */
-	if (entry_fields(ix, e, &hit) != 0 || (code && hit.code != code))
+	if (entry_fields(ix, e, &hit) != 0)
 		return 0;
 	*signer = hit.signer;
 	*sig = hit.sig;

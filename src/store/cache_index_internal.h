@@ -101,6 +101,8 @@ struct rj_index {
 	struct index_board *board;
 	struct index_usage *usage;
 	int writable;                 /* 0: mapped read-only, hits go through memory */
+	int guard;                    /* its rj_mapguard (base/mapguard.h): the file can be
+	                                 shortened under the mapping by whoever may write it */
 	/* The header's fields as checked at map time: the mapping is writable (the board),
 	   so nothing read again from it can move a bound. */
 	uint32_t nslots, nentries, nmemos;

@@ -199,9 +199,12 @@ int rj_cache_locks_dir(int dirfd, const char *dir);
 
 /* ---- cache_index.c: the read index ------------------------------------------------------ */
 
-/* A hit in the index: pointers into the mapping, valid while it stays mapped. */
+/* A hit in the index: code is a malloc'ed copy, the caller's (rj_index_find); the other
+ * pointers point into the mapping, valid while it stays mapped, and what they give is used
+ * once copied and rj_index_broken said no. */
 struct rj_index_hit {
 	const void *code;
+	void *owned;           /* code, the copy (rj_index_find) */
 	size_t size;
 	double compile_ms;
 	const char *kernels;
@@ -229,17 +232,21 @@ void rj_index_retire(rj_cache *c);
 void rj_index_unmap_all(rj_cache *c);
 /* Whether ix was written from the database file now in folder dirfd. */
 int rj_index_matches(const struct rj_index *ix, int dirfd);
-/* 1 and *hit when key is in the index and its entry passes every check, 0 when it is not
- * there, -1 when it is there but damaged (then stop using the index). */
+/* 1 and *hit when key is in the index and its entry passes every check (hit->code then a
+ * malloc'ed copy of the code, checked, the caller's), 0 when it is not there or the
+ * mapping broke (rj_index_broken), -1 when it is there but damaged (then stop using the
+ * index), -2 when out of memory. */
 int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_hit *hit);
-/* The signature an index holds for key's entry (caller holds c->lock; pointers into the
- * mapping, *signer NULL when it holds the entry unsigned): of the index whose mapping
- * holds code, c's current one or one retired since (code NULL: the current one).  1 when
- * that index holds a sound entry of key whose code lies at code, else 0.  The code's
- * checksum is not checked again (a hit did; a signature is checked against the code
- * itself). */
-int rj_index_signature(const rj_cache *c, const rj_key *key, const void *code,
-		       const char **signer, const unsigned char **sig);
+/* Whether the file under ix's mapping was shortened and an access went past its end: then
+ * the mapping reads as zeros, and whatever was taken from it since it was mapped is not to
+ * be used unless a checksum vouches for it (base/mapguard.h). */
+int rj_index_broken(const struct rj_index *ix);
+/* The signature c's current index holds for key's entry (caller holds c->lock; pointers
+ * into the mapping, *signer NULL when it holds the entry unsigned; copy them, then ask
+ * rj_index_broken): 1 when that index holds a sound entry of key, else 0.  The code is not
+ * checked (a hit did; a signature is checked against the code itself). */
+int rj_index_signature(const rj_cache *c, const rj_key *key, const char **signer,
+		       const unsigned char **sig);
 /* 1 when ix held every entry of the database when it was written (it was not full): a
  * key it lacks was stored after it was written, or is not stored. */
 int rj_index_complete(const struct rj_index *ix);
