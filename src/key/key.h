@@ -8,7 +8,8 @@
  *   optional fields, each only when it differs from its default, as a tag field and a
  *   value field: 'L' and the source language (one byte) when it is not HIP; 'N' and the
  *   number of name expressions (8 bytes), then each expression as a field, when there are
- *   any.  Adding an optional field moves no key of a program without it, and a key with
+ *   any; 'I' and the digest of what the options' -I folders hold (request/search_dirs.c),
+ *   when the options name any.  Adding an optional field moves no key of a program without it, and a key with
  *   one can never equal one without (the field list is length-prefixed).
  * Nothing else enters the key: not the program name, not the working directory, not the
  * source's file name (which only labels diagnostics).
@@ -47,6 +48,8 @@ struct rj_key_input {
 	                            default, which adds no field) */
 	const char *const *name_expressions; /* in order, exactly as given */
 	size_t num_name_expressions;
+	int has_search_dirs;     /* the options name -I folders: search_dirs is their digest */
+	rj_digest search_dirs;
 };
 
 /* XXH3-128 of data, in canonical (big-endian) byte order. */
