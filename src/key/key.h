@@ -23,8 +23,10 @@
 #include "key/options.h"
 #include "rocjit.h"
 
-/* Bump when the key's fields or their encoding change: old entries then simply miss. */
-#define RJ_KEY_FORMAT 2
+/* Bump when the key's fields or their encoding change: old entries then simply miss.
+ * 3: -I folders keyed, and inputs outside the key refused (issue 27): an entry made
+ * before may hold code compiled from a header the key never saw. */
+#define RJ_KEY_FORMAT 3
 
 typedef struct rj_key {
 	uint8_t b[16];
