@@ -1004,3 +1004,59 @@ TEST(the_time_limit_bounds_a_compile_and_the_next_compile_works)
 			       NULL), 0);
 	rocjit_close(ctx);
 }
+
+/* Whether tmp still holds a folder of a worker of parent. */
+static int folder_of(pid_t parent)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof prefix, "rocjit-worker-%d-", (int)parent);
+	return count_in(tmp, prefix) > 0;
+}
+
+TEST(a_worker_whose_parent_is_killed_mid_compile_removes_its_folder)
+{
+	char dir[4600];
+	pid_t child;
+	int status;
+
+	private_tmpdir();
+	child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+		setenv("ROCJIT_COMPILE_TIMEOUT", "120", 1);
+		(void)try_compile(ctx, endless_src, "-fconstexpr-steps=2147483647");
+		_exit(1);
+	}
+	for (int i = 0; i < 6000 && !comgr_folder(dir, sizeof dir); i++)
+		usleep(10000);
+	ASSERT(folder_of(child));
+	ASSERT_INT(kill(child, SIGKILL), 0);
+	ASSERT_INT(waitpid(child, &status, 0), child);
+	/* The worker notices within a second or so, and nobody else removes its folder. */
+	for (int i = 0; i < 100 && folder_of(child); i++)
+		usleep(50000);
+	ASSERT(!folder_of(child));
+	ASSERT_INT(count_in(tmp, "comgr-"), 0);
+}
+
+TEST(a_worker_whose_parent_exits_without_reaping_it_removes_its_folder)
+{
+	pid_t child;
+	int status;
+
+	private_tmpdir();
+	child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+		rj_test_compile_variant(ctx, "gfx90a", "RJW_TMP", 1);
+		_exit(folder_of(getpid()) ? 0 : 1); /* no rocjit_close, no destructor */
+	}
+	ASSERT_INT(waitpid(child, &status, 0), child);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (int i = 0; i < 100 && folder_of(child); i++)
+		usleep(50000);
+	ASSERT(!folder_of(child));
+}

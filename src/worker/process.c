@@ -144,6 +144,24 @@ void rj_wproc_sweep_stale(void)
 	pthread_once(&sweep_once, sweep);
 }
 
+void rj_wproc_remove_own_tmp(pid_t parent)
+{
+	const char *dir = getenv("TMPDIR"), *name = dir ? strrchr(dir, '/') : NULL;
+	char prefix[64], parent_dir[1024];
+	int base;
+
+	snprintf(prefix, sizeof prefix, TMP_PREFIX "%d-", (int)parent);
+	if (!name || strncmp(name + 1, prefix, strlen(prefix)) != 0 ||
+	    (size_t)(name - dir) >= sizeof parent_dir)
+		return;
+	snprintf(parent_dir, sizeof parent_dir, "%.*s", (int)(name - dir), dir);
+	base = open(parent_dir[0] ? parent_dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (base < 0)
+		return;
+	remove_tree_at(base, name + 1, 0);
+	close(base);
+}
+
 /* Makes w's private temporary folder: 0 with w->tmp and *dir (its path), else -1. */
 static int make_tmp(struct rj_wproc *w, char *dir, size_t size)
 {

@@ -59,6 +59,11 @@ const char *rj_wproc_tmp_base(void);
  */
 void rj_wproc_sweep_stale(void);
 
+/* In a worker whose parent is gone: removes its own temporary folder ($TMPDIR, when it is
+ * the private one the parent pid made for it), so that a crashed parent leaves nothing
+ * even when no later process sweeps. */
+void rj_wproc_remove_own_tmp(pid_t parent);
+
 /* Receives one frame from w with the limits applied, collecting what it prints into t.
  * RJ_WEND_FRAME with *payload malloc'ed; otherwise nothing to free. */
 enum rj_wend rj_wproc_receive(struct rj_wproc *w, const struct rj_wlimits *lim,
