@@ -1014,11 +1014,23 @@ static int folder_of(pid_t parent)
 	return count_in(tmp, prefix) > 0;
 }
 
+/* Reaps child (killed, or exiting with want), then waits up to 5 s for its worker to
+ * remove its own folder: nobody else does. */
+static void reaped_and_folder_gone(pid_t child, int killed, int want)
+{
+	int status;
+
+	ASSERT_INT(waitpid(child, &status, 0), child);
+	ASSERT(killed ? WIFSIGNALED(status) : WIFEXITED(status) && WEXITSTATUS(status) == want);
+	for (int i = 0; i < 100 && folder_of(child); i++)
+		usleep(50000);
+	ASSERT(!folder_of(child));
+}
+
 TEST(a_worker_whose_parent_is_killed_mid_compile_removes_its_folder)
 {
 	char dir[4600];
 	pid_t child;
-	int status;
 
 	private_tmpdir();
 	child = fork();
@@ -1033,18 +1045,13 @@ TEST(a_worker_whose_parent_is_killed_mid_compile_removes_its_folder)
 		usleep(10000);
 	ASSERT(folder_of(child));
 	ASSERT_INT(kill(child, SIGKILL), 0);
-	ASSERT_INT(waitpid(child, &status, 0), child);
-	/* The worker notices within a second or so, and nobody else removes its folder. */
-	for (int i = 0; i < 100 && folder_of(child); i++)
-		usleep(50000);
-	ASSERT(!folder_of(child));
+	reaped_and_folder_gone(child, 1, 0);
 	ASSERT_INT(count_in(tmp, "comgr-"), 0);
 }
 
 TEST(a_worker_whose_parent_exits_without_reaping_it_removes_its_folder)
 {
 	pid_t child;
-	int status;
 
 	private_tmpdir();
 	child = fork();
@@ -1054,9 +1061,5 @@ TEST(a_worker_whose_parent_exits_without_reaping_it_removes_its_folder)
 		rj_test_compile_variant(ctx, "gfx90a", "RJW_TMP", 1);
 		_exit(folder_of(getpid()) ? 0 : 1); /* no rocjit_close, no destructor */
 	}
-	ASSERT_INT(waitpid(child, &status, 0), child);
-	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	for (int i = 0; i < 100 && folder_of(child); i++)
-		usleep(50000);
-	ASSERT(!folder_of(child));
+	reaped_and_folder_gone(child, 0, 0);
 }
