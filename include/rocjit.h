@@ -386,7 +386,13 @@ typedef struct rocjit_program {
 	const char *source;            /* HIP source text                                   */
 	size_t length;                 /* bytes of source; 0: strlen(source)                */
 	const char *name;              /* file name for diagnostics ("axpy.hip"); NULL ok   */
-	const char *const *options;    /* compiler options ("-DN=4", "-O2"); NULL ok        */
+	const char *const *options;    /* compiler options ("-DN=4", "-O2"); NULL ok.  An
+	                                  -I folder's files enter the key; options that
+	                                  read other files (-isystem, @file, ...) give
+	                                  ROCJIT_EINVAL, as do includes the key cannot
+	                                  cover (absolute, "../" leaving the headers,
+	                                  found only in a system folder): README "The
+	                                  cache"                                       */
 	size_t num_options;
 	const rocjit_header *headers;  /* in-memory headers; NULL ok                        */
 	size_t num_headers;

@@ -21,13 +21,14 @@ struct fields {
 	const rocjit_header *headers;
 	size_t nheaders;
 	int language;   /* 0 (HIP, the default) unless a test sets it */
+	const char *search_dirs; /* text whose digest stands for the -I folders', or NULL */
 };
 
 static struct fields base(void)
 {
 	struct fields f = { ROCJIT_PLATFORM_AMD, "gfx90a:sramecc+:xnack-",
 			    "hiprtc 9.0; hip 50221153; comgr 2.4", "__global__ void k() {}",
-			    base_opts, 2, base_headers, 2, 0 };
+			    base_opts, 2, base_headers, 2, 0, NULL };
 	return f;
 }
 
@@ -47,6 +48,10 @@ static rj_key key_of(const struct fields *f)
 	in.num_headers = f->nheaders;
 	in.source = rj_digest_of(f->source, strlen(f->source));
 	in.language = f->language;
+	if (f->search_dirs) {
+		in.has_search_dirs = 1;
+		in.search_dirs = rj_digest_of(f->search_dirs, strlen(f->search_dirs));
+	}
 	k = rj_key_compute(&in);
 	rj_opts_release(&o);
 	return k;
@@ -114,7 +119,7 @@ TEST(key_ignores_working_directory_and_program_name)
 	{
 		char hex[33];
 		rj_key_hex(&k0, hex);
-		ASSERT_STR(hex, "ed6f2bc73418d92d2d6f0ce08a555f6e");
+		ASSERT_STR(hex, "06da2c975ad712f1c9a0dca3482c2f00");
 	}
 }
 
@@ -441,4 +446,19 @@ TEST(program_language_enters_the_key_through_the_api)
 	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), ROCJIT_EINVAL);
 	ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_LANG_");
 	rocjit_close(ctx);
+}
+
+TEST(key_holds_what_the_include_folders_hold)
+{
+	/* An optional field: absent, the key is the one it was; present, it differs with
+	   the folders' digest (request/search_dirs.c makes it). */
+	struct fields none = base(), a = base(), b = base();
+	const char *const opts[] = { "-I/some/dir", "-O3" };
+
+	none.opts = a.opts = b.opts = opts;
+	a.search_dirs = "val.h 1";
+	b.search_dirs = "val.h 2";
+	ASSERT(!same(key_of(&none), key_of(&a)));
+	ASSERT(!same(key_of(&a), key_of(&b)));
+	ASSERT(same(key_of(&a), key_of(&a)));
 }

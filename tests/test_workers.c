@@ -2,7 +2,9 @@
  * test_workers.c - compiles run in worker processes (src/worker/): the compiler's aborts,
  * hangs and memory blow-ups fail one request and the application lives on; workers run
  * in parallel, start only for compiles, are replaced when they die, and are not shared
- * with a forked child; compiling ahead of need (rocjit_prefetch_*).
+ * with a forked child; compiling ahead of need (rocjit_prefetch_*); every wait on a worker
+ * is bounded by the limits, and a worker leaves no temporary folder behind however it
+ * ends (issue 27).
  *
  * Every compile here is a real hipRTC compile in a real rocjit-worker process (the test
  * environment names it: ROCJIT_WORKER).
@@ -11,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -713,4 +716,350 @@ TEST(prefetch_free_cancels_what_has_not_started)
 	rocjit_prefetch_free(pf);
 	ASSERT(stats_of(ctx).compiles < 12);
 	rocjit_close(ctx);
+}
+
+/* ---- Limits, and what a worker leaves behind (issue 27) ------------------------------------
+ *
+ * Each test points TMPDIR at a folder of its own before the first compile, so that what
+ * is left there is the test's: a worker's private folder (rocjit-worker-*) or comgr's.
+ */
+
+static char tmp[4200];
+
+/* Compiles src (option opt, or none) for gfx90a: rocjit_compile's result. */
+static int try_compile(rocjit_ctx *ctx, const char *src, const char *opt)
+{
+	const rocjit_code *code;
+
+	return compile_src(&code, ctx, "gfx90a", src, opt, NULL, 0);
+}
+
+
+/* TMPDIR: a folder of the test's own, before anything chose one. */
+static void private_tmpdir(void)
+{
+	snprintf(tmp, sizeof tmp, "%s/tmp", rj_test_dir);
+	ASSERT_INT(mkdir(tmp, 0700), 0);
+	ASSERT_INT(setenv("TMPDIR", tmp, 1), 0);
+}
+
+/* How many entries of dir start with prefix (a NULL prefix: any). */
+static int count_in(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && (!prefix || strncmp(e->d_name, prefix, strlen(prefix)) == 0))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Whether a worker folder of tmp holds a comgr folder now: its path in out. */
+static int comgr_folder(char *out, size_t size)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d)) != NULL) {
+		char sub[4600];
+		if (strncmp(e->d_name, "rocjit-worker-", 14) != 0)
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", tmp, e->d_name);
+		if (count_in(sub, "comgr-") > 0) {
+			snprintf(out, size, "%s", sub);
+			found = 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Nothing of a worker or of comgr is left in TMPDIR. */
+static void nothing_left(void)
+{
+	ASSERT_INT(count_in(tmp, "rocjit-worker-"), 0);
+	ASSERT_INT(count_in(tmp, "comgr-"), 0);
+}
+
+struct bg {
+	rocjit_ctx *ctx;
+	const char *src, *opt;
+	int rc;
+	char error[2048];
+	int saw_private; /* a comgr folder was seen inside a worker's folder, mode 0700 */
+	volatile int done;
+};
+
+static void *compile_bg(void *arg)
+{
+	struct bg *b = arg;
+
+	b->rc = try_compile(b->ctx, b->src, b->opt);
+	snprintf(b->error, sizeof b->error, "%s", rocjit_last_error());
+	b->done = 1;
+	return NULL;
+}
+
+/* Waits (up to 60 s) until the compile in b is under way in a worker's private folder. */
+static void wait_for_private_folder(struct bg *b)
+{
+	char dir[4600];
+	struct stat st;
+
+	for (int i = 0; i < 6000 && !b->done; i++) {
+		if (comgr_folder(dir, sizeof dir) && stat(dir, &st) == 0) {
+			b->saw_private = (st.st_mode & 0777) == 0700;
+			return;
+		}
+		usleep(10000);
+	}
+}
+
+/*
+ * With $var=value, src fails naming the limit; while it compiled, comgr's temporary
+ * folder was inside the worker's private one (0700); afterwards nothing is left.
+ */
+static void stopped_leaves_nothing(const char *var, const char *value, const char *src,
+				   const char *opt, const char *why)
+{
+	struct bg b = { 0 };
+	pthread_t t;
+
+	private_tmpdir();
+	setenv(var, value, 1);
+	b.ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	b.src = src;
+	b.opt = opt;
+	ASSERT_INT(pthread_create(&t, NULL, compile_bg, &b), 0);
+	wait_for_private_folder(&b);
+	pthread_join(t, NULL);
+	ASSERT_INT(b.rc, ROCJIT_ECOMPILE);
+	ASSERT_CONTAINS(b.error, why);
+	ASSERT(b.saw_private);
+	nothing_left();
+	rocjit_close(b.ctx);
+}
+
+TEST(a_worker_stopped_at_the_time_limit_leaves_no_temporary_folder)
+{
+	stopped_leaves_nothing("ROCJIT_COMPILE_TIMEOUT", "3", endless_src,
+			       "-fconstexpr-steps=2147483647",
+			       "time limit of 3 s (ROCJIT_COMPILE_TIMEOUT)");
+}
+
+TEST(a_worker_stopped_at_the_memory_limit_leaves_no_temporary_folder)
+{
+	stopped_leaves_nothing("ROCJIT_COMPILE_MEMORY_MB", "250", greedy_src, NULL,
+			       "more than 250 MiB (ROCJIT_COMPILE_MEMORY_MB)");
+}
+
+/* The pid of this process's child running rocjit-worker, or 0. */
+static pid_t worker_child(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	while (d && !found && (e = readdir(d)) != NULL) {
+		char path[300], text[512], comm[64];
+		int pid, ppid;
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(text, sizeof text, f) &&
+		    sscanf(text, "%d (%63[^)]) %*c %d", &pid, comm, &ppid) == 3 &&
+		    ppid == (int)getpid() && strcmp(comm, "rocjit-worker") == 0)
+			found = pid;
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+TEST(a_worker_killed_mid_compile_leaves_no_temporary_folder)
+{
+	struct bg b = { 0 };
+	pthread_t t;
+	pid_t pid;
+
+	private_tmpdir();
+	setenv("ROCJIT_COMPILE_TIMEOUT", "120", 1);
+	b.ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	b.src = endless_src;
+	b.opt = "-fconstexpr-steps=2147483647";
+	ASSERT_INT(pthread_create(&t, NULL, compile_bg, &b), 0);
+	wait_for_private_folder(&b);
+	ASSERT(b.saw_private);
+	pid = worker_child();
+	ASSERT(pid > 0);
+	ASSERT_INT(kill(pid, SIGKILL), 0);
+	pthread_join(t, NULL);
+	ASSERT_INT(b.rc, ROCJIT_ECOMPILE);
+	ASSERT_CONTAINS(b.error, "signal 9");
+	nothing_left();
+	rocjit_close(b.ctx);
+}
+
+/* A worker program that starts and never greets. */
+static void silent_worker(char *path, size_t size)
+{
+	static const char script[] = "#!/bin/sh\nexec sleep 600\n";
+
+	snprintf(path, size, "%s/silent-worker", rj_test_dir);
+	rj_test_write_file(path, script, sizeof script - 1);
+	ASSERT_INT(chmod(path, 0755), 0);
+	if (access(path, X_OK) != 0)
+		rj_test_skip("the test folder does not allow running programs");
+}
+
+TEST(a_worker_that_never_greets_fails_within_the_time_limit)
+{
+	char path[4300];
+	rocjit_ctx *ctx;
+	double t0;
+
+	private_tmpdir();
+	silent_worker(path, sizeof path);
+	setenv("ROCJIT_WORKER", path, 1);
+	setenv("ROCJIT_COMPILE_TIMEOUT", "2", 1);
+	ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	t0 = now_s();
+	ASSERT_INT(try_compile(ctx, "extern \"C\" __global__ void k(int *x) { x[0] = 1; }\n",
+			       NULL), ROCJIT_ENOCOMPILER);
+	ASSERT(now_s() - t0 >= 1.9);
+	ASSERT(now_s() - t0 < 4.0); /* not the fixed 120 s it was */
+	ASSERT_CONTAINS(rocjit_last_error(), "no greeting within the time limit "
+			"(ROCJIT_COMPILE_TIMEOUT)");
+	ASSERT_INT(worker_child(), 0); /* killed and reaped */
+	nothing_left();
+	rocjit_close(ctx);
+}
+
+TEST(the_folders_of_a_parent_that_crashed_are_swept_and_their_links_not_followed)
+{
+	char stale[4400], live[4400], path[4600], outside[4400];
+	rocjit_ctx *ctx;
+	pid_t dead = fork();
+
+	ASSERT(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	ASSERT_INT(waitpid(dead, NULL, 0), dead);
+	private_tmpdir();
+	/* A crashed parent's folder, with comgr's inside and a link out of it. */
+	snprintf(stale, sizeof stale, "%s/rocjit-worker-%d-AbCdEf", tmp, (int)dead);
+	ASSERT_INT(mkdir(stale, 0700), 0);
+	snprintf(path, sizeof path, "%s/comgr-123456", stale);
+	ASSERT_INT(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/comgr-123456/input.hip", stale);
+	rj_test_write_file(path, "x", 1);
+	snprintf(outside, sizeof outside, "%s/outside", rj_test_dir);
+	ASSERT_INT(mkdir(outside, 0700), 0);
+	snprintf(path, sizeof path, "%s/outside/keep.txt", rj_test_dir);
+	rj_test_write_file(path, "keep", 4);
+	snprintf(path, sizeof path, "%s/comgr-123456/link", stale);
+	ASSERT_INT(symlink(outside, path), 0);
+	/* A live process's folder (this test's parent): left alone. */
+	snprintf(live, sizeof live, "%s/rocjit-worker-%d-GhIjKl", tmp, (int)getppid());
+	ASSERT_INT(mkdir(live, 0700), 0);
+
+	ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	ASSERT_INT(try_compile(ctx, "extern \"C\" __global__ void k(int *x) { x[0] = 1; }\n",
+			       NULL), 0);
+	ASSERT(access(stale, F_OK) != 0);
+	ASSERT(access(live, F_OK) == 0);
+	snprintf(path, sizeof path, "%s/outside/keep.txt", rj_test_dir);
+	ASSERT(access(path, F_OK) == 0);
+	rocjit_close(ctx);
+	ASSERT_INT(rmdir(live), 0);
+}
+
+TEST(the_time_limit_bounds_a_compile_and_the_next_compile_works)
+{
+	rocjit_ctx *ctx;
+	double t0;
+
+	private_tmpdir();
+	setenv("ROCJIT_COMPILE_TIMEOUT", "2", 1);
+	ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+	t0 = now_s();
+	ASSERT_INT(try_compile(ctx, endless_src, "-fconstexpr-steps=2147483647"), ROCJIT_ECOMPILE);
+	ASSERT(now_s() - t0 < 4.0 + 30.0); /* the worker's start (loading hipRTC) + 2 s */
+	ASSERT_CONTAINS(rocjit_last_error(), "time limit of 2 s");
+	unsetenv("ROCJIT_COMPILE_TIMEOUT");
+	ASSERT_INT(try_compile(ctx, "extern \"C\" __global__ void k(int *x) { x[0] = 2; }\n",
+			       NULL), 0);
+	rocjit_close(ctx);
+}
+
+/* Whether tmp still holds a folder of a worker of parent. */
+static int folder_of(pid_t parent)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof prefix, "rocjit-worker-%d-", (int)parent);
+	return count_in(tmp, prefix) > 0;
+}
+
+/* Reaps child (killed, or exiting with want), then waits up to 5 s for its worker to
+ * remove its own folder: nobody else does. */
+static void reaped_and_folder_gone(pid_t child, int killed, int want)
+{
+	int status;
+
+	ASSERT_INT(waitpid(child, &status, 0), child);
+	ASSERT(killed ? WIFSIGNALED(status) : WIFEXITED(status) && WEXITSTATUS(status) == want);
+	for (int i = 0; i < 100 && folder_of(child); i++)
+		usleep(50000);
+	ASSERT(!folder_of(child));
+}
+
+TEST(a_worker_whose_parent_is_killed_mid_compile_removes_its_folder)
+{
+	char dir[4600];
+	pid_t child;
+
+	private_tmpdir();
+	child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+		setenv("ROCJIT_COMPILE_TIMEOUT", "120", 1);
+		(void)try_compile(ctx, endless_src, "-fconstexpr-steps=2147483647");
+		_exit(1);
+	}
+	for (int i = 0; i < 6000 && !comgr_folder(dir, sizeof dir); i++)
+		usleep(10000);
+	ASSERT(folder_of(child));
+	ASSERT_INT(kill(child, SIGKILL), 0);
+	reaped_and_folder_gone(child, 1, 0);
+	ASSERT_INT(count_in(tmp, "comgr-"), 0);
+}
+
+TEST(a_worker_whose_parent_exits_without_reaping_it_removes_its_folder)
+{
+	pid_t child;
+
+	private_tmpdir();
+	child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		rocjit_ctx *ctx = open_flags(ROCJIT_OPEN_NO_CACHE);
+		rj_test_compile_variant(ctx, "gfx90a", "RJW_TMP", 1);
+		_exit(folder_of(getpid()) ? 0 : 1); /* no rocjit_close, no destructor */
+	}
+	reaped_and_folder_gone(child, 0, 0);
 }

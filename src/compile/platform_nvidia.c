@@ -27,6 +27,7 @@
 
 #include "base/error.h"
 #include "compile/devlib.h"
+#include "compile/inputs.h"
 #include "compile/platform.h"
 #include "compile/vendor_lib.h"
 
@@ -368,6 +369,10 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 
 	memset(out, 0, sizeof *out);
 	RJ_FORWARD(compiler_ready());
+	/* Nothing read from outside the key (compile/inputs.h). */
+	RJ_FORWARD(rj_inputs_env_check(ROCJIT_PLATFORM_NVIDIA));
+	RJ_FORWARD(rj_inputs_check(req, rj_devlib_served(ROCJIT_PLATFORM_NVIDIA),
+				   ROCJIT_PLATFORM_NVIDIA));
 	argv = calloc(req->options->count + 6, sizeof *argv);
 	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
 	/* The caller's headers, then rocjit's: hip/hip_runtime.h (pre-included below, like

@@ -134,6 +134,10 @@ static rj_key compute(const struct rj_key_input *in, int portable)
 		for (size_t i = 0; i < in->num_name_expressions; i++)
 			put_str(&w, in->name_expressions[i]);
 	}
+	if (in->has_search_dirs) {
+		put_field(&w, "I", 1);
+		put_field(&w, in->search_dirs.b, sizeof in->search_dirs.b);
+	}
 	if (w.streaming) {
 		digest = XXH3_128bits_digest(&w.st);
 	} else {

@@ -8,7 +8,8 @@
  *   optional fields, each only when it differs from its default, as a tag field and a
  *   value field: 'L' and the source language (one byte) when it is not HIP; 'N' and the
  *   number of name expressions (8 bytes), then each expression as a field, when there are
- *   any.  Adding an optional field moves no key of a program without it, and a key with
+ *   any; 'I' and the digest of what the options' -I folders hold (request/search_dirs.c),
+ *   when the options name any.  Adding an optional field moves no key of a program without it, and a key with
  *   one can never equal one without (the field list is length-prefixed).
  * Nothing else enters the key: not the program name, not the working directory, not the
  * source's file name (which only labels diagnostics).
@@ -22,8 +23,10 @@
 #include "key/options.h"
 #include "rocjit.h"
 
-/* Bump when the key's fields or their encoding change: old entries then simply miss. */
-#define RJ_KEY_FORMAT 2
+/* Bump when the key's fields or their encoding change: old entries then simply miss.
+ * 3: -I folders keyed, and inputs outside the key refused (issue 27): an entry made
+ * before may hold code compiled from a header the key never saw. */
+#define RJ_KEY_FORMAT 3
 
 typedef struct rj_key {
 	uint8_t b[16];
@@ -47,6 +50,8 @@ struct rj_key_input {
 	                            default, which adds no field) */
 	const char *const *name_expressions; /* in order, exactly as given */
 	size_t num_name_expressions;
+	int has_search_dirs;     /* the options name -I folders: search_dirs is their digest */
+	rj_digest search_dirs;
 };
 
 /* XXH3-128 of data, in canonical (big-endian) byte order. */

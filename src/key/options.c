@@ -81,6 +81,81 @@ static const char *joinable(const char *s, size_t len)
 	return NULL;
 }
 
+/*
+ * Options that make the compiler read files the key does not cover (issue 27): a folder
+ * to search, a file to pre-include, a response file, a device library, a precompiled
+ * header, a profile.  -I stays: the key holds a digest of what its folder holds
+ * (request/search_dirs.c).  Matched as written, joined ("-isystem/x"), with "=" or with
+ * the value as the next argument.
+ */
+static const char *const reads_files[] = {
+	"-isystem", "-iquote", "-idirafter", "-imacros", "-iprefix", "-iwithprefix",
+	"-iwithprefixbefore", "-isysroot", "--sysroot", "-cxx-isystem", "--include-path",
+	"-include-pch", "-ivfsoverlay", "-Xclang", "-Xpreprocessor", "-Wp,", "-Xarch",
+	"--rocm-path", "--hip-path", "--cuda-path", "-resource-dir", "--hip-device-lib-path",
+	"--hip-device-lib", "-mlink-builtin-bitcode", "-mlink-bitcode-file", "--gcc-toolchain",
+	"--gcc-install-dir", "-fmodule-file", "-fmodules-cache-path", "-fprebuilt-module-path",
+	"-fprofile-use", "-fprofile-instr-use", "-fprofile-sample-use", "-fsanitize-ignorelist",
+	"-fsanitize-blacklist", "--options-file", "-optf", "--use-pch", "--pch-dir",
+	"--create-pch", "-pch", "--system-include", "-B", "-F", "--config", "--pre-include-pch",
+};
+
+/* An -include (or --pre-include) value: a header found like an include, so relative and
+ * inside the headers (compile/inputs.c checks where it is found). */
+static int check_pre_include(const char *opt, const char *v, size_t vlen)
+{
+	int escapes = 0;
+
+	for (size_t k = 0; k + 1 < vlen; k++)
+		if (v[k] == '.' && v[k + 1] == '.' && (k == 0 || v[k - 1] == '/') &&
+		    (k + 2 == vlen || v[k + 2] == '/'))
+			escapes = 1;
+	RJ_CHECK(vlen && (v[0] == '/' || escapes), ROCJIT_EINVAL, "compiler option %s %.*s "
+		 "names a file outside the registered headers: the compiler would read it from "
+		 "disk, outside the cache key.  Register the header (rocjit_program.headers, or "
+		 "a kernel folder) and pre-include it by its registered name", opt, (int)vlen, v);
+	return 0;
+}
+
+/* 0, or ROCJIT_EINVAL for an option that reads files outside the key (see reads_files);
+ * next: the argument after it, or NULL. */
+static int check_reads_files(const char *s, size_t len, const char *next)
+{
+	static const char *const pre[] = { "--pre-include", "-include" };
+
+	RJ_CHECK(len && s[0] == '@', ROCJIT_EINVAL, "compiler option %.*s reads options from "
+		 "a file, which the cache key does not cover: pass the options themselves",
+		 (int)len, s);
+	for (size_t k = 0; k < sizeof reads_files / sizeof reads_files[0]; k++) {
+		size_t n = strlen(reads_files[k]);
+		/* Short ones ("-B", "-F") only as written or joined to a path. */
+		if (!has_prefix(s, len, reads_files[k]) ||
+		    (n == 2 && len > 2 && s[2] != '/' && s[2] != '.' && s[2] != '='))
+			continue;
+		if (strcmp(reads_files[k], "-pch") == 0 && len != 4)
+			continue;
+		RJ_FAIL(ROCJIT_EINVAL, "compiler option \"%.*s\" makes the compiler read files "
+			"(a folder, header, library or options file) that the cache key does not "
+			"cover, so an edit to them would not be seen: register the headers instead "
+			"(rocjit_program.headers, or a kernel folder), or use -I DIR, whose folder "
+			"the key covers", (int)len, s);
+	}
+	for (size_t k = 0; k < 2; k++) {
+		size_t n = strlen(pre[k]);
+		const char *v;
+
+		if (!has_prefix(s, len, pre[k]) || has_prefix(s, len, "-include-pch"))
+			continue;
+		if (len == n) {
+			v = next ? next : "";
+			return check_pre_include(pre[k], v, strlen(v));
+		}
+		v = s + n + (s[n] == '=' || s[n] == ' ');
+		return check_pre_include(pre[k], v, len - (size_t)(v - s));
+	}
+	return 0;
+}
+
 static int is_opt_level(const char *s, size_t len)
 {
 	return len == 3 && s[0] == '-' && s[1] == 'O' && strchr("0123sz", s[2]) && s[2];
@@ -128,10 +203,8 @@ int rj_opts_normalize(struct rj_opts *o, const char *const *opts, size_t n)
 					  "-O3, -Os or -Oz", opts[i]);
 			break;
 		}
-		if (has_prefix(s, len, "-I") || has_prefix(s, len, "-include"))
-			rj_warn_once("option-I", "%s: headers read from disk are not part of the "
-				     "cache key, so edits to them are not seen; pass them as "
-				     "in-memory headers (rocjit_program.headers) instead", opts[i]);
+		if ((rc = check_reads_files(s, len, i + 1 < n ? opts[i + 1] : NULL)) != 0)
+			break;
 		flag = joinable(s, len);
 		if (flag) {
 			/* "-D" "N=4": the value is the next argument. */

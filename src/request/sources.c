@@ -42,6 +42,7 @@
 #include "request/context.h"
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "compile/inputs.h"
 #include "request/registry.h"
 
 /*
@@ -197,51 +198,6 @@ void rj_sources_free(rocjit_ctx *ctx)
 	ctx->header_digests = NULL;
 }
 
-/*
- * Normalizes dir/path into out[size] ("ops" + "../x.h" -> "x.h"): "." and empty
- * components dropped, ".." taking one back.  -1 when it leaves the root or does not fit.
- */
-static int join_path(char *out, size_t size, const char *dir, size_t dlen, const char *path,
-		     size_t plen)
-{
-	size_t n = 0;
-	char buf[4096];
-	size_t blen = dlen + 1 + plen;
-
-	if (blen >= sizeof buf)
-		return -1;
-	memcpy(buf, dir, dlen);
-	buf[dlen] = '/';
-	memcpy(buf + dlen + 1, path, plen);
-	buf[blen] = 0;
-	for (char *c = buf, *end; *c; c = *end ? end + 1 : end) {
-		size_t clen;
-		end = strchr(c, '/');
-		if (!end)
-			end = c + strlen(c);
-		clen = (size_t)(end - c);
-		if (clen == 0 || (clen == 1 && c[0] == '.'))
-			continue;
-		if (clen == 2 && c[0] == '.' && c[1] == '.') {
-			if (n == 0)
-				return -1; /* above the root */
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--; /* the slash */
-			continue;
-		}
-		if (n + (n > 0) + clen >= size)
-			return -1;
-		if (n > 0)
-			out[n++] = '/';
-		memcpy(out + n, c, clen);
-		n += clen;
-	}
-	out[n] = 0;
-	return n ? 0 : -1;
-}
-
 static int name_in(const char *name, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -297,7 +253,7 @@ int rj_include_rewrite(char **out, size_t *out_len, const char *name, const char
 		if (!eol)
 			eol = end;
 		path = quoted_include(line, eol, &plen);
-		if (path && join_path(target, sizeof target, name, dlen, path, plen) == 0 &&
+		if (path && rj_include_join(target, sizeof target, name, dlen, path, plen) == 0 &&
 		    name_in(target, headers, num_headers) &&
 		    (strlen(target) != plen || memcmp(target, path, plen) != 0)) {
 			/* Copy up to the path, then the registered name instead of it. */

@@ -17,7 +17,10 @@
  * Limits, read at each compile: $ROCJIT_COMPILE_TIMEOUT (seconds; default 600; 0: none)
  * and $ROCJIT_COMPILE_MEMORY_MB (the worker's resident memory, sampled every 100 ms while
  * it compiles; default half of this machine's memory; 0: none).  A worker past either is
- * killed (SIGKILL: a compiler in a loop answers nothing else).
+ * killed (SIGKILL: a compiler in a loop answers nothing else).  The same limits bound
+ * every wait on a worker: its start (the greeting; 120 s when no time limit is set), the
+ * request sent to it, its answer, and its end (process.c).  Each worker has a private
+ * temporary folder, removed when it ends for any reason (process.c).
  *
  * Owns the pool (a process-wide table of workers under one mutex), which thread uses which
  * worker, the limits, and what a failed compile's message says.  One worker process -
@@ -32,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "base/env.h"
@@ -222,7 +227,7 @@ static int locate_worker(void)
  * An idle worker for this thread, started when none is idle and the pool is not full;
  * else waits for one.  0 with *out, or an error from rj_wproc_spawn.
  */
-static int acquire(struct rj_wproc **out, int platform)
+static int acquire(struct rj_wproc **out, int platform, const struct rj_wlimits *lim)
 {
 	struct rj_wproc *free_slot;
 	int rc, spawned;
@@ -253,7 +258,7 @@ static int acquire(struct rj_wproc **out, int platform)
 	}
 	free_slot->busy = 1; /* reserved while it starts, outside the lock */
 	pthread_mutex_unlock(&pool.mu);
-	rc = rj_wproc_spawn(free_slot, pool.path, platform, &spawned);
+	rc = rj_wproc_spawn(free_slot, pool.path, platform, lim, &spawned);
 	if (spawned)
 		atomic_fetch_add(&started, 1);
 	if (rc != 0) {
@@ -355,13 +360,17 @@ static int in_process(const struct rj_platform *p, const char *target,
 	return p->compile(target, req, out);
 }
 
-/* Sends the encoded request to w and reads its answer into out. */
+/*
+ * Sends the encoded request to w and reads its answer into out, both within the time
+ * limit (timeout seconds from now, 0 none) and the memory limit: a worker that stops
+ * reading holds the send no longer than one that stops answering holds the receive.
+ */
 static int exchange(struct rj_wproc *w, const struct rj_wbuf *msg, const char *target,
 		    const struct rj_compile_req *req, struct rj_compile_out *out,
-		    struct rj_worker_run *run)
+		    double timeout, uint64_t memory, struct rj_worker_run *run)
 {
-	double timeout = timeout_s();
-	struct rj_wlimits lim = { timeout > 0 ? rj_now_ms() + timeout * 1e3 : 0, memory_mib() };
+	struct rj_wlimits lim = { timeout > 0 ? rj_now_ms() + timeout * 1e3 : 0, memory };
+	struct timeval tv = { 0, 0 };
 	struct rj_wtail t = { .len = 0 };
 	char message[2048];
 	char *payload = NULL;
@@ -370,8 +379,14 @@ static int exchange(struct rj_wproc *w, const struct rj_wbuf *msg, const char *t
 	int rc;
 
 	rj_wproc_drain(w->out, NULL); /* what it printed since its last request */
+	if (timeout > 0) {
+		tv.tv_sec = (time_t)timeout;
+		tv.tv_usec = (suseconds_t)((timeout - (double)tv.tv_sec) * 1e6);
+	}
+	(void)setsockopt(w->sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	if (rj_wire_send(w->sock, msg) != 0)
-		end = RJ_WEND_DIED;
+		end = timeout > 0 && rj_now_ms() >= lim.deadline_ms ? RJ_WEND_TIMEOUT :
+								   RJ_WEND_DIED;
 	else
 		end = rj_wproc_receive(w, &lim, &t, &payload, &len);
 	run->lost = end != RJ_WEND_FRAME;
@@ -408,6 +423,8 @@ int rj_worker_compile(const struct rj_platform *p, const char *target, const cha
 {
 	struct rj_wbuf msg = { 0 };
 	struct rj_wproc *w;
+	double timeout;
+	struct rj_wlimits start;
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -428,9 +445,14 @@ int rj_worker_compile(const struct rj_platform *p, const char *target, const cha
 	rj_wire_request(&msg, p->id, target, compiler, req);
 	RJ_CHECK(msg.oom, ROCJIT_ENOMEM, "out of memory sending %s to a compile worker (or "
 		 "the request is over 1 GiB)", req->name);
-	rc = acquire(&w, p->id);
+	/* The limits hold from here: a worker that never greets fails this request at the
+	   time limit, as one that never answers does. */
+	timeout = timeout_s();
+	start.deadline_ms = timeout > 0 ? rj_now_ms() + timeout * 1e3 : 0;
+	start.memory_mib = memory_mib();
+	rc = acquire(&w, p->id, &start);
 	if (rc == 0) {
-		rc = exchange(w, &msg, target, req, out, run);
+		rc = exchange(w, &msg, target, req, out, timeout, start.memory_mib, run);
 		release(w);
 	}
 	rj_wbuf_free(&msg);

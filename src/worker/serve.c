@@ -27,6 +27,7 @@
 #include "base/error.h"
 #include "compile/vendor_lib.h"
 #include "worker/pool.h"
+#include "worker/process.h"
 #include "worker/wire.h"
 
 /*
@@ -42,6 +43,7 @@ static void *watch_parent(void *arg)
 
 	while (getppid() == parent)
 		sleep(1);
+	rj_wproc_remove_own_tmp(parent); /* nobody is left to remove it */
 	_exit(3);
 	return NULL;
 }
@@ -82,6 +84,7 @@ int rj_worker_serve(int argc, char **argv)
 {
 	struct rj_wbuf b = { 0 };
 	pthread_t watcher;
+	pid_t parent;
 	char *payload;
 	size_t len;
 	int rc;
@@ -104,7 +107,8 @@ int rj_worker_serve(int argc, char **argv)
 			"(usage: rocjit-worker --platform amd|nvidia, a socket on stdin)\n");
 		return 2;
 	}
-	if (pthread_create(&watcher, NULL, watch_parent, (void *)(intptr_t)getppid()) == 0)
+	parent = getppid();
+	if (pthread_create(&watcher, NULL, watch_parent, (void *)(intptr_t)parent) == 0)
 		pthread_detach(watcher);
 	while ((rc = rj_wire_recv(STDIN_FILENO, &payload, &len)) == 1) {
 		struct rj_wread r = { payload, len, 0, 0 };
@@ -122,7 +126,10 @@ int rj_worker_serve(int argc, char **argv)
 		rc = rj_wire_send(STDIN_FILENO, &b);
 		rj_wbuf_free(&b);
 		if (rc != 0)
-			return 1;
+			break;
 	}
+	/* The channel ended: the parent removes the folder when it reaps this worker, but a
+	   parent that exited without reaping never will. */
+	rj_wproc_remove_own_tmp(parent);
 	return rc == 0 ? 0 : 1;
 }

@@ -1,0 +1,431 @@
+/*
+ * inputs.c - the rule that what a compiler reads is in the cache key, or refused (see
+ * inputs.h for what was measured and what each case becomes).
+ *
+ * Owns the list of environment variables the compilers read that change code, and the
+ * scan of a request's texts for include directives that would reach outside the key.
+ * The scan is textual but preprocessor-aware where it matters: comments and string
+ * literals are skipped, line splices are joined, and __has_include probes count as
+ * includes (their answer is an input too).  It runs at compile time only: a key whose
+ * compile was refused never has an entry, so a hit needs no scan.
+ *
+ * Knows nothing of keys or of the vendor APIs; the platforms call it before compiling.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/error.h"
+#include "compile/inputs.h"
+
+#define AMD (1 << ROCJIT_PLATFORM_AMD)
+#define NVIDIA (1 << ROCJIT_PLATFORM_NVIDIA)
+
+/*
+ * The variables, and which platform's compiler reads them.  Measured: hipRTC 5.2 reads
+ * CPATH and CPLUS_INCLUDE_PATH (a header there is found, unkeyed); the others are read
+ * by the libraries (their names are in libamdhip64, comgr and libnvrtc) or by clang's
+ * driver, and change the options or the device library a compile uses.
+ */
+static const struct {
+	const char *name;
+	int platforms;
+	const char *what;
+} vars[] = {
+	{ "CPATH", AMD, "adds include folders" },
+	{ "C_INCLUDE_PATH", AMD, "adds include folders" },
+	{ "CPLUS_INCLUDE_PATH", AMD, "adds include folders" },
+	{ "OBJC_INCLUDE_PATH", AMD, "adds include folders" },
+	{ "OBJCPLUS_INCLUDE_PATH", AMD, "adds include folders" },
+	{ "CCC_OVERRIDE_OPTIONS", AMD, "edits the compiler's options" },
+	{ "HIPRTC_COMPILE_OPTIONS_APPEND", AMD, "adds compiler options" },
+	{ "AMD_OCL_BUILD_OPTIONS", AMD, "replaces compiler options" },
+	{ "AMD_OCL_BUILD_OPTIONS_APPEND", AMD, "adds compiler options" },
+	{ "HIP_DEVICE_LIB_PATH", AMD, "chooses the device library" },
+	{ "NVRTC_APPEND_FLAGS", NVIDIA, "adds compiler options" },
+};
+
+static int var_index(const char *entry, size_t name_len)
+{
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (strlen(vars[i].name) == name_len && memcmp(vars[i].name, entry, name_len) == 0)
+			return (int)i;
+	return -1;
+}
+
+int rj_inputs_env_changes_code(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+
+	return eq && var_index(entry, (size_t)(eq - entry)) >= 0;
+}
+
+int rj_inputs_env_check(int platform)
+{
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i].name);
+
+		if (!v || !*v || !(vars[i].platforms & (1 << platform)))
+			continue;
+		RJ_FAIL(ROCJIT_EINVAL, "%s is set (%s): the compiler would read it, and it is not "
+			"part of the cache key.  Unset it for this process, or compile in workers "
+			"(unset ROCJIT_COMPILE_INPROCESS), which run without it; pass the headers "
+			"it adds as registered headers (rocjit_program.headers, a kernel folder) "
+			"and options as compiler options", vars[i].name, vars[i].what);
+	}
+	return 0;
+}
+
+/* ---- The include scan ------------------------------------------------------------------ */
+
+struct scan {
+	const struct rj_compile_req *req;
+	const struct rj_served *served;
+	int platform;
+	const char *file; /* the text's name: the source's or an in-memory header's */
+};
+
+/*
+ * The folders hipRTC 5.2 searches by itself (its -v list on Debian 12: the C++ library's,
+ * /usr/local/include, the multiarch folder, /usr/include; CPATH's are cut off with the
+ * environment).  Checked for every include no keyed header answers: a header found there
+ * would be read unkeyed.  HIP's own installed headers (hip/...) are the compiler's: the
+ * headers rocjit serves reach them, and they change with the compiler's identity.
+ */
+#if defined(__x86_64__)
+#define MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#else
+#define MULTIARCH "unknown"
+#endif
+static const char *const amd_system_dirs[] = { "/usr/local/include", "/usr/include/" MULTIARCH,
+					       "/usr/include" };
+
+/* Whether dir is one of the request's -I folders, whose contents the key holds
+ * (request/search_dirs.c). */
+static int keyed_folder(const struct scan *s, const char *dir)
+{
+	struct stat a, b;
+
+	if (stat(dir, &a) != 0)
+		return 0;
+	for (const char *o = rj_opts_next(s->req->options, NULL); o;
+	     o = rj_opts_next(s->req->options, o))
+		if (strncmp(o, "-I", 2) == 0 && o[2] && stat(o + 2, &b) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return 1;
+	return 0;
+}
+
+/* A file (or anything) at dir/name: its path in out, 1; else 0. */
+static int found_in(char *out, size_t size, const char *dir, const char *name)
+{
+	struct stat st;
+	int n = snprintf(out, size, "%s/%s", dir, name);
+
+	return n > 0 && (size_t)n < size && stat(out, &st) == 0;
+}
+
+/* Whether name is found in one of the C++ library's folders (/usr/include/c++/<N>, and
+ * the multiarch one), its path in out. */
+static int found_in_cxx(char *out, size_t size, const char *name)
+{
+	static const char *const roots[] = { "/usr/include/c++", "/usr/include/" MULTIARCH "/c++" };
+	int found = 0;
+
+	for (size_t i = 0; i < 2 && !found; i++) {
+		DIR *d = opendir(roots[i]);
+		struct dirent *e;
+		char dir[512];
+
+		while (d && !found && (e = readdir(d)) != NULL) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(dir, sizeof dir, "%s/%s", roots[i], e->d_name);
+			found = found_in(out, size, dir, name);
+		}
+		if (d)
+			closedir(d);
+	}
+	return found;
+}
+
+static int keyed(const struct scan *s, const char *name)
+{
+	for (size_t i = 0; i < s->req->num_headers; i++)
+		if (strcmp(s->req->headers[i].name, name) == 0)
+			return 1;
+	for (size_t i = 0; s->served && i < s->served->n; i++)
+		if (strcmp(s->served->files[i]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+int rj_include_join(char *out, size_t size, const char *dir, size_t dlen, const char *path,
+		    size_t plen)
+{
+	char buf[4096];
+	size_t n = 0, blen = dlen + (dlen ? 1 : 0) + plen;
+
+	if (blen >= sizeof buf)
+		return -1;
+	memcpy(buf, dir, dlen);
+	if (dlen)
+		buf[dlen] = '/';
+	memcpy(buf + dlen + (dlen ? 1 : 0), path, plen);
+	buf[blen] = 0;
+	for (char *c = buf, *end; *c; c = *end ? end + 1 : end) {
+		size_t clen;
+
+		end = strchr(c, '/');
+		if (!end)
+			end = c + strlen(c);
+		clen = (size_t)(end - c);
+		if (clen == 0 || (clen == 1 && c[0] == '.'))
+			continue;
+		if (clen == 2 && c[0] == '.' && c[1] == '.') {
+			if (n == 0)
+				return -1; /* above the root */
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--; /* the slash */
+			continue;
+		}
+		if (n + 1 + clen >= size)
+			return -1;
+		if (n > 0)
+			out[n++] = '/';
+		memcpy(out + n, c, clen);
+		n += clen;
+	}
+	out[n] = 0;
+	return n ? 0 : -1;
+}
+
+static int has_dotdot(const char *p, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++)
+		if (p[i] == '.' && p[i + 1] == '.' && (i == 0 || p[i - 1] == '/') &&
+		    (i + 2 == len || p[i + 2] == '/'))
+			return 1;
+	return 0;
+}
+
+#define REFUSE(s, line, what, fmt, ...)                                                      \
+	RJ_FAIL(ROCJIT_EINVAL, "%s:%d: %s " fmt ": the compiler would read it from disk, "    \
+		"outside the cache key (an edit would not be seen, and one key would mean "   \
+		"other code on another machine).  Register the header instead "               \
+		"(rocjit_program.headers, or a kernel folder: rocjit_add_kernels, "           \
+		"rocjit_register_headers) and include it by its registered name",            \
+		(s)->file, (line), (what), __VA_ARGS__)
+
+/* Checks one include's target (quoted: "..."; else <...>). */
+static int check_target(const struct scan *s, int line, const char *what, const char *t,
+			size_t len, int quoted)
+{
+	char name[4096], norm[4096];
+	const char *slash = strrchr(s->file, '/');
+	size_t dlen = slash ? (size_t)(slash - s->file) : 0;
+
+	if (len == 0 || len >= sizeof name)
+		return 0; /* the compiler refuses it itself */
+	memcpy(name, t, len);
+	name[len] = 0;
+	if (keyed(s, name))
+		return 0; /* an in-memory header of that very name: found first */
+	if (name[0] == '/')
+		REFUSE(s, line, what, "%c%s%c names an absolute path", quoted ? '"' : '<', name,
+		       quoted ? '"' : '>');
+	if (quoted && dlen && rj_include_join(norm, sizeof norm, s->file, dlen, t, len) == 0 &&
+	    keyed(s, norm))
+		return 0;
+	if (rj_include_join(norm, sizeof norm, "", 0, t, len) == 0 && keyed(s, norm))
+		return 0;
+	if (has_dotdot(t, len))
+		REFUSE(s, line, what, "%c%s%c leaves the registered headers (\"..\")",
+		       quoted ? '"' : '<', name, quoted ? '"' : '>');
+	/* NVRTC looks for a quoted include in the including file's folder, as named: relative
+	   to the working directory (measured, NVRTC 13). */
+	if (quoted && s->platform == ROCJIT_PLATFORM_NVIDIA) {
+		char dir[4096];
+		snprintf(dir, sizeof dir, "%.*s", dlen ? (int)dlen : 1, dlen ? s->file : ".");
+		if (found_in(norm, sizeof norm, dir, name) && !keyed_folder(s, dir))
+			REFUSE(s, line, what, "\"%s\" is found at %s, in the folder of %s", name,
+			       norm, s->file);
+	}
+	if (s->platform == ROCJIT_PLATFORM_AMD && strncmp(name, "hip/", 4) != 0) {
+		for (size_t i = 0; i < sizeof amd_system_dirs / sizeof amd_system_dirs[0]; i++)
+			if (found_in(norm, sizeof norm, amd_system_dirs[i], name))
+				REFUSE(s, line, what, "%c%s%c is found at %s, a system folder",
+				       quoted ? '"' : '<', name, quoted ? '"' : '>', norm);
+		if (found_in_cxx(norm, sizeof norm, name))
+			REFUSE(s, line, what, "%c%s%c is found at %s, a system folder",
+			       quoted ? '"' : '<', name, quoted ? '"' : '>', norm);
+	}
+	return 0; /* not ours: a keyed -I folder's, the compiler's own, or not found */
+}
+
+static int ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* p at an include's target (after blanks): checks it; what: "#include". */
+static int target_at(const struct scan *s, int line, const char *what, const char *p,
+		     const char *end, char close_paren)
+{
+	const char *q;
+	char close;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (close_paren) {
+		if (p == end || *p != '(')
+			return 0; /* "#ifdef __has_include": a name, not a probe */
+		p++;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+	}
+	if (p == end || (*p != '"' && *p != '<')) {
+		/* A name made by a macro: it could name anything. */
+		if (p == end || *p == '\n')
+			return 0;
+		RJ_FAIL(ROCJIT_EINVAL, "%s:%d: %s with a name made by a macro cannot be checked "
+			"to stay inside the cache key: write the header's name (a registered "
+			"header, rocjit_program.headers or a kernel folder)", s->file, line, what);
+	}
+	close = *p == '"' ? '"' : '>';
+	for (q = p + 1; q < end && *q != close && *q != '\n'; q++)
+		;
+	if (q == end || *q != close)
+		return 0;
+	return check_target(s, line, what, p + 1, (size_t)(q - p - 1), close == '"');
+}
+
+/* The text with its line splices (backslash, newline) removed; malloc'ed. */
+static char *spliced(const char *text, size_t len, size_t *out_len)
+{
+	char *t = malloc(len + 1);
+	size_t n = 0;
+
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\\' && i + 1 < len && text[i + 1] == '\n') {
+			i++;
+			continue;
+		}
+		if (text[i] == '\\' && i + 2 < len && text[i + 1] == '\r' && text[i + 2] == '\n') {
+			i += 2;
+			continue;
+		}
+		t[n++] = text[i];
+	}
+	t[n] = 0;
+	*out_len = n;
+	return t;
+}
+
+static int scan_text(const struct scan *s, const char *text, size_t len)
+{
+	size_t n;
+	char *t = spliced(text, len, &n);
+	const char *p, *end;
+	int line = 1, bol = 1, rc = 0;
+
+	RJ_CHECK(!t, ROCJIT_ENOMEM, "out of memory checking %s's includes", s->file);
+	for (p = t, end = t + n; p < end && rc == 0;) {
+		if (*p == '\n') {
+			line++;
+			bol = 1;
+			p++;
+		} else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v') {
+			p++;
+		} else if (p + 1 < end && p[0] == '/' && p[1] == '/') {
+			while (p < end && *p != '\n')
+				p++;
+		} else if (p + 1 < end && p[0] == '/' && p[1] == '*') {
+			for (p += 2; p < end && !(p + 1 < end && p[0] == '*' && p[1] == '/'); p++)
+				line += *p == '\n';
+			p = p < end ? p + 2 : end;
+		} else if (*p == '#' && bol) {
+			const char *d = p + 1, *e;
+			char what[32];
+
+			while (d < end && (*d == ' ' || *d == '\t'))
+				d++;
+			for (e = d; e < end && ident_char(*e); e++)
+				;
+			bol = 0;
+			if ((e - d == 7 && memcmp(d, "include", 7) == 0) ||
+			    (e - d == 12 && memcmp(d, "include_next", 12) == 0) ||
+			    (e - d == 6 && memcmp(d, "import", 6) == 0)) {
+				snprintf(what, sizeof what, "#%.*s", (int)(e - d), d);
+				rc = target_at(s, line, what, e, end, 0);
+				while (p < end && *p != '\n')
+					p++; /* the rest of the directive is its target */
+			} else {
+				p = e;
+			}
+		} else if (*p == '"' || *p == '\'') {
+			char q = *p++;
+			while (p < end && *p != q && *p != '\n')
+				p += *p == '\\' && p + 1 < end ? 2 : 1;
+			p = p < end && *p == q ? p + 1 : p;
+			bol = 0;
+		} else if (ident_char(*p)) {
+			const char *e = p;
+			while (e < end && ident_char(*e))
+				e++;
+			if ((e - p == 13 && memcmp(p, "__has_include", 13) == 0) ||
+			    (e - p == 18 && memcmp(p, "__has_include_next", 18) == 0)) {
+				char what[32];
+				snprintf(what, sizeof what, "%.*s", (int)(e - p), p);
+				rc = target_at(s, line, what, e, end, ')');
+			}
+			p = e;
+			bol = 0;
+		} else {
+			p++;
+			bol = 0;
+		}
+	}
+	free(t);
+	return rc;
+}
+
+int rj_inputs_check(const struct rj_compile_req *req, const struct rj_served *served,
+		    int platform)
+{
+	struct scan s = { req, served, platform, req->name };
+
+	/* A pre-included header is found as an include is (options.c refused the rest). */
+	for (const char *o = rj_opts_next(req->options, NULL), *v; o;
+	     o = rj_opts_next(req->options, o)) {
+		if (strcmp(o, "-include") == 0 || strcmp(o, "--pre-include") == 0)
+			v = rj_opts_next(req->options, o);
+		else if (strncmp(o, "--pre-include=", 14) == 0)
+			v = o + 14;
+		else if (strncmp(o, "-include", 8) == 0 && strncmp(o, "-include-", 9) != 0)
+			v = o + 8 + (o[8] == '=');
+		else
+			continue;
+		s.file = "(the compiler options)";
+		if (v)
+			RJ_FORWARD(check_target(&s, 0, "-include", v, strlen(v), 1));
+	}
+	s.file = req->name;
+	RJ_FORWARD(scan_text(&s, req->source, strlen(req->source)));
+	for (size_t i = 0; i < req->num_headers; i++) {
+		const rocjit_header *h = &req->headers[i];
+
+		s.file = h->name;
+		RJ_FORWARD(scan_text(&s, h->source, h->length ? h->length : strlen(h->source)));
+	}
+	return 0;
+}
