@@ -562,7 +562,7 @@ TEST(trust_file_with_comments)
 	snprintf(text, sizeof text, "%s\n", la);
 	rj_test_write_file(path, text, strlen(text));
 	ASSERT(chmod(path, 0666) == 0);
-	trust_refused(path, ROCJIT_EIO, "chmod o-w");
+	trust_refused(path, ROCJIT_EIO, "chmod go-w");
 	trust_refused(rj_test_dir, ROCJIT_EIO, "folder");
 	rj_sig_secret_wipe(&a);
 	rj_sig_secret_wipe(&b);
@@ -630,7 +630,7 @@ TEST(trust_bad_name_is_refused)
 	trust_refused(":" OTHER_B64, ROCJIT_EINVAL, "A-Z a-z 0-9 . _ -");
 	trust_refused("build/farm:" OTHER_B64, ROCJIT_EINVAL, "A-Z a-z 0-9 . _ -");
 	/* Starting with '.', an item is a path (here of no file). */
-	trust_refused(".farm:" OTHER_B64, ROCJIT_EIO, "cannot read the trust file .farm:");
+	trust_refused(".farm:" OTHER_B64, ROCJIT_EIO, "the trust file .farm:");
 	trust_refused("caf\xc3\xa9:" OTHER_B64, ROCJIT_EINVAL, "caf??");
 	memset(spec, 'n', 65);
 	strcpy(spec + 65, ":" OTHER_B64);
@@ -725,4 +725,43 @@ TEST(status_names)
 	ASSERT_STR(rj_sig_status_name(RJ_SIG_UNTRUSTED), "untrusted");
 	ASSERT_STR(rj_sig_status_name(RJ_SIG_BAD), "bad");
 	ASSERT_STR(rj_sig_status_name((enum rj_sig_status)9), "unknown");
+}
+
+/* Issue 27: the trusted-keys file and the secret key file take the one trust rule
+ * (base/trust.h).  A file another user owns is refused even when its mode is right: its
+ * owner could swap the keys in it.  Needs root to give a file away (skips otherwise). */
+TEST(key_files_owned_by_another_user_are_refused)
+{
+	struct rj_sig_secret s;
+	char line[RJ_SIG_PUBLIC_LINE_SIZE], dir[4200], secret[4400], list[4400], text[200];
+
+	if (geteuid() != 0)
+		rj_test_skip("giving a file to another user needs root");
+	make_key("owned", "alpha", &s, line);
+	snprintf(secret, sizeof secret, "%s/alpha.secret", folder("owned", dir));
+	snprintf(list, sizeof list, "%s/trusted", dir);
+	snprintf(text, sizeof text, "%s\n", line);
+	rj_test_write_file(list, text, strlen(text));
+	ASSERT(chmod(list, 0644) == 0);
+	{	/* Both are used while this user owns them. */
+		struct rj_sig_trust t = trust(list);
+		ASSERT_INT(t.n, 1);
+		rj_sig_trust_free(&t);
+	}
+	ASSERT_INT(rj_sig_secret_load(&s, secret), 0);
+
+	/* Group-writable: refused now (others-writable alone was before). */
+	ASSERT(chmod(list, 0664) == 0);
+	trust_refused(list, ROCJIT_EIO, "chmod go-w");
+	ASSERT(chmod(list, 0644) == 0);
+
+	/* Owned by nobody (65534), mode unchanged: refused, the owner named. */
+	ASSERT(chown(list, 65534, 65534) == 0);
+	trust_refused(list, ROCJIT_EIO, "owned by user 65534");
+	ASSERT(chown(secret, 65534, 65534) == 0);
+	ASSERT_INT(rj_sig_secret_load(&s, secret), ROCJIT_EIO);
+	ASSERT_CONTAINS(rocjit_last_error(), "owned by user 65534");
+	ASSERT_CONTAINS(rocjit_last_error(), secret);
+	ASSERT_STR(s.name, "");
+	rj_sig_secret_wipe(&s);
 }

@@ -25,6 +25,8 @@
 
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/trust.h"
+#include "rocjit.h"
 
 #define DOMAIN "rocjit signature v1"     /* signed with its NUL */
 #define CODE_HASH_BYTES 32               /* BLAKE2b-256 */
@@ -362,16 +364,12 @@ int rj_sig_secret_load(struct rj_sig_secret *out, const char *path)
 
 	memset(out, 0, sizeof *out);
 	RJ_CHECK(!path || !*path, ROCJIT_EINVAL, "no secret key file given");
-	fd = rj_fs_open_regular(AT_FDCWD, path, O_RDONLY, 0, &st);
-	if (fd < 0) {
-		e = errno;
-		RJ_FAIL(ROCJIT_EIO, "cannot open the secret key %s: %s", path, rj_fs_why(e, &st));
-	}
-	if (st.st_mode & 077) {
-		close(fd);
-		RJ_FAIL(ROCJIT_EIO, "the secret key %s may be read or written by others (mode "
-			"%04o): run chmod 600 %s", path, (unsigned)(st.st_mode & 07777), path);
-	}
+	/* The one trust rule (base/trust.h), for a secret: owned by this user or root, and
+	   neither readable nor writable by anyone else.  A key another user owns could be
+	   swapped for theirs, and every entry this process signs would then carry it. */
+	fd = rj_trust_open(path, "the secret key", RJ_TRUST_SECRET, &st);
+	if (fd < 0)
+		return fd;
 	/* Read to the end, not st_size bytes: a file that grows past the limit meanwhile is
 	   still caught. */
 	for (;;) {
@@ -504,17 +502,13 @@ static int trust_file(struct trust_build *b, const char *item, size_t item_len)
 		 "than %zu bytes", b->from, sizeof path - 1);
 	memcpy(path, item, item_len);
 	path[item_len] = 0;
-	fd = rj_fs_open_regular(AT_FDCWD, path, O_RDONLY, 0, &st);
+	/* The one trust rule (base/trust.h): whoever can write the list, its owner among
+	   them, chooses which keys' code this process runs. */
+	fd = rj_trust_open(path, "the trust file", 0, &st);
 	if (fd < 0) {
-		e = errno;
-		RJ_FAIL(ROCJIT_EIO, "%s: cannot read the trust file %s: %s", b->from, path,
-			rj_fs_why(e, &st));
-	}
-	if (st.st_mode & S_IWOTH) {
-		close(fd);
-		RJ_FAIL(ROCJIT_EIO, "%s: the trust file %s may be written by anyone (mode %04o), "
-			"who could add a key to it: run chmod o-w %s", b->from, path,
-			(unsigned)(st.st_mode & 07777), path);
+		char why[600];
+		snprintf(why, sizeof why, "%s", rocjit_last_error());
+		RJ_FAIL(ROCJIT_EIO, "%s: %s", b->from, why);
 	}
 	if ((uintmax_t)st.st_size > RJ_SIG_TRUST_FILE_MAX) {
 		close(fd);
