@@ -929,10 +929,14 @@ TEST(damaged_code_or_kernels_in_the_index_are_not_served)
 	rj_cache_close(c);
 }
 
+/* The description digest the index gave with the last signature asked for. */
+static unsigned char index_described[RJ_SIG_DIGEST_BYTES];
+
 /* Entry i's signature as the index holds it, for a hit on it through c (whose code must
  * come from the index): 1 and *sig, 0 when the index holds it unsigned. */
 static int index_signature(rj_cache *c, int i, struct rj_stored_sig *sig)
 {
+	unsigned char d[RJ_SIG_DIGEST_BYTES];
 	const void *code = NULL;
 	void *owned = NULL;
 	size_t size = 0;
@@ -942,9 +946,9 @@ static int index_signature(rj_cache *c, int i, struct rj_stored_sig *sig)
 
 	key_of(&k, i);
 	ASSERT_INT(rj_cache_get(c, &k, &code, &owned, &size, &ms, NULL), 2);
-	rc = rj_cache_index_signature(c, &k, code, sig);
+	rc = rj_cache_index_signature(c, &k, code, sig, index_described);
 	/* Another pointer than the hit's code is no hit of the index. */
-	ASSERT_INT(rj_cache_index_signature(c, &k, (const char *)code + 1, sig + 1), 0);
+	ASSERT_INT(rj_cache_index_signature(c, &k, (const char *)code + 1, sig + 1, d), 0);
 	return rc;
 }
 
@@ -976,6 +980,11 @@ TEST(index_holds_each_entry_signature_checked_with_its_fields)
 	ASSERT_STR(sig[0].signer, "release-2026");
 	ASSERT_INT(sig[0].len, RJ_SIG_BYTES);
 	ASSERT(memcmp(sig[0].sig, bytes, RJ_SIG_BYTES) == 0);
+	{	/* Beside it, the digest of the texts the signature covers (issue 27). */
+		unsigned char want[RJ_SIG_DIGEST_BYTES];
+		rj_sig_describe_text(want, meta.options, meta.source_name, meta.headers);
+		ASSERT(memcmp(index_described, want, sizeof want) == 0);
+	}
 	ASSERT_INT(index_signature(c, 0, sig), 0);
 	ASSERT_INT(sig[0].len, 0);
 	ASSERT(!c->db); /* none of it opened the database */
@@ -986,7 +995,7 @@ TEST(index_holds_each_entry_signature_checked_with_its_fields)
 	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
 	ASSERT_INT(get(c, 1, 1), 1);
 	ASSERT(!c->index);
-	ASSERT_INT(rj_cache_index_signature(c, &k, code, sig), 0);
+	ASSERT_INT(rj_cache_index_signature(c, &k, code, sig, index_described), 0);
 	rj_cache_close(c);
 	/* Written anew at close, with the database's signature. */
 	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);

@@ -42,8 +42,10 @@ void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_me
 /*
  * ROCJIT_REQUIRE_SIGNED_ALL: whether a local cache hit may load: 1, or 0 after counting it
  * and warning once (the caller compiles instead).  1 without a look when the rule does not
- * cover the local cache.  hit: the entry's key and the hit's code, with the request's
- * portable key, platform, target and compiler identity (the entry's: its key matched).
+ * cover the local cache.  hit: the entry's key, the hit's code, kernels column and compile
+ * time (what the caller uses), with the request's portable key, platform, target and
+ * compiler identity (the entry's: its key matched); its description digest is the
+ * store's (the index's copy, else the row's).
  * A hit the read index served is loaded on the index's copy of its signature when that is
  * trusted over hit, without the database; anything else (no signature there, or one not
  * trusted) is judged by the database's row, which may be newer, as a hit from the database

@@ -252,28 +252,22 @@ static int import_signature(struct rj_bundle *b, const struct rj_sig_trust *trus
 			    sqlite3_stmt *rd, const struct rj_bundle_row *r,
 			    struct rj_stored_sig *sig, char *why, size_t size)
 {
-	struct rj_sig_subject sub;
-	rj_key key, pkey;
+	struct rj_row_subject sub;
 	enum rj_sig_status st;
-	const unsigned char *compiler = sqlite3_column_text(rd, 9);
 
 	if (!rj_sig_table_get(b->db, r->key, sig) || sig->len != RJ_SIG_BYTES ||
 	    !rj_sig_name_valid(sig->signer, strlen(sig->signer)))
 		sig->len = 0; /* a malformed one is not carried: the entry comes unsigned */
 	if (!trust)
 		return 0;
-	memcpy(key.b, r->key, 16);
-	memset(pkey.b, 0, 16);
-	if (r->pkey && r->pkey_len == 16)
-		memcpy(pkey.b, r->pkey, 16);
-	sub.key = &key;
-	sub.pkey = &pkey;
-	sub.platform = r->platform;
-	sub.target = r->target;
-	sub.compiler = compiler ? (const char *)compiler : "";
-	sub.code = r->code;
-	sub.code_size = (size_t)r->code_len;
-	st = rj_sig_verify(trust, &sub, sig->len ? sig->signer : "", sig->sig, sig->len);
+	/* Every field the signature covers, as this row holds it (and as it is copied). */
+	rj_row_subject_make(&sub, r->key, r->pkey && r->pkey_len == 16 ? r->pkey : NULL,
+			    r->platform, r->target, (const char *)sqlite3_column_text(rd, 9),
+			    (const char *)sqlite3_column_text(rd, 10),
+			    (const char *)sqlite3_column_text(rd, 11),
+			    (const char *)sqlite3_column_text(rd, 12), r->kernels, r->compile_ms,
+			    r->code, (size_t)r->code_len);
+	st = rj_sig_verify(trust, &sub.e, sig->len ? sig->signer : "", sig->sig, sig->len);
 	if (st == RJ_SIG_TRUSTED)
 		return 0;
 	snprintf(why, size, "%s%s (the trusted keys admit only entries signed by one of them)",

@@ -312,19 +312,33 @@ int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, size_t *si
 	return rc;
 }
 
+void rj_cache_meta_subject(struct rj_sig_subject *e, const rj_key *key,
+			   const struct rj_cache_meta *m, const void *code, size_t size)
+{
+	unsigned char described[RJ_SIG_DIGEST_BYTES];
+
+	rj_sig_describe_text(described, m->options, m->source_name, m->headers);
+	rj_sig_subject_make(e, key, &m->pkey, m->platform, m->target, m->compiler, m->kernels,
+			    m->kernels ? strlen(m->kernels) : 0, m->compile_ms, described, code,
+			    size);
+}
+
 int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
-			     struct rj_stored_sig *sig)
+			     struct rj_stored_sig *sig,
+			     unsigned char described[RJ_SIG_DIGEST_BYTES])
 {
 	const char *signer = NULL;
-	const unsigned char *bytes = NULL;
+	const unsigned char *bytes = NULL, *desc = NULL;
 	int found = 0;
 
 	memset(sig, 0, sizeof *sig);
+	memset(described, 0, RJ_SIG_DIGEST_BYTES);
 	if (!code)
 		return 0;
 	pthread_mutex_lock(&c->lock);
-	found = rj_index_signature(c, key, code, &signer, &bytes);
+	found = rj_index_signature(c, key, code, &signer, &bytes, &desc);
 	if (found && signer) {
+		memcpy(described, desc, RJ_SIG_DIGEST_BYTES);
 		/* From the shared mapping: copied within bounds, then checked as a copy (a
 		   name changed meanwhile is not a valid name, and the entry counts unsigned). */
 		size_t n = strnlen(signer, RJ_SIG_NAME_MAX);
@@ -355,7 +369,9 @@ static void note_index_signature(rj_cache *c, const rj_key *key, const struct rj
 	int usable = sig->len == RJ_SIG_BYTES && rj_sig_name_valid(sig->signer,
 								  strlen(sig->signer));
 
-	if (!rj_index_signature(c, key, NULL, &signer, &bytes))
+	const unsigned char *desc;
+
+	if (!rj_index_signature(c, key, NULL, &signer, &bytes, &desc))
 		return;
 	if (signer ? !usable || strcmp(signer, sig->signer) != 0 ||
 			     memcmp(bytes, sig->sig, RJ_SIG_BYTES) != 0
@@ -375,8 +391,8 @@ int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *
 		pthread_mutex_unlock(&c->lock);
 		return rc;
 	}
-	rc = sqlite3_prepare_v2(c->db, "SELECT platform, target, compiler, pkey FROM entries "
-				"WHERE key = ?1", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(c->db, "SELECT platform, target, compiler, pkey, options, "
+				"source_name, headers FROM entries WHERE key = ?1", -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
 		rc = sqlite3_step(st);
@@ -391,6 +407,9 @@ int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *
 		snprintf(e->compiler, sizeof e->compiler, "%s", f[2] ? f[2] : "");
 		if (sqlite3_column_bytes(st, 3) == 16)
 			memcpy(e->pkey.b, sqlite3_column_blob(st, 3), 16);
+		rj_sig_describe_text(e->described, (const char *)sqlite3_column_text(st, 4),
+				     (const char *)sqlite3_column_text(st, 5),
+				     (const char *)sqlite3_column_text(st, 6));
 		rj_sig_table_get(c->db, key->b, &e->sig);
 		note_index_signature(c, key, &e->sig);
 		rc = 1;

@@ -36,6 +36,12 @@ struct rj_cache_meta {
 	const unsigned char *sig; /* RJ_SIG_BYTES when signer is set */
 };
 
+/* The signature subject (sign.h) of an entry stored with meta m under key, and its code:
+ * every field m holds (pointers kept: m and code must outlive e).  What rj_signing_sign
+ * signs and a verifier of a stored entry checks. */
+void rj_cache_meta_subject(struct rj_sig_subject *e, const rj_key *key,
+			   const struct rj_cache_meta *m, const void *code, size_t size);
+
 /* The cache folder's rule is public: rocjit_cache_dir() (rocjit.h), defined in cache_db.c. */
 
 /*
@@ -138,19 +144,24 @@ int rj_fs_is_network(unsigned long type);
 /*
  * The signature the read index holds for key's entry, for a hit it served: code is the
  * hit's (rj_cache_get or rj_cache_probe returned 2), so the signature comes from the index
- * that code was read from.  1 and *sig; 0 (sig->len 0) when that index holds the entry
+ * that code was read from.  1 and *sig, with the description digest the index holds
+ * beside it (rj_sig_describe of the entry's options, source name and header names: the
+ * index keeps the digest, not the texts) in described; 0 (sig->len 0, described zeros)
+ * when that index holds the entry
  * unsigned, or code is not from an index (a hit from the database).  Never opens the
  * database, and says nothing the database would not: the index holds the signature as
  * the database held it when the index was written, so whoever finds it not trusted asks
  * rj_cache_signed_get, whose answer is the current one.
  */
 int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
-			     struct rj_stored_sig *sig);
+			     struct rj_stored_sig *sig,
+			     unsigned char described[RJ_SIG_DIGEST_BYTES]);
 
 /*
  * What key's entry was signed with, for a verifier (src/request/signing.c): its fields
- * that a signature covers, copied into *e (the code is the caller's: it has it from the
- * hit), and its signature (none: out->sig.len 0).  1, 0 when the database has no such
+ * that a signature covers, copied into *e (the code, kernels column and compile time are
+ * the caller's: it has them from the hit, and they are what it uses, so they are what is
+ * checked), and its signature (none: out->sig.len 0).  1, 0 when the database has no such
  * entry, negative on a database error.  Opens the connection when it is deferred.  When
  * the read index holds the entry with another signature (changed since it was written,
  * by a program that left the index), the index is written anew at the next occasion.
@@ -160,6 +171,8 @@ struct rj_cache_signed {
 	char platform[16];
 	char target[128];
 	char compiler[1024];
+	unsigned char described[RJ_SIG_DIGEST_BYTES]; /* of its options, source name and
+							 header names (rj_sig_describe) */
 	struct rj_stored_sig sig;
 };
 int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *e);

@@ -376,6 +376,7 @@ static int entry_fields(const struct rj_index *ix, const struct index_entry *map
 	hit->ordinal = e->ordinal;
 	hit->signer = e->signer_len ? signer : NULL;
 	hit->sig = e->signer_len ? signature + e->signer_len : NULL;
+	hit->described = mapped->described;
 	return 0;
 }
 
@@ -399,7 +400,8 @@ static int holds(const struct rj_index *ix, const void *code)
 }
 
 int rj_index_signature(const rj_cache *c, const rj_key *key, const void *code,
-		       const char **signer, const unsigned char **sig)
+		       const char **signer, const unsigned char **sig,
+		       const unsigned char **described)
 {
 	const struct rj_index *ix = c->index;
 	struct rj_index_hit hit;
@@ -408,6 +410,7 @@ int rj_index_signature(const rj_cache *c, const rj_key *key, const void *code,
 
 	*signer = NULL;
 	*sig = NULL;
+	*described = NULL;
 	/* The hit's mapping: the current index, or one retired since (mapped until close
 	   once a hit lent its code). */
 	if (code && (!ix || !holds(ix, code)))
@@ -421,6 +424,7 @@ int rj_index_signature(const rj_cache *c, const rj_key *key, const void *code,
 		return 0;
 	*signer = hit.signer;
 	*sig = hit.sig;
+	*described = hit.described;
 	return 1;
 }
 

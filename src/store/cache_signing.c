@@ -36,10 +36,10 @@ static int sign_rows(sqlite3 *db, const char *path, const rj_key *keys, size_t n
 	size_t rounds = keys ? n : 1;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, keys ? "SELECT key, pkey, platform, target, compiler, "
-			       "code, size, checksum FROM entries WHERE key = ?1" :
-			       "SELECT key, pkey, platform, target, compiler, code, size, "
-			       "checksum FROM entries ORDER BY key", -1, &st, NULL) != SQLITE_OK)
+#define SIGN_READ "SELECT key, pkey, platform, target, compiler, code, size, checksum, " \
+	"options, source_name, headers, kernels, compile_ms FROM entries "
+	if (sqlite3_prepare_v2(db, keys ? SIGN_READ "WHERE key = ?1" : SIGN_READ "ORDER BY key",
+			       -1, &st, NULL) != SQLITE_OK)
 		RJ_FAIL(ROCJIT_EIO, "%s: %s", path, sqlite3_errmsg(db));
 	for (size_t i = 0; i < rounds && rc == 0; i++) {
 		if (keys)
@@ -47,34 +47,27 @@ static int sign_rows(sqlite3 *db, const char *path, const rj_key *keys, size_t n
 		while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
 			const void *code = sqlite3_column_blob(st, 5);
 			int len = sqlite3_column_bytes(st, 5);
-			struct rj_sig_subject e;
+			struct rj_row_subject e;
 			char signer[RJ_SIG_NAME_MAX + 1];
 			unsigned char sig[RJ_SIG_BYTES];
-			rj_key key, pkey;
+			const char *text[7];
 
+			for (int k = 0; k < 7; k++)
+				text[k] = (const char *)sqlite3_column_text(st, k < 3 ? 2 + k : 5 + k);
 			if (sqlite3_column_bytes(st, 0) != 16 || !code || len <= 0 ||
 			    len != sqlite3_column_int64(st, 6) ||
-			    rj_checksum(code, (size_t)len) != (uint64_t)sqlite3_column_int64(st, 7)) {
+			    rj_checksum(code, (size_t)len) != (uint64_t)sqlite3_column_int64(st, 7) ||
+			    !text[0] || !text[1] || !text[2] || !text[6]) {
 				(*bad)++; /* rocjit verify says what is wrong with it */
 				continue;
 			}
-			memcpy(key.b, sqlite3_column_blob(st, 0), 16);
-			memset(pkey.b, 0, 16);
-			if (sqlite3_column_bytes(st, 1) == 16)
-				memcpy(pkey.b, sqlite3_column_blob(st, 1), 16);
-			e.key = &key;
-			e.pkey = &pkey;
-			e.platform = (const char *)sqlite3_column_text(st, 2);
-			e.target = (const char *)sqlite3_column_text(st, 3);
-			e.compiler = (const char *)sqlite3_column_text(st, 4);
-			if (!e.platform || !e.target || !e.compiler) {
-				(*bad)++;
-				continue;
-			}
-			e.code = code;
-			e.code_size = (size_t)len;
-			fn(&e, signer, sig, user);
-			rc = rj_sig_table_put(db, key.b, signer, sig);
+			rj_row_subject_make(&e, sqlite3_column_blob(st, 0),
+					    sqlite3_column_bytes(st, 1) == 16 ?
+						    sqlite3_column_blob(st, 1) : NULL,
+					    text[0], text[1], text[2], text[3], text[4], text[5],
+					    text[6], sqlite3_column_double(st, 12), code, (size_t)len);
+			fn(&e.e, signer, sig, user);
+			rc = rj_sig_table_put(db, e.key.b, signer, sig);
 			*done += rc == 0;
 		}
 		sqlite3_reset(st);
