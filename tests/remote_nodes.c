@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "remote/client.h"
+#include "remote/conn.h"
 #include "remote/record.h"
 #include "remote/url.h"
 
@@ -37,6 +38,15 @@ rocjit_ctx *rj_node_open_with(const char *name, const char *url, const rocjit_op
 rocjit_ctx *rj_node_open(const char *name, const char *url)
 {
 	return rj_node_open_with(name, url, NULL);
+}
+
+void rj_node_start_server(struct rj_redis_server *server, char *url, size_t size)
+{
+	if (!rj_conn_available())
+		rj_test_skip("this rocjit was built without hiredis (libhiredis-dev): no remote "
+			     "tier to test");
+	rj_redis_start(server, "redis", NULL);
+	rj_node_url(url, size, server, NULL);
 }
 
 void rj_node_keygen(const char *name, char secret[4400], char pub[256])

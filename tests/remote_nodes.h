@@ -24,6 +24,10 @@ void rj_node_url(char *url, size_t size, const struct rj_redis_server *s, const 
 rocjit_ctx *rj_node_open(const char *name, const char *url);
 /* The same with o's other options (its cache_dir and remote are the node's, not o's). */
 rocjit_ctx *rj_node_open_with(const char *name, const char *url, const rocjit_options *o);
+/* Starts server (its address into url), or skips the test where rocjit has no remote
+ * tier (built without hiredis). */
+void rj_node_start_server(struct rj_redis_server *server, char *url, size_t size);
+
 struct rj_record;
 /* The value of cache key hex on the server of url, which must be signed by signer:
  * malloc'ed, *size bytes, decoded into *rec (pointing into it). */

@@ -16,7 +16,7 @@
 #include "harness.h"
 
 static const struct rj_cache_meta meta = { "amd", "gfx90a", "fake", "", "x.hip", "", "k1,k2",
-					   2.5, { { 0 } }, NULL, NULL };
+					   2.5, { { 0 } }, NULL, NULL, RJ_ORIGIN_COMPILED, NULL };
 
 static void key_of(rj_key *k, int i)
 {

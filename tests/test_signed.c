@@ -26,11 +26,7 @@ static char url[128];
 /* Starts the test's server, url its address; skips where rocjit has no remote tier. */
 static void start_server(void)
 {
-	if (!rj_conn_available())
-		rj_test_skip("this rocjit was built without hiredis (libhiredis-dev): no remote "
-			     "tier to test");
-	rj_redis_start(&server, "redis", NULL);
-	rj_node_url(url, sizeof url, &server, NULL);
+	rj_node_start_server(&server, url, sizeof url);
 }
 
 

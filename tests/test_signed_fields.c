@@ -16,7 +16,6 @@
 
 #include "harness.h"
 #include "remote_nodes.h"
-#include "remote/conn.h"
 #include "remote/record.h"
 #include "store/cache_index_internal.h"
 
@@ -117,11 +116,8 @@ TEST(remote_value_with_edited_name_mapping_compile_time_or_texts_is_refused)
 	size_t size;
 	void *v;
 
-	if (!rj_conn_available())
-		rj_test_skip("built without hiredis: no remote tier");
 	rj_node_keygen("producer", sk, pk);
-	rj_redis_start(&server, "redis", NULL);
-	rj_node_url(url, sizeof url, &server, NULL);
+	rj_node_start_server(&server, url, sizeof url);
 	ctx = rj_node_open_signing("producer", url, sk, NULL, 0, 0, NULL);
 	ASSERT_INT(get_program(ctx, &c), 0);
 	ASSERT_STR(scale_of(c), SCALE);

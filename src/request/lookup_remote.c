@@ -74,6 +74,12 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struc
 			m.signer = signer;
 			m.sig = rec->sig;
 		}
+		/* From the remote tier; its signer recorded only when the tier checked the
+		   signature against trusted keys (it served, so it held): a producer that
+		   trusts no key may not vouch for what it got (origins.h). */
+		m.origin = RJ_ORIGIN_REMOTE;
+		m.origin_signer = m.signer && rj_signing_shared_trust(&ctx->signing) ? signer
+										      : NULL;
 		if (rj_cache_put_later(ctx->cache, &s->key, &m, s->code.data, s->code.size,
 				       s->code_shared) != 0) {
 			atomic_fetch_add(&ctx->cache_errors, 1);

@@ -192,6 +192,52 @@ int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_s
 	return 0;
 }
 
+int rj_signing_keepable(const struct rj_signing *g, struct rj_sig_trust *out)
+{
+	struct rj_sig_public own;
+
+	out->n = 0;
+	out->keys = malloc((g->trust.n + 1) * sizeof *out->keys);
+	RJ_CHECK(!out->keys, ROCJIT_ENOMEM, "out of memory signing");
+	if (g->trust.n)
+		memcpy(out->keys, g->trust.keys, g->trust.n * sizeof *out->keys);
+	out->n = g->trust.n;
+	/* Its own name already trusted under another key: that one is found first
+	   (rj_sig_trust_find), and judges signatures in that name. */
+	if (g->key && rj_sig_secret_public(g->key, &own) == 0)
+		out->keys[out->n++] = own;
+	return 0;
+}
+
+int rj_signing_vouch(const struct rj_sig_secret *key, const struct rj_sig_trust *keep,
+		     const struct rj_sig_subject *e, const struct rj_stored_origin *origin,
+		     const struct rj_stored_sig *current, char *signer, unsigned char *sig,
+		     char *why, size_t why_size)
+{
+	char hex[33];
+
+	if (origin->origin == RJ_ORIGIN_COMPILED) {
+		rj_sig_sign(key, e, sig);
+		memcpy(signer, key->name, strlen(key->name) + 1);
+		return RJ_SIGN_NEW;
+	}
+	if (current->len && rj_sig_verify(keep, e, current->signer, current->sig,
+					  current->len) == RJ_SIG_TRUSTED)
+		return RJ_SIGN_KEEP;
+	if (why) {
+		rj_key_hex(e->key, hex);
+		snprintf(why, why_size, "entry %s arrived %s %s: not signed, since a signer "
+			 "vouches only for code compiled here or already signed by a key it "
+			 "trusts; compile it here (rocjit purge %s, then rocjit prewarm or run the "
+			 "program), or trust its signer's key", hex,
+			 origin->origin == RJ_ORIGIN_UNKNOWN ? "before rocjit recorded origins, so" :
+			 current->len ? "with a signature that does not hold here," : "unsigned",
+			 origin->origin == RJ_ORIGIN_UNKNOWN ? "its origin is unknown" :
+			 rj_origin_name(origin->origin), hex);
+	}
+	return RJ_SIGN_REFUSE;
+}
+
 ROCJIT_API int rocjit_keygen(const char *name, const char *dir, char *public_line, size_t size)
 {
 	RJ_CHECK(!name || !dir, ROCJIT_EINVAL, "rocjit_keygen: name or dir is NULL");

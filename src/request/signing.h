@@ -10,6 +10,7 @@
 
 #include "sign/sign.h"
 #include "store/cache.h"
+#include "store/cache_signing.h"
 
 struct rj_signing {
 	struct rj_sig_secret *key;   /* NULL: entries are stored unsigned */
@@ -55,6 +56,25 @@ void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_me
  */
 int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_subject *hit,
 			const void *served);
+
+/* The signatures a signer keeps on entries it did not compile (issue 27): g's trusted
+ * keys and its signing key's public half, into *out (free with rj_sig_trust_free).  0, or
+ * ROCJIT_ENOMEM. */
+int rj_signing_keepable(const struct rj_signing *g, struct rj_sig_trust *out);
+
+/*
+ * A signer vouches only for code whose origin it knows (issue 27; origins.h): whether
+ * entry e (its origin, its current signature: len 0 none) is signed anew by key
+ * (RJ_SIGN_NEW: signer and sig written; an entry compiled here), keeps its current
+ * signature (RJ_SIGN_KEEP: it holds under keep, rj_signing_keepable), or is refused
+ * (RJ_SIGN_REFUSE: from the remote tier or a bundle without such a signature, or of
+ * unknown origin), why (NULL: not wanted) then saying which entry, why and what to do.
+ * The RJ_SIGN_* values are store/cache_signing.h's.  Any thread.
+ */
+int rj_signing_vouch(const struct rj_sig_secret *key, const struct rj_sig_trust *keep,
+		     const struct rj_sig_subject *e, const struct rj_stored_origin *origin,
+		     const struct rj_stored_sig *current, char *signer, unsigned char *sig,
+		     char *why, size_t why_size);
 
 /* A shared tier passed over an entry for its signature: counted, one warning a process
  * (then at ROCJIT_LOG=info). */

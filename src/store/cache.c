@@ -423,6 +423,19 @@ int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *
 	return rc;
 }
 
+int rj_cache_origin_get(rj_cache *c, const rj_key *key, struct rj_stored_origin *o)
+{
+	int rc;
+
+	memset(o, 0, sizeof *o);
+	if ((rc = rj_cache_lock(c)) != 0)
+		return rc;
+	if ((rc = rj_cache_reopen_locked(c)) == 0)
+		rc = rj_origin_get(c->db, key->b, o);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
 int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes)
 {
 	sqlite3_stmt *st;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "key/key.h"
+#include "store/origins.h"
 #include "store/signatures.h"
 
 typedef struct rj_cache rj_cache;
@@ -34,6 +35,10 @@ struct rj_cache_meta {
 	rj_key pkey;              /* the portable key: the key less the compiler identity */
 	const char *signer;       /* its signature (signatures.h), or NULL: unsigned */
 	const unsigned char *sig; /* RJ_SIG_BYTES when signer is set */
+	int origin;               /* where it came from (origins.h: RJ_ORIGIN_*), recorded
+	                             with it; RJ_ORIGIN_UNKNOWN records none */
+	const char *origin_signer; /* the trusted key whose signature was checked when it
+	                              arrived, or NULL */
 };
 
 /* The signature subject (sign.h) of an entry stored with meta m under key, and its code:
@@ -176,6 +181,10 @@ struct rj_cache_signed {
 	struct rj_stored_sig sig;
 };
 int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *e);
+
+/* key's origin (origins.h) into *o: 1 when recorded, 0 when not (unknown origin),
+ * negative on a database error.  Opens the connection when it is deferred. */
+int rj_cache_origin_get(rj_cache *c, const rj_key *key, struct rj_stored_origin *o);
 
 /* Entries and code bytes in the database. 0 or negative. */
 int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes);
