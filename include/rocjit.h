@@ -1041,8 +1041,11 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);
 /*
  * Writes a new bundle at path (which must not exist) holding the entries with these keys
  * (32 hex digits each) from the context's cache.  *count (may be NULL) gets how many were
- * written.  Returns 0, ROCJIT_EINVAL (a key unknown or malformed, path exists),
- * ROCJIT_EIO.
+ * written.  With a signing key (and keys given), the entries are signed first as
+ * rocjit_cache_sign signs them, and nothing is exported when one of them cannot be
+ * (ROCJIT_EFORMAT, saying which and why): a signed bundle never carries code its signer
+ * does not vouch for.  Returns 0, ROCJIT_EINVAL (a key unknown or malformed, path
+ * exists), ROCJIT_EFORMAT, ROCJIT_EIO.
  */
 ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const char *const *keys,
 				    size_t n, size_t *count);
@@ -1105,10 +1108,16 @@ ROCJIT_API int rocjit_keygen(const char *name, const char *dir, char *public_lin
 
 /*
  * Signs the entries with these keys (32 hex digits each; keys NULL: every entry) of the
- * context's cache with its signing key, replacing their signatures.  *count (may be
- * NULL) gets how many were signed.  Returns 0; ROCJIT_EINVAL (no signing key, a key
- * malformed); ROCJIT_EFORMAT (entries whose code fails its checksum were not signed,
- * the others were); ROCJIT_EIO (no cache, read-only, the database failed).  Any thread.
+ * context's cache with its signing key.  A signer vouches only for code whose origin it
+ * knows (issue 27; cache/FORMAT.md, "Origins"): an entry compiled here is signed
+ * (replacing its signature); one that arrived from the remote tier or a bundle keeps a
+ * signature by a key the context trusts (or by the signing key itself) and is otherwise
+ * not signed, nor is an entry of unknown origin (stored before origins were recorded).
+ * *count (may be NULL) gets how many now carry a signature so vouched for (signed or
+ * kept).  Returns 0; ROCJIT_EINVAL (no signing key, a key malformed); ROCJIT_EFORMAT
+ * (entries were not signed: their origin, or their code fails its checksum; the message
+ * counts them and names the first, why and what to do; the others were signed);
+ * ROCJIT_EIO (no cache, read-only, the database failed).  Any thread.
  */
 ROCJIT_API int rocjit_cache_sign(rocjit_ctx *ctx, const char *const *keys, size_t n,
 				 size_t *count);
@@ -1208,7 +1217,10 @@ ROCJIT_API int rocjit_remote_info_init(rocjit_remote_info *i, unsigned int versi
  * Puts the entries with these keys (32 hex digits each) of the context's cache on the
  * remote tier, never replacing a value there: a CI farm prewarms, then pushes.  *pushed,
  * *present (already there) and *failed (each may be NULL) get the counts; on_fail (may
- * be NULL) is called with each entry that could not be pushed and why.  Returns 0,
+ * be NULL) is called with each entry that could not be pushed and why.  With a signing
+ * key, an entry is pushed signed as rocjit_cache_sign would sign it (or with the trusted
+ * signature it keeps); one it would not sign is not pushed, and counts as failed with
+ * why.  Without one, an entry goes with the signature it was stored with.  Returns 0,
  * ROCJIT_EINVAL (a malformed key, no remote tier, a read-only tier), ROCJIT_EIO (no
  * cache; or entries failed: the message has the first reason).  Any thread.
  */

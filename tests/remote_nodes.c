@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "remote/client.h"
+#include "remote/conn.h"
 #include "remote/record.h"
 #include "remote/url.h"
 
@@ -37,6 +38,51 @@ rocjit_ctx *rj_node_open_with(const char *name, const char *url, const rocjit_op
 rocjit_ctx *rj_node_open(const char *name, const char *url)
 {
 	return rj_node_open_with(name, url, NULL);
+}
+
+void rj_node_start_server(struct rj_redis_server *server, char *url, size_t size)
+{
+	if (!rj_conn_available())
+		rj_test_skip("this rocjit was built without hiredis (libhiredis-dev): no remote "
+			     "tier to test");
+	rj_redis_start(server, "redis", NULL);
+	rj_node_url(url, size, server, NULL);
+}
+
+void rj_node_keygen(const char *name, char secret[4400], char pub[256])
+{
+	ASSERT_INT(rocjit_keygen(name, rj_test_dir, pub, 256), 0);
+	snprintf(secret, 4400, "%s/%s.secret", rj_test_dir, name);
+}
+
+void *rj_node_signed_value(const char *url, const char *hex, const char *signer,
+			   struct rj_record *rec, size_t *size)
+{
+	char key[128];
+	void *v;
+
+	rj_node_value_key(key, sizeof key, hex);
+	v = rj_node_fetch(url, key, size);
+	ASSERT(v != NULL);
+	ASSERT_INT(rj_record_decode(rec, v, *size), 0);
+	ASSERT_INT(rec->sig_len, 64);
+	ASSERT_INT(rec->signer_len, strlen(signer));
+	ASSERT(memcmp(rec->signer, signer, rec->signer_len) == 0);
+	return v;
+}
+
+rocjit_ctx *rj_node_open_signing(const char *name, const char *url, const char *key,
+				 const char *trusted, int require, unsigned flags,
+				 const char *bundles)
+{
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+
+	o.signing_key = key ? key : "";
+	o.trusted_keys = trusted ? trusted : "";
+	o.require_signed = require;
+	o.flags = flags;
+	o.bundles = bundles;
+	return rj_node_open_with(name, url ? url : "", &o);
 }
 
 void rj_node_value_key(char *out, size_t size, const char *key)

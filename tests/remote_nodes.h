@@ -24,6 +24,24 @@ void rj_node_url(char *url, size_t size, const struct rj_redis_server *s, const 
 rocjit_ctx *rj_node_open(const char *name, const char *url);
 /* The same with o's other options (its cache_dir and remote are the node's, not o's). */
 rocjit_ctx *rj_node_open_with(const char *name, const char *url, const rocjit_options *o);
+/* Starts server (its address into url), or skips the test where rocjit has no remote
+ * tier (built without hiredis). */
+void rj_node_start_server(struct rj_redis_server *server, char *url, size_t size);
+
+struct rj_record;
+/* The value of cache key hex on the server of url, which must be signed by signer:
+ * malloc'ed, *size bytes, decoded into *rec (pointing into it). */
+void *rj_node_signed_value(const char *url, const char *hex, const char *signer,
+			   struct rj_record *rec, size_t *size);
+/* Makes key pair name in rj_test_dir: its secret file's path into secret, its public
+ * line into pub. */
+void rj_node_keygen(const char *name, char secret[4400], char pub[256]);
+/* A node with a signing rule: url NULL (no remote tier), a signing key file and a trust
+ * list (NULL: none, not the environment's), require (ROCJIT_REQUIRE_SIGNED_*), flags,
+ * bundles (NULL: none). */
+rocjit_ctx *rj_node_open_signing(const char *name, const char *url, const char *key,
+				 const char *trusted, int require, unsigned flags,
+				 const char *bundles);
 
 /* The remote tier's key of the value of cache key key (rocjit_code.key), under the
  * default prefix: rocjit:<record version>:<key>. */

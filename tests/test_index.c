@@ -18,7 +18,7 @@
 #include "harness.h"
 
 static const struct rj_cache_meta meta = { "amd", "gfx90a", "fake", "", "x.hip", "", "k1,k2",
-					   2.5, { { 0 } }, NULL, NULL };
+					   2.5, { { 0 } }, NULL, NULL, RJ_ORIGIN_COMPILED, NULL };
 
 static void key_of(rj_key *k, int i)
 {
@@ -934,10 +934,14 @@ TEST(damaged_code_or_kernels_in_the_index_are_not_served)
 	rj_cache_close(c);
 }
 
+/* The description digest the index gave with the last signature asked for. */
+static unsigned char index_described[RJ_SIG_DIGEST_BYTES];
+
 /* Entry i's signature as the index holds it, for a hit on it through c (whose code must
  * come from the index): 1 and *sig, 0 when the index holds it unsigned. */
 static int index_signature(rj_cache *c, int i, struct rj_stored_sig *sig)
 {
+	unsigned char d[RJ_SIG_DIGEST_BYTES];
 	const void *code = NULL;
 	void *owned = NULL;
 	size_t size = 0;
@@ -947,9 +951,9 @@ static int index_signature(rj_cache *c, int i, struct rj_stored_sig *sig)
 
 	key_of(&k, i);
 	ASSERT_INT(rj_cache_get(c, &k, &code, &owned, &size, &ms, NULL), 2);
-	rc = rj_cache_index_signature(c, &k, code, sig);
+	rc = rj_cache_index_signature(c, &k, code, sig, index_described);
 	/* No code, no hit. */
-	ASSERT_INT(rj_cache_index_signature(c, &k, NULL, sig + 1), 0);
+	ASSERT_INT(rj_cache_index_signature(c, &k, NULL, sig + 1, d), 0);
 	free(owned);
 	return rc;
 }
@@ -982,6 +986,11 @@ TEST(index_holds_each_entry_signature_checked_with_its_fields)
 	ASSERT_STR(sig[0].signer, "release-2026");
 	ASSERT_INT(sig[0].len, RJ_SIG_BYTES);
 	ASSERT(memcmp(sig[0].sig, bytes, RJ_SIG_BYTES) == 0);
+	{	/* Beside it, the digest of the texts the signature covers (issue 27). */
+		unsigned char want[RJ_SIG_DIGEST_BYTES];
+		rj_sig_describe_text(want, meta.options, meta.source_name, meta.headers);
+		ASSERT(memcmp(index_described, want, sizeof want) == 0);
+	}
 	ASSERT_INT(index_signature(c, 0, sig), 0);
 	ASSERT_INT(sig[0].len, 0);
 	ASSERT(!c->db); /* none of it opened the database */
@@ -992,7 +1001,7 @@ TEST(index_holds_each_entry_signature_checked_with_its_fields)
 	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);
 	ASSERT_INT(get(c, 1, 1), 1);
 	ASSERT(!c->index);
-	ASSERT_INT(rj_cache_index_signature(c, &k, code, sig), 0);
+	ASSERT_INT(rj_cache_index_signature(c, &k, code, sig, index_described), 0);
 	rj_cache_close(c);
 	/* Written anew at close, with the database's signature. */
 	ASSERT_INT(rj_cache_open(&c, rj_test_cache_dir, 0), 0);

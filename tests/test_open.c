@@ -28,7 +28,7 @@ __attribute__((constructor)) static void without_index(void)
 }
 
 static const struct rj_cache_meta meta = { "amd", "gfx90a", "fake", "", "x.hip", "", "k", 1.0,
-					   { { 0 } }, NULL, NULL };
+					   { { 0 } }, NULL, NULL, RJ_ORIGIN_COMPILED, NULL };
 
 static void key_of(rj_key *k, int i)
 {

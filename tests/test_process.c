@@ -519,7 +519,7 @@ TEST(cache_callbacks_may_call_back_into_their_context)
 TEST(cache_walk_over_many_batches_sees_each_entry_once)
 {
 	rj_cache *c;
-	struct rj_cache_meta m = { "amd", TARGET, "fake", "", "x.hip", "", "k", 1.0, { { 0 } }, NULL, NULL };
+	struct rj_cache_meta m = { "amd", TARGET, "fake", "", "x.hip", "", "k", 1.0, { { 0 } }, NULL, NULL, RJ_ORIGIN_COMPILED, NULL };
 	rocjit_ctx *ctx;
 	int n = 0;
 
@@ -617,7 +617,7 @@ static int count_commit(void *arg)
 /* 1000 disk hits are a few write transactions, not one each; all are counted at close. */
 TEST(a_thousand_disk_hits_are_a_few_write_transactions)
 {
-	struct rj_cache_meta m = { "amd", TARGET, "fake", "", "x.hip", "", "k", 1.0, { { 0 } }, NULL, NULL };
+	struct rj_cache_meta m = { "amd", TARGET, "fake", "", "x.hip", "", "k", 1.0, { { 0 } }, NULL, NULL, RJ_ORIGIN_COMPILED, NULL };
 	rj_cache *c;
 	rj_key k;
 	const void *code;

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "sign/sign.h"
 #include "harness.h"
 
@@ -44,11 +46,21 @@ static const rj_key the_pkey = { { 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa
 				   0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf } };
 static const unsigned char the_code[] = "\x7f" "ELF a code object, more or less";
 
-/* The subject every test signs: a full key, a portable key and a small code object. */
+static const char the_kernels[] = "_Z5scaleIfEvPT_S0_,_Z4wipeIfEvPT_\nscale<float>\t"
+				   "_Z5scaleIfEvPT_S0_";
+
+/* The subject every test signs: a full key, a portable key, a kernels column with a name
+ * expression, a compile time, the description of "-O3", "scale.hip", "a.h b.h" and a
+ * small code object. */
 static struct rj_sig_subject subject(void)
 {
-	struct rj_sig_subject e = { &the_key, &the_pkey, "amd", "gfx90a:sramecc+:xnack-",
-				    "hiprtc 6.2.41133", the_code, sizeof the_code };
+	struct rj_sig_subject e;
+	unsigned char d[RJ_SIG_DIGEST_BYTES];
+
+	rj_sig_describe_text(d, "-O3", "scale.hip", "a.h b.h");
+	rj_sig_subject_make(&e, &the_key, &the_pkey, "amd", "gfx90a:sramecc+:xnack-",
+			    "hiprtc 6.2.41133", the_kernels, strlen(the_kernels), 312.5, d,
+			    the_code, sizeof the_code);
 	return e;
 }
 
@@ -323,7 +335,9 @@ TEST(signed_subject_verifies_as_trusted)
 	/* No portable key reads as 16 zero bytes; empty strings and empty code are signable. */
 	{
 		static const rj_key zero;
-		struct rj_sig_subject f = { &the_key, NULL, "", "", "", NULL, 0 };
+		unsigned char none[RJ_SIG_DIGEST_BYTES] = { 0 };
+		struct rj_sig_subject f;
+		rj_sig_subject_make(&f, &the_key, NULL, "", "", "", NULL, 0, 0, none, NULL, 0);
 		rj_sig_sign(&s, &f, sig);
 		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_TRUSTED);
 		f.pkey = &zero;
@@ -366,6 +380,31 @@ TEST(tampering_any_signed_field_is_bad)
 	/* Bytes moved between fields: the lengths keep the fields apart. */
 	f = e, f.platform = "amdgfx90a:sramecc+", f.target = ":xnack-";
 	ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+	/* Version 2 (issue 27): the kernels column, the compile time and the description. */
+	{
+		static const char wiped[] = "_Z5scaleIfEvPT_S0_,_Z4wipeIfEvPT_\nscale<float>\t"
+					    "_Z4wipeIfEvPT_";
+		f = e, f.kernels = wiped, f.kernels_len = strlen(wiped);
+		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+		f = e, f.kernels_len--;
+		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+		f = e, f.compile_ms = 312.50000000000006;
+		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+		f = e, f.compile_ms = 0;
+		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+		f = e;
+		rj_sig_describe_text(f.described, "-O0", "scale.hip", "a.h b.h");
+		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+		rj_sig_describe_text(f.described, "-O3", "wipe.hip", "a.h b.h");
+		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+		rj_sig_describe_text(f.described, "-O3", "scale.hip", "a.h");
+		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+		/* The description's fields are length-prefixed: no text slides into the next. */
+		rj_sig_describe_text(f.described, "-O3scale.hip", "", "a.h b.h");
+		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+		rj_sig_describe_text(f.described, "-O3", "scale.hip", "a.h b.h");
+		ASSERT_INT(rj_sig_verify(&t, &f, "alpha", sig, sizeof sig), RJ_SIG_TRUSTED);
+	}
 	/* A flipped bit of the signature itself. */
 	sig[10] ^= 4;
 	ASSERT_INT(rj_sig_verify(&t, &e, "alpha", sig, sizeof sig), RJ_SIG_BAD);
@@ -562,7 +601,7 @@ TEST(trust_file_with_comments)
 	snprintf(text, sizeof text, "%s\n", la);
 	rj_test_write_file(path, text, strlen(text));
 	ASSERT(chmod(path, 0666) == 0);
-	trust_refused(path, ROCJIT_EIO, "chmod o-w");
+	trust_refused(path, ROCJIT_EIO, "chmod go-w");
 	trust_refused(rj_test_dir, ROCJIT_EIO, "folder");
 	rj_sig_secret_wipe(&a);
 	rj_sig_secret_wipe(&b);
@@ -630,7 +669,7 @@ TEST(trust_bad_name_is_refused)
 	trust_refused(":" OTHER_B64, ROCJIT_EINVAL, "A-Z a-z 0-9 . _ -");
 	trust_refused("build/farm:" OTHER_B64, ROCJIT_EINVAL, "A-Z a-z 0-9 . _ -");
 	/* Starting with '.', an item is a path (here of no file). */
-	trust_refused(".farm:" OTHER_B64, ROCJIT_EIO, "cannot read the trust file .farm:");
+	trust_refused(".farm:" OTHER_B64, ROCJIT_EIO, "the trust file .farm:");
 	trust_refused("caf\xc3\xa9:" OTHER_B64, ROCJIT_EINVAL, "caf??");
 	memset(spec, 'n', 65);
 	strcpy(spec + 65, ":" OTHER_B64);
@@ -725,4 +764,77 @@ TEST(status_names)
 	ASSERT_STR(rj_sig_status_name(RJ_SIG_UNTRUSTED), "untrusted");
 	ASSERT_STR(rj_sig_status_name(RJ_SIG_BAD), "bad");
 	ASSERT_STR(rj_sig_status_name((enum rj_sig_status)9), "unknown");
+}
+
+/* Issue 27: the trusted-keys file and the secret key file take the one trust rule
+ * (base/trust.h).  A file another user owns is refused even when its mode is right: its
+ * owner could swap the keys in it.  Needs root to give a file away (skips otherwise). */
+TEST(key_files_owned_by_another_user_are_refused)
+{
+	struct rj_sig_secret s;
+	char line[RJ_SIG_PUBLIC_LINE_SIZE], dir[4200], secret[4400], list[4400], text[200];
+
+	if (geteuid() != 0)
+		rj_test_skip("giving a file to another user needs root");
+	make_key("owned", "alpha", &s, line);
+	snprintf(secret, sizeof secret, "%s/alpha.secret", folder("owned", dir));
+	snprintf(list, sizeof list, "%s/trusted", dir);
+	snprintf(text, sizeof text, "%s\n", line);
+	rj_test_write_file(list, text, strlen(text));
+	ASSERT(chmod(list, 0644) == 0);
+	{	/* Both are used while this user owns them. */
+		struct rj_sig_trust t = trust(list);
+		ASSERT_INT(t.n, 1);
+		rj_sig_trust_free(&t);
+	}
+	ASSERT_INT(rj_sig_secret_load(&s, secret), 0);
+
+	/* Group-writable: refused now (others-writable alone was before). */
+	ASSERT(chmod(list, 0664) == 0);
+	trust_refused(list, ROCJIT_EIO, "chmod go-w");
+	ASSERT(chmod(list, 0644) == 0);
+
+	/* Owned by nobody (65534), mode unchanged: refused, the owner named. */
+	ASSERT(chown(list, 65534, 65534) == 0);
+	trust_refused(list, ROCJIT_EIO, "owned by user 65534");
+	ASSERT(chown(secret, 65534, 65534) == 0);
+	ASSERT_INT(rj_sig_secret_load(&s, secret), ROCJIT_EIO);
+	ASSERT_CONTAINS(rocjit_last_error(), "owned by user 65534");
+	ASSERT_CONTAINS(rocjit_last_error(), secret);
+	ASSERT_STR(s.name, "");
+	rj_sig_secret_wipe(&s);
+}
+
+/* Issue 27: a version 1 signature (the old domain, over key, portable key, platform,
+ * target, compiler and code alone) made by a trusted key no longer holds: it never
+ * covered the kernels column, so it cannot vouch for one.  The v1 message is built here
+ * byte for byte as sign.c built it, and signed with the key's own secret. */
+TEST(version_1_signature_reads_bad)
+{
+	struct rj_sig_secret s;
+	struct rj_sig_subject e = subject();
+	struct rj_sig_trust t = trusted_key("keys", "alpha", &s);
+	unsigned char msg[512], sig[RJ_SIG_BYTES], *p = msg;
+	const char *text[3] = { e.platform, e.target, e.compiler };
+
+	memcpy(p, "rocjit signature v1", 20);
+	p += 20;
+	memcpy(p, e.key->b, 16);
+	p += 16;
+	memcpy(p, e.pkey->b, 16);
+	p += 16;
+	for (int i = 0; i < 3; i++) {
+		uint32_t n = (uint32_t)strlen(text[i]);
+		for (int b = 0; b < 4; b++)
+			*p++ = (unsigned char)(n >> (8 * b));
+		memcpy(p, text[i], n);
+		p += n;
+	}
+	crypto_generichash(p, 32, e.code, e.code_size, NULL, 0);
+	p += 32;
+	crypto_sign_detached(sig, NULL, msg, (size_t)(p - msg), s.sk);
+	/* The key is right: the same message checks with libsodium itself. */
+	ASSERT_INT(crypto_sign_verify_detached(sig, msg, (size_t)(p - msg), t.keys[0].pk), 0);
+	ASSERT_INT(rj_sig_verify(&t, &e, "alpha", sig, sizeof sig), RJ_SIG_BAD);
+	forget(&t, &s, NULL);
 }

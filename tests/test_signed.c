@@ -26,34 +26,16 @@ static char url[128];
 /* Starts the test's server, url its address; skips where rocjit has no remote tier. */
 static void start_server(void)
 {
-	if (!rj_conn_available())
-		rj_test_skip("this rocjit was built without hiredis (libhiredis-dev): no remote "
-			     "tier to test");
-	rj_redis_start(&server, "redis", NULL);
-	rj_node_url(url, sizeof url, &server, NULL);
+	rj_node_start_server(&server, url, sizeof url);
 }
 
-/* Makes key pair name in rj_test_dir; its secret file's path into secret, its public
- * line into pub. */
-static void keygen(const char *name, char secret[4400], char pub[256])
-{
-	ASSERT_INT(rocjit_keygen(name, rj_test_dir, pub, 256), 0);
-	snprintf(secret, 4400, "%s/%s.secret", rj_test_dir, name);
-}
 
 /* A node: cache folder rj_test_dir/<name>, the remote tier url (NULL: none), a signing
  * key file and a trust list (NULL: none), a rule, flags. */
 static rocjit_ctx *node(const char *name, const char *remote, const char *key,
 			const char *trusted, int require, unsigned flags, const char *bundles)
 {
-	rocjit_options o = ROCJIT_OPTIONS_INIT;
-
-	o.signing_key = key ? key : "";
-	o.trusted_keys = trusted ? trusted : "";
-	o.require_signed = require;
-	o.flags = flags;
-	o.bundles = bundles;
-	return rj_node_open_with(name, remote ? remote : "", &o);
+	return rj_node_open_signing(name, remote, key, trusted, require, flags, bundles);
 }
 
 static const rocjit_code *variant(rocjit_ctx *ctx, int i)
@@ -103,23 +85,6 @@ static void refused_for_signature(const rocjit_stats *st, int compiles)
 	ASSERT_INT(st->remote_rejected, 1);
 }
 
-/* The tier's value of cache key hex, which must be signed by signer: malloc'ed, *size
- * bytes, decoded into *rec. */
-static void *signed_value(const char *hex, const char *signer, struct rj_record *rec,
-			  size_t *size)
-{
-	char key[128];
-	void *v;
-
-	rj_node_value_key(key, sizeof key, hex);
-	v = rj_node_fetch(url, key, size);
-	ASSERT(v != NULL);
-	ASSERT_INT(rj_record_decode(rec, v, *size), 0);
-	ASSERT_INT(rec->sig_len, 64);
-	ASSERT_INT(rec->signer_len, strlen(signer));
-	ASSERT(memcmp(rec->signer, signer, rec->signer_len) == 0);
-	return v;
-}
 
 /* Node name, trusting trusted (and allowed to compile, with no signing key), asks for
  * variant i: the tier's value is refused for its signature, the variant compiled here,
@@ -144,8 +109,8 @@ TEST(remote_value_signed_by_a_trusted_key_serves_and_others_are_refused)
 	rocjit_stats st;
 	rocjit_ctx *ctx;
 
-	keygen("ci-a", ska, pa);
-	keygen("ci-b", skb, pb);
+	rj_node_keygen("ci-a", ska, pa);
+	rj_node_keygen("ci-b", skb, pb);
 	start_server();
 	ctx = node("producer", url, ska, NULL, 0, 0, NULL);
 	ASSERT_INT(variant(ctx, 1)->from_cache, 0);
@@ -185,7 +150,7 @@ TEST(remote_value_with_swapped_code_and_recomputed_checksums_is_refused)
 	size_t size;
 	rocjit_ctx *ctx;
 
-	keygen("ci-a", ska, pa);
+	rj_node_keygen("ci-a", ska, pa);
 	start_server();
 	ctx = node("producer", url, ska, NULL, 0, 0, NULL);
 	c4 = variant(ctx, 4);
@@ -194,7 +159,7 @@ TEST(remote_value_with_swapped_code_and_recomputed_checksums_is_refused)
 	/* Variant 4's value with its -O0 code: a sound code object for the target with
 	   the same kernels, every checksum recomputed, the signature kept - what an attacker
 	   who can write the server but has no key can do. */
-	v = signed_value(c4->key, "ci-a", &rec, &size);
+	v = rj_node_signed_value(url, c4->key, "ci-a", &rec, &size);
 	rj_node_value_key(key, sizeof key, c4->key);
 	rj_node_plant_swapped(url, key, v, size, c5->data, c5->size);
 	rocjit_close(ctx);
@@ -256,8 +221,8 @@ TEST(node_processes_load_a_pushed_value_only_where_its_signer_is_trusted)
 	struct rj_record rec;
 	size_t size = 0;
 
-	keygen("fleet-a", ska, pa);
-	keygen("fleet-x", skx, px);
+	rj_node_keygen("fleet-a", ska, pa);
+	rj_node_keygen("fleet-x", skx, px);
 	start_server();
 	/* Five processes, one after the other, each on a cache folder of its own; this one
 	   opens no context. */
@@ -275,7 +240,7 @@ TEST(node_processes_load_a_pushed_value_only_where_its_signer_is_trusted)
 	ASSERT_INT(a.stats.signed_stores, 1);
 	ASSERT_STR(a.stats.signing_key, "fleet-a");
 	/* The server holds its value, signed by fleet-a. */
-	free(signed_value(a.key, "fleet-a", &rec, &size));
+	free(rj_node_signed_value(url, a.key, "fleet-a", &rec, &size));
 
 	/* B trusts fleet-a and may not compile: served by the tier, the signature checked. */
 	b = run_node(1, NULL);
@@ -301,7 +266,7 @@ TEST(node_processes_load_a_pushed_value_only_where_its_signer_is_trusted)
 	/* ... and keeps it: an unsigned value would take the signed one from the nodes that
 	   trust fleet-a (B's kind), and every node that checks would refuse it. */
 	ASSERT_INT((int)c.stats.remote_puts, 0);
-	free(signed_value(a.key, "fleet-a", &rec, &size));
+	free(rj_node_signed_value(url, a.key, "fleet-a", &rec, &size));
 	roles[4] = (struct node_role){ "proc-b2", NULL, pa, ROCJIT_OPEN_NO_COMPILE };
 	b = run_node(4, NULL);
 	ASSERT_INT(b.rc, 0);
@@ -331,8 +296,8 @@ TEST(signed_bundle_serves_without_compiling_only_where_its_key_is_trusted)
 	rocjit_stats st;
 	rocjit_ctx *ctx;
 
-	keygen("rel-a", ska, pa);
-	keygen("rel-b", skb, pb);
+	rj_node_keygen("rel-a", ska, pa);
+	rj_node_keygen("rel-b", skb, pb);
 	ctx = node("build", NULL, ska, NULL, 0, 0, NULL);
 	export_bundle(ctx, "app.rocjit", bundle);
 	rocjit_close(ctx);
@@ -384,7 +349,7 @@ TEST(bundle_entry_altered_after_signing_is_refused)
 	sqlite3_stmt *st;
 	rocjit_ctx *ctx;
 
-	keygen("rel-a", ska, pa);
+	rj_node_keygen("rel-a", ska, pa);
 	ctx = node("build", NULL, ska, NULL, 0, 0, NULL);
 	export_bundle(ctx, "app.rocjit", bundle);
 	other = other_code(ctx, 1);
@@ -422,7 +387,7 @@ TEST(require_all_refuses_unsigned_local_entries_until_signed)
 	rocjit_ctx *ctx;
 	size_t n = 0;
 
-	keygen("local", ska, pa);
+	rj_node_keygen("local", ska, pa);
 	ctx = node("n", NULL, NULL, NULL, 0, 0, NULL);
 	variant(ctx, 1);
 	rocjit_close(ctx);
@@ -522,8 +487,8 @@ TEST(require_all_loads_a_signed_entry_from_the_index_without_opening_the_databas
 	size_t old_size, n = 0;
 	rocjit_ctx *ctx;
 
-	keygen("a", ska, pa);
-	keygen("b", skb, pb);
+	rj_node_keygen("a", ska, pa);
+	rj_node_keygen("b", skb, pb);
 	/* Variant 1 signed by a, variant 2 unsigned; the close writes the index. */
 	ctx = node("n", NULL, ska, NULL, 0, 0, NULL);
 	variant(ctx, 1);
@@ -564,9 +529,9 @@ TEST(require_all_judges_an_entry_signed_again_after_its_index_was_written_by_the
 	size_t old_size, n = 0;
 	rocjit_ctx *ctx;
 
-	keygen("a", ska, pa);
-	keygen("b", skb, pb);
-	keygen("c", skc, pc);
+	rj_node_keygen("a", ska, pa);
+	rj_node_keygen("b", skb, pb);
+	rj_node_keygen("c", skc, pc);
 	ctx = node("n", NULL, ska, NULL, 0, 0, NULL);
 	variant(ctx, 1);
 	variant(ctx, 2);

@@ -199,6 +199,7 @@ static int check_signature(struct rj_remote *t, const struct rj_record *rec, int
 {
 	char signer[RJ_SIG_NAME_MAX + 1] = "", platform[64], target[128], *compiler;
 	struct rj_sig_subject e;
+	unsigned char described[RJ_SIG_DIGEST_BYTES];
 	enum rj_sig_status st;
 
 	if (!t->trust)
@@ -214,13 +215,13 @@ static int check_signature(struct rj_remote *t, const struct rj_record *rec, int
 		snprintf(signer, sizeof signer, "%.*s", (int)rec->signer_len, rec->signer);
 	else
 		snprintf(signer, sizeof signer, "?");
-	e.key = &rec->key;
-	e.pkey = &rec->pkey;
-	e.platform = platform;
-	e.target = target;
-	e.compiler = compiler;
-	e.code = rec->code;
-	e.code_size = rec->code_size;
+	/* Every field the signature covers, as the value holds it: what is stored and
+	   served from it (kernels column, compile time, texts) is what is checked. */
+	rj_sig_describe(described, rec->options, rec->options_len, rec->source_name,
+			rec->source_name_len, rec->headers, rec->headers_len);
+	rj_sig_subject_make(&e, &rec->key, &rec->pkey, platform, target, compiler, rec->kernels,
+			    rec->kernels_len, rec->compile_ms, described, rec->code,
+			    rec->code_size);
 	st = rj_sig_verify(t->trust, &e, signer, rec->sig, rec->sig_len);
 	free(compiler);
 	if (st == RJ_SIG_TRUSTED)
@@ -234,7 +235,9 @@ static int check_signature(struct rj_remote *t, const struct rj_record *rec, int
 		RJ_FAIL(ROCJIT_EFORMAT, "it is signed by \"%s\", which is not a trusted key "
 			"(ROCJIT_TRUSTED_KEYS)", signer);
 	RJ_FAIL(ROCJIT_EFORMAT, "its signature by \"%s\" does not hold: the value was altered "
-		"after it was signed, or signed by another key of that name", signer);
+		"after it was signed, signed by another key of that name, or signed in an older "
+		"format (re-sign it with `rocjit sign` where it was made, and push it again)",
+		signer);
 }
 
 /* One warning per process for values refused, then at ROCJIT_LOG=info.  Without mu.

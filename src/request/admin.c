@@ -10,6 +10,7 @@
  * work and knows nothing of contexts.  Never touches SQLite, the table or a compiler
  * itself.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,13 +146,23 @@ ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const cha
 	return rj_bundle_export(c, path, keys, n, count);
 }
 
-static void sign_with(const struct rj_sig_subject *e, char *signer, unsigned char *sig,
-		      void *user)
-{
-	const struct rj_sig_secret *k = user;
+/* The signer's rule (issue 27): whom it signs as, the keys whose signatures it keeps, and
+ * what it refused. */
+struct sign_rule {
+	const struct rj_sig_secret *key;
+	struct rj_sig_trust trust;   /* the context's trusted keys and the key's public half */
+	char first[700];             /* the first refusal: which entry, why, what to do */
+};
 
-	rj_sig_sign(k, e, sig);
-	memcpy(signer, k->name, strlen(k->name) + 1);
+/* rj_cache_sign's signer: the context's rule for entries already stored (signing.c). */
+static int sign_with(const struct rj_sig_subject *e, const struct rj_stored_origin *origin,
+		     const struct rj_stored_sig *current, char *signer, unsigned char *sig,
+		     void *user)
+{
+	struct sign_rule *r = user;
+
+	return rj_signing_vouch(r->key, &r->trust, e, origin, current, signer, sig,
+				r->first[0] ? NULL : r->first, sizeof r->first);
 }
 
 /* rocjit_cache_sign (path NULL) and rocjit_bundle_sign (the bundle file path). */
@@ -160,7 +171,8 @@ static int sign_entries(rocjit_ctx *ctx, const char *path, const char *const *ke
 {
 	rj_cache *c = NULL;
 	rj_key *k = NULL;
-	size_t done = 0, skipped = 0;
+	struct rj_sign_counts done;
+	struct sign_rule rule;
 	int rc;
 
 	if (count)
@@ -172,22 +184,31 @@ static int sign_entries(rocjit_ctx *ctx, const char *path, const char *const *ke
 		 "no signing key: %s", ctx->signing.key_error);
 	RJ_CHECK(!ctx->signing.key, ROCJIT_EINVAL, "no signing key: give one with "
 		 "ROCJIT_SIGNING_KEY or rocjit_options.signing_key (rocjit keygen makes one)");
-	if (keys && n)
-		RJ_FORWARD(rj_cache_keys_from_hex(&k, keys, n));
+	memset(&rule, 0, sizeof rule);
+	rule.key = ctx->signing.key;
+	RJ_FORWARD(rj_signing_keepable(&ctx->signing, &rule.trust));
+	if (keys && n && (rc = rj_cache_keys_from_hex(&k, keys, n)) != 0) {
+		rj_sig_trust_free(&rule.trust);
+		return rc;
+	}
 	if (path)
-		rc = rj_bundle_sign(path, k, keys ? n : 0, sign_with, ctx->signing.key, &done,
-				    &skipped);
+		rc = rj_bundle_sign(path, k, keys ? n : 0, sign_with, &rule, &done);
 	else
-		rc = rj_cache_sign(c, k, keys ? n : 0, sign_with, ctx->signing.key, &done,
-				   &skipped);
+		rc = rj_cache_sign(c, k, keys ? n : 0, sign_with, &rule, &done);
 	free(k);
+	rj_sig_trust_free(&rule.trust);
 	if (rc != 0)
 		return rc;
-	atomic_fetch_add(&ctx->signing.signed_stores, done);
+	atomic_fetch_add(&ctx->signing.signed_stores, done.signed_count);
 	if (count)
-		*count = done;
-	RJ_CHECK(skipped, ROCJIT_EFORMAT, "%zu entries signed; %zu not: their code fails its "
-		 "checksum (rocjit verify --fix removes them)", done, skipped);
+		*count = done.signed_count + done.kept;
+	RJ_CHECK(done.refused, ROCJIT_EFORMAT, "%zu entries signed, %zu kept their trusted "
+		 "signature, %zu not signed (their origin is not this node); the first: %s%s",
+		 done.signed_count, done.kept, done.refused, rule.first,
+		 done.bad ? "; and some fail their checksum (rocjit verify --fix removes them)"
+			  : "");
+	RJ_CHECK(done.bad, ROCJIT_EFORMAT, "%zu entries signed; %zu not: their code fails its "
+		 "checksum (rocjit verify --fix removes them)", done.signed_count, done.bad);
 	rj_error_clear();
 	return 0;
 }

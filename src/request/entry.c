@@ -106,4 +106,6 @@ void rj_entry_meta(struct rj_cache_meta *m, const struct rj_request *r,
 	m->pkey = rj_request_portable_key(r, s->platform, s->target);
 	m->signer = NULL;
 	m->sig = NULL;
+	m->origin = RJ_ORIGIN_UNKNOWN; /* the caller says where it came from */
+	m->origin_signer = NULL;
 }

@@ -84,6 +84,7 @@ static int store(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		goto out;
 	}
 	rj_entry_meta(&m, r, s, compiler, options, headers, kernels);
+	m.origin = RJ_ORIGIN_COMPILED; /* what its signer may vouch for (origins.h) */
 	rj_signing_sign(&ctx->signing, &s->key, &m, s->code.data, s->code.size, sig);
 	if (local && rj_cache_put(ctx->cache, &s->key, &m, s->code.data, s->code.size) != 0) {
 		atomic_fetch_add(&ctx->cache_errors, 1);

@@ -40,9 +40,15 @@ int rj_slot_take_names(struct rj_slot *s, const struct rj_request *r, char *colu
 void rj_slot_take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void *owned,
 		      size_t size, double ms);
 /* Whether a local hit may load under the signing rule (*code may become a private copy,
- * *owned then set). */
+ * *owned then set).  kernels and ms: the hit's kernels column and compile time, which the
+ * signature is checked over (NULL kernels under ROCJIT_REQUIRE_SIGNED=all: refused). */
 int rj_local_ok(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
-		const char *compiler, const void **code, void **owned, size_t size);
+		const char *compiler, const void **code, void **owned, size_t size,
+		const char *kernels, double ms);
+/* Where a local lookup puts the kernels column (*column set NULL): column when the
+ * request has name expressions or the signing rule checks local hits (the signature
+ * covers the column), else NULL (not read).  The caller frees *column. */
+char **rj_local_column(rocjit_ctx *ctx, const struct rj_request *r, char **column);
 /* 1 and s filled when the on-disk cache has s's key; 0 on a miss. */
 int rj_disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		   const char *compiler);

@@ -35,14 +35,18 @@ void rj_slot_take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void
  * the mapped bytes between the check and the load.  0 also when the copy cannot be made.
  */
 int rj_local_ok(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
-		const char *compiler, const void **code, void **owned, size_t size)
+		const char *compiler, const void **code, void **owned, size_t size,
+		const char *kernels, double ms)
 {
 	struct rj_sig_subject hit;
 	const void *served = *code;
+	unsigned char none[RJ_SIG_DIGEST_BYTES] = { 0 };
 	rj_key pkey;
 
 	if (ctx->signing.require < ROCJIT_REQUIRE_SIGNED_ALL)
 		return 1;
+	if (!kernels)
+		return 0; /* out of memory reading it: nothing to check the signature over */
 	if (!*owned) {
 		if (!(*owned = malloc(size ? size : 1)))
 			return 0;
@@ -50,14 +54,18 @@ int rj_local_ok(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slo
 		*code = *owned;
 	}
 	pkey = rj_request_portable_key(r, s->platform, s->target);
-	hit.key = &s->key;
-	hit.pkey = &pkey;
-	hit.platform = s->platform->name;
-	hit.target = s->target;
-	hit.compiler = compiler;
-	hit.code = *code;
-	hit.code_size = size;
+	/* The description digest is the store's to give (rj_signing_local_ok). */
+	rj_sig_subject_make(&hit, &s->key, &pkey, s->platform->name, s->target, compiler,
+			    kernels, strlen(kernels), ms, none, *code, size);
 	return rj_signing_local_ok(&ctx->signing, ctx->cache, &hit, served);
+}
+
+char **rj_local_column(rocjit_ctx *ctx, const struct rj_request *r, char **column)
+{
+	*column = NULL;
+	return r->num_name_expressions || ctx->signing.require >= ROCJIT_REQUIRE_SIGNED_ALL
+		       ? column
+		       : NULL;
 }
 
 /* 1 and s filled when the on-disk cache has s's key; 0 on a miss (or a cache failure). */
@@ -75,12 +83,16 @@ int rj_disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	if (s->local_refused)
 		return 0;
 	rc = rj_cache_get(ctx->cache, &s->key, &code, &owned, &size, &ms,
-			  r->num_name_expressions ? &column : NULL);
-	if (rc > 0 && !rj_local_ok(ctx, r, s, compiler, &code, &owned, size)) {
+			  rj_local_column(ctx, r, &column));
+	if (rc > 0 && !rj_local_ok(ctx, r, s, compiler, &code, &owned, size, column, ms)) {
 		s->local_refused = 1;
 		free(owned);
 		free(column);
 		return 0;
+	}
+	if (!r->num_name_expressions) {
+		free(column); /* read for the signature's check alone */
+		column = NULL;
 	}
 	if (rc > 0 && r->num_name_expressions && !rj_slot_take_names(s, r, column)) {
 		free(owned);

@@ -52,22 +52,34 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struc
 			const char *compiler, const char *kernels, const struct rj_record *rec)
 {
 	struct rj_cache_meta m;
-	char *options, *headers, signer[RJ_SIG_NAME_MAX + 1];
+	char *options, *headers, *source_name, signer[RJ_SIG_NAME_MAX + 1];
 
 	if (!ctx->cache || (ctx->flags & ROCJIT_OPEN_READONLY) || rj_cache_readonly(ctx->cache))
 		return;
-	options = rj_opts_join(&r->opts);
-	headers = rj_request_header_names(r);
-	if (options && headers) {
+	/* The value's own texts, not the request's (its source name may differ: it is no
+	   part of the key): the entry is stored as it was signed, so that its signature
+	   holds over the row (issue 27: a signature covers every field). */
+	options = strndup(rec->options ? rec->options : "", rec->options_len);
+	headers = strndup(rec->headers ? rec->headers : "", rec->headers_len);
+	source_name = strndup(rec->source_name ? rec->source_name : "", rec->source_name_len);
+	if (options && headers && source_name) {
 		rj_entry_meta(&m, r, s, compiler, options, headers, kernels);
-		/* Its signature goes along (checked by the tier when keys are trusted; the
-		   fields it covers are the request's, which the value matched). */
+		m.source_name = source_name;
+		m.pkey = rec->pkey;
+		/* Its signature goes along (checked by the tier when keys are trusted, over
+		   every field the value holds, which are those stored here). */
 		if (rec->sig_len == RJ_SIG_BYTES && rj_sig_name_valid(rec->signer, rec->signer_len)) {
 			memcpy(signer, rec->signer, rec->signer_len);
 			signer[rec->signer_len] = 0;
 			m.signer = signer;
 			m.sig = rec->sig;
 		}
+		/* From the remote tier; its signer recorded only when the tier checked the
+		   signature against trusted keys (it served, so it held): a producer that
+		   trusts no key may not vouch for what it got (origins.h). */
+		m.origin = RJ_ORIGIN_REMOTE;
+		m.origin_signer = m.signer && rj_signing_shared_trust(&ctx->signing) ? signer
+										      : NULL;
 		if (rj_cache_put_later(ctx->cache, &s->key, &m, s->code.data, s->code.size,
 				       s->code_shared) != 0) {
 			atomic_fetch_add(&ctx->cache_errors, 1);
@@ -77,6 +89,7 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struc
 	}
 	free(options);
 	free(headers);
+	free(source_name);
 }
 
 /*
@@ -169,12 +182,16 @@ int rj_lookup_early_remote(rocjit_ctx *ctx, const struct rj_request *r, struct r
 	if (rj_ctx_bundles(ctx) || rj_remote_is_off(ctx->remote))
 		return 0;
 	rc = rj_cache_probe(ctx->cache, &s->key, &code, &owned, &size, &ms,
-			    r->num_name_expressions ? &column : NULL);
-	if (rc == 2 && !rj_local_ok(ctx, r, s, compiler, &code, &owned, size)) {
+			    rj_local_column(ctx, r, &column));
+	if (rc == 2 && !rj_local_ok(ctx, r, s, compiler, &code, &owned, size, column, ms)) {
 		s->local_refused = 1;
 		free(owned);
 		free(column);
 		return 0;
+	}
+	if (!r->num_name_expressions) {
+		free(column); /* read for the signature's check alone */
+		column = NULL;
 	}
 	if (rc == 2) {
 		if (r->num_name_expressions && !rj_slot_take_names(s, r, column)) {

@@ -117,7 +117,8 @@ struct push {
 	size_t pushed, present, failed;
 	rocjit_reject_fn on_fail;
 	void *user;
-	char first[512];          /* the first failure's reason */
+	char first[768];          /* the first failure's reason */
+	struct rj_sig_trust keep; /* with a signing key: the signatures it keeps */
 };
 
 static void push_failed(struct push *p, const char *key, const char *why)
@@ -136,6 +137,7 @@ static int push_one(const rocjit_entry *e, const void *code, size_t size, void *
 	struct rj_cache_meta m;
 	struct rj_cache_signed stored;
 	unsigned char sig[RJ_SIG_BYTES];
+	char signer[RJ_SIG_NAME_MAX + 1];
 	struct rj_record rec;
 	rj_key key;
 	char *column = NULL;
@@ -166,6 +168,7 @@ static int push_one(const rocjit_entry *e, const void *code, size_t size, void *
 	m.platform = e->platform, m.target = e->target, m.compiler = e->compiler;
 	m.options = e->options, m.source_name = e->source_name, m.headers = e->headers;
 	m.kernels = column, m.compile_ms = e->compile_ms;
+	m.signer = NULL, m.sig = NULL, m.origin = RJ_ORIGIN_UNKNOWN, m.origin_signer = NULL;
 	for (int i = 0; i < 16; i++) {
 		unsigned a, b;
 		sscanf(e->key + 2 * i, "%2x", &a);
@@ -173,10 +176,35 @@ static int push_one(const rocjit_entry *e, const void *code, size_t size, void *
 		key.b[i] = (uint8_t)a;
 		m.pkey.b[i] = (uint8_t)b;
 	}
-	/* Signed with the context's key, else with the signature it was stored with. */
-	rj_signing_sign(&p->ctx->signing, &key, &m, code, size, sig);
-	if (!m.signer && rj_cache_signed_get(p->ctx->cache, &key, &stored) == 1 &&
-	    stored.sig.len == RJ_SIG_BYTES) {
+	/* With the context's key: signed when compiled here, else with a signature it keeps
+	   (by a key it trusts), else not pushed (issue 27: a signer vouches only for code
+	   whose origin it knows).  Without a key: with the signature it was stored with. */
+	if (rj_cache_signed_get(p->ctx->cache, &key, &stored) != 1)
+		memset(&stored, 0, sizeof stored);
+	if (p->ctx->signing.key) {
+		struct rj_stored_origin origin;
+		struct rj_sig_subject subject;
+		char why[700];
+
+		rj_cache_origin_get(p->ctx->cache, &key, &origin);
+		rj_cache_meta_subject(&subject, &key, &m, code, size);
+		switch (rj_signing_vouch(p->ctx->signing.key, &p->keep, &subject, &origin,
+					 &stored.sig, signer, sig, why, sizeof why)) {
+		case RJ_SIGN_NEW:
+			m.signer = signer;
+			m.sig = sig;
+			atomic_fetch_add(&p->ctx->signing.signed_stores, 1);
+			break;
+		case RJ_SIGN_KEEP:
+			m.signer = stored.sig.signer;
+			m.sig = stored.sig.sig;
+			break;
+		default:
+			push_failed(p, e->key, why);
+			free(column);
+			return 0;
+		}
+	} else if (stored.sig.len == RJ_SIG_BYTES) {
 		m.signer = stored.sig.signer;
 		m.sig = stored.sig.sig;
 	}
@@ -227,6 +255,8 @@ ROCJIT_API int rocjit_remote_push(rocjit_ctx *ctx, const char *const *keys, size
 			 "(32 hex digits)", keys[i] ? keys[i] : "(null)");
 	p.on_fail = on_fail;
 	p.user = user;
+	if (ctx->signing.key)
+		RJ_FORWARD(rj_signing_keepable(&ctx->signing, &p.keep));
 	for (size_t i = 0; i < n; i++) {
 		int rc = rj_cache_find(ctx->cache, &ctx->signing.trust, keys[i], push_one, &p);
 		if (rc == ROCJIT_ENOTFOUND)
@@ -234,6 +264,7 @@ ROCJIT_API int rocjit_remote_push(rocjit_ctx *ctx, const char *const *keys, size
 		else if (rc < 0)
 			push_failed(&p, keys[i], rocjit_last_error());
 	}
+	rj_sig_trust_free(&p.keep);
 	if (pushed)
 		*pushed = p.pushed;
 	if (present)

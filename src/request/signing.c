@@ -120,13 +120,7 @@ void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_me
 	m->sig = NULL;
 	if (!g->key)
 		return;
-	e.key = key;
-	e.pkey = &m->pkey;
-	e.platform = m->platform;
-	e.target = m->target;
-	e.compiler = m->compiler;
-	e.code = code;
-	e.code_size = size;
+	rj_cache_meta_subject(&e, key, m, code, size);
 	rj_sig_sign(g->key, &e, sig_out);
 	m->signer = g->key->name;
 	m->sig = sig_out;
@@ -149,6 +143,7 @@ int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_s
 	struct rj_cache_signed e;
 	struct rj_stored_sig ix;
 	struct rj_sig_subject sub;
+	unsigned char described[RJ_SIG_DIGEST_BYTES];
 	enum rj_sig_status st = RJ_SIG_BAD;
 	char what[512], hex[33];
 	int found;
@@ -162,17 +157,19 @@ int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_s
 	   drop it at the next open: cache_index_write.c), so it only ever accepts; whatever
 	   it does not accept (unsigned there, signed since, a key no longer trusted) is the
 	   database's to judge. */
-	if (rj_cache_index_signature(c, key, served, &ix) == 1 &&
-	    rj_sig_verify(&g->trust, hit, ix.signer, ix.sig, ix.len) == RJ_SIG_TRUSTED)
-		return 1;
+	if (rj_cache_index_signature(c, key, served, &ix, described) == 1) {
+		sub = *hit;
+		memcpy(sub.described, described, sizeof described);
+		if (rj_sig_verify(&g->trust, &sub, ix.signer, ix.sig, ix.len) == RJ_SIG_TRUSTED)
+			return 1;
+	}
+	/* The database's row: its signature, portable key, platform, target, compiler and
+	   description, over the hit's code, kernels column and compile time (what the caller
+	   loads and counts, wherever it read them: a row that holds other ones fails). */
 	if ((found = rj_cache_signed_get(c, key, &e)) == 1) {
-		sub.key = key;
-		sub.pkey = &e.pkey;
-		sub.platform = e.platform;
-		sub.target = e.target;
-		sub.compiler = e.compiler;
-		sub.code = hit->code;
-		sub.code_size = hit->code_size;
+		rj_sig_subject_make(&sub, key, &e.pkey, e.platform, e.target, e.compiler,
+				    hit->kernels, hit->kernels_len, hit->compile_ms, e.described,
+				    hit->code, hit->code_size);
 		st = rj_sig_verify(&g->trust, &sub, e.sig.signer, e.sig.sig, e.sig.len);
 		if (st == RJ_SIG_TRUSTED)
 			return 1;
@@ -188,9 +185,57 @@ int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_s
 		 "set ROCJIT_SIGNING_KEY where it is compiled)", hex,
 		 st == RJ_SIG_UNSIGNED ? "unsigned" : st == RJ_SIG_UNTRUSTED ?
 		 "signed by a key that is not trusted: " : "badly signed: ",
-		 st == RJ_SIG_UNSIGNED ? "" : e.sig.signer, "");
+		 st == RJ_SIG_UNSIGNED ? "" : e.sig.signer,
+		 st == RJ_SIG_BAD ? " (altered since it was signed, or signed in an older "
+				    "format: re-sign with `rocjit sign`)" : "");
 	rj_signing_rejected(g, what);
 	return 0;
+}
+
+int rj_signing_keepable(const struct rj_signing *g, struct rj_sig_trust *out)
+{
+	struct rj_sig_public own;
+
+	out->n = 0;
+	out->keys = malloc((g->trust.n + 1) * sizeof *out->keys);
+	RJ_CHECK(!out->keys, ROCJIT_ENOMEM, "out of memory signing");
+	if (g->trust.n)
+		memcpy(out->keys, g->trust.keys, g->trust.n * sizeof *out->keys);
+	out->n = g->trust.n;
+	/* Its own name already trusted under another key: that one is found first
+	   (rj_sig_trust_find), and judges signatures in that name. */
+	if (g->key && rj_sig_secret_public(g->key, &own) == 0)
+		out->keys[out->n++] = own;
+	return 0;
+}
+
+int rj_signing_vouch(const struct rj_sig_secret *key, const struct rj_sig_trust *keep,
+		     const struct rj_sig_subject *e, const struct rj_stored_origin *origin,
+		     const struct rj_stored_sig *current, char *signer, unsigned char *sig,
+		     char *why, size_t why_size)
+{
+	char hex[33];
+
+	if (origin->origin == RJ_ORIGIN_COMPILED) {
+		rj_sig_sign(key, e, sig);
+		memcpy(signer, key->name, strlen(key->name) + 1);
+		return RJ_SIGN_NEW;
+	}
+	if (current->len && rj_sig_verify(keep, e, current->signer, current->sig,
+					  current->len) == RJ_SIG_TRUSTED)
+		return RJ_SIGN_KEEP;
+	if (why) {
+		rj_key_hex(e->key, hex);
+		snprintf(why, why_size, "entry %s arrived %s %s: not signed, since a signer "
+			 "vouches only for code compiled here or already signed by a key it "
+			 "trusts; compile it here (rocjit purge %s, then rocjit prewarm or run the "
+			 "program), or trust its signer's key", hex,
+			 origin->origin == RJ_ORIGIN_UNKNOWN ? "before rocjit recorded origins, so" :
+			 current->len ? "with a signature that does not hold here," : "unsigned",
+			 origin->origin == RJ_ORIGIN_UNKNOWN ? "its origin is unknown" :
+			 rj_origin_name(origin->origin), hex);
+	}
+	return RJ_SIGN_REFUSE;
 }
 
 ROCJIT_API int rocjit_keygen(const char *name, const char *dir, char *public_line, size_t size)

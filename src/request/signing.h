@@ -10,6 +10,7 @@
 
 #include "sign/sign.h"
 #include "store/cache.h"
+#include "store/cache_signing.h"
 
 struct rj_signing {
 	struct rj_sig_secret *key;   /* NULL: entries are stored unsigned */
@@ -42,8 +43,10 @@ void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_me
 /*
  * ROCJIT_REQUIRE_SIGNED_ALL: whether a local cache hit may load: 1, or 0 after counting it
  * and warning once (the caller compiles instead).  1 without a look when the rule does not
- * cover the local cache.  hit: the entry's key and the hit's code, with the request's
- * portable key, platform, target and compiler identity (the entry's: its key matched).
+ * cover the local cache.  hit: the entry's key, the hit's code, kernels column and compile
+ * time (what the caller uses), with the request's portable key, platform, target and
+ * compiler identity (the entry's: its key matched); its description digest is the
+ * store's (the index's copy, else the row's).
  * A hit the read index served is loaded on the index's copy of its signature when that is
  * trusted over hit, without the database; anything else (no signature there, or one not
  * trusted) is judged by the database's row, which may be newer, as a hit from the database
@@ -53,6 +56,25 @@ void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_me
  */
 int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_subject *hit,
 			const void *served);
+
+/* The signatures a signer keeps on entries it did not compile (issue 27): g's trusted
+ * keys and its signing key's public half, into *out (free with rj_sig_trust_free).  0, or
+ * ROCJIT_ENOMEM. */
+int rj_signing_keepable(const struct rj_signing *g, struct rj_sig_trust *out);
+
+/*
+ * A signer vouches only for code whose origin it knows (issue 27; origins.h): whether
+ * entry e (its origin, its current signature: len 0 none) is signed anew by key
+ * (RJ_SIGN_NEW: signer and sig written; an entry compiled here), keeps its current
+ * signature (RJ_SIGN_KEEP: it holds under keep, rj_signing_keepable), or is refused
+ * (RJ_SIGN_REFUSE: from the remote tier or a bundle without such a signature, or of
+ * unknown origin), why (NULL: not wanted) then saying which entry, why and what to do.
+ * The RJ_SIGN_* values are store/cache_signing.h's.  Any thread.
+ */
+int rj_signing_vouch(const struct rj_sig_secret *key, const struct rj_sig_trust *keep,
+		     const struct rj_sig_subject *e, const struct rj_stored_origin *origin,
+		     const struct rj_stored_sig *current, char *signer, unsigned char *sig,
+		     char *why, size_t why_size);
 
 /* A shared tier passed over an entry for its signature: counted, one warning a process
  * (then at ROCJIT_LOG=info). */

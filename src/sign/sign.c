@@ -25,12 +25,15 @@
 
 #include "base/error.h"
 #include "base/fsutil.h"
+#include "base/trust.h"
+#include "rocjit.h"
 
-#define DOMAIN "rocjit signature v1"     /* signed with its NUL */
-#define CODE_HASH_BYTES 32               /* BLAKE2b-256 */
-/* The longest signed message: domain, two keys, three length-prefixed strings, hash. */
-#define MESSAGE_MAX (sizeof DOMAIN + 2 * sizeof(rj_key) + 3 * (4 + RJ_SIG_TEXT_MAX) + \
-		     CODE_HASH_BYTES)
+#define DOMAIN "rocjit signature v2"     /* signed with its NUL (sign.h) */
+#define CODE_HASH_BYTES RJ_SIG_DIGEST_BYTES /* BLAKE2b-256 */
+/* The longest signed message: domain, two keys, three length-prefixed strings, the
+ * compile time, then the kernels', the description's and the code's digests. */
+#define MESSAGE_MAX (sizeof DOMAIN + 2 * sizeof(rj_key) + 3 * (4 + RJ_SIG_TEXT_MAX) + 8 + \
+		     3 * CODE_HASH_BYTES)
 
 #define B64 sodium_base64_VARIANT_ORIGINAL
 #define PUBLIC_B64_SIZE sodium_base64_ENCODED_LEN(RJ_SIG_PUBLIC_BYTES, B64)  /* with NUL */
@@ -362,16 +365,12 @@ int rj_sig_secret_load(struct rj_sig_secret *out, const char *path)
 
 	memset(out, 0, sizeof *out);
 	RJ_CHECK(!path || !*path, ROCJIT_EINVAL, "no secret key file given");
-	fd = rj_fs_open_regular(AT_FDCWD, path, O_RDONLY, 0, &st);
-	if (fd < 0) {
-		e = errno;
-		RJ_FAIL(ROCJIT_EIO, "cannot open the secret key %s: %s", path, rj_fs_why(e, &st));
-	}
-	if (st.st_mode & 077) {
-		close(fd);
-		RJ_FAIL(ROCJIT_EIO, "the secret key %s may be read or written by others (mode "
-			"%04o): run chmod 600 %s", path, (unsigned)(st.st_mode & 07777), path);
-	}
+	/* The one trust rule (base/trust.h), for a secret: owned by this user or root, and
+	   neither readable nor writable by anyone else.  A key another user owns could be
+	   swapped for theirs, and every entry this process signs would then carry it. */
+	fd = rj_trust_open(path, "the secret key", RJ_TRUST_SECRET, &st);
+	if (fd < 0)
+		return fd;
 	/* Read to the end, not st_size bytes: a file that grows past the limit meanwhile is
 	   still caught. */
 	for (;;) {
@@ -504,17 +503,13 @@ static int trust_file(struct trust_build *b, const char *item, size_t item_len)
 		 "than %zu bytes", b->from, sizeof path - 1);
 	memcpy(path, item, item_len);
 	path[item_len] = 0;
-	fd = rj_fs_open_regular(AT_FDCWD, path, O_RDONLY, 0, &st);
+	/* The one trust rule (base/trust.h): whoever can write the list, its owner among
+	   them, chooses which keys' code this process runs. */
+	fd = rj_trust_open(path, "the trust file", 0, &st);
 	if (fd < 0) {
-		e = errno;
-		RJ_FAIL(ROCJIT_EIO, "%s: cannot read the trust file %s: %s", b->from, path,
-			rj_fs_why(e, &st));
-	}
-	if (st.st_mode & S_IWOTH) {
-		close(fd);
-		RJ_FAIL(ROCJIT_EIO, "%s: the trust file %s may be written by anyone (mode %04o), "
-			"who could add a key to it: run chmod o-w %s", b->from, path,
-			(unsigned)(st.st_mode & 07777), path);
+		char why[600];
+		snprintf(why, sizeof why, "%s", rocjit_last_error());
+		RJ_FAIL(ROCJIT_EIO, "%s: %s", b->from, why);
 	}
 	if ((uintmax_t)st.st_size > RJ_SIG_TRUST_FILE_MAX) {
 		close(fd);
@@ -592,10 +587,63 @@ static unsigned char *put_text(unsigned char *p, const char *s, size_t n)
 	return p + n;
 }
 
+/* Feeds n as 8 little-endian bytes, then data[n], to h: a field no other can run into. */
+static void hash_field(crypto_generichash_state *h, const void *data, size_t n)
+{
+	unsigned char len[8];
+
+	for (int i = 0; i < 8; i++)
+		len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+	crypto_generichash_update(h, len, sizeof len);
+	if (n)
+		crypto_generichash_update(h, data, n);
+}
+
+void rj_sig_describe(unsigned char out[RJ_SIG_DIGEST_BYTES], const char *options,
+		     size_t options_len, const char *source_name, size_t source_name_len,
+		     const char *headers, size_t headers_len)
+{
+	crypto_generichash_state h;
+
+	sodium();
+	crypto_generichash_init(&h, NULL, 0, RJ_SIG_DIGEST_BYTES);
+	hash_field(&h, options, options ? options_len : 0);
+	hash_field(&h, source_name, source_name ? source_name_len : 0);
+	hash_field(&h, headers, headers ? headers_len : 0);
+	crypto_generichash_final(&h, out, RJ_SIG_DIGEST_BYTES);
+}
+
+void rj_sig_describe_text(unsigned char out[RJ_SIG_DIGEST_BYTES], const char *options,
+			  const char *source_name, const char *headers)
+{
+	rj_sig_describe(out, options, options ? strlen(options) : 0, source_name,
+			source_name ? strlen(source_name) : 0, headers,
+			headers ? strlen(headers) : 0);
+}
+
+void rj_sig_subject_make(struct rj_sig_subject *e, const rj_key *key, const rj_key *pkey,
+			 const char *platform, const char *target, const char *compiler,
+			 const char *kernels, size_t kernels_len, double compile_ms,
+			 const unsigned char described[RJ_SIG_DIGEST_BYTES], const void *code,
+			 size_t code_size)
+{
+	e->key = key;
+	e->pkey = pkey;
+	e->platform = platform ? platform : "";
+	e->target = target ? target : "";
+	e->compiler = compiler ? compiler : "";
+	e->kernels = kernels ? kernels : "";
+	e->kernels_len = kernels ? kernels_len : 0;
+	e->compile_ms = compile_ms;
+	memcpy(e->described, described, RJ_SIG_DIGEST_BYTES);
+	e->code = code;
+	e->code_size = code_size;
+}
+
 /*
  * Encodes the message a signature covers (sign.h) into msg (MESSAGE_MAX bytes).  Returns
  * its length, or 0 for a subject no signature may cover: a string longer than
- * RJ_SIG_TEXT_MAX, or code NULL with a size.  Each string is read only up to
+ * RJ_SIG_TEXT_MAX, or code or kernels NULL with a size.  Each string is read only up to
  * RJ_SIG_TEXT_MAX + 1 bytes.
  */
 static size_t encode_message(const struct rj_sig_subject *e, unsigned char msg[MESSAGE_MAX])
@@ -604,6 +652,8 @@ static size_t encode_message(const struct rj_sig_subject *e, unsigned char msg[M
 	const char *text[3] = { e->platform, e->target, e->compiler };
 	size_t len[3];
 	unsigned char *p = msg;
+	uint64_t bits;
+	crypto_generichash_state h;
 
 	for (int i = 0; i < 3; i++) {
 		if (!text[i])
@@ -612,7 +662,7 @@ static size_t encode_message(const struct rj_sig_subject *e, unsigned char msg[M
 		if (len[i] > RJ_SIG_TEXT_MAX)
 			return 0;
 	}
-	if (!e->code && e->code_size)
+	if ((!e->code && e->code_size) || (!e->kernels && e->kernels_len))
 		return 0;
 	memcpy(p, DOMAIN, sizeof DOMAIN);
 	p += sizeof DOMAIN;
@@ -622,6 +672,17 @@ static size_t encode_message(const struct rj_sig_subject *e, unsigned char msg[M
 	p += sizeof zero.b;
 	for (int i = 0; i < 3; i++)
 		p = put_text(p, text[i], len[i]);
+	/* The double's own bits: every store keeps the exact double (SQLite REAL, the
+	   index, the remote value's u64 bits), so no rounding rule is needed. */
+	memcpy(&bits, &e->compile_ms, sizeof bits);
+	for (int i = 0; i < 8; i++)
+		*p++ = (unsigned char)(bits >> (8 * i));
+	crypto_generichash_init(&h, NULL, 0, CODE_HASH_BYTES);
+	hash_field(&h, e->kernels, e->kernels_len);
+	crypto_generichash_final(&h, p, CODE_HASH_BYTES);
+	p += CODE_HASH_BYTES;
+	memcpy(p, e->described, RJ_SIG_DIGEST_BYTES);
+	p += RJ_SIG_DIGEST_BYTES;
 	crypto_generichash(p, CODE_HASH_BYTES, e->code, e->code_size, NULL, 0);
 	p += CODE_HASH_BYTES;
 	return (size_t)(p - msg);

@@ -7,15 +7,26 @@
  *   NAME.pub      NAME:BASE64(32-byte public key), 0644
  * A trust list ($ROCJIT_TRUSTED_KEYS, an option) names the public keys a consumer takes.
  *
- * What is signed (version 1), all integers little-endian:
- *   "rocjit signature v1" and a NUL      20 bytes, the domain
+ * What is signed (version 2, issue 27), all integers little-endian:
+ *   "rocjit signature v2" and a NUL      20 bytes, the domain
  *   key                                  16 bytes
  *   portable key                         16 bytes (16 zero bytes when there is none)
  *   platform, target, compiler identity  each: u32 length, then its bytes
+ *   compile time                         8 bytes: the IEEE-754 double's bits (u64), as
+ *                                        the database, the index and a remote value
+ *                                        store it (it feeds the saved-time counters)
+ *   BLAKE2b-256 of the kernels column    32 bytes: u64 length, then the column (symbols
+ *                                        and name expressions: what a name resolves to)
+ *   the description                      32 bytes (rj_sig_describe): BLAKE2b-256 of the
+ *                                        options, source name and header names, each a
+ *                                        u64 length then its bytes
  *   BLAKE2b-256 of the code              32 bytes (no key)
- * A signature covers everything that decides whether an entry is used, so no entry can be
- * moved under another key, target or compiler without failing.  The signer's name travels
- * beside the signature (the tiers store both); it picks the key to check with.
+ * A signature covers every field of an entry but itself and its local usage (hits, last
+ * use): nothing that decides what runs, or what rocjit says of it, can change without
+ * failing it.  Version 1 (the domain "rocjit signature v1") covered neither the kernels
+ * column, the compile time nor the description: such a signature no longer holds (bad),
+ * and is made again with `rocjit sign`.  The signer's name travels beside the signature
+ * (the tiers store both); it picks the key to check with.
  *
  * Pure functions over bytes, plus the key files rj_sig_keygen writes and
  * rj_sig_secret_load / rj_sig_trust_parse read.  No global state but libsodium's one-time
@@ -58,17 +69,51 @@ struct rj_sig_trust {            /* the trusted keys; {0} is an empty set */
 	size_t n;
 };
 
-/* What is signed: the entry's full key and its code.  pkey may be NULL (no portable key:
- * 16 zero bytes are signed); strings are NUL-terminated, never NULL (use ""). */
+/* The bytes of a digest a signature covers (rj_sig_describe, the kernels, the code). */
+#define RJ_SIG_DIGEST_BYTES 32
+
+/* What is signed: every field of an entry (see the top).  Build it with
+ * rj_sig_subject_make, which takes each field, so that no site leaves one out.  pkey may
+ * be NULL (16 zero bytes are signed); strings are NUL-terminated, never NULL (use ""),
+ * but kernels, which carries its length. */
 struct rj_sig_subject {
 	const rj_key *key;
 	const rj_key *pkey;
 	const char *platform;        /* "amd", "nvidia" */
 	const char *target;          /* normalized target id */
 	const char *compiler;        /* compiler identity */
+	const char *kernels;         /* the kernels column (FORMAT.md), kernels_len bytes */
+	size_t kernels_len;
+	double compile_ms;           /* signed as its bits: the exact double stored */
+	unsigned char described[RJ_SIG_DIGEST_BYTES]; /* rj_sig_describe */
 	const void *code;
 	size_t code_size;
 };
+
+/*
+ * The description digest: BLAKE2b-256 over the options, source name and header names,
+ * each as a u64 little-endian length then its bytes (NULL with length 0 is "").  What a
+ * signature covers of the texts `rocjit show` displays; the read index stores this digest
+ * instead of the texts.  Any thread.
+ */
+void rj_sig_describe(unsigned char out[RJ_SIG_DIGEST_BYTES], const char *options,
+		     size_t options_len, const char *source_name, size_t source_name_len,
+		     const char *headers, size_t headers_len);
+/* As rj_sig_describe, of NUL-terminated strings (NULL is ""). */
+void rj_sig_describe_text(unsigned char out[RJ_SIG_DIGEST_BYTES], const char *options,
+			  const char *source_name, const char *headers);
+
+/*
+ * Fills *e with every field a signature covers: the entry's key and portable key,
+ * platform, target, compiler identity, kernels column (kernels_len bytes; NULL is ""),
+ * compile time, description digest (rj_sig_describe) and code.  Pointers are kept, not
+ * copied: they must outlive e.  NULL strings are taken as "".
+ */
+void rj_sig_subject_make(struct rj_sig_subject *e, const rj_key *key, const rj_key *pkey,
+			 const char *platform, const char *target, const char *compiler,
+			 const char *kernels, size_t kernels_len, double compile_ms,
+			 const unsigned char described[RJ_SIG_DIGEST_BYTES], const void *code,
+			 size_t code_size);
 
 enum rj_sig_status {
 	RJ_SIG_UNSIGNED = 0,   /* no signature */
@@ -97,11 +142,12 @@ int rj_sig_keygen(const char *name, const char *dir, char *public_line, size_t s
 /*
  * Reads a secret key file (as rj_sig_keygen writes it; whitespace around the line is
  * allowed) into *out.  The file must be a regular file (a symbolic link to one is
- * followed) that neither group nor others may read or write, at most
+ * followed) owned by this user or root, that neither group nor others may read or write
+ * (the trust rule, base/trust.h, for a secret), at most
  * RJ_SIG_SECRET_FILE_MAX bytes, and its public half must be the one its seed derives.
  * Returns 0; ROCJIT_EINVAL for a NULL or empty path or a file that does not hold a valid
  * secret key; ROCJIT_EIO when it cannot be opened or read, is not a regular file, is too
- * large, or is open to group or others (the message says to chmod 600).  On failure
+ * large, is another user's, or is open to group or others (the message says what to do).  On failure
  * *out is wiped.  Messages name the path, never its contents.  Any thread.
  */
 int rj_sig_secret_load(struct rj_sig_secret *out, const char *path);
@@ -131,12 +177,13 @@ int rj_sig_secret_public(const struct rj_sig_secret *s, struct rj_sig_public *ou
  * when it starts with '/' or '.', the path of a file of them: one or more per line
  * (separated as in spec), blank lines and lines starting with '#' ignored, no nested
  * files.  A trust file must be a regular file of at most RJ_SIG_TRUST_FILE_MAX bytes
- * that others may not write (anyone could add a key to it).  The same key given twice
+ * owned by this user or root that neither group nor others may write (the trust rule,
+ * base/trust.h: whoever can write it could add a key to it).  The same key given twice
  * is kept once; two different keys with one name are refused (ambiguous).  from names
  * where spec came from ("ROCJIT_TRUSTED_KEYS") and begins every message.  Returns 0;
  * ROCJIT_EINVAL for a malformed item or a conflict (the message quotes the item and,
- * for a file, names it and the line); ROCJIT_EIO when a trust file cannot be read or is
- * writable by others; ROCJIT_ENOMEM.  On failure *out is an empty set.  Free with
+ * for a file, names it and the line); ROCJIT_EIO when a trust file cannot be read or
+ * fails the trust rule; ROCJIT_ENOMEM.  On failure *out is an empty set.  Free with
  * rj_sig_trust_free.  Any thread.
  */
 int rj_sig_trust_parse(struct rj_sig_trust *out, const char *spec, const char *from);

@@ -88,7 +88,8 @@ struct rj_bundle *rj_bundle_open_one(const char *path, int quiet, char *error, s
 			why = "a format this rocjit does not read";
 		else if (sqlite3_prepare_v3(b->db,
 					    "SELECT " RJ_BUNDLE_ROW_COLUMNS ", rowid, compiler = ?3, "
-					    "key, compiler FROM entries "
+					    "key, compiler, options, source_name, headers "
+					    "FROM entries "
 					    "WHERE pkey = ?1 AND target = ?2 "
 					    "ORDER BY compiler = ?3 DESC, created DESC",
 					    -1, SQLITE_PREPARE_PERSISTENT, &b->find, NULL) != SQLITE_OK)
@@ -263,28 +264,25 @@ static int row_trusted(struct rj_bundle *b, sqlite3_stmt *st, const struct rj_bu
 		       const struct rj_sig_trust *trust, struct rj_bundle_reject *rej)
 {
 	struct rj_stored_sig sig;
-	struct rj_sig_subject e;
+	struct rj_row_subject e;
 	enum rj_sig_status status;
-	rj_key key, pkey;
+	const int at = RJ_BUNDLE_ROW_NCOLUMNS;
 
 	if (!trust)
 		return 1;
-	if (sqlite3_column_bytes(st, RJ_BUNDLE_ROW_NCOLUMNS + 2) != 16) {
+	if (sqlite3_column_bytes(st, at + 2) != 16) {
 		status = RJ_SIG_BAD;
 	} else {
-		memcpy(key.b, sqlite3_column_blob(st, RJ_BUNDLE_ROW_NCOLUMNS + 2), 16);
-		memcpy(pkey.b, r->pkey, 16);
-		rj_sig_table_get(b->db, key.b, &sig);
-		e.key = &key;
-		e.pkey = &pkey;
-		e.platform = r->platform;
-		e.target = r->target;
-		e.compiler = (const char *)sqlite3_column_text(st, RJ_BUNDLE_ROW_NCOLUMNS + 3);
-		if (!e.compiler)
-			e.compiler = "";
-		e.code = r->code;
-		e.code_size = (size_t)r->code_len;
-		status = rj_sig_verify(trust, &e, sig.signer, sig.sig, sig.len);
+		/* Every field the signature covers, from this row: what the hit serves (its
+		   code, kernels column and compile time among them) is what is checked. */
+		rj_row_subject_make(&e, sqlite3_column_blob(st, at + 2), r->pkey, r->platform,
+				    r->target, (const char *)sqlite3_column_text(st, at + 3),
+				    (const char *)sqlite3_column_text(st, at + 4),
+				    (const char *)sqlite3_column_text(st, at + 5),
+				    (const char *)sqlite3_column_text(st, at + 6), r->kernels,
+				    r->compile_ms, r->code, (size_t)r->code_len);
+		rj_sig_table_get(b->db, e.key.b, &sig);
+		status = rj_sig_verify(trust, &e.e, sig.signer, sig.sig, sig.len);
 		if (status == RJ_SIG_TRUSTED)
 			return 1;
 		snprintf(rej->signer, sizeof rej->signer, "%s", sig.signer);

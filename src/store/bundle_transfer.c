@@ -24,6 +24,7 @@
 #include "store/bundle_internal.h"
 #include "store/bundle_transfer.h"
 #include "store/cache_internal.h"
+#include "store/origins.h"
 #include "store/signatures.h"
 #include "store/sqlite_fd.h"
 
@@ -39,6 +40,16 @@ static size_t distinct_keys(const rj_key *keys, size_t n)
 		d += j == i;
 	}
 	return d;
+}
+
+/* A table of the exported entries' own (signatures, origins) copied into the attached
+ * bundle when the cache has it (has), made there first with create.  0, or -1. */
+static int copy_rows(rj_cache *c, int has, int (*create)(sqlite3 *, const char *),
+		     const char *sql)
+{
+	if (!has)
+		return 0;
+	return create(c->db, "bundle") == SQLITE_OK && rj_cache_exec(c, sql) == 0 ? 0 : -1;
 }
 
 /* Writes the new bundle's schema and header, then copies the entries, all in the file.
@@ -83,12 +94,14 @@ static int export_locked(rj_cache *c, const char *name, const char *path, const 
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	/* The entries' signatures go along (signatures.c), where the cache has any. */
-	if (rj_sig_table_exists(c->db) &&
-	    (rj_sig_table_create(c->db, "bundle") != SQLITE_OK ||
-	     rj_cache_exec(c, "INSERT OR REPLACE INTO bundle.signatures SELECT s.key, s.signer, "
-			   "s.sig, s.signed FROM main.signatures s JOIN bundle.entries e ON "
-			   "e.key = s.key") != 0))
+	/* The entries' signatures go along (signatures.c), where the cache has any, and
+	   their origins (origins.c): what `rocjit sign` on the bundle file goes by. */
+	if (copy_rows(c, rj_sig_table_exists(c->db), rj_sig_table_create, "INSERT OR REPLACE "
+		      "INTO bundle.signatures SELECT s.key, s.signer, s.sig, s.signed FROM "
+		      "main.signatures s JOIN bundle.entries e ON e.key = s.key") != 0 ||
+	    copy_rows(c, rj_origin_table_exists(c->db), rj_origin_table_create, "INSERT OR "
+		      "REPLACE INTO bundle.origins SELECT o.key, o.origin, o.signer, o.recorded "
+		      "FROM main.origins o JOIN bundle.entries e ON e.key = o.key") != 0)
 		goto rollback;
 	snprintf(sql, sizeof sql, "INSERT INTO bundle.bundle (name, value) VALUES "
 		 "('created', '%lld')", (long long)time(NULL));
@@ -252,28 +265,22 @@ static int import_signature(struct rj_bundle *b, const struct rj_sig_trust *trus
 			    sqlite3_stmt *rd, const struct rj_bundle_row *r,
 			    struct rj_stored_sig *sig, char *why, size_t size)
 {
-	struct rj_sig_subject sub;
-	rj_key key, pkey;
+	struct rj_row_subject sub;
 	enum rj_sig_status st;
-	const unsigned char *compiler = sqlite3_column_text(rd, 9);
 
 	if (!rj_sig_table_get(b->db, r->key, sig) || sig->len != RJ_SIG_BYTES ||
 	    !rj_sig_name_valid(sig->signer, strlen(sig->signer)))
 		sig->len = 0; /* a malformed one is not carried: the entry comes unsigned */
 	if (!trust)
 		return 0;
-	memcpy(key.b, r->key, 16);
-	memset(pkey.b, 0, 16);
-	if (r->pkey && r->pkey_len == 16)
-		memcpy(pkey.b, r->pkey, 16);
-	sub.key = &key;
-	sub.pkey = &pkey;
-	sub.platform = r->platform;
-	sub.target = r->target;
-	sub.compiler = compiler ? (const char *)compiler : "";
-	sub.code = r->code;
-	sub.code_size = (size_t)r->code_len;
-	st = rj_sig_verify(trust, &sub, sig->len ? sig->signer : "", sig->sig, sig->len);
+	/* Every field the signature covers, as this row holds it (and as it is copied). */
+	rj_row_subject_make(&sub, r->key, r->pkey && r->pkey_len == 16 ? r->pkey : NULL,
+			    r->platform, r->target, (const char *)sqlite3_column_text(rd, 9),
+			    (const char *)sqlite3_column_text(rd, 10),
+			    (const char *)sqlite3_column_text(rd, 11),
+			    (const char *)sqlite3_column_text(rd, 12), r->kernels, r->compile_ms,
+			    r->code, (size_t)r->code_len);
+	st = rj_sig_verify(trust, &sub.e, sig->len ? sig->signer : "", sig->sig, sig->len);
 	if (st == RJ_SIG_TRUSTED)
 		return 0;
 	snprintf(why, size, "%s%s (the trusted keys admit only entries signed by one of them)",
@@ -336,6 +343,11 @@ static int import_locked(rj_cache *c, struct rj_bundle *b, const struct rj_sig_t
 			/* Unsigned: a signature row left for the key by an older entry goes. */
 			if (rj_sig_table_put(c->db, r.key, sig.len ? sig.signer : NULL,
 					     sig.len ? sig.sig : NULL) != 0)
+				goto rollback;
+			/* From a bundle; its signer recorded only when the trust checked it
+			   (origins.h): a node that trusts no key vouches for none of it. */
+			if (rj_origin_put(c->db, r.key, RJ_ORIGIN_BUNDLE,
+					  trust && sig.len ? sig.signer : NULL) != 0)
 				goto rollback;
 			(*copied)++;
 		}

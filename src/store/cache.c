@@ -329,19 +329,33 @@ int rj_cache_probe(rj_cache *c, const rj_key *key, const void **code, void **own
 	return rc;
 }
 
+void rj_cache_meta_subject(struct rj_sig_subject *e, const rj_key *key,
+			   const struct rj_cache_meta *m, const void *code, size_t size)
+{
+	unsigned char described[RJ_SIG_DIGEST_BYTES];
+
+	rj_sig_describe_text(described, m->options, m->source_name, m->headers);
+	rj_sig_subject_make(e, key, &m->pkey, m->platform, m->target, m->compiler, m->kernels,
+			    m->kernels ? strlen(m->kernels) : 0, m->compile_ms, described, code,
+			    size);
+}
+
 int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
-			     struct rj_stored_sig *sig)
+			     struct rj_stored_sig *sig,
+			     unsigned char described[RJ_SIG_DIGEST_BYTES])
 {
 	const char *signer = NULL;
-	const unsigned char *bytes = NULL;
+	const unsigned char *bytes = NULL, *desc = NULL;
 	int found = 0;
 
 	memset(sig, 0, sizeof *sig);
+	memset(described, 0, RJ_SIG_DIGEST_BYTES);
 	if (!code)
 		return 0;
 	pthread_mutex_lock(&c->lock);
-	found = rj_index_signature(c, key, &signer, &bytes);
+	found = rj_index_signature(c, key, &signer, &bytes, &desc);
 	if (found && signer) {
+		memcpy(described, desc, RJ_SIG_DIGEST_BYTES);
 		/* From the shared mapping: copied within bounds, then checked as a copy (a
 		   name changed meanwhile is not a valid name, and the entry counts unsigned). */
 		size_t n = strnlen(signer, RJ_SIG_NAME_MAX);
@@ -349,8 +363,11 @@ int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
 		sig->signer[n] = 0;
 		memcpy(sig->sig, bytes, RJ_SIG_BYTES);
 		sig->len = RJ_SIG_BYTES;
-		if (!rj_sig_name_valid(sig->signer, n) || rj_index_broken(c->index))
-			found = 0, memset(sig, 0, sizeof *sig);
+		if (!rj_sig_name_valid(sig->signer, n) || rj_index_broken(c->index)) {
+			found = 0;
+			memset(sig, 0, sizeof *sig);
+			memset(described, 0, RJ_SIG_DIGEST_BYTES);
+		}
 	}
 	pthread_mutex_unlock(&c->lock);
 	return found && signer ? 1 : 0;
@@ -372,7 +389,9 @@ static void note_index_signature(rj_cache *c, const rj_key *key, const struct rj
 	int usable = sig->len == RJ_SIG_BYTES && rj_sig_name_valid(sig->signer,
 								  strlen(sig->signer));
 
-	if (!rj_index_signature(c, key, &signer, &bytes))
+	const unsigned char *desc;
+
+	if (!rj_index_signature(c, key, &signer, &bytes, &desc))
 		return;
 	/* Compared in the mapping: a broken one is left (it is not used again). */
 	if ((signer ? !usable || strcmp(signer, sig->signer) != 0 ||
@@ -394,8 +413,8 @@ int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *
 		pthread_mutex_unlock(&c->lock);
 		return rc;
 	}
-	rc = sqlite3_prepare_v2(c->db, "SELECT platform, target, compiler, pkey FROM entries "
-				"WHERE key = ?1", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(c->db, "SELECT platform, target, compiler, pkey, options, "
+				"source_name, headers FROM entries WHERE key = ?1", -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_blob(st, 1, key->b, 16, SQLITE_STATIC);
 		rc = sqlite3_step(st);
@@ -410,6 +429,9 @@ int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *
 		snprintf(e->compiler, sizeof e->compiler, "%s", f[2] ? f[2] : "");
 		if (sqlite3_column_bytes(st, 3) == 16)
 			memcpy(e->pkey.b, sqlite3_column_blob(st, 3), 16);
+		rj_sig_describe_text(e->described, (const char *)sqlite3_column_text(st, 4),
+				     (const char *)sqlite3_column_text(st, 5),
+				     (const char *)sqlite3_column_text(st, 6));
 		rj_sig_table_get(c->db, key->b, &e->sig);
 		note_index_signature(c, key, &e->sig);
 		rc = 1;
@@ -419,6 +441,19 @@ int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *
 							  sqlite3_errmsg(c->db));
 	}
 	sqlite3_finalize(st);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int rj_cache_origin_get(rj_cache *c, const rj_key *key, struct rj_stored_origin *o)
+{
+	int rc;
+
+	memset(o, 0, sizeof *o);
+	if ((rc = rj_cache_lock(c)) != 0)
+		return rc;
+	if ((rc = rj_cache_reopen_locked(c)) == 0)
+		rc = rj_origin_get(c->db, key->b, o);
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "key/key.h"
+#include "store/origins.h"
 #include "store/signatures.h"
 
 typedef struct rj_cache rj_cache;
@@ -34,7 +35,17 @@ struct rj_cache_meta {
 	rj_key pkey;              /* the portable key: the key less the compiler identity */
 	const char *signer;       /* its signature (signatures.h), or NULL: unsigned */
 	const unsigned char *sig; /* RJ_SIG_BYTES when signer is set */
+	int origin;               /* where it came from (origins.h: RJ_ORIGIN_*), recorded
+	                             with it; RJ_ORIGIN_UNKNOWN records none */
+	const char *origin_signer; /* the trusted key whose signature was checked when it
+	                              arrived, or NULL */
 };
+
+/* The signature subject (sign.h) of an entry stored with meta m under key, and its code:
+ * every field m holds (pointers kept: m and code must outlive e).  What rj_signing_sign
+ * signs and a verifier of a stored entry checks. */
+void rj_cache_meta_subject(struct rj_sig_subject *e, const rj_key *key,
+			   const struct rj_cache_meta *m, const void *code, size_t size);
 
 /* The cache folder's rule is public: rocjit_cache_dir() (rocjit.h), defined in cache_db.c. */
 
@@ -138,19 +149,24 @@ int rj_fs_is_network(unsigned long type);
  * The signature the read index holds for key's entry, for a hit: code is the hit's (NULL:
  * none), a copy, so the signature comes from the current index, which may have replaced
  * the one the hit was read from: it is checked against the code, never taken on trust.
- * 1 and *sig; 0 (sig->len 0) when the index holds the entry unsigned, lacks it, or its
- * mapping broke meanwhile (a file shortened under it: issue 27).  Never opens the
+ * 1 and *sig, with the description digest the index holds beside it (rj_sig_describe of
+ * the entry's options, source name and header names: the index keeps the digest, not the
+ * texts) in described; 0 (sig->len 0, described zeros) when the index holds the entry
+ * unsigned, lacks it, or its mapping broke meanwhile (a file shortened under it: issue
+ * 27).  Never opens the
  * database, and says nothing the database would not: the index holds the signature as
  * the database held it when the index was written, so whoever finds it not trusted asks
  * rj_cache_signed_get, whose answer is the current one.
  */
 int rj_cache_index_signature(rj_cache *c, const rj_key *key, const void *code,
-			     struct rj_stored_sig *sig);
+			     struct rj_stored_sig *sig,
+			     unsigned char described[RJ_SIG_DIGEST_BYTES]);
 
 /*
  * What key's entry was signed with, for a verifier (src/request/signing.c): its fields
- * that a signature covers, copied into *e (the code is the caller's: it has it from the
- * hit), and its signature (none: out->sig.len 0).  1, 0 when the database has no such
+ * that a signature covers, copied into *e (the code, kernels column and compile time are
+ * the caller's: it has them from the hit, and they are what it uses, so they are what is
+ * checked), and its signature (none: out->sig.len 0).  1, 0 when the database has no such
  * entry, negative on a database error.  Opens the connection when it is deferred.  When
  * the read index holds the entry with another signature (changed since it was written,
  * by a program that left the index), the index is written anew at the next occasion.
@@ -160,9 +176,15 @@ struct rj_cache_signed {
 	char platform[16];
 	char target[128];
 	char compiler[1024];
+	unsigned char described[RJ_SIG_DIGEST_BYTES]; /* of its options, source name and
+							 header names (rj_sig_describe) */
 	struct rj_stored_sig sig;
 };
 int rj_cache_signed_get(rj_cache *c, const rj_key *key, struct rj_cache_signed *e);
+
+/* key's origin (origins.h) into *o: 1 when recorded, 0 when not (unknown origin),
+ * negative on a database error.  Opens the connection when it is deferred. */
+int rj_cache_origin_get(rj_cache *c, const rj_key *key, struct rj_stored_origin *o);
 
 /* Entries and code bytes in the database. 0 or negative. */
 int rj_cache_totals(rj_cache *c, uint64_t *entries, uint64_t *bytes);

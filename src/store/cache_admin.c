@@ -83,7 +83,7 @@ static void row_signature(rj_cache *c, int has_table, const struct rj_sig_trust 
 			  size_t size)
 {
 	struct rj_stored_sig sig;
-	struct rj_sig_subject sub;
+	struct rj_row_subject sub;
 	enum rj_sig_status st;
 
 	e->signer[0] = 0;
@@ -96,14 +96,10 @@ static void row_signature(rj_cache *c, int has_table, const struct rj_sig_trust 
 								     : ROCJIT_SIGNATURE_UNTRUSTED;
 		return;
 	}
-	sub.key = k;
-	sub.pkey = pk;
-	sub.platform = e->platform;
-	sub.target = e->target;
-	sub.compiler = e->compiler;
-	sub.code = code;
-	sub.code_size = size;
-	st = rj_sig_verify(trust, &sub, sig.signer, sig.sig, sig.len);
+	/* e as row_entry read it: the kernels column whole, not yet split (entry_dup). */
+	rj_row_subject_make(&sub, k->b, pk->b, e->platform, e->target, e->compiler, e->options,
+			    e->source_name, e->headers, e->kernels, e->compile_ms, code, size);
+	st = rj_sig_verify(trust, &sub.e, sig.signer, sig.sig, sig.len);
 	/* BAD is a claim in a trusted key's name that does not hold; a malformed signature
 	   (another format, a name cut short) by a name not trusted here is only untrusted:
 	   verify --fix must not drop what this rocjit cannot read. */

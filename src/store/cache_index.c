@@ -400,6 +400,7 @@ static int entry_fields(const struct rj_index *ix, const struct index_entry *map
 	hit->ordinal = e->ordinal;
 	hit->signer = e->signer_len ? signer : NULL;
 	hit->sig = e->signer_len ? signature + e->signer_len : NULL;
+	hit->described = mapped->described;
 	return 0;
 }
 
@@ -434,7 +435,7 @@ int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_
 }
 
 int rj_index_signature(const rj_cache *c, const rj_key *key, const char **signer,
-		       const unsigned char **sig)
+		       const unsigned char **sig, const unsigned char **described)
 {
 	const struct rj_index *ix = c->index;
 	struct rj_index_hit hit;
@@ -443,6 +444,7 @@ int rj_index_signature(const rj_cache *c, const rj_key *key, const char **signer
 
 	*signer = NULL;
 	*sig = NULL;
+	*described = NULL;
 	/* The current index: the hit's code is a copy (rj_index_find), so it names no
 	   mapping.  An index that replaced the hit's since then may hold another signature
 	   for the key: a signature is only ever checked against the code itself, so one that
@@ -454,6 +456,7 @@ int rj_index_signature(const rj_cache *c, const rj_key *key, const char **signer
 		return 0;
 	*signer = hit.signer;
 	*sig = hit.sig;
+	*described = hit.described;
 	return 1;
 }
 

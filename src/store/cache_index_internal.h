@@ -16,8 +16,9 @@
 
 #define INDEX_MAGIC "rjindex"       /* 8 bytes with its NUL */
 /* 4: each entry carries its signature (the signatures table's row), after its kernels
- * column.  A file of another version is not used, and is written anew. */
-#define INDEX_VERSION 4
+ * column.  5 (issue 27): and the digest of its descriptive fields a signature (version 2)
+ * covers.  A file of another version is not used, and is written anew. */
+#define INDEX_VERSION 5
 /* Entries at most: the slots (twice as many, a power of two) stay within what a reader
  * accepts (2^28). */
 #define INDEX_MAX_ENTRIES (1u << 26)
@@ -63,6 +64,9 @@ struct index_entry {
 	uint32_t signer_len;    /* 0: unsigned (as the database said when it was written);
 	                           else 2..RJ_SIG_NAME_MAX + 1, a valid key name */
 	uint32_t sig_len;       /* 0 when unsigned, else RJ_SIG_BYTES */
+	uint8_t described[32];  /* rj_sig_describe of its options, source name and header
+	                           names (what its signature covers of them); zeros when
+	                           unsigned */
 	uint64_t meta_sum;      /* of the fields before it, the kernels column and the
 	                           signature */
 };

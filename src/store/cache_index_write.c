@@ -281,8 +281,10 @@ static int put_at(FILE *f, uint64_t off, const void *data, size_t size)
 
 /*
  * Key's signature as the table holds it into sig (the signer's name with its NUL, then
- * the signature) and e's lengths: none (both 0) when the table has no row for it, or one
- * that is not well formed (within what choose() left room for).  0, or -1 when the table
+ * the signature) and e's lengths, with the digest of the entry's descriptive fields it
+ * covers (e->described: a verifier of an index hit has no texts); none (both 0, the
+ * digest zeros) when the table has no row for it, or one that is not well formed (within
+ * what choose() left room for).  0, or -1 when the table
  * cannot be read.
  */
 static int read_signature(struct writer *w, struct index_entry *e,
@@ -308,6 +310,10 @@ static int read_signature(struct writer *w, struct index_entry *e,
 			memcpy(sig + nlen + 1, blob, RJ_SIG_BYTES);
 			e->signer_len = (uint32_t)nlen + 1;
 			e->sig_len = RJ_SIG_BYTES;
+			rj_sig_describe_text(e->described,
+					     (const char *)sqlite3_column_text(w->sig, 2),
+					     (const char *)sqlite3_column_text(w->sig, 3),
+					     (const char *)sqlite3_column_text(w->sig, 4));
 		}
 	}
 	sqlite3_reset(w->sig);
@@ -451,8 +457,10 @@ int rj_index_write_locked(rj_cache *c)
 	   cannot be read so is taken as none (the database then judges every entry). */
 	w.signatures = rj_sig_table_exists(c->db) &&
 		       rj_cache_exec(c, SIGNATURE_CHANGES_SQL) == 0 &&
-		       sqlite3_prepare_v2(c->db, "SELECT signer, sig FROM main.signatures "
-					  "WHERE key = ?1", -1, &w.sig, NULL) == SQLITE_OK;
+		       sqlite3_prepare_v2(c->db, "SELECT s.signer, s.sig, e.options, "
+					  "e.source_name, e.headers FROM main.signatures s JOIN "
+					  "main.entries e ON e.key = s.key WHERE s.key = ?1", -1,
+					  &w.sig, NULL) == SQLITE_OK;
 	if (!w.signatures) {
 		sqlite3_finalize(w.sig);
 		w.sig = NULL;

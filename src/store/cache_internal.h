@@ -212,6 +212,8 @@ struct rj_index_hit {
 	const char *signer;    /* its signature as the database held it when the index was
 	                          written (a valid name), or NULL: unsigned then */
 	const unsigned char *sig; /* RJ_SIG_BYTES when signer is set */
+	const unsigned char *described; /* RJ_SIG_DIGEST_BYTES: what the signature covers of
+	                                   the descriptive fields (sign.h) */
 };
 
 /* The identity of the database file now named in folder dirfd: 0, or -1. */
@@ -243,10 +245,11 @@ int rj_index_find(const struct rj_index *ix, const rj_key *key, struct rj_index_
 int rj_index_broken(const struct rj_index *ix);
 /* The signature c's current index holds for key's entry (caller holds c->lock; pointers
  * into the mapping, *signer NULL when it holds the entry unsigned; copy them, then ask
- * rj_index_broken): 1 when that index holds a sound entry of key, else 0.  The code is not
- * checked (a hit did; a signature is checked against the code itself). */
+ * rj_index_broken), and the description digest beside it (*described): 1 when that index
+ * holds a sound entry of key, else 0.  The code is not checked (a hit did; a signature is
+ * checked against the code itself). */
 int rj_index_signature(const rj_cache *c, const rj_key *key, const char **signer,
-		       const unsigned char **sig);
+		       const unsigned char **sig, const unsigned char **described);
 /* 1 when ix held every entry of the database when it was written (it was not full): a
  * key it lacks was stored after it was written, or is not stored. */
 int rj_index_complete(const struct rj_index *ix);

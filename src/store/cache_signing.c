@@ -5,7 +5,8 @@
  * is opened immutable by the processes that read it, so it is never changed in place).
  *
  * Reads each entry's code, checks it against its checksum (a damaged entry is never
- * signed), asks the caller's signer for a signature over the entry's fields, and writes
+ * signed), asks the caller's signer what to do with it given its origin (origins.c) and
+ * its current signature (sign it anew, keep that one, or refuse), and writes
  * the signatures table (signatures.c) in one transaction, which also removes the cache's
  * read index (it holds the old signatures).  Knows nothing of keys: the signer is the
  * caller's (src/request/signing.c).
@@ -22,24 +23,25 @@
 #include "base/error.h"
 #include "store/cache_internal.h"
 #include "store/cache_signing.h"
+#include "store/origins.h"
 #include "store/signatures.h"
 
 /*
- * Signs the entries of keys (NULL: all) in db with fn, in the caller's transaction:
- * 0 with *done and *bad (entries whose code fails its checksum: never signed), or
+ * Signs the entries of keys (NULL: all) in db as fn decides, in the caller's transaction:
+ * 0 with *k counted (bad: entries whose code fails its checksum, never signed), or
  * ROCJIT_EIO recorded (path names the file).
  */
 static int sign_rows(sqlite3 *db, const char *path, const rj_key *keys, size_t n,
-		     rj_cache_signer_fn fn, void *user, size_t *done, size_t *bad)
+		     rj_cache_signer_fn fn, void *user, struct rj_sign_counts *k)
 {
 	sqlite3_stmt *st = NULL;
 	size_t rounds = keys ? n : 1;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, keys ? "SELECT key, pkey, platform, target, compiler, "
-			       "code, size, checksum FROM entries WHERE key = ?1" :
-			       "SELECT key, pkey, platform, target, compiler, code, size, "
-			       "checksum FROM entries ORDER BY key", -1, &st, NULL) != SQLITE_OK)
+#define SIGN_READ "SELECT key, pkey, platform, target, compiler, code, size, checksum, " \
+	"options, source_name, headers, kernels, compile_ms FROM entries "
+	if (sqlite3_prepare_v2(db, keys ? SIGN_READ "WHERE key = ?1" : SIGN_READ "ORDER BY key",
+			       -1, &st, NULL) != SQLITE_OK)
 		RJ_FAIL(ROCJIT_EIO, "%s: %s", path, sqlite3_errmsg(db));
 	for (size_t i = 0; i < rounds && rc == 0; i++) {
 		if (keys)
@@ -47,35 +49,40 @@ static int sign_rows(sqlite3 *db, const char *path, const rj_key *keys, size_t n
 		while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
 			const void *code = sqlite3_column_blob(st, 5);
 			int len = sqlite3_column_bytes(st, 5);
-			struct rj_sig_subject e;
+			struct rj_row_subject e;
+			struct rj_stored_sig current;
+			struct rj_stored_origin origin;
 			char signer[RJ_SIG_NAME_MAX + 1];
 			unsigned char sig[RJ_SIG_BYTES];
-			rj_key key, pkey;
+			const char *text[7];
 
+			for (int t = 0; t < 7; t++)
+				text[t] = (const char *)sqlite3_column_text(st, t < 3 ? 2 + t : 5 + t);
 			if (sqlite3_column_bytes(st, 0) != 16 || !code || len <= 0 ||
 			    len != sqlite3_column_int64(st, 6) ||
-			    rj_checksum(code, (size_t)len) != (uint64_t)sqlite3_column_int64(st, 7)) {
-				(*bad)++; /* rocjit verify says what is wrong with it */
+			    rj_checksum(code, (size_t)len) != (uint64_t)sqlite3_column_int64(st, 7) ||
+			    !text[0] || !text[1] || !text[2] || !text[6]) {
+				k->bad++; /* rocjit verify says what is wrong with it */
 				continue;
 			}
-			memcpy(key.b, sqlite3_column_blob(st, 0), 16);
-			memset(pkey.b, 0, 16);
-			if (sqlite3_column_bytes(st, 1) == 16)
-				memcpy(pkey.b, sqlite3_column_blob(st, 1), 16);
-			e.key = &key;
-			e.pkey = &pkey;
-			e.platform = (const char *)sqlite3_column_text(st, 2);
-			e.target = (const char *)sqlite3_column_text(st, 3);
-			e.compiler = (const char *)sqlite3_column_text(st, 4);
-			if (!e.platform || !e.target || !e.compiler) {
-				(*bad)++;
-				continue;
+			rj_row_subject_make(&e, sqlite3_column_blob(st, 0),
+					    sqlite3_column_bytes(st, 1) == 16 ?
+						    sqlite3_column_blob(st, 1) : NULL,
+					    text[0], text[1], text[2], text[3], text[4], text[5],
+					    text[6], sqlite3_column_double(st, 12), code, (size_t)len);
+			rj_sig_table_get(db, e.key.b, &current);
+			rj_origin_get(db, e.key.b, &origin);
+			switch (fn(&e.e, &origin, &current, signer, sig, user)) {
+			case RJ_SIGN_NEW:
+				rc = rj_sig_table_put(db, e.key.b, signer, sig);
+				k->signed_count += rc == 0;
+				break;
+			case RJ_SIGN_KEEP:
+				k->kept++;
+				break;
+			default:
+				k->refused++;
 			}
-			e.code = code;
-			e.code_size = (size_t)len;
-			fn(&e, signer, sig, user);
-			rc = rj_sig_table_put(db, key.b, signer, sig);
-			*done += rc == 0;
 		}
 		sqlite3_reset(st);
 	}
@@ -84,30 +91,26 @@ static int sign_rows(sqlite3 *db, const char *path, const rj_key *keys, size_t n
 }
 
 int rj_cache_sign(rj_cache *c, const rj_key *keys, size_t n, rj_cache_signer_fn fn,
-		  void *user, size_t *signed_count, size_t *skipped)
+		  void *user, struct rj_sign_counts *counts)
 {
-	size_t done = 0, bad = 0;
+	struct rj_sign_counts k = { 0 };
 	int rc;
 
-	*signed_count = 0;
-	if (skipped)
-		*skipped = 0;
+	memset(counts, 0, sizeof *counts);
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only: it cannot be signed", c->path);
 	RJ_FORWARD(rj_cache_lock(c));
 	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0) {
 		pthread_mutex_unlock(&c->lock);
 		return ROCJIT_EIO;
 	}
-	rc = sign_rows(c->db, c->path, keys, n, fn, user, &done, &bad);
+	rc = sign_rows(c->db, c->path, keys, n, fn, user, &k);
 	/* The read index holds the signatures as they were: removed in this transaction, as
 	   by a deletion (cache_index_write.c), so that no process takes an old signature
 	   from it; written anew with the new ones at close. */
-	if (rc == 0 && done)
+	if (rc == 0 && k.signed_count)
 		rj_index_drop(c);
 	if (rc == 0 && rj_cache_exec(c, "COMMIT") == 0) {
-		*signed_count = done;
-		if (skipped)
-			*skipped = bad;
+		*counts = k;
 		c->index_dirty = 1;
 	} else {
 		rj_cache_exec(c, "ROLLBACK");
@@ -159,17 +162,15 @@ static int copy_file(int in, int out, const struct stat *st)
 }
 
 int rj_bundle_sign(const char *path, const rj_key *keys, size_t n, rj_cache_signer_fn fn,
-		   void *user, size_t *signed_count, size_t *skipped)
+		   void *user, struct rj_sign_counts *counts)
 {
 	char tmp[4200];
 	struct stat st;
 	sqlite3 *db = NULL;
-	size_t done = 0, bad = 0;
+	struct rj_sign_counts k = { 0 };
 	int in, out, e, rc = ROCJIT_EIO;
 
-	*signed_count = 0;
-	if (skipped)
-		*skipped = 0;
+	memset(counts, 0, sizeof *counts);
 	/* The rename replaces the name given: a symbolic link would become a signed copy
 	   and the bundle it names stay unsigned, a second hard link keep the old file. */
 	in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -221,7 +222,7 @@ int rj_bundle_sign(const char *path, const rj_key *keys, size_t n, rj_cache_sign
 			     db ? sqlite3_errmsg(db) : "out of memory");
 		goto fail;
 	}
-	if ((rc = sign_rows(db, path, keys, n, fn, user, &done, &bad)) != 0)
+	if ((rc = sign_rows(db, path, keys, n, fn, user, &k)) != 0)
 		goto fail;
 	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cannot sign bundle %s: %s",
@@ -238,9 +239,7 @@ int rj_bundle_sign(const char *path, const rj_key *keys, size_t n, rj_cache_sign
 		goto fail;
 	}
 	close(out);
-	*signed_count = done;
-	if (skipped)
-		*skipped = bad;
+	*counts = k;
 	return 0;
 fail:
 	sqlite3_close(db);

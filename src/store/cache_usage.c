@@ -49,8 +49,10 @@ int rj_cache_insert_locked(rj_cache *c, const rj_key *key, const struct rj_cache
 		return rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: write failed: %s",
 				    c->path, sqlite3_errmsg(c->db));
 	c->index_dirty = 1;
-	/* Its signature, or none (a replaced entry's is dropped): signatures.c. */
-	return rj_sig_table_put(c->db, key->b, m->signer, m->signer ? m->sig : NULL);
+	/* Its signature, or none (a replaced entry's is dropped): signatures.c; and where it
+	   came from (origins.c), in the same transaction. */
+	RJ_FORWARD(rj_sig_table_put(c->db, key->b, m->signer, m->signer ? m->sig : NULL));
+	return rj_origin_put(c->db, key->b, m->origin, m->origin_signer);
 }
 
 /* An entry kept to be stored later: one allocation, the strings after it, and the code
@@ -69,13 +71,14 @@ int rj_cache_keep_later_locked(rj_cache *c, const rj_key *key, const struct rj_c
 {
 	const char *src[7] = { m->platform, m->target, m->compiler, m->options, m->source_name,
 			       m->headers, m->kernels };
-	size_t len = sizeof(struct rj_later) + (shared ? 0 : size) + RJ_SIG_BYTES, n[7], ns;
+	size_t len = sizeof(struct rj_later) + (shared ? 0 : size) + RJ_SIG_BYTES, n[7], ns, no;
 	struct rj_later *l;
 	char *p;
 
 	for (int i = 0; i < 7; i++)
 		len += (n[i] = strlen(src[i]) + 1);
 	len += (ns = m->signer ? strlen(m->signer) + 1 : 0);
+	len += (no = m->origin_signer ? strlen(m->origin_signer) + 1 : 0);
 	l = malloc(len);
 	RJ_CHECK(!l, ROCJIT_ENOMEM, "out of memory keeping an entry for the cache");
 	l->key = *key;
@@ -106,6 +109,11 @@ int rj_cache_keep_later_locked(rj_cache *c, const rj_key *key, const struct rj_c
 		p += ns;
 		memcpy(p, m->sig, RJ_SIG_BYTES);
 		l->m.sig = (const unsigned char *)p;
+		p += RJ_SIG_BYTES;
+	}
+	if (m->origin_signer) {
+		memcpy(p, m->origin_signer, no);
+		l->m.origin_signer = p;
 	}
 	l->next = c->later;
 	c->later = l;

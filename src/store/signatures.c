@@ -102,3 +102,19 @@ int rj_sig_table_get(sqlite3 *db, const void *key, struct rj_stored_sig *out)
 	sqlite3_finalize(st);
 	return found;
 }
+
+void rj_row_subject_make(struct rj_row_subject *r, const void *key, const void *pkey,
+			 const char *platform, const char *target, const char *compiler,
+			 const char *options, const char *source_name, const char *headers,
+			 const char *kernels, double compile_ms, const void *code, size_t size)
+{
+	unsigned char described[RJ_SIG_DIGEST_BYTES];
+
+	memcpy(r->key.b, key, 16);
+	memset(r->pkey.b, 0, 16);
+	if (pkey)
+		memcpy(r->pkey.b, pkey, 16);
+	rj_sig_describe_text(described, options, source_name, headers);
+	rj_sig_subject_make(&r->e, &r->key, &r->pkey, platform, target, compiler, kernels,
+			    kernels ? strlen(kernels) : 0, compile_ms, described, code, size);
+}

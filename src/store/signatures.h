@@ -41,4 +41,20 @@ int rj_sig_table_put(sqlite3 *db, const void *key, const char *signer,
  * the verifier says it is bad), 0 when none (or no table: an unsigned cache or bundle). */
 int rj_sig_table_get(sqlite3 *db, const void *key, struct rj_stored_sig *out);
 
+/*
+ * An entry's signature subject (sign.h) from its stored fields, as a row of `entries`
+ * (a cache's or a bundle's) holds them: the one constructor every site that reads a row
+ * uses, so that none leaves a field out.  key and pkey are 16 bytes each (pkey NULL:
+ * none, zeros) and copied into r; the strings and code are kept as pointers (NULL is ""),
+ * valid as long as the row is.  The description digest is computed here.
+ */
+struct rj_row_subject {
+	rj_key key, pkey;
+	struct rj_sig_subject e;
+};
+void rj_row_subject_make(struct rj_row_subject *r, const void *key, const void *pkey,
+			 const char *platform, const char *target, const char *compiler,
+			 const char *options, const char *source_name, const char *headers,
+			 const char *kernels, double compile_ms, const void *code, size_t size);
+
 #endif
