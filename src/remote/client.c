@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/trust.h"
 #include "remote/breaker.h"
 
 _Static_assert(RJ_REDIS_OFF == RJ_BREAKER_OFF, "one code for an open breaker");
@@ -211,7 +212,13 @@ static int refuse_password(char *buf, size_t size, const char *file, const char 
 		why);
 }
 
-/* The password: the URL's, else the first line of the password file (read once). */
+/*
+ * The password: the URL's, else the first line of the password file (read once).  The
+ * file is a secret that decides where code comes from, so it falls under the trust rule
+ * (base/trust.h, RJ_TRUST_SECRET): a regular file, opened without blocking (a FIFO would
+ * hold the tier's lock, and every thread of the application behind it, until someone
+ * writes to it), owned by this user or root, readable and writable by nobody else.
+ */
 static int read_password(struct rj_redis *r)
 {
 	char buf[sizeof r->url.password + 2];
@@ -220,9 +227,10 @@ static int read_password(struct rj_redis *r)
 
 	if (r->password_read || !r->password_file[0])
 		return 0;
-	fd = open(r->password_file, O_RDONLY | O_CLOEXEC);
-	RJ_CHECK(fd < 0, ROCJIT_EIO, "cannot read the password file %s "
-		 "(ROCJIT_REMOTE_PASSWORD_FILE): %s", r->password_file, strerror(errno));
+	fd = rj_trust_open(r->password_file, "the password file (ROCJIT_REMOTE_PASSWORD_FILE)",
+			   RJ_TRUST_SECRET, NULL);
+	if (fd < 0)
+		return fd;
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	RJ_CHECK(n < 0, ROCJIT_EIO, "cannot read the password file %s: %s", r->password_file,
@@ -346,15 +354,27 @@ static int node_index(struct rj_redis *r, const char *host, size_t hlen, int por
 	return r->nnodes++;
 }
 
-/* "MOVED 3999 127.0.0.1:6381": the node's index (added when new), or -1.  An empty host
- * (Redis 7's ":6381") is the host of the node asked. */
-static int redirect_target(struct rj_redis *r, const struct rj_reply *e, unsigned *slot,
-			   int asked)
+/* The index of host:port among the nodes known (the URL's seeds, the slot maps' masters),
+ * or -1: a name is never added here. */
+static int known_node(const struct rj_redis *r, const char *host, int port)
+{
+	for (int i = 0; i < r->nnodes; i++)
+		if (r->nodes[i].port == port && !strcmp(r->nodes[i].host, host))
+			return i;
+	return -1;
+}
+
+/*
+ * "MOVED 3999 127.0.0.1:6381" into *slot, host[size] and *port: 0, or -1 when it is not
+ * one.  An empty host (Redis 7's ":6381") is the host of the node asked.
+ */
+static int redirect_target(const struct rj_redis *r, const struct rj_reply *e, unsigned *slot,
+			   int asked, char *host, size_t size, int *port)
 {
 	char buf[300];
 	const char *sp, *colon;
 	size_t n = e->len < sizeof buf - 1 ? e->len : sizeof buf - 1;
-	long port;
+	long p;
 
 	memcpy(buf, e->str, n);
 	buf[n] = 0;
@@ -366,12 +386,15 @@ static int redirect_target(struct rj_redis *r, const struct rj_reply *e, unsigne
 	colon = sp ? strrchr(sp, ':') : NULL;
 	if (!colon)
 		return -1;
-	port = strtol(colon + 1, NULL, 10);
-	if (port <= 0 || port > 65535)
+	p = strtol(colon + 1, NULL, 10);
+	if (p <= 0 || p > 65535 || (size_t)(colon - sp - 1) >= size)
 		return -1;
+	*port = (int)p;
 	if (colon == sp + 1)
-		return node_index(r, r->nodes[asked].host, strlen(r->nodes[asked].host), (int)port);
-	return node_index(r, sp + 1, (size_t)(colon - sp - 1), (int)port);
+		snprintf(host, size, "%s", r->nodes[asked].host);
+	else
+		snprintf(host, size, "%.*s", (int)(colon - sp - 1), sp + 1);
+	return 0;
 }
 
 /* Reads CLUSTER SLOTS's reply into the map; the node asked is nodes[asked]. */
@@ -492,7 +515,7 @@ static int pick(struct rj_redis *r, const char *key)
 int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
 		     const size_t *argvlen, struct rj_reply **reply)
 {
-	int asking = 0, idx, rc;
+	int asking = 0, reloaded = 0, idx, rc;
 
 	*reply = NULL;
 	RJ_FORWARD(rj_breaker_check(&r->breaker, shown(r)));
@@ -521,12 +544,34 @@ int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *
 							  rj_reply_is(e, RJ_REPLY_ERROR, "ASK"))) {
 			/* Only a cluster is followed: a plain server's credentials never go to
 			   a host it names. */
-			int moved = rj_reply_is(e, RJ_REPLY_ERROR, "MOVED");
-			to = redirect_target(r, e, &slot, idx);
+			int moved = rj_reply_is(e, RJ_REPLY_ERROR, "MOVED"), port = 0, bad;
+			char host[256], from[300];
+			bad = redirect_target(r, e, &slot, idx, host, sizeof host, &port);
 			rj_reply_free(e);
-			if (to < 0) {
+			if (bad) {
 				rj_error_set(-RJ_REDIS_UNAVAILABLE, __FILE__, __LINE__, "a redirection "
 					     "names a node this client cannot follow");
+				return fail(r, -RJ_REDIS_UNAVAILABLE);
+			}
+			/* Credentials go only to the cluster's members: the seeds the URL
+			   names and the masters of a slot map.  A node the map does not know
+			   (added since) makes the map read again from them, once a command. */
+			to = known_node(r, host, port);
+			if (to < 0 && !reloaded) {
+				reloaded = 1;
+				if ((rc = load_map(r)) < 0)
+					return fail(r, rc);
+				to = known_node(r, host, port);
+			}
+			if (to < 0) {
+				node_where(r, &r->nodes[idx], from, sizeof from);
+				rj_error_set(-RJ_REDIS_UNAVAILABLE, __FILE__, __LINE__, "%s redirected "
+					     "a command to %s%s%s:%d, which is no member of the cluster "
+					     "(neither a seed of the URL nor in its slot map): not "
+					     "followed, so that no credentials go there; check the "
+					     "cluster's nodes (CLUSTER NODES)", from,
+					     strchr(host, ':') ? "[" : "", host,
+					     strchr(host, ':') ? "]" : "", port);
 				return fail(r, -RJ_REDIS_UNAVAILABLE);
 			}
 			if (moved && r->slot_node) {

@@ -45,6 +45,8 @@ enum rj_conn_error {
 	RJ_CONN_PROTOCOL,    /* the server's bytes are not the Redis protocol               */
 	RJ_CONN_NOMEM,
 	RJ_CONN_UNSUPPORTED, /* built without hiredis                                       */
+	RJ_CONN_UNTRUSTED,   /* a unix socket another user owns, can replace or serves
+	                        (base/trust.h): never connected, or left at once            */
 };
 
 struct rj_conn;

@@ -2,6 +2,11 @@
  * info.c - what the servers of a remote tier say about themselves (rocjit remote
  * ping|stats): round trip, version, memory, eviction policy, and a SCAN of the tier's
  * keys.  An administrative walk, never on the request path; uses tier.c and client.c.
+ *
+ * Bounded in time as a whole, not only per command: a server that answers each command
+ * in time can still keep a walk going for ever (a SCAN cursor that never comes back to
+ * 0, a key count in the millions answered slowly).  The whole walk gets INFO_TIMEOUTS of
+ * the URL's timeout; each command gets what is left of it, at most the timeout.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +15,28 @@
 #include "base/error.h"
 #include "remote/remote_internal.h"
 
+/* The whole walk's bound, in the URL's timeouts (20 s at the default 1 s). */
+#define INFO_TIMEOUTS 20
+
 struct info_walk {
 	struct rj_remote *t;
 	struct rj_remote_server_info *out;
 	int with_keys, first;
+	double deadline;        /* rj_now_ms() by which the walk ends */
 };
+
+/* The timeout for the walk's next command: the URL's, cut to what is left; <0 when
+ * nothing is left, with the message. */
+static int next_timeout(const struct info_walk *w, const char *where)
+{
+	double left = w->deadline - rj_now_ms();
+	int total = w->t->url.timeout_ms * INFO_TIMEOUTS;
+
+	RJ_CHECK(left < 1, -RJ_CONN_TIMEOUT, "%s: the servers did not answer everything within "
+		 "%d ms (%d times the URL's timeout=%d): stopped there", where, total,
+		 INFO_TIMEOUTS, w->t->url.timeout_ms);
+	return left < w->t->url.timeout_ms ? (int)left : w->t->url.timeout_ms;
+}
 
 /* The value of field in an INFO reply ("maxmemory_policy:allkeys-lru\r\n"), or "". */
 static void info_field(const struct rj_reply *r, const char *field, char *out, size_t size)
@@ -51,9 +73,12 @@ static int count_keys(struct rj_conn *c, const char *where, struct info_walk *w)
 		const char *scan[6] = { "SCAN", cursor, "MATCH", match, "COUNT", "1000" };
 		size_t scan_len[6];
 		struct rj_reply *r = NULL, *keys;
+		int ms = next_timeout(w, where);
+		if (ms < 0)
+			return ms;
 		for (int i = 0; i < 6; i++)
 			scan_len[i] = strlen(scan[i]);
-		RJ_FORWARD(rj_conn_call(c, 6, scan, scan_len, &r, w->t->url.timeout_ms));
+		RJ_FORWARD(rj_conn_call(c, 6, scan, scan_len, &r, ms));
 		if (r->type != RJ_REPLY_ARRAY || r->n != 2 || r->elem[0].type != RJ_REPLY_STRING ||
 		    r->elem[1].type != RJ_REPLY_ARRAY || r->elem[0].len >= sizeof cursor) {
 			rj_reply_free(r);
@@ -72,9 +97,10 @@ static int count_keys(struct rj_conn *c, const char *where, struct info_walk *w)
 				w->out->locks++;
 				continue;
 			}
-			if (rj_conn_call(c, 2, strlen_cmd, strlen_len, &len, w->t->url.timeout_ms) < 0) {
+			if ((ms = next_timeout(w, where)) < 0 ||
+			    (ms = rj_conn_call(c, 2, strlen_cmd, strlen_len, &len, ms)) < 0) {
 				rj_reply_free(r);
-				return -RJ_CONN_IO;
+				return ms;
 			}
 			if (len->type == RJ_REPLY_INTEGER) {
 				w->out->entries++;
@@ -97,13 +123,18 @@ static int info_one(struct rj_conn *c, const char *where, void *user)
 	struct rj_reply *r = NULL;
 	char value[64];
 	double t0 = rj_now_ms(), ms;
+	int left = next_timeout(w, where);
 
-	RJ_FORWARD(rj_conn_call(c, 1, ping, ping_len, &r, w->t->url.timeout_ms));
+	if (left < 0)
+		return left;
+	RJ_FORWARD(rj_conn_call(c, 1, ping, ping_len, &r, left));
 	ms = rj_now_ms() - t0;
 	rj_reply_free(r);
 	if (ms > w->out->latency_ms)
 		w->out->latency_ms = ms;
-	RJ_FORWARD(rj_conn_call(c, 2, info, info_len, &r, w->t->url.timeout_ms));
+	if ((left = next_timeout(w, where)) < 0)
+		return left;
+	RJ_FORWARD(rj_conn_call(c, 2, info, info_len, &r, left));
 	if (r->type == RJ_REPLY_STRING) {
 		if (w->first) {
 			info_field(r, "redis_version", w->out->version, sizeof w->out->version);
@@ -123,7 +154,8 @@ static int info_one(struct rj_conn *c, const char *where, void *user)
 
 int rj_remote_server_info(struct rj_remote *t, int with_keys, struct rj_remote_server_info *out)
 {
-	struct info_walk w = { t, out, with_keys, 1 };
+	struct info_walk w = { t, out, with_keys, 1,
+			       rj_now_ms() + (double)t->url.timeout_ms * INFO_TIMEOUTS };
 	int rc;
 
 	memset(out, 0, sizeof *out);
