@@ -25,17 +25,29 @@ struct info_walk {
 	double deadline;        /* rj_now_ms() by which the walk ends */
 };
 
-/* The timeout for the walk's next command: the URL's, cut to what is left; <0 when
- * nothing is left, with the message. */
-static int next_timeout(const struct info_walk *w, const char *where)
+/* The walk's bound passed: the message says so, not only which command it cut short. */
+static int walk_over(const struct info_walk *w, const char *where)
+{
+	RJ_FAIL(-RJ_CONN_TIMEOUT, "%s: the servers did not answer everything within %d ms (%d "
+		"times the URL's timeout=%d): stopped there", where,
+		w->t->url.timeout_ms * INFO_TIMEOUTS, INFO_TIMEOUTS, w->t->url.timeout_ms);
+}
+
+/* One command of the walk, with the URL's timeout cut to what is left of the walk's. */
+static int walk_call(const struct info_walk *w, struct rj_conn *c, const char *where, int argc,
+		     const char *const *argv, const size_t *argvlen, struct rj_reply **reply)
 {
 	double left = w->deadline - rj_now_ms();
-	int total = w->t->url.timeout_ms * INFO_TIMEOUTS;
+	int rc;
 
-	RJ_CHECK(left < 1, -RJ_CONN_TIMEOUT, "%s: the servers did not answer everything within "
-		 "%d ms (%d times the URL's timeout=%d): stopped there", where, total,
-		 INFO_TIMEOUTS, w->t->url.timeout_ms);
-	return left < w->t->url.timeout_ms ? (int)left : w->t->url.timeout_ms;
+	*reply = NULL;
+	if (left < 1)
+		return walk_over(w, where);
+	rc = rj_conn_call(c, argc, argv, argvlen, reply,
+			  left < w->t->url.timeout_ms ? (int)left : w->t->url.timeout_ms);
+	if (rc == -RJ_CONN_TIMEOUT && w->deadline - rj_now_ms() < 1)
+		return walk_over(w, where);
+	return rc;
 }
 
 /* The value of field in an INFO reply ("maxmemory_policy:allkeys-lru\r\n"), or "". */
@@ -73,12 +85,10 @@ static int count_keys(struct rj_conn *c, const char *where, struct info_walk *w)
 		const char *scan[6] = { "SCAN", cursor, "MATCH", match, "COUNT", "1000" };
 		size_t scan_len[6];
 		struct rj_reply *r = NULL, *keys;
-		int ms = next_timeout(w, where);
-		if (ms < 0)
-			return ms;
+		int rc;
 		for (int i = 0; i < 6; i++)
 			scan_len[i] = strlen(scan[i]);
-		RJ_FORWARD(rj_conn_call(c, 6, scan, scan_len, &r, ms));
+		RJ_FORWARD(walk_call(w, c, where, 6, scan, scan_len, &r));
 		if (r->type != RJ_REPLY_ARRAY || r->n != 2 || r->elem[0].type != RJ_REPLY_STRING ||
 		    r->elem[1].type != RJ_REPLY_ARRAY || r->elem[0].len >= sizeof cursor) {
 			rj_reply_free(r);
@@ -97,10 +107,9 @@ static int count_keys(struct rj_conn *c, const char *where, struct info_walk *w)
 				w->out->locks++;
 				continue;
 			}
-			if ((ms = next_timeout(w, where)) < 0 ||
-			    (ms = rj_conn_call(c, 2, strlen_cmd, strlen_len, &len, ms)) < 0) {
+			if ((rc = walk_call(w, c, where, 2, strlen_cmd, strlen_len, &len)) < 0) {
 				rj_reply_free(r);
-				return ms;
+				return rc;
 			}
 			if (len->type == RJ_REPLY_INTEGER) {
 				w->out->entries++;
@@ -123,18 +132,13 @@ static int info_one(struct rj_conn *c, const char *where, void *user)
 	struct rj_reply *r = NULL;
 	char value[64];
 	double t0 = rj_now_ms(), ms;
-	int left = next_timeout(w, where);
 
-	if (left < 0)
-		return left;
-	RJ_FORWARD(rj_conn_call(c, 1, ping, ping_len, &r, left));
+	RJ_FORWARD(walk_call(w, c, where, 1, ping, ping_len, &r));
 	ms = rj_now_ms() - t0;
 	rj_reply_free(r);
 	if (ms > w->out->latency_ms)
 		w->out->latency_ms = ms;
-	if ((left = next_timeout(w, where)) < 0)
-		return left;
-	RJ_FORWARD(rj_conn_call(c, 2, info, info_len, &r, left));
+	RJ_FORWARD(walk_call(w, c, where, 2, info, info_len, &r));
 	if (r->type == RJ_REPLY_STRING) {
 		if (w->first) {
 			info_field(r, "redis_version", w->out->version, sizeof w->out->version);
