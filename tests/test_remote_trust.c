@@ -77,16 +77,25 @@ static void write_password(const char *file, mode_t mode)
 	ASSERT(chmod(file, mode) == 0);
 }
 
-TEST(password_file_that_is_a_fifo_is_refused_at_once)
+/* A redis-server wanting PASSWORD, and the path file[size] of the test's password file
+ * (name, in the test's folder; not made yet). */
+static void start_wanting_password(struct rj_redis_server *s, char *file, size_t size,
+				   const char *name)
 {
 	static const char *const extra[] = { "--requirepass", PASSWORD, NULL };
+
+	need_hiredis();
+	rj_redis_start(s, "redis", extra);
+	snprintf(file, size, "%s/%s", rj_test_dir, name);
+}
+
+TEST(password_file_that_is_a_fifo_is_refused_at_once)
+{
 	struct rj_redis_server s;
 	char fifo[4400];
 	double ms;
 
-	need_hiredis();
-	rj_redis_start(&s, "redis", extra);
-	snprintf(fifo, sizeof fifo, "%s/password.fifo", rj_test_dir);
+	start_wanting_password(&s, fifo, sizeof fifo, "password.fifo");
 	ASSERT(mkfifo(fifo, 0600) == 0);
 	alarm(30); /* the old open() blocked here for good */
 	ASSERT(ping_with_password_file(&s, fifo, &ms) < 0);
@@ -99,14 +108,11 @@ TEST(password_file_that_is_a_fifo_is_refused_at_once)
 
 TEST(password_file_readable_by_others_is_refused)
 {
-	static const char *const extra[] = { "--requirepass", PASSWORD, NULL };
 	struct rj_redis_server s;
 	char file[4400];
 	double ms;
 
-	need_hiredis();
-	rj_redis_start(&s, "redis", extra);
-	snprintf(file, sizeof file, "%s/password.txt", rj_test_dir);
+	start_wanting_password(&s, file, sizeof file, "password.txt");
 	write_password(file, 0644);
 	ASSERT(ping_with_password_file(&s, file, &ms) < 0);
 	ASSERT_CONTAINS(rocjit_last_error(), "readable by everyone");
@@ -122,15 +128,12 @@ TEST(password_file_readable_by_others_is_refused)
 
 TEST(password_file_of_another_user_is_refused)
 {
-	static const char *const extra[] = { "--requirepass", PASSWORD, NULL };
 	struct rj_redis_server s;
 	char file[4400];
 	double ms;
 
-	need_hiredis();
 	need_root();
-	rj_redis_start(&s, "redis", extra);
-	snprintf(file, sizeof file, "%s/password.txt", rj_test_dir);
+	start_wanting_password(&s, file, sizeof file, "password.txt");
 	write_password(file, 0600);
 	ASSERT(chown(file, NOBODY, NOBODY) == 0);
 	ASSERT(ping_with_password_file(&s, file, &ms) < 0);
