@@ -57,7 +57,14 @@ enum mode {
 	REDIRECT,     /* a one-node cluster (CLUSTER SLOTS: itself) that answers every key
 	                 with MOVED to the port given */
 	RECORD,       /* writes every command's first word to the file given, answers +OK */
+	PING_PONG,    /* one of a two-node cluster (CLUSTER SLOTS: this node and the one at
+	                 the port given) that answers every key, after hostile_delay_ms, with
+	                 MOVED to the other */
+	BIG_VALUE,    /* any command: a string of 5 MB */
 };
+
+/* PING_PONG's delay before each answer. */
+static int hostile_delay_ms;
 
 struct hostile {
 	pid_t pid;
@@ -136,6 +143,20 @@ static void answer(int fd, enum mode mode, const char *arg, int port, char **w, 
 		int len = snprintf(text, sizeof text, "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n$9\r\n"
 				   "127.0.0.1\r\n:%d\r\n$2\r\nid\r\n", port);
 		send_text(fd, text, (size_t)len);
+	} else if (mode == PING_PONG && !strcasecmp(w[0], "CLUSTER")) {
+		int len = snprintf(text, sizeof text, "*2\r\n*3\r\n:0\r\n:8191\r\n*3\r\n$9\r\n"
+				   "127.0.0.1\r\n:%d\r\n$1\r\na\r\n*3\r\n:8192\r\n:16383\r\n"
+				   "*3\r\n$9\r\n127.0.0.1\r\n:%s\r\n$1\r\nb\r\n", port, arg);
+		send_text(fd, text, (size_t)len);
+	} else if (mode == PING_PONG) {
+		int len = snprintf(text, sizeof text, "-MOVED 1234 127.0.0.1:%s\r\n", arg);
+		usleep((useconds_t)hostile_delay_ms * 1000);
+		send_text(fd, text, (size_t)len);
+	} else if (mode == BIG_VALUE) {
+		static char bytes[5000000];
+		SEND(fd, "$5000000\r\n");
+		send_text(fd, bytes, sizeof bytes);
+		SEND(fd, "\r\n");
 	} else if (mode == REDIRECT) {
 		int len = snprintf(text, sizeof text, "-MOVED 1234 127.0.0.1:%s\r\n", arg);
 		send_text(fd, text, (size_t)len);
@@ -195,19 +216,28 @@ static void serve_hostile(int lfd, enum mode mode, const char *arg, int port)
 	}
 }
 
-/* Starts a hostile server in mode (arg: REDIRECT's target port, RECORD's file). */
-static struct hostile hostile_start(enum mode mode, const char *arg)
+/* A listening socket on 127.0.0.1: its descriptor, its port in *port. */
+static int listen_tcp(int *port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof a;
-	struct hostile h;
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 
 	ASSERT(fd >= 0);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	ASSERT(bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(fd, 16) == 0);
 	ASSERT(getsockname(fd, (struct sockaddr *)&a, &len) == 0);
-	h.port = ntohs(a.sin_port);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Starts a hostile server in mode on the socket fd (listen_tcp) at port (arg:
+ * REDIRECT's and PING_PONG's other port, RECORD's file). */
+static struct hostile hostile_serve(int fd, int port, enum mode mode, const char *arg)
+{
+	struct hostile h;
+
+	h.port = port;
 	h.pid = fork();
 	ASSERT(h.pid >= 0);
 	if (h.pid == 0) {
@@ -219,6 +249,13 @@ static struct hostile hostile_start(enum mode mode, const char *arg)
 	return h;
 }
 
+static struct hostile hostile_start(enum mode mode, const char *arg)
+{
+	int port, fd = listen_tcp(&port);
+
+	return hostile_serve(fd, port, mode, arg);
+}
+
 static void hostile_stop(struct hostile *h)
 {
 	kill(-h->pid, SIGKILL); /* it and its connections' children */
@@ -226,11 +263,12 @@ static void hostile_stop(struct hostile *h)
 	waitpid(h->pid, NULL, 0);
 }
 
-/* One GETRANGE through a client of url: its result; the time it took in *ms. */
-static int getrange(const char *url, double *ms)
+/* One GETRANGE (of end + 1 bytes at most) through a client of url: its result; the time
+ * it took in *ms. */
+static int getrange_upto(const char *url, const char *end, double *ms)
 {
-	static const char *const argv[] = { "GETRANGE", "rocjit:1:k", "0", "67108864" };
-	static const size_t len[] = { 8, 10, 1, 8 };
+	const char *const argv[] = { "GETRANGE", "rocjit:1:k", "0", end };
+	const size_t len[] = { 8, 10, 1, strlen(end) };
 	struct rj_remote_url u;
 	struct rj_redis *r;
 	struct rj_reply *reply = NULL;
@@ -246,6 +284,11 @@ static int getrange(const char *url, double *ms)
 	rj_reply_free(reply);
 	rj_redis_close(r);
 	return rc;
+}
+
+static int getrange(const char *url, double *ms)
+{
+	return getrange_upto(url, "67108864", ms);
 }
 
 static long max_rss_kb(void)
@@ -286,6 +329,19 @@ TEST(deeply_nested_arrays_are_refused)
 	hostile_stop(&h);
 }
 
+TEST(value_longer_than_the_range_asked_is_refused)
+{
+	struct hostile h = hostile_start(BIG_VALUE, NULL);
+	char url[128];
+	double ms;
+
+	/* GETRANGE k 0 1000 has at most 1001 bytes: 5 MB is no answer to it. */
+	snprintf(url, sizeof url, "redis://127.0.0.1:%d?timeout=2000", h.port);
+	ASSERT(getrange_upto(url, "1000", &ms) == -RJ_CONN_PROTOCOL);
+	ASSERT_CONTAINS(rocjit_last_error(), "sent more than");
+	hostile_stop(&h);
+}
+
 /* ---- Deadlines: per call, not per read ------------------------------------------------ */
 
 TEST(slow_drip_within_each_read_fails_at_the_call_deadline)
@@ -304,18 +360,57 @@ TEST(slow_drip_within_each_read_fails_at_the_call_deadline)
 
 TEST(fast_endless_stream_fails_at_the_call_deadline)
 {
+	static const char *const argv[] = { "GETRANGE", "rocjit:1:k", "0", "-1" };
+	static const size_t len[] = { 8, 10, 1, 2 };
 	struct hostile h = hostile_start(STREAM, NULL);
-	char url[128];
+	struct rj_conn *c = NULL;
+	struct rj_reply *reply = NULL;
 	const int timeout = 40; /* 250 MB take longer than that to copy, however fast */
+	double t0, ms;
+	int rc;
+
+	/* The connection's own deadline, with the largest limit a value has (257 MB): the
+	   bytes keep coming, so no read ever has to wait. */
+	ASSERT_INT(rj_conn_open(&c, "127.0.0.1", h.port, NULL, 1000), 0);
+	rj_conn_limit(c, 0);
+	t0 = now_ms();
+	rc = rj_conn_call(c, 4, argv, len, &reply, timeout);
+	ms = now_ms() - t0;
+	printf("gave up after %.1f ms (timeout %d ms): %s\n", ms, timeout, rocjit_last_error());
+	ASSERT(rc == -RJ_CONN_TIMEOUT);
+	ASSERT(reply == NULL);
+	ASSERT(ms < 2 * timeout);
+	rj_conn_close(c);
+	hostile_stop(&h);
+}
+
+TEST(redirections_between_slow_members_stop_at_the_command_bound)
+{
+	struct hostile a, b;
+	char url[256], port[16];
+	const int connect = 100, timeout = 300, bound = 2 * (connect + timeout); /* client.c */
+	int fa, fb, pa, pb;
 	double ms;
 	int rc;
 
-	snprintf(url, sizeof url, "redis://127.0.0.1:%d?timeout=%d", h.port, timeout);
+	/* Two members that send each other's address, each after most of a timeout: six
+	   redirections would take 1.5 s. */
+	hostile_delay_ms = timeout * 5 / 6;
+	fa = listen_tcp(&pa);
+	fb = listen_tcp(&pb);
+	snprintf(port, sizeof port, "%d", pb);
+	a = hostile_serve(fa, pa, PING_PONG, port);
+	snprintf(port, sizeof port, "%d", pa);
+	b = hostile_serve(fb, pb, PING_PONG, port);
+	snprintf(url, sizeof url, "redis-cluster://127.0.0.1:%d?connect_timeout=%d&timeout=%d",
+		 pa, connect, timeout);
 	rc = getrange(url, &ms);
-	printf("gave up after %.1f ms (timeout %d ms): %s\n", ms, timeout, rocjit_last_error());
+	printf("gave up after %.1f ms (bound %d ms): %s\n", ms, bound, rocjit_last_error());
 	ASSERT(rc == -RJ_CONN_TIMEOUT);
-	ASSERT(ms < 2 * timeout + 20); /* + the one read of 64 KB under way at the deadline */
-	hostile_stop(&h);
+	ASSERT_CONTAINS(rocjit_last_error(), "did not finish within");
+	ASSERT(ms < bound + timeout / 4);
+	hostile_stop(&a);
+	hostile_stop(&b);
 }
 
 /* ---- rocjit remote stats, bounded as a whole ------------------------------------------ */

@@ -50,8 +50,14 @@ struct rj_redis {
 	   in the map. */
 	uint8_t *slot_node;
 	int have_map, refresh_map, masters;
+	double deadline;         /* rj_now_ms() by which the command under way ends (0: none) */
 	struct rj_breaker breaker;
 };
+
+/* A command, whatever it meets on the way (redirections, a slot map read again from
+ * several nodes, TRYAGAIN), costs at most this many of the URL's connect_timeout plus
+ * timeout: every step gets what is left of it, at most its own timeout. */
+#define COMMAND_BOUND 2
 
 /* ---- CRC16 (XMODEM: polynomial 0x1021, initial 0), Redis Cluster's key hash ------------ */
 
@@ -255,6 +261,48 @@ static int is_auth_error(const struct rj_reply *e)
 		(memmem(e->str, e->len, "password", 8) || memmem(e->str, e->len, "AUTH", 4)));
 }
 
+/* ms, cut to what is left of the command's bound; 0 when nothing is left (the caller
+ * fails with rj_redis_over). */
+static int within(const struct rj_redis *r, int ms)
+{
+	double left;
+
+	if (!r->deadline)
+		return ms;
+	left = r->deadline - rj_now_ms();
+	return left < 1 ? 0 : left < ms ? (int)left : ms;
+}
+
+static int over(const struct rj_redis *r, const char *where)
+{
+	RJ_FAIL(-RJ_CONN_TIMEOUT, "%s: the command did not finish within %d ms (%d times "
+		"connect_timeout=%d plus timeout=%d), redirections and slot maps included",
+		where, COMMAND_BOUND * (r->url.connect_ms + r->url.timeout_ms), COMMAND_BOUND,
+		r->url.connect_ms, r->url.timeout_ms);
+}
+
+/*
+ * The most bytes a command's replies may take: a value (GETRANGE key 0 END: END + 1
+ * bytes, its length line and the setup's small replies), else RJ_CONN_SMALL_REPLY, so
+ * that a server cannot make this process hold a huge reply (an array of nils, say).
+ */
+static size_t reply_limit(int argc, const char *const *argv, const size_t *argvlen)
+{
+	char end[24];
+	unsigned long long v;
+	char *stop;
+
+	if (argc != 4 || argvlen[0] != 8 || memcmp(argv[0], "GETRANGE", 8) != 0 ||
+	    argvlen[3] == 0 || argvlen[3] >= sizeof end)
+		return RJ_CONN_SMALL_REPLY;
+	memcpy(end, argv[3], argvlen[3]);
+	end[argvlen[3]] = 0;
+	v = strtoull(end, &stop, 10);
+	if (*stop || end[0] == '-' || v > ((size_t)256 << 20))
+		return 0; /* the largest value conn.c takes */
+	return (size_t)v + 1 + RJ_CONN_SMALL_REPLY;
+}
+
 /*
  * Sends the command to node i (after ASKING when asking), connecting first when needed:
  * a fresh connection sends AUTH and SELECT in the same round trip.  0 and *reply, or a
@@ -274,13 +322,19 @@ static int node_call(struct rj_redis *r, int i, int asking, int argc, const char
 	char where[300], dbtext[16];
 
 	node_where(r, n, where, sizeof where);
+	if (!within(r, r->url.timeout_ms))
+		return over(r, where);
 	if (!n->conn) {
 		if (rj_breaker_shared_off(&r->breaker, shown(r)))
 			return rj_breaker_check(&r->breaker, shown(r));
 		RJ_FORWARD(read_password(r));
+		if (!within(r, r->url.connect_ms))
+			return over(r, where);
 		rc = rj_conn_open(&n->conn, n->host, n->port,
 				  r->url.kind == RJ_REMOTE_UNIX ? r->url.path : NULL,
-				  r->url.connect_ms);
+				  within(r, r->url.connect_ms));
+		if (rc == -RJ_CONN_TIMEOUT && !within(r, 1))
+			return over(r, where);
 		if (rc < 0)
 			return rc;
 		fresh = 1;
@@ -302,15 +356,18 @@ static int node_call(struct rj_redis *r, int i, int asking, int argc, const char
 		argvs[k] = ask, lens[k] = ask_len, argcs[k++] = 1;
 	setup = k;
 	argvs[k] = argv, lens[k] = argvlen, argcs[k++] = argc;
-	/* Only a value may be large: every other reply is held to a small size, so that a
-	   server cannot make this process hold a huge reply (an array of nils, say). */
-	rj_conn_limit(n->conn, argvlen[0] == 8 && memcmp(argv[0], "GETRANGE", 8) == 0 ? 0 :
-			       RJ_CONN_SMALL_REPLY);
-	rc = rj_conn_pipeline(n->conn, k, argcs, argvs, lens, replies, r->url.timeout_ms);
+	rj_conn_limit(n->conn, reply_limit(argc, argv, argvlen));
+	if (!within(r, r->url.timeout_ms)) {
+		rj_conn_close(n->conn);
+		n->conn = NULL;
+		return over(r, where);
+	}
+	rc = rj_conn_pipeline(n->conn, k, argcs, argvs, lens, replies,
+			      within(r, r->url.timeout_ms));
 	if (rc < 0) {
 		rj_conn_close(n->conn);
 		n->conn = NULL;
-		return rc;
+		return rc == -RJ_CONN_TIMEOUT && !within(r, 1) ? over(r, where) : rc;
 	}
 	for (size_t j = 0; j < setup; j++) {
 		struct rj_reply *e = replies[j];
@@ -512,13 +569,12 @@ static int pick(struct rj_redis *r, const char *key)
 
 /* ---- Commands ------------------------------------------------------------------------------ */
 
-int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
-		     const size_t *argvlen, struct rj_reply **reply)
+/* rj_redis_command's body, under the command's bound (r->deadline). */
+static int command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
+		   const size_t *argvlen, struct rj_reply **reply)
 {
 	int asking = 0, reloaded = 0, idx, rc;
 
-	*reply = NULL;
-	RJ_FORWARD(rj_breaker_check(&r->breaker, shown(r)));
 	if (r->url.kind == RJ_REMOTE_CLUSTER && (!r->have_map || r->refresh_map) &&
 	    (rc = load_map(r)) < 0)
 		return fail(r, rc);
@@ -608,6 +664,20 @@ int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *
 	rj_error_set(-RJ_REDIS_UNAVAILABLE, __FILE__, __LINE__, "more than %d redirections for "
 		     "one key: the cluster is being resharded", MAX_REDIRECTS);
 	return fail(r, -RJ_REDIS_UNAVAILABLE);
+}
+
+int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
+		     const size_t *argvlen, struct rj_reply **reply)
+{
+	int rc;
+
+	*reply = NULL;
+	RJ_FORWARD(rj_breaker_check(&r->breaker, shown(r)));
+	r->deadline = rj_now_ms() +
+		      (double)COMMAND_BOUND * (r->url.connect_ms + r->url.timeout_ms);
+	rc = command(r, key, argc, argv, argvlen, reply);
+	r->deadline = 0;
+	return rc;
 }
 
 int rj_redis_each_server(struct rj_redis *r,
