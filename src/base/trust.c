@@ -116,7 +116,9 @@ int rj_trust_check_peer(int fd, const char *path, const char *what)
 	RJ_CHECK(cred.uid != me && cred.uid != 0, ROCJIT_EIO,
 		 "%s %s is served by a process of user %u, not by you (%u) or root: it is not "
 		 "used, since whoever serves it can put code on the GPU; use a server of your "
-		 "own or root's, with its socket in a folder only you or root can write",
+		 "own or root's, with its socket in a folder only you or root can write (a "
+		 "server run as its own user is reached over TCP, with signed values: "
+		 "ROCJIT_TRUSTED_KEYS)",
 		 what, path, (unsigned)cred.uid, (unsigned)me);
 	return 0;
 }
