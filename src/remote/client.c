@@ -689,9 +689,16 @@ int rj_redis_each_server(struct rj_redis *r,
 	int rc;
 
 	RJ_FORWARD(rj_breaker_check(&r->breaker, shown(r)));
-	if (r->url.kind == RJ_REMOTE_CLUSTER && (!r->have_map || r->refresh_map) &&
-	    (rc = load_map(r)) < 0)
-		return fail(r, rc);
+	if (r->url.kind == RJ_REMOTE_CLUSTER && (!r->have_map || r->refresh_map)) {
+		/* The map is read under a command's bound; each server below costs at most
+		   its connection and a PING before fn, which bounds the rest (info.c). */
+		r->deadline = rj_now_ms() +
+			      (double)COMMAND_BOUND * (r->url.connect_ms + r->url.timeout_ms);
+		rc = load_map(r);
+		r->deadline = 0;
+		if (rc < 0)
+			return fail(r, rc);
+	}
 	for (int s = 0; s < (r->url.kind == RJ_REMOTE_CLUSTER ? SLOTS : 1); s++) {
 		int i = r->url.kind == RJ_REMOTE_CLUSTER ? r->slot_node[s] - 1 : 0;
 		char where[300];
