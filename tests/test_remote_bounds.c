@@ -61,6 +61,7 @@ enum mode {
 	                 the port given) that answers every key, after hostile_delay_ms, with
 	                 MOVED to the other */
 	BIG_VALUE,    /* any command: a string of 5 MB */
+	WIDE_ARRAY,   /* any command: an array of 100000 integers (within the bound) */
 };
 
 /* PING_PONG's delay before each answer. */
@@ -152,6 +153,12 @@ static void answer(int fd, enum mode mode, const char *arg, int port, char **w, 
 		int len = snprintf(text, sizeof text, "-MOVED 1234 127.0.0.1:%s\r\n", arg);
 		usleep((useconds_t)hostile_delay_ms * 1000);
 		send_text(fd, text, (size_t)len);
+	} else if (mode == WIDE_ARRAY) {
+		static char ints[400000];
+		for (size_t i = 0; i < sizeof ints; i += 4)
+			memcpy(ints + i, ":1\r\n", 4);
+		SEND(fd, "*100000\r\n");
+		send_text(fd, ints, sizeof ints);
 	} else if (mode == BIG_VALUE) {
 		static char bytes[5000000];
 		SEND(fd, "$5000000\r\n");
@@ -314,6 +321,23 @@ TEST(huge_array_of_integers_is_refused_before_it_is_held)
 	printf("refused in %.1f ms; max RSS grew by %ld KB\n", ms, max_rss_kb() - rss0);
 	ASSERT(ms < 2000);
 	ASSERT(max_rss_kb() - rss0 < 64 * 1024); /* not 8 GB: nothing of it was held */
+	hostile_stop(&h);
+}
+
+TEST(array_within_the_bound_is_read_whole)
+{
+	static const char *const argv[] = { "SCAN", "0" };
+	static const size_t len[] = { 4, 1 };
+	struct hostile h = hostile_start(WIDE_ARRAY, NULL);
+	struct rj_conn *c = NULL;
+	struct rj_reply *reply = NULL;
+
+	ASSERT_INT(rj_conn_open(&c, "127.0.0.1", h.port, NULL, 1000), 0);
+	ASSERT_INT(rj_conn_call(c, 2, argv, len, &reply, 5000), 0);
+	ASSERT(reply->type == RJ_REPLY_ARRAY && reply->n == 100000);
+	ASSERT(reply->elem[99999].type == RJ_REPLY_INTEGER && reply->elem[99999].integer == 1);
+	rj_reply_free(reply);
+	rj_conn_close(c);
 	hostile_stop(&h);
 }
 

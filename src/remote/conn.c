@@ -35,11 +35,10 @@
 #define RJ_CONN_MAX_REPLY (((size_t)256 << 20) + ((size_t)1 << 20))
 /* A string at least this long is received straight into a buffer of its own. */
 #define DIRECT_MIN 2048
-/* The most reply objects (strings, integers, nils, arrays and each array's declared
- * elements) the replies of one call may make: well above what rocjit asks for (a SCAN
- * page of 1000 keys; CLUSTER SLOTS of a cluster cut into every one of its 16384 slots,
- * some 6 objects a range), far below what costs memory (about 140 bytes each: some
- * 36 MB at most). */
+/* The most reply objects (strings, integers, nils, arrays) the replies of one call may
+ * make: well above what rocjit asks for (a SCAN page of 1000 keys; CLUSTER SLOTS of a
+ * cluster cut into every one of its 16384 slots, some 8 objects a range and 4 a
+ * replica), far below what costs memory (about 140 bytes each: some 36 MB at most). */
 #define RJ_CONN_MAX_OBJECTS ((size_t)1 << 18)
 /* How deep arrays may nest in a reply: CLUSTER SLOTS, the deepest rocjit reads, has 3. */
 #define RJ_CONN_MAX_DEPTH 4
@@ -83,13 +82,13 @@ int rj_conn_available(void)
 }
 
 /*
- * The parser's object functions: each counts what it is about to make (an array: itself
- * and its declared slots, allocated at once) and refuses past RJ_CONN_MAX_OBJECTS or
+ * The parser's object functions: each counts the object it is about to make (an array's
+ * declared slots must fit in what is left) and refuses past RJ_CONN_MAX_OBJECTS or
  * RJ_CONN_MAX_DEPTH by returning NULL, which the parser takes for out of memory: it stops
  * there, before allocating.  c->refused says which bound it was (read_parsed's message).
  * The reader's privdata is the connection (every task carries it).
  */
-static int admit(const redisReadTask *task, size_t n)
+static int admit(const redisReadTask *task, size_t slots)
 {
 	struct rj_conn *c = task->privdata;
 	int depth = 0;
@@ -100,37 +99,40 @@ static int admit(const redisReadTask *task, size_t n)
 		c->refused = "arrays nested deeper than rocjit ever asks for";
 		return 0;
 	}
-	if (n > RJ_CONN_MAX_OBJECTS - c->objects) {
+	/* An array's slots are allocated at once, each to be filled by an object that is
+	   counted when it comes: they must fit in what is left (so at most
+	   RJ_CONN_MAX_DEPTH + 1 arrays under way hold unfilled slots, 2 MB each). */
+	if (slots >= RJ_CONN_MAX_OBJECTS - c->objects) {
 		c->refused = "more elements in one reply than rocjit ever asks for";
 		return 0;
 	}
-	c->objects += n;
+	c->objects++;
 	return 1;
 }
 
 static void *count_string(const redisReadTask *task, char *str, size_t len)
 {
 	struct rj_conn *c = task->privdata;
-	return admit(task, 1) ? c->made->createString(task, str, len) : NULL;
+	return admit(task, 0) ? c->made->createString(task, str, len) : NULL;
 }
 
 static void *count_array(const redisReadTask *task, int elements)
 {
 	struct rj_conn *c = task->privdata;
-	return admit(task, 1 + (elements > 0 ? (size_t)elements : 0)) ?
+	return admit(task, elements > 0 ? (size_t)elements : 0) ?
 		       c->made->createArray(task, elements) : NULL;
 }
 
 static void *count_integer(const redisReadTask *task, long long value)
 {
 	struct rj_conn *c = task->privdata;
-	return admit(task, 1) ? c->made->createInteger(task, value) : NULL;
+	return admit(task, 0) ? c->made->createInteger(task, value) : NULL;
 }
 
 static void *count_nil(const redisReadTask *task)
 {
 	struct rj_conn *c = task->privdata;
-	return admit(task, 1) ? c->made->createNil(task) : NULL;
+	return admit(task, 0) ? c->made->createNil(task) : NULL;
 }
 
 /* Waits until fd is ready for events or the deadline (rj_now_ms) passes: 1 ready, 0 past
