@@ -448,7 +448,7 @@ TEST(remote_stats_of_a_scan_that_never_ends_stops_at_its_overall_bound)
 	struct rj_remote_server_info info;
 	struct rj_remote *t;
 	char url[128];
-	const int timeout = 50, whole = 20 * timeout; /* info.c: INFO_TIMEOUTS */
+	const int timeout = 200, whole = 20 * timeout; /* info.c: INFO_TIMEOUTS */
 	double t0, ms;
 
 	snprintf(url, sizeof url, "redis://127.0.0.1:%d?timeout=%d", h.port, timeout);
@@ -467,7 +467,7 @@ TEST(remote_stats_command_is_bounded_as_a_whole)
 {
 	struct hostile h = hostile_start(ENDLESS_SCAN, NULL);
 	char url[128], *out = NULL;
-	const int timeout = 50, whole = 20 * timeout;
+	const int timeout = 200, whole = 20 * timeout;
 	const char *argv[] = { ROCJIT_TEST_CLI, "--cache", rj_test_dir, "--remote", url,
 			       "remote", "stats", NULL };
 	static const char *const env[] = { NULL };
@@ -573,7 +573,7 @@ TEST(planted_lock_with_an_hour_lease_is_not_waited_for)
 	struct rj_remote_lease *lease = NULL;
 	struct rj_remote_value v;
 	char url[256];
-	const int timeout = 200, wait = 3000;
+	const int timeout = 500, wait = 5000;
 
 	rj_redis_start(&s, "redis", NULL);
 	snprintf(url, sizeof url, "redis://127.0.0.1:%d?timeout=%d", s.port, timeout);

@@ -102,6 +102,7 @@ TEST(password_file_that_is_a_fifo_is_refused_at_once)
 	alarm(0);
 	ASSERT_CONTAINS(rocjit_last_error(), "FIFO");
 	ASSERT_CONTAINS(rocjit_last_error(), "ROCJIT_REMOTE_PASSWORD_FILE");
+	ASSERT_CONTAINS(rocjit_last_error(), "chmod 600"); /* what to do */
 	ASSERT(ms < 500); /* no wait at all: less than the URL's timeout */
 	rj_redis_stop(&s);
 }

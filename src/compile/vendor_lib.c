@@ -73,7 +73,9 @@ static void *open_checked(const char *file)
 		return NULL;
 	fd = rj_trust_open(file, "the compiler library", 0, &st);
 	if (fd < 0) {
-		rj_log(RJ_LOG_WARN, "%s", rocjit_last_error());
+		rj_log(RJ_LOG_WARN, "%s; it is not loaded%s", rocjit_last_error(),
+		       strstr(rocjit_last_error(), "cannot open it") ?
+			       ": name a regular library file of yours or root's" : "");
 		return NULL;
 	}
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);

@@ -235,8 +235,13 @@ static int read_password(struct rj_redis *r)
 		return 0;
 	fd = rj_trust_open(r->password_file, "the password file (ROCJIT_REMOTE_PASSWORD_FILE)",
 			   RJ_TRUST_SECRET, NULL);
-	if (fd < 0)
-		return fd;
+	if (fd < 0) {
+		char why[1024];
+		snprintf(why, sizeof why, "%s", rocjit_last_error());
+		/* The rule's refusals say what to do; one that cannot open it, not yet. */
+		RJ_FAIL(fd, "%s%s", why, strstr(why, "cannot open it") ? "; give a regular "
+			"file of yours that only you can read (chmod 600)" : "");
+	}
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	RJ_CHECK(n < 0, ROCJIT_EIO, "cannot read the password file %s: %s", r->password_file,
