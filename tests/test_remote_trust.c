@@ -334,3 +334,61 @@ TEST(compiler_library_of_another_user_is_refused)
 		ASSERT_INT(rocjit_compiler_identity(&id, ROCJIT_PLATFORM_AMD), ROCJIT_ENOCOMPILER);
 	}
 }
+
+/* ---- Through the library, as an application meets them ----------------------------------- */
+
+TEST(application_with_a_fifo_password_file_compiles_on_without_the_tier)
+{
+	static const char *const extra[] = { "--requirepass", PASSWORD, NULL };
+	struct rj_redis_server s;
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx;
+	char fifo[4400], url[128];
+	rocjit_stats st;
+
+	need_hiredis();
+	rj_redis_start(&s, "redis", extra);
+	snprintf(fifo, sizeof fifo, "%s/password.fifo", rj_test_dir);
+	ASSERT(mkfifo(fifo, 0600) == 0);
+	setenv("ROCJIT_REMOTE_PASSWORD_FILE", fifo, 1);
+	snprintf(url, sizeof url, "redis://127.0.0.1:%d", s.port);
+	o.cache_dir = rj_test_cache_dir;
+	o.remote = url;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	alarm(60); /* the old open() of the FIFO held the tier's lock for good */
+	ASSERT(rj_test_compile_variant(ctx, "gfx90a", "RJ_TRUST_FIFO", 1)->size > 0);
+	alarm(0);
+	st = rj_test_stats(ctx);
+	ASSERT_INT(st.compiles, 1);
+	ASSERT(st.remote_errors >= 1);
+	rocjit_close(ctx);
+	unsetenv("ROCJIT_REMOTE_PASSWORD_FILE");
+	rj_redis_stop(&s);
+}
+
+TEST(cache_hit_with_a_fifo_compiler_library_does_not_hang)
+{
+	rocjit_ctx *ctx = rj_test_open();
+	char fifo[4400];
+	pid_t pid;
+	int status = 0;
+
+	/* The entry, compiled with the system's hipRTC. */
+	ASSERT(rj_test_compile_variant(ctx, "gfx90a", "RJ_TRUST_HIT", 1)->size > 0);
+	rocjit_close(ctx);
+	snprintf(fifo, sizeof fifo, "%s/libamdhip64.so.5", rj_test_dir);
+	ASSERT(mkfifo(fifo, 0755) == 0);
+	/* A new process (the loader runs once a process) with the library a FIFO: it asks
+	   for the same kernel and gets an answer, whichever, instead of hanging. */
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		const rocjit_code *c = NULL;
+		alarm(60);
+		setenv("ROCJIT_HIP_LIBRARY", fifo, 1);
+		ctx = rj_test_open();
+		_exit(rj_test_try_variant(&c, ctx, "gfx90a", "RJ_TRUST_HIT", 1) == 0 ? 0 : 3);
+	}
+	ASSERT(waitpid(pid, &status, 0) == pid);
+	ASSERT(WIFEXITED(status)); /* not ended by the alarm */
+}
