@@ -28,6 +28,23 @@ static const struct command {
 	{ "keygen", cli_keygen },   { "sign", cli_sign },
 };
 
+/*
+ * Whether a --remote URL holds a password (a ':' in the part before its last '@', the
+ * rule by which the library masks one): a command line shows in `ps` to every user of
+ * the machine, so such a URL is refused before anything runs, pointing to where a
+ * password belongs.  A user name alone is allowed (the library masks it in messages).
+ */
+static int url_has_password(const char *url)
+{
+	const char *start = strstr(url, "://"), *at;
+
+	if (!start)
+		return strchr(url, '@') && strchr(url, ':');
+	start += 3;
+	at = strrchr(start, '@');
+	return at && memchr(start, ':', (size_t)(at - start)) != NULL;
+}
+
 /* The command named name or its alias ("ls"), or NULL. */
 static const struct command *find_command(const char *name)
 {
@@ -93,6 +110,13 @@ static int run(int argc, char **argv)
 			if (!v)
 				return cli_usage_error(NULL, "--remote needs a URL (redis://host:port; "
 						       "\"\" for none)");
+			if (url_has_password(v))
+				return cli_usage_error(NULL, "--remote: a password on the command "
+						       "line is visible to every user of this "
+						       "machine (ps): give the URL without it, and "
+						       "the password in a file only you can read, "
+						       "ROCJIT_REMOTE_PASSWORD_FILE=FILE (or the "
+						       "whole URL in ROCJIT_REMOTE)");
 			cli_global.remote = v;
 		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
 			int v = rocjit_version();

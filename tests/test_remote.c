@@ -487,6 +487,7 @@ TEST(password_file_gives_the_password)
 	rj_redis_start(&server, "redis", extra);
 	snprintf(file, sizeof file, "%s/password.txt", rj_test_dir);
 	rj_test_write_file(file, PASSWORD "\n", strlen(PASSWORD) + 1);
+	ASSERT(chmod(file, 0600) == 0); /* a secret: readable by nobody else (base/trust.h) */
 	setenv("ROCJIT_REMOTE_PASSWORD_FILE", file, 1);
 	snprintf(url, sizeof url, "redis://127.0.0.1:%d", server.port);
 	ASSERT_INT(rj_node_process(compile_two, 1001, "file", &err), 0);

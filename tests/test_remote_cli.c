@@ -27,27 +27,33 @@ static struct rj_redis_server server;
 static char url[4400];
 
 /* Runs `rocjit --cache <test cache> --remote <remote> args...` (remote NULL: no
- * --remote); its output (stdout and stderr) in *out; the exit status.  No output ever
- * holds the password. */
+ * --remote; a URL with credentials goes in ROCJIT_REMOTE instead, since the command line
+ * refuses a password: cli_password_on_the_command_line_is_refused); its output (stdout and
+ * stderr) in *out; the exit status.  No output ever holds the password. */
 static int rocjit(const char *remote, char **out, const char *const *args)
 {
 	const char *argv[MAX_ARGS];
-	static const char *const env[] = { NULL };
+	char env_url[4500];
+	const char *env[2] = { NULL, NULL };
 	char *output = NULL;
-	int n = 0, rc;
+	int n = 0, rc, first;
 
 	argv[n++] = ROCJIT_TEST_CLI;
 	argv[n++] = "--cache";
 	argv[n++] = rj_test_cache_dir;
-	if (remote) {
+	if (remote && strchr(remote, '@')) {
+		snprintf(env_url, sizeof env_url, "ROCJIT_REMOTE=%s", remote);
+		env[0] = env_url;
+	} else if (remote) {
 		argv[n++] = "--remote";
 		argv[n++] = remote;
 	}
+	first = n;
 	for (; *args && n < MAX_ARGS - 1; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
 	rc = rj_test_run(argv, env, &output);
-	printf("$ rocjit %s ...\n%s", argv[remote ? 5 : 3], output ? output : "");
+	printf("$ rocjit %s ...\n%s", argv[first], output ? output : "");
 	ASSERT(output == NULL || strstr(output, PASSWORD) == NULL);
 	if (out)
 		*out = output;

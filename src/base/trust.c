@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,4 +103,22 @@ int rj_trust_open(const char *path, const char *what, int flags, struct stat *st
 		return err;
 	}
 	return fd;
+}
+
+int rj_trust_check_peer(int fd, const char *path, const char *what)
+{
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+	uid_t me = geteuid();
+
+	RJ_CHECK(getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0, ROCJIT_EIO,
+		 "%s %s: cannot tell who serves it: %s", what, path, strerror(errno));
+	RJ_CHECK(cred.uid != me && cred.uid != 0, ROCJIT_EIO,
+		 "%s %s is served by a process of user %u, not by you (%u) or root: it is not "
+		 "used, since whoever serves it can put code on the GPU; use a server of your "
+		 "own or root's, with its socket in a folder only you or root can write (a "
+		 "server run as its own user is reached over TCP, with signed values: "
+		 "ROCJIT_TRUSTED_KEYS)",
+		 what, path, (unsigned)cred.uid, (unsigned)me);
+	return 0;
 }

@@ -35,4 +35,13 @@ int rj_trust_check_stat(const struct stat *st, const char *path, const char *wha
  */
 int rj_trust_open(const char *path, const char *what, int flags, struct stat *st);
 
+/*
+ * The rule's owner half, for a unix socket connected as fd (path, what: for the
+ * message): the process serving it (SO_PEERCRED, as it was when it listened) must run as
+ * this user or root, since whoever serves it chooses what this process reads.  A socket's
+ * mode only says who may connect, so it is not asked about.  0, or ROCJIT_EIO saying who
+ * serves it and what to do.
+ */
+int rj_trust_check_peer(int fd, const char *path, const char *what);
+
 #endif

@@ -6,12 +6,29 @@
  * any vendor's API beyond the program-log pair both compilers have.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/trust.h"
 #include "compile/vendor_lib.h"
+
+/* The libraries loaded through a descriptor (open_checked), by their link map, with the
+ * path they were named by: the loader knows them as /proc/self/fd/N only.  Written once
+ * per library under the lock, read by rj_vendor_file; kept for the process's life, as
+ * the libraries are. */
+#define CHECKED_MAX 16
+static struct {
+	const struct link_map *map;
+	char *path;
+} checked[CHECKED_MAX];
+static int nchecked;
+static pthread_mutex_t checked_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * pthread_once makes every other caller wait for the first load and then see what it
@@ -34,6 +51,54 @@ void rj_vendor_load_fail(struct rj_vendor_load *l, int code, const char *fmt, ..
 	l->rc = code;
 }
 
+/*
+ * A library named by a path (ROCJIT_HIP_LIBRARY, ROCJIT_NVRTC_LIBRARY, a toolkit's
+ * folder) is code this process runs, so it falls under the trust rule (base/trust.h):
+ * opened without blocking (a FIFO would hold every compile of the process in the one-time
+ * load, a cache hit's included), a regular file owned by this user or root and writable
+ * by nobody else, checked on the descriptor; then loaded through that descriptor
+ * (/proc/self/fd/N), so that what the loader maps is what was checked, not whatever the
+ * path names a moment later.  NULL, with a warning saying why, when it is refused; NULL
+ * silently when the file is not there (the next name is tried).
+ */
+static void *open_checked(const char *file)
+{
+	char proc[64];
+	struct stat st;
+	struct link_map *map = NULL;
+	void *h;
+	int fd;
+
+	if (access(file, F_OK) != 0)
+		return NULL;
+	fd = rj_trust_open(file, "the compiler library", 0, &st);
+	if (fd < 0) {
+		rj_log(RJ_LOG_WARN, "%s; it is not loaded%s", rocjit_last_error(),
+		       strstr(rocjit_last_error(), "cannot open it") ?
+			       ": name a regular library file of yours or root's" : "");
+		return NULL;
+	}
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	h = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
+	if (h && dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map) {
+		int known = 0;
+		pthread_mutex_lock(&checked_mu);
+		for (int i = 0; i < nchecked; i++)
+			known |= checked[i].map == map;
+		if (!known && nchecked < CHECKED_MAX && (checked[nchecked].path = strdup(file)))
+			checked[nchecked++].map = map;
+		if (!known)
+			fd = -1; /* kept open: see below */
+		pthread_mutex_unlock(&checked_mu);
+	}
+	/* The loader knows a library by its name first: were N closed, the next library
+	   loaded as /proc/self/fd/N would be taken for this one.  So the descriptor of a
+	   library newly loaded stays open as long as the library (the process's life). */
+	if (fd >= 0)
+		close(fd);
+	return h;
+}
+
 void *rj_vendor_open(const char *dir, size_t dirlen, const char *const *names)
 {
 	char path[4096];
@@ -48,7 +113,9 @@ void *rj_vendor_open(const char *dir, size_t dirlen, const char *const *names)
 				continue;
 			file = path;
 		}
-		if ((h = dlopen(file, RTLD_NOW | RTLD_LOCAL)))
+		/* A bare name is the loader's to find, in the folders root set up. */
+		h = strchr(file, '/') ? open_checked(file) : dlopen(file, RTLD_NOW | RTLD_LOCAL);
+		if (h)
 			return h;
 	}
 	return NULL;
@@ -62,9 +129,19 @@ void *rj_vendor_sym(void *handle, const char *name)
 const char *rj_vendor_file(void *symbol)
 {
 	Dl_info info;
+	struct link_map *map = NULL;
 
-	if (!symbol || !dladdr(symbol, &info))
+	if (!symbol || !dladdr1(symbol, &info, (void **)&map, RTLD_DL_LINKMAP))
 		return NULL;
+	if (!strncmp(info.dli_fname, "/proc/self/fd/", 14)) {
+		const char *path = NULL;
+		pthread_mutex_lock(&checked_mu);
+		for (int i = 0; i < nchecked && !path; i++)
+			if (checked[i].map == map)
+				path = checked[i].path;
+		pthread_mutex_unlock(&checked_mu);
+		return path;
+	}
 	return info.dli_fname;
 }
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/trust.h"
 #include "remote/breaker.h"
 
 _Static_assert(RJ_REDIS_OFF == RJ_BREAKER_OFF, "one code for an open breaker");
@@ -49,8 +50,14 @@ struct rj_redis {
 	   in the map. */
 	uint8_t *slot_node;
 	int have_map, refresh_map, masters;
+	double deadline;         /* rj_now_ms() by which the command under way ends (0: none) */
 	struct rj_breaker breaker;
 };
+
+/* A command, whatever it meets on the way (redirections, a slot map read again from
+ * several nodes, TRYAGAIN), costs at most this many of the URL's connect_timeout plus
+ * timeout: every step gets what is left of it, at most its own timeout. */
+#define COMMAND_BOUND 2
 
 /* ---- CRC16 (XMODEM: polynomial 0x1021, initial 0), Redis Cluster's key hash ------------ */
 
@@ -211,7 +218,13 @@ static int refuse_password(char *buf, size_t size, const char *file, const char 
 		why);
 }
 
-/* The password: the URL's, else the first line of the password file (read once). */
+/*
+ * The password: the URL's, else the first line of the password file (read once).  The
+ * file is a secret that decides where code comes from, so it falls under the trust rule
+ * (base/trust.h, RJ_TRUST_SECRET): a regular file, opened without blocking (a FIFO would
+ * hold the tier's lock, and every thread of the application behind it, until someone
+ * writes to it), owned by this user or root, readable and writable by nobody else.
+ */
 static int read_password(struct rj_redis *r)
 {
 	char buf[sizeof r->url.password + 2];
@@ -220,9 +233,15 @@ static int read_password(struct rj_redis *r)
 
 	if (r->password_read || !r->password_file[0])
 		return 0;
-	fd = open(r->password_file, O_RDONLY | O_CLOEXEC);
-	RJ_CHECK(fd < 0, ROCJIT_EIO, "cannot read the password file %s "
-		 "(ROCJIT_REMOTE_PASSWORD_FILE): %s", r->password_file, strerror(errno));
+	fd = rj_trust_open(r->password_file, "the password file (ROCJIT_REMOTE_PASSWORD_FILE)",
+			   RJ_TRUST_SECRET, NULL);
+	if (fd < 0) {
+		char why[1024];
+		snprintf(why, sizeof why, "%s", rocjit_last_error());
+		/* The rule's refusals say what to do; one that cannot open it, not yet. */
+		RJ_FAIL(fd, "%s%s", why, strstr(why, "cannot open it") ? "; give a regular "
+			"file of yours that only you can read (chmod 600)" : "");
+	}
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	RJ_CHECK(n < 0, ROCJIT_EIO, "cannot read the password file %s: %s", r->password_file,
@@ -247,6 +266,48 @@ static int is_auth_error(const struct rj_reply *e)
 		(memmem(e->str, e->len, "password", 8) || memmem(e->str, e->len, "AUTH", 4)));
 }
 
+/* ms, cut to what is left of the command's bound; 0 when nothing is left (the caller
+ * fails with rj_redis_over). */
+static int within(const struct rj_redis *r, int ms)
+{
+	double left;
+
+	if (!r->deadline)
+		return ms;
+	left = r->deadline - rj_now_ms();
+	return left < 1 ? 0 : left < ms ? (int)left : ms;
+}
+
+static int over(const struct rj_redis *r, const char *where)
+{
+	RJ_FAIL(-RJ_CONN_TIMEOUT, "%s: the command did not finish within %d ms (%d times "
+		"connect_timeout=%d plus timeout=%d), redirections and slot maps included",
+		where, COMMAND_BOUND * (r->url.connect_ms + r->url.timeout_ms), COMMAND_BOUND,
+		r->url.connect_ms, r->url.timeout_ms);
+}
+
+/*
+ * The most bytes a command's replies may take: a value (GETRANGE key 0 END: END + 1
+ * bytes, its length line and the setup's small replies), else RJ_CONN_SMALL_REPLY, so
+ * that a server cannot make this process hold a huge reply (an array of nils, say).
+ */
+static size_t reply_limit(int argc, const char *const *argv, const size_t *argvlen)
+{
+	char end[24];
+	unsigned long long v;
+	char *stop;
+
+	if (argc != 4 || argvlen[0] != 8 || memcmp(argv[0], "GETRANGE", 8) != 0 ||
+	    argvlen[3] == 0 || argvlen[3] >= sizeof end)
+		return RJ_CONN_SMALL_REPLY;
+	memcpy(end, argv[3], argvlen[3]);
+	end[argvlen[3]] = 0;
+	v = strtoull(end, &stop, 10);
+	if (*stop || end[0] == '-' || v > ((size_t)256 << 20))
+		return 0; /* the largest value conn.c takes */
+	return (size_t)v + 1 + RJ_CONN_SMALL_REPLY;
+}
+
 /*
  * Sends the command to node i (after ASKING when asking), connecting first when needed:
  * a fresh connection sends AUTH and SELECT in the same round trip.  0 and *reply, or a
@@ -266,13 +327,19 @@ static int node_call(struct rj_redis *r, int i, int asking, int argc, const char
 	char where[300], dbtext[16];
 
 	node_where(r, n, where, sizeof where);
+	if (!within(r, r->url.timeout_ms))
+		return over(r, where);
 	if (!n->conn) {
 		if (rj_breaker_shared_off(&r->breaker, shown(r)))
 			return rj_breaker_check(&r->breaker, shown(r));
 		RJ_FORWARD(read_password(r));
+		if (!within(r, r->url.connect_ms))
+			return over(r, where);
 		rc = rj_conn_open(&n->conn, n->host, n->port,
 				  r->url.kind == RJ_REMOTE_UNIX ? r->url.path : NULL,
-				  r->url.connect_ms);
+				  within(r, r->url.connect_ms));
+		if (rc == -RJ_CONN_TIMEOUT && !within(r, 1))
+			return over(r, where);
 		if (rc < 0)
 			return rc;
 		fresh = 1;
@@ -294,15 +361,18 @@ static int node_call(struct rj_redis *r, int i, int asking, int argc, const char
 		argvs[k] = ask, lens[k] = ask_len, argcs[k++] = 1;
 	setup = k;
 	argvs[k] = argv, lens[k] = argvlen, argcs[k++] = argc;
-	/* Only a value may be large: every other reply is held to a small size, so that a
-	   server cannot make this process hold a huge reply (an array of nils, say). */
-	rj_conn_limit(n->conn, argvlen[0] == 8 && memcmp(argv[0], "GETRANGE", 8) == 0 ? 0 :
-			       RJ_CONN_SMALL_REPLY);
-	rc = rj_conn_pipeline(n->conn, k, argcs, argvs, lens, replies, r->url.timeout_ms);
+	rj_conn_limit(n->conn, reply_limit(argc, argv, argvlen));
+	if (!within(r, r->url.timeout_ms)) {
+		rj_conn_close(n->conn);
+		n->conn = NULL;
+		return over(r, where);
+	}
+	rc = rj_conn_pipeline(n->conn, k, argcs, argvs, lens, replies,
+			      within(r, r->url.timeout_ms));
 	if (rc < 0) {
 		rj_conn_close(n->conn);
 		n->conn = NULL;
-		return rc;
+		return rc == -RJ_CONN_TIMEOUT && !within(r, 1) ? over(r, where) : rc;
 	}
 	for (size_t j = 0; j < setup; j++) {
 		struct rj_reply *e = replies[j];
@@ -346,15 +416,27 @@ static int node_index(struct rj_redis *r, const char *host, size_t hlen, int por
 	return r->nnodes++;
 }
 
-/* "MOVED 3999 127.0.0.1:6381": the node's index (added when new), or -1.  An empty host
- * (Redis 7's ":6381") is the host of the node asked. */
-static int redirect_target(struct rj_redis *r, const struct rj_reply *e, unsigned *slot,
-			   int asked)
+/* The index of host:port among the nodes known (the URL's seeds, the slot maps' masters),
+ * or -1: a name is never added here. */
+static int known_node(const struct rj_redis *r, const char *host, int port)
+{
+	for (int i = 0; i < r->nnodes; i++)
+		if (r->nodes[i].port == port && !strcmp(r->nodes[i].host, host))
+			return i;
+	return -1;
+}
+
+/*
+ * "MOVED 3999 127.0.0.1:6381" into *slot, host[size] and *port: 0, or -1 when it is not
+ * one.  An empty host (Redis 7's ":6381") is the host of the node asked.
+ */
+static int redirect_target(const struct rj_redis *r, const struct rj_reply *e, unsigned *slot,
+			   int asked, char *host, size_t size, int *port)
 {
 	char buf[300];
 	const char *sp, *colon;
 	size_t n = e->len < sizeof buf - 1 ? e->len : sizeof buf - 1;
-	long port;
+	long p;
 
 	memcpy(buf, e->str, n);
 	buf[n] = 0;
@@ -366,12 +448,15 @@ static int redirect_target(struct rj_redis *r, const struct rj_reply *e, unsigne
 	colon = sp ? strrchr(sp, ':') : NULL;
 	if (!colon)
 		return -1;
-	port = strtol(colon + 1, NULL, 10);
-	if (port <= 0 || port > 65535)
+	p = strtol(colon + 1, NULL, 10);
+	if (p <= 0 || p > 65535 || (size_t)(colon - sp - 1) >= size)
 		return -1;
+	*port = (int)p;
 	if (colon == sp + 1)
-		return node_index(r, r->nodes[asked].host, strlen(r->nodes[asked].host), (int)port);
-	return node_index(r, sp + 1, (size_t)(colon - sp - 1), (int)port);
+		snprintf(host, size, "%s", r->nodes[asked].host);
+	else
+		snprintf(host, size, "%.*s", (int)(colon - sp - 1), sp + 1);
+	return 0;
 }
 
 /* Reads CLUSTER SLOTS's reply into the map; the node asked is nodes[asked]. */
@@ -489,13 +574,12 @@ static int pick(struct rj_redis *r, const char *key)
 
 /* ---- Commands ------------------------------------------------------------------------------ */
 
-int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
-		     const size_t *argvlen, struct rj_reply **reply)
+/* rj_redis_command's body, under the command's bound (r->deadline). */
+static int command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
+		   const size_t *argvlen, struct rj_reply **reply)
 {
-	int asking = 0, idx, rc;
+	int asking = 0, reloaded = 0, idx, rc;
 
-	*reply = NULL;
-	RJ_FORWARD(rj_breaker_check(&r->breaker, shown(r)));
 	if (r->url.kind == RJ_REMOTE_CLUSTER && (!r->have_map || r->refresh_map) &&
 	    (rc = load_map(r)) < 0)
 		return fail(r, rc);
@@ -521,12 +605,34 @@ int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *
 							  rj_reply_is(e, RJ_REPLY_ERROR, "ASK"))) {
 			/* Only a cluster is followed: a plain server's credentials never go to
 			   a host it names. */
-			int moved = rj_reply_is(e, RJ_REPLY_ERROR, "MOVED");
-			to = redirect_target(r, e, &slot, idx);
+			int moved = rj_reply_is(e, RJ_REPLY_ERROR, "MOVED"), port = 0, bad;
+			char host[256], from[300];
+			bad = redirect_target(r, e, &slot, idx, host, sizeof host, &port);
 			rj_reply_free(e);
-			if (to < 0) {
+			if (bad) {
 				rj_error_set(-RJ_REDIS_UNAVAILABLE, __FILE__, __LINE__, "a redirection "
 					     "names a node this client cannot follow");
+				return fail(r, -RJ_REDIS_UNAVAILABLE);
+			}
+			/* Credentials go only to the cluster's members: the seeds the URL
+			   names and the masters of a slot map.  A node the map does not know
+			   (added since) makes the map read again from them, once a command. */
+			to = known_node(r, host, port);
+			if (to < 0 && !reloaded) {
+				reloaded = 1;
+				if ((rc = load_map(r)) < 0)
+					return fail(r, rc);
+				to = known_node(r, host, port);
+			}
+			if (to < 0) {
+				node_where(r, &r->nodes[idx], from, sizeof from);
+				rj_error_set(-RJ_REDIS_UNAVAILABLE, __FILE__, __LINE__, "%s redirected "
+					     "a command to %s%s%s:%d, which is no member of the cluster "
+					     "(neither a seed of the URL nor in its slot map): not "
+					     "followed, so that no credentials go there; check the "
+					     "cluster's nodes (CLUSTER NODES)", from,
+					     strchr(host, ':') ? "[" : "", host,
+					     strchr(host, ':') ? "]" : "", port);
 				return fail(r, -RJ_REDIS_UNAVAILABLE);
 			}
 			if (moved && r->slot_node) {
@@ -565,6 +671,20 @@ int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *
 	return fail(r, -RJ_REDIS_UNAVAILABLE);
 }
 
+int rj_redis_command(struct rj_redis *r, const char *key, int argc, const char *const *argv,
+		     const size_t *argvlen, struct rj_reply **reply)
+{
+	int rc;
+
+	*reply = NULL;
+	RJ_FORWARD(rj_breaker_check(&r->breaker, shown(r)));
+	r->deadline = rj_now_ms() +
+		      (double)COMMAND_BOUND * (r->url.connect_ms + r->url.timeout_ms);
+	rc = command(r, key, argc, argv, argvlen, reply);
+	r->deadline = 0;
+	return rc;
+}
+
 int rj_redis_each_server(struct rj_redis *r,
 			 int (*fn)(struct rj_conn *c, const char *where, void *user), void *user)
 {
@@ -574,9 +694,16 @@ int rj_redis_each_server(struct rj_redis *r,
 	int rc;
 
 	RJ_FORWARD(rj_breaker_check(&r->breaker, shown(r)));
-	if (r->url.kind == RJ_REMOTE_CLUSTER && (!r->have_map || r->refresh_map) &&
-	    (rc = load_map(r)) < 0)
-		return fail(r, rc);
+	if (r->url.kind == RJ_REMOTE_CLUSTER && (!r->have_map || r->refresh_map)) {
+		/* The map is read under a command's bound; each server below costs at most
+		   its connection and a PING before fn, which bounds the rest (info.c). */
+		r->deadline = rj_now_ms() +
+			      (double)COMMAND_BOUND * (r->url.connect_ms + r->url.timeout_ms);
+		rc = load_map(r);
+		r->deadline = 0;
+		if (rc < 0)
+			return fail(r, rc);
+	}
 	for (int s = 0; s < (r->url.kind == RJ_REMOTE_CLUSTER ? SLOTS : 1); s++) {
 		int i = r->url.kind == RJ_REMOTE_CLUSTER ? r->slot_node[s] - 1 : 0;
 		char where[300];

@@ -37,7 +37,13 @@ void rj_redis_drop(struct rj_redis *r);
 /*
  * Sends one command for key (the key its slot is computed from in a cluster; NULL: any
  * server) and reads its reply, within the URL's timeout; in a cluster it follows MOVED
- * and ASK redirections and refreshes its slot map.  On a fresh connection the
+ * and ASK redirections, to the cluster's members only (the URL's seeds and the slot
+ * map's masters, the map read again once when a redirection names another: credentials
+ * never go to an address a server merely names), and refreshes its slot map.  The whole
+ * command, redirections and map reads included, ends within twice connect_timeout plus
+ * timeout (-RJ_CONN_TIMEOUT, saying so).  The password file is read under the trust
+ * rule (RJ_TRUST_SECRET: a regular file of this user or root, mode 0600, never waited
+ * on).  On a fresh connection the
  * credentials and the database go first in the same round trip.  0 and *reply (an error
  * reply is a reply: "-OOM ...", "-READONLY ...", "-WRONGTYPE ..."), or a negative
  * -RJ_CONN_* / -RJ_REDIS_* code with rocjit_last_error() saying what failed at which

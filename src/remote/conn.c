@@ -8,8 +8,15 @@
  *    bound on some versions' address loops);
  *  - send: MSG_NOSIGNAL, so a server that died mid-request is an error, never a SIGPIPE
  *    that ends the application (hiredis writes with write(2));
- *  - receive: polled until the operation's deadline, and bounded in bytes (a value past
- *    RJ_CONN_MAX_REPLY is refused, never buffered whole).
+ *  - receive: bounded by the operation's deadline, checked before every read and not
+ *    only when the socket would block (a server that streams fast never waits, and must
+ *    trip it all the same), and bounded in bytes (a value past RJ_CONN_MAX_REPLY is
+ *    refused, never buffered whole);
+ *  - parse: bounded in what the bytes make, not only in bytes: a four-byte ":1\r\n"
+ *    becomes some 140 bytes of reply objects, and "*2000000000\r\n" asks for 16 GB of
+ *    element slots at once.  Every object the parser would make is counted against
+ *    RJ_CONN_MAX_OBJECTS per call and arrays nest at most RJ_CONN_MAX_DEPTH deep, both
+ *    checked before the object is allocated (our own hiredis object functions).
  * Knows nothing of what is stored, of clusters or of retries: client.c and remote.c.
  * Not thread-safe: a connection is used by one thread at a time (client.c locks).
  */
@@ -22,11 +29,19 @@
 
 #include "base/error.h"
 #include "base/shared.h"
+#include "base/trust.h"
 
 /* The most bytes one operation may receive: the largest value (record.h) plus room. */
 #define RJ_CONN_MAX_REPLY (((size_t)256 << 20) + ((size_t)1 << 20))
 /* A string at least this long is received straight into a buffer of its own. */
 #define DIRECT_MIN 2048
+/* The most reply objects (strings, integers, nils, arrays) the replies of one call may
+ * make: well above what rocjit asks for (a SCAN page of 1000 keys; CLUSTER SLOTS of a
+ * cluster cut into every one of its 16384 slots, some 8 objects a range and 4 a
+ * replica), far below what costs memory (about 140 bytes each: some 36 MB at most). */
+#define RJ_CONN_MAX_OBJECTS ((size_t)1 << 18)
+/* How deep arrays may nest in a reply: CLUSTER SLOTS, the deepest rocjit reads, has 3. */
+#define RJ_CONN_MAX_DEPTH 4
 
 void rj_reply_free(struct rj_reply *r);
 
@@ -39,6 +54,7 @@ void rj_reply_free(struct rj_reply *r);
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -48,6 +64,10 @@ struct rj_conn {
 	int fd;
 	redisReader *reader;
 	size_t limit;        /* bytes one call may receive (rj_conn_limit) */
+	size_t objects;      /* reply objects the parser made or was asked for this call */
+	const char *refused; /* why the parser's last object was refused, or NULL */
+	redisReplyObjectFunctions fns;         /* hiredis's own, each behind a count */
+	const redisReplyObjectFunctions *made; /* hiredis's own */
 	char where[300];     /* "127.0.0.1:6379", "/run/redis.sock": for messages */
 };
 
@@ -59,6 +79,60 @@ void rj_conn_limit(struct rj_conn *c, size_t max_bytes)
 int rj_conn_available(void)
 {
 	return 1;
+}
+
+/*
+ * The parser's object functions: each counts the object it is about to make (an array's
+ * declared slots must fit in what is left) and refuses past RJ_CONN_MAX_OBJECTS or
+ * RJ_CONN_MAX_DEPTH by returning NULL, which the parser takes for out of memory: it stops
+ * there, before allocating.  c->refused says which bound it was (read_parsed's message).
+ * The reader's privdata is the connection (every task carries it).
+ */
+static int admit(const redisReadTask *task, size_t slots)
+{
+	struct rj_conn *c = task->privdata;
+	int depth = 0;
+
+	for (const redisReadTask *p = task->parent; p; p = p->parent)
+		depth++;
+	if (depth > RJ_CONN_MAX_DEPTH) {
+		c->refused = "arrays nested deeper than rocjit ever asks for";
+		return 0;
+	}
+	/* An array's slots are allocated at once, each to be filled by an object that is
+	   counted when it comes: they must fit in what is left (so at most
+	   RJ_CONN_MAX_DEPTH + 1 arrays under way hold unfilled slots, 2 MB each). */
+	if (slots >= RJ_CONN_MAX_OBJECTS - c->objects) {
+		c->refused = "more elements in one reply than rocjit ever asks for";
+		return 0;
+	}
+	c->objects++;
+	return 1;
+}
+
+static void *count_string(const redisReadTask *task, char *str, size_t len)
+{
+	struct rj_conn *c = task->privdata;
+	return admit(task, 0) ? c->made->createString(task, str, len) : NULL;
+}
+
+static void *count_array(const redisReadTask *task, int elements)
+{
+	struct rj_conn *c = task->privdata;
+	return admit(task, elements > 0 ? (size_t)elements : 0) ?
+		       c->made->createArray(task, elements) : NULL;
+}
+
+static void *count_integer(const redisReadTask *task, long long value)
+{
+	struct rj_conn *c = task->privdata;
+	return admit(task, 0) ? c->made->createInteger(task, value) : NULL;
+}
+
+static void *count_nil(const redisReadTask *task)
+{
+	struct rj_conn *c = task->privdata;
+	return admit(task, 0) ? c->made->createNil(task) : NULL;
 }
 
 /* Waits until fd is ready for events or the deadline (rj_now_ms) passes: 1 ready, 0 past
@@ -110,6 +184,34 @@ static int new_socket(int family)
 	return socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 }
 
+/*
+ * The trust rule (base/trust.h) for the socket path and its folder, before connecting:
+ * whoever owns the socket file, or can replace it, chooses the server.  Only the owner
+ * half applies to the socket itself (its mode says who may connect); the folder may be
+ * writable by all when it is sticky (/tmp: others may add names there, not replace
+ * ours).  The server's own uid is checked after the connection (rj_trust_check_peer).
+ */
+static int check_socket_path(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	snprintf(dir, sizeof dir, "%.*s", slash && slash != path ? (int)(slash - path) : 1,
+		 slash ? path : ".");
+	if (stat(dir, &st) == 0) {
+		if (st.st_mode & S_ISVTX)
+			st.st_mode &= ~(mode_t)(S_IWGRP | S_IWOTH);
+		RJ_FORWARD(rj_trust_check_stat(&st, dir, "the folder of the remote cache's socket",
+					       0));
+	}
+	if (stat(path, &st) == 0) {
+		st.st_mode &= ~(mode_t)(S_IWGRP | S_IWOTH);
+		RJ_FORWARD(rj_trust_check_stat(&st, path, "the remote cache's socket", 0));
+	}
+	return 0;
+}
+
 static int open_unix(const char *path, double deadline, int *fd_out, int *err)
 {
 	struct sockaddr_un a;
@@ -122,6 +224,8 @@ static int open_unix(const char *path, double deadline, int *fd_out, int *err)
 		return -RJ_CONN_DOWN;
 	}
 	memcpy(a.sun_path, path, strlen(path));
+	if (check_socket_path(path) != 0)
+		return -RJ_CONN_UNTRUSTED;
 	fd = new_socket(AF_UNIX);
 	if (fd < 0) {
 		*err = errno;
@@ -130,6 +234,8 @@ static int open_unix(const char *path, double deadline, int *fd_out, int *err)
 	rc = connect_within(fd, (const struct sockaddr *)&a, sizeof a, deadline, err);
 	if (rc == -RJ_CONN_DOWN && *err == EAGAIN)
 		rc = -RJ_CONN_TIMEOUT; /* the server's backlog is full: it does not accept */
+	if (rc == 0 && rj_trust_check_peer(fd, path, "the remote cache's socket") != 0)
+		rc = -RJ_CONN_UNTRUSTED;
 	if (rc < 0) {
 		close(fd);
 		return rc;
@@ -251,6 +357,8 @@ int rj_conn_open(struct rj_conn **out, const char *host, int port, const char *p
 		  : open_tcp(host, port, deadline, &fd, &err, &gai);
 	if (rc == -RJ_CONN_TIMEOUT)
 		RJ_FAIL(rc, "connecting to %s: no answer within %d ms", where, connect_ms);
+	if (rc == -RJ_CONN_UNTRUSTED)
+		return rc; /* the trust rule's message says what and why */
 	if (rc < 0)
 		RJ_FAIL(rc, "connecting to %s: %s", where, gai ? gai : strerror(err));
 	c = calloc(1, sizeof *c);
@@ -263,6 +371,14 @@ int rj_conn_open(struct rj_conn **out, const char *host, int port, const char *p
 	}
 	c->fd = fd;
 	c->limit = RJ_CONN_MAX_REPLY;
+	c->made = c->reader->fn;
+	c->fns = *c->made;
+	c->fns.createString = count_string;
+	c->fns.createArray = count_array;
+	c->fns.createInteger = count_integer;
+	c->fns.createNil = count_nil;
+	c->reader->fn = &c->fns;
+	c->reader->privdata = c;
 	memcpy(c->where, where, sizeof where);
 	*out = c;
 	return 0;
@@ -358,7 +474,12 @@ static ssize_t receive(struct rj_conn *c, void *buf, size_t size, double deadlin
 		       int timeout_ms)
 {
 	for (;;) {
-		ssize_t n = recv(c->fd, buf, size, 0);
+		ssize_t n;
+		/* Before every read: bytes that keep coming never make recv wait. */
+		if (rj_now_ms() >= deadline)
+			RJ_FAIL(-RJ_CONN_TIMEOUT, "%s did not finish its reply within %d ms",
+				c->where, timeout_ms);
+		n = recv(c->fd, buf, size, 0);
 		if (n > 0)
 			return n;
 		if (n == 0)
@@ -455,9 +576,13 @@ static int read_parsed(struct rj_conn *c, struct rj_reply **out, double deadline
 
 	for (;;) {
 		ssize_t n;
-		if (redisReaderGetReply(c->reader, &raw) != REDIS_OK)
+		if (redisReaderGetReply(c->reader, &raw) != REDIS_OK) {
+			RJ_CHECK(c->refused, -RJ_CONN_PROTOCOL, "%s sent a reply refused unread: "
+				 "%s (at most %zu objects, arrays %d deep)", c->where, c->refused,
+				 (size_t)RJ_CONN_MAX_OBJECTS, RJ_CONN_MAX_DEPTH);
 			RJ_FAIL(-RJ_CONN_PROTOCOL, "%s does not speak the Redis protocol (%s)",
 				c->where, c->reader->errstr[0] ? c->reader->errstr : "bad reply");
+		}
 		if (raw)
 			break;
 		n = receive(c, buf, sizeof buf, deadline, timeout_ms);
@@ -502,6 +627,8 @@ int rj_conn_pipeline(struct rj_conn *c, size_t n, const int *argc, const char *c
 
 	for (i = 0; i < n; i++)
 		replies[i] = NULL;
+	c->objects = 0;
+	c->refused = NULL;
 	for (i = 0; i < n && rc == 0; i++) {
 		char *cmd = NULL;
 		/* hiredis takes char ** for what it only reads. */

@@ -45,13 +45,18 @@ enum rj_conn_error {
 	RJ_CONN_PROTOCOL,    /* the server's bytes are not the Redis protocol               */
 	RJ_CONN_NOMEM,
 	RJ_CONN_UNSUPPORTED, /* built without hiredis                                       */
+	RJ_CONN_UNTRUSTED,   /* a unix socket another user owns, can replace or serves
+	                        (base/trust.h): never connected, or left at once            */
 };
 
 struct rj_conn;
 
 /*
  * Connects to host:port (TCP, with TCP_NODELAY) or, when path is not NULL, to the unix
- * socket path, within connect_ms.  Name resolution is the system's (getaddrinfo) and is
+ * socket path, within connect_ms.  A unix socket falls under the trust rule
+ * (base/trust.h): owned by this user or root, in a folder only they can write (or a
+ * sticky one), served by a process of this user or root (SO_PEERCRED); else
+ * -RJ_CONN_UNTRUSTED with the rule's message, nothing sent.  Name resolution is the system's (getaddrinfo) and is
  * not bounded by connect_ms: give an address where that matters.  0, or -RJ_CONN_* with
  * rocjit_last_error() saying what failed and where ("connecting to 127.0.0.1:6379:
  * connection refused").
@@ -61,9 +66,13 @@ int rj_conn_open(struct rj_conn **out, const char *host, int port, const char *p
 
 /*
  * Sends n commands at once (a pipeline: command i is argc[i] words argv[i][j] of
- * argvlen[i][j] bytes) and reads their n replies into replies[], all within timeout_ms.
- * An error reply is a reply, not a failure.  0; or -RJ_CONN_* and no reply (those read
- * are freed): the connection is then unusable, close it.
+ * argvlen[i][j] bytes) and reads their n replies into replies[], all within timeout_ms
+ * (checked before every read: a server that keeps sending never outlasts it).  The
+ * replies are bounded in bytes (rj_conn_limit) and in what the parser makes of them:
+ * 2^18 objects at most and arrays 4 deep, refused before they are allocated
+ * (-RJ_CONN_PROTOCOL, saying which).  An error reply is a reply, not a failure.  0; or
+ * -RJ_CONN_* and no reply (those read are freed): the connection is then unusable,
+ * close it.
  */
 int rj_conn_pipeline(struct rj_conn *c, size_t n, const int *argc, const char *const *const *argv,
 		     const size_t *const *argvlen, struct rj_reply **replies, int timeout_ms);

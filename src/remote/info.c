@@ -2,6 +2,11 @@
  * info.c - what the servers of a remote tier say about themselves (rocjit remote
  * ping|stats): round trip, version, memory, eviction policy, and a SCAN of the tier's
  * keys.  An administrative walk, never on the request path; uses tier.c and client.c.
+ *
+ * Bounded in time as a whole, not only per command: a server that answers each command
+ * in time can still keep a walk going for ever (a SCAN cursor that never comes back to
+ * 0, a key count in the millions answered slowly).  The whole walk gets INFO_TIMEOUTS of
+ * the URL's timeout; each command gets what is left of it, at most the timeout.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +15,40 @@
 #include "base/error.h"
 #include "remote/remote_internal.h"
 
+/* The whole walk's bound, in the URL's timeouts (20 s at the default 1 s). */
+#define INFO_TIMEOUTS 20
+
 struct info_walk {
 	struct rj_remote *t;
 	struct rj_remote_server_info *out;
 	int with_keys, first;
+	double deadline;        /* rj_now_ms() by which the walk ends */
 };
+
+/* The walk's bound passed: the message says so, not only which command it cut short. */
+static int walk_over(const struct info_walk *w, const char *where)
+{
+	RJ_FAIL(-RJ_CONN_TIMEOUT, "%s: the servers did not answer everything within %d ms (%d "
+		"times the URL's timeout=%d): stopped there", where,
+		w->t->url.timeout_ms * INFO_TIMEOUTS, INFO_TIMEOUTS, w->t->url.timeout_ms);
+}
+
+/* One command of the walk, with the URL's timeout cut to what is left of the walk's. */
+static int walk_call(const struct info_walk *w, struct rj_conn *c, const char *where, int argc,
+		     const char *const *argv, const size_t *argvlen, struct rj_reply **reply)
+{
+	double left = w->deadline - rj_now_ms();
+	int rc;
+
+	*reply = NULL;
+	if (left < 1)
+		return walk_over(w, where);
+	rc = rj_conn_call(c, argc, argv, argvlen, reply,
+			  left < w->t->url.timeout_ms ? (int)left : w->t->url.timeout_ms);
+	if (rc == -RJ_CONN_TIMEOUT && w->deadline - rj_now_ms() < 1)
+		return walk_over(w, where);
+	return rc;
+}
 
 /* The value of field in an INFO reply ("maxmemory_policy:allkeys-lru\r\n"), or "". */
 static void info_field(const struct rj_reply *r, const char *field, char *out, size_t size)
@@ -51,9 +85,10 @@ static int count_keys(struct rj_conn *c, const char *where, struct info_walk *w)
 		const char *scan[6] = { "SCAN", cursor, "MATCH", match, "COUNT", "1000" };
 		size_t scan_len[6];
 		struct rj_reply *r = NULL, *keys;
+		int rc;
 		for (int i = 0; i < 6; i++)
 			scan_len[i] = strlen(scan[i]);
-		RJ_FORWARD(rj_conn_call(c, 6, scan, scan_len, &r, w->t->url.timeout_ms));
+		RJ_FORWARD(walk_call(w, c, where, 6, scan, scan_len, &r));
 		if (r->type != RJ_REPLY_ARRAY || r->n != 2 || r->elem[0].type != RJ_REPLY_STRING ||
 		    r->elem[1].type != RJ_REPLY_ARRAY || r->elem[0].len >= sizeof cursor) {
 			rj_reply_free(r);
@@ -72,9 +107,9 @@ static int count_keys(struct rj_conn *c, const char *where, struct info_walk *w)
 				w->out->locks++;
 				continue;
 			}
-			if (rj_conn_call(c, 2, strlen_cmd, strlen_len, &len, w->t->url.timeout_ms) < 0) {
+			if ((rc = walk_call(w, c, where, 2, strlen_cmd, strlen_len, &len)) < 0) {
 				rj_reply_free(r);
-				return -RJ_CONN_IO;
+				return rc;
 			}
 			if (len->type == RJ_REPLY_INTEGER) {
 				w->out->entries++;
@@ -98,12 +133,12 @@ static int info_one(struct rj_conn *c, const char *where, void *user)
 	char value[64];
 	double t0 = rj_now_ms(), ms;
 
-	RJ_FORWARD(rj_conn_call(c, 1, ping, ping_len, &r, w->t->url.timeout_ms));
+	RJ_FORWARD(walk_call(w, c, where, 1, ping, ping_len, &r));
 	ms = rj_now_ms() - t0;
 	rj_reply_free(r);
 	if (ms > w->out->latency_ms)
 		w->out->latency_ms = ms;
-	RJ_FORWARD(rj_conn_call(c, 2, info, info_len, &r, w->t->url.timeout_ms));
+	RJ_FORWARD(walk_call(w, c, where, 2, info, info_len, &r));
 	if (r->type == RJ_REPLY_STRING) {
 		if (w->first) {
 			info_field(r, "redis_version", w->out->version, sizeof w->out->version);
@@ -123,7 +158,8 @@ static int info_one(struct rj_conn *c, const char *where, void *user)
 
 int rj_remote_server_info(struct rj_remote *t, int with_keys, struct rj_remote_server_info *out)
 {
-	struct info_walk w = { t, out, with_keys, 1 };
+	struct info_walk w = { t, out, with_keys, 1,
+			       rj_now_ms() + (double)t->url.timeout_ms * INFO_TIMEOUTS };
 	int rc;
 
 	memset(out, 0, sizeof *out);

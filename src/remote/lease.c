@@ -19,6 +19,8 @@
 
 /* How long the mark of a failed compile keeps the waiting nodes from waiting. */
 #define FAILED_MARK_MS 10000
+/* rj_remote_claim's own flag: a wait ended in vain lately, so no lock is waited for. */
+#define CLAIM_NO_WAIT_NOW 0x100
 
 static void lock_key(const struct rj_remote *t, const rj_key *key, char *out, size_t size)
 {
@@ -122,7 +124,14 @@ static void new_token(char *out, size_t size)
 
 /*
  * One round of the wait (caller holds mu): tries to take the lock; 1 taken (*l filled),
- * 0 someone holds it, 2 its holder failed (compile unlocked), <0 the server failed.
+ * 0 someone holds it, 2 its holder failed (compile unlocked), 3 the lock is not one an
+ * honest holder makes (see below), <0 the server failed.
+ *
+ * A holder sets its lock with the lease of its URL and renews it to that lease, never
+ * longer; so a lock that lives longer than this tier's lease (or for ever) was planted,
+ * or set by a node configured otherwise: it is not waited for (a planted lock with an
+ * hour's lease would otherwise make every cold node wait its whole wait for every key it
+ * covers).  Compiling at once is what a wait that ends in vain does anyway.
  */
 static int try_lock(struct rj_remote *t, struct rj_remote_lease *l)
 {
@@ -150,6 +159,17 @@ static int try_lock(struct rj_remote *t, struct rj_remote_lease *l)
 		return rc;
 	rc = reply->type == RJ_REPLY_STRING && reply->len && reply->str[0] == '!' ? 2 : 0;
 	rj_reply_free(reply);
+	if (rc != 0)
+		return rc;
+	get[0] = "PTTL";
+	getlen[0] = 4;
+	rc = rj_tier_command(t, l->key, 2, get, getlen, &reply);
+	if (rc < 0)
+		return rc;
+	/* -2: gone since (the next round takes it); -1: no expiry, never ours. */
+	rc = reply->type == RJ_REPLY_INTEGER &&
+	     (reply->integer == -1 || reply->integer > t->url.lease_ms) ? 3 : 0;
+	rj_reply_free(reply);
 	return rc;
 }
 
@@ -165,6 +185,12 @@ int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wai
 	memset(v, 0, sizeof *v);
 	if (t->readonly)
 		return 0;
+	/* A wait that ended in vain less than the breaker's period ago: no holder is waited
+	   for meanwhile (see below). */
+	pthread_mutex_lock(&t->mu);
+	if (rj_now_ms() < t->no_wait_until)
+		flags |= CLAIM_NO_WAIT_NOW;
+	pthread_mutex_unlock(&t->mu);
 	l = calloc(1, sizeof *l);
 	if (!l)
 		return 0;
@@ -191,20 +217,39 @@ int rj_remote_claim(struct rj_remote *t, const struct rj_remote_want *w, int wai
 			return 0;
 		}
 		pthread_mutex_unlock(&t->mu);
-		if (rc != 0) /* the server failed, refused the lock, or its holder failed */
+		if (rc == 3 && !atomic_exchange(&t->bogus_warned, 1))
+			rj_log(RJ_LOG_WARN, "remote cache %s: the lock %s lives longer than this "
+			       "tier's lease (%d ms): no holder of ours sets that, so it is not "
+			       "waited for (its keys are compiled here); if it is another node's, "
+			       "give every node the same lease=", rj_remote_shown(t), l->key,
+			       t->url.lease_ms);
+		if (rc != 0) /* the server failed, refused the lock, its holder failed, or
+				it is no holder's */
 			break;
 		if (flags & RJ_CLAIM_NOWAIT) {
 			free(l);
 			return 2; /* another node compiles it now: the caller does something else */
 		}
+		if (flags & CLAIM_NO_WAIT_NOW)
+			break; /* compiled here, as after the wait that ended in vain */
 		if (!waited++) {
 			atomic_fetch_add(&t->waits, 1);
 			RJ_LOG(RJ_LOG_INFO, "remote cache %s: another node is compiling %s; "
 			       "waiting for its value", rj_remote_shown(t), l->key);
 		}
 		if (rj_now_ms() > deadline) {
+			/* A holder that never delivers (a node stuck, or a lock planted with an
+			   honest lease and renewed by whoever planted it) costs this process
+			   one wait: for the breaker's period (at least the wait) no lock is
+			   waited for, each key is compiled here at once. */
+			pthread_mutex_lock(&t->mu);
+			t->no_wait_until = rj_now_ms() + (t->url.retry_ms > wait_ms ?
+							  t->url.retry_ms : wait_ms);
+			pthread_mutex_unlock(&t->mu);
 			rj_log(RJ_LOG_WARN, "remote cache %s: another node has been compiling %s for "
-			       "%d ms; compiling it here too", rj_remote_shown(t), l->key, wait_ms);
+			       "%d ms; compiling it here too, and every key whose lock is held "
+			       "for the next %d ms", rj_remote_shown(t), l->key, wait_ms,
+			       t->url.retry_ms > wait_ms ? t->url.retry_ms : wait_ms);
 			break;
 		}
 		usleep(sleep_us);

@@ -86,7 +86,10 @@ int rj_remote_peek(struct rj_remote *t, const struct rj_remote_want *w, struct r
  * After a miss, before compiling: one compile per key across the fleet.  Takes the key's
  * compile lock in Redis (SET NX with a lease that a background thread renews every third
  * of it while the lock is held).  When another node holds it, waits for its value,
- * polling, for at most wait_ms; a value that arrives is returned (1, *v filled).  A lock
+ * polling, for at most wait_ms; a value that arrives is returned (1, *v filled).  Not
+ * waited for: a lock that lives longer than the URL's lease (no holder of ours sets one:
+ * planted), and, for the retry period (at least wait_ms) after a wait ended in vain,
+ * any lock: a planted lock costs a process one wait, not one per key.  A lock
  * whose lease expired (its holder died) is taken over; a holder that failed to compile
  * makes the waiters compile at once, each on its own.  0: compile now, with *lease the
  * lock to give to rj_remote_release, or NULL when there is none to hold (read-only tier,
@@ -150,7 +153,8 @@ struct rj_remote_server_info {
 	uint64_t entries, bytes, locks;
 };
 /* Asks every server (PING, INFO; with with_keys, a SCAN of this tier's keys and their
- * sizes).  0, or ROCJIT_EIO with the message. */
+ * sizes), all of it within 20 of the URL's timeouts whatever the servers do (info.c).
+ * 0, or ROCJIT_EIO with the message. */
 int rj_remote_server_info(struct rj_remote *t, int with_keys, struct rj_remote_server_info *out);
 
 #endif

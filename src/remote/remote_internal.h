@@ -30,6 +30,9 @@ struct rj_remote {
 	struct rj_remote_lease *leases;
 	pthread_t renewer;
 	int renewer_running, closing;
+	double no_wait_until;   /* rj_now_ms() before which no held lock is waited for (a
+	                           wait ended in vain: lease.c) */
+	atomic_int bogus_warned; /* a lock with a lease longer than ours was warned of */
 	struct rj_remote *next_open; /* the process's open tiers (fork) */
 
 	const struct rj_sig_trust *trust; /* NULL: values need no signature (the context's) */

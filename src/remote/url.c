@@ -6,7 +6,8 @@
  * unix:// for a socket and redis-cluster:// with several seed nodes, as sccache and ccache
  * spell them.  A password never leaves this file in a message: every error shows the URL
  * through rj_remote_url_redact, which masks whatever could be a password even in text that
- * does not parse.  Pure functions over strings: no network, no environment.
+ * does not parse, and a user slot alone as well (some clients read redis://secret@host as
+ * a password).  Pure functions over strings: no network, no environment.
  */
 #include "remote/url.h"
 
@@ -56,10 +57,17 @@ void rj_remote_url_redact(const char *text, char *out, size_t size)
 	for (const char *p = start; p < end; p++)
 		if (*p == '@')
 			at = p;
-	if (at)
-		colon = memchr(start, ':', (size_t)(at - start));
-	if (!colon) {
+	if (!at) {
 		copy_out(out, size, &len, text, strlen(text));
+		return;
+	}
+	colon = memchr(start, ':', (size_t)(at - start));
+	if (!colon) {
+		/* A user slot alone may be a password put there (redis://secret@host, as some
+		   clients read it): masked whole. */
+		copy_out(out, size, &len, text, (size_t)(start - text));
+		copy_out(out, size, &len, MASK, strlen(MASK));
+		copy_out(out, size, &len, at, strlen(at));
 		return;
 	}
 	copy_out(out, size, &len, text, (size_t)(colon + 1 - text));
@@ -377,9 +385,11 @@ void rj_remote_url_show(const struct rj_remote_url *u, char *out, size_t size)
 	copy_out(out, size, &len, u->kind == RJ_REMOTE_CLUSTER ? "redis-cluster://" : "redis://",
 		 u->kind == RJ_REMOTE_CLUSTER ? 16 : 8);
 	if (u->user[0] || u->password[0]) {
-		copy_out(out, size, &len, u->user, strlen(u->user));
+		/* A user alone is masked too: it may be a password (rj_remote_url_redact). */
 		if (u->password[0])
-			copy_out(out, size, &len, ":" MASK, strlen(MASK) + 1);
+			copy_out(out, size, &len, u->user, strlen(u->user));
+		copy_out(out, size, &len, u->password[0] ? ":" MASK : MASK,
+			 strlen(MASK) + (u->password[0] ? 1 : 0));
 		copy_out(out, size, &len, "@", 1);
 	}
 	for (int i = 0; i < u->nhosts; i++) {

@@ -56,9 +56,11 @@ struct rj_remote_url {
 int rj_remote_url_parse(const char *text, struct rj_remote_url *out);
 
 /*
- * text as it may be shown: the password, if any, replaced by "***".  Whatever text is,
- * parsable or not, nothing between the scheme's "//" and the last '@' before the host
- * part that follows a ':' is ever copied.  out always ends with a NUL.
+ * text as it may be shown: the password, if any, replaced by "***", and a user slot
+ * without a password ("redis://secret@host") replaced whole.  Whatever text is, parsable
+ * or not, nothing between the scheme's "//" and the last '@' that follows a ':' is ever
+ * copied, nor anything between them when no ':' comes before that '@'.  out always ends
+ * with a NUL.
  */
 void rj_remote_url_redact(const char *text, char *out, size_t size);
 
