@@ -180,8 +180,15 @@ TEST(unix_socket_owned_by_another_user_is_refused)
 	rj_redis_start(&s, "redis", NULL);
 	ASSERT_INT(connect_unix(s.sock), 0); /* this user's: used */
 	ASSERT(chown(s.sock, NOBODY, NOBODY) == 0);
+	/* In a folder only root can write, root arranged it (a service's socket in /run):
+	   used, the server being root's. */
+	ASSERT(chmod(s.dir, 0755) == 0);
+	ASSERT_INT(connect_unix(s.sock), 0);
+	/* In a sticky folder anyone can write (/tmp): anyone could have made it. */
+	ASSERT(chmod(s.dir, 01777) == 0);
 	ASSERT_INT(connect_unix(s.sock), -RJ_CONN_UNTRUSTED);
 	ASSERT_CONTAINS(rocjit_last_error(), "owned by user 65534");
+	ASSERT_CONTAINS(rocjit_last_error(), "others can write");
 	/* Through the tier's client, as unix:// in ROCJIT_REMOTE. */
 	snprintf(url, sizeof url, "unix://%s", s.sock);
 	ASSERT_INT(rj_remote_url_parse(url, &u), 0);
@@ -219,18 +226,17 @@ TEST(unix_socket_in_a_folder_another_user_can_write_is_refused)
 	close(fd);
 }
 
-TEST(unix_socket_served_by_another_user_is_refused)
+/*
+ * A server run as user nobody on sock, made by that user (bind after setuid: the socket
+ * file is nobody's) when as_owner, else by root before setuid (root's file, another
+ * user's server); answers +PONG to whatever comes.  Its pid; it dies with the test.
+ */
+static pid_t serve_as_nobody(const char *sock, int as_owner)
 {
-	char sock[4400];
 	int ready[2], fd;
 	pid_t pid;
 	char c;
 
-	need_hiredis();
-	need_root();
-	/* The socket file is root's, in root's folder: only the server's own uid
-	   (SO_PEERCRED) tells that another user serves it. */
-	snprintf(sock, sizeof sock, "%s/redis.sock", rj_test_dir);
 	ASSERT(pipe(ready) == 0);
 	pid = fork();
 	ASSERT(pid >= 0);
@@ -239,8 +245,10 @@ TEST(unix_socket_served_by_another_user_is_refused)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		memcpy(a.sun_path, sock, strlen(sock) + 1);
-		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-		    setgid(NOBODY) != 0 || setuid(NOBODY) != 0 || listen(fd, 8) != 0)
+		if (fd < 0 || (!as_owner && bind(fd, (struct sockaddr *)&a, sizeof a) != 0) ||
+		    setgid(NOBODY) != 0 || setuid(NOBODY) != 0 ||
+		    (as_owner && bind(fd, (struct sockaddr *)&a, sizeof a) != 0) ||
+		    listen(fd, 8) != 0)
 			_exit(1);
 		if (write(ready[1], "r", 1) != 1)
 			_exit(1);
@@ -252,10 +260,57 @@ TEST(unix_socket_served_by_another_user_is_refused)
 	}
 	close(ready[1]);
 	ASSERT(read(ready[0], &c, 1) == 1);
-	ASSERT_INT(connect_unix(sock), -RJ_CONN_UNTRUSTED);
-	ASSERT_CONTAINS(rocjit_last_error(), "served by a process of user 65534");
+	close(ready[0]);
+	return pid;
+}
+
+static void stop_server(pid_t pid)
+{
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+TEST(unix_socket_served_by_another_user_is_refused)
+{
+	char sock[4400];
+	pid_t pid;
+
+	need_hiredis();
+	need_root();
+	/* The socket file is root's, in root's folder: only the server's own uid
+	   (SO_PEERCRED) tells that another user serves it. */
+	snprintf(sock, sizeof sock, "%s/redis.sock", rj_test_dir);
+	pid = serve_as_nobody(sock, 0);
+	ASSERT_INT(connect_unix(sock), -RJ_CONN_UNTRUSTED);
+	ASSERT_CONTAINS(rocjit_last_error(), "served by a process of user 65534");
+	stop_server(pid);
+}
+
+/*
+ * A service's own socket (Debian's redis-server: user redis, /run/redis): made by the
+ * user that serves it, in that user's folder, which nobody else can write - used.  The
+ * same socket in a folder its group may write, or in a folder of a third user, is not.
+ */
+TEST(service_socket_in_the_services_own_folder_is_used)
+{
+	char dir[4400], sock[4500];
+	pid_t pid;
+
+	need_hiredis();
+	need_root();
+	snprintf(dir, sizeof dir, "%s/run-redis", rj_test_dir);
+	snprintf(sock, sizeof sock, "%s/redis.sock", dir);
+	ASSERT(mkdir(dir, 0755) == 0 && chown(dir, NOBODY, NOBODY) == 0);
+	ASSERT(chmod(rj_test_dir, 0755) == 0); /* nobody must reach its folder */
+	pid = serve_as_nobody(sock, 1);
+	ASSERT_INT(connect_unix(sock), 0);
+	ASSERT(chmod(dir, 0775) == 0);
+	ASSERT_INT(connect_unix(sock), -RJ_CONN_UNTRUSTED);
+	ASSERT_CONTAINS(rocjit_last_error(), "others can write");
+	ASSERT(chmod(dir, 0755) == 0 && chown(dir, 12345, 12345) == 0);
+	ASSERT_INT(connect_unix(sock), -RJ_CONN_UNTRUSTED);
+	ASSERT_CONTAINS(rocjit_last_error(), "of a third user");
+	stop_server(pid);
 }
 
 /* ---- Compiler libraries ------------------------------------------------------------------ */

@@ -105,7 +105,7 @@ int rj_trust_open(const char *path, const char *what, int flags, struct stat *st
 	return fd;
 }
 
-int rj_trust_check_peer(int fd, const char *path, const char *what)
+int rj_trust_check_peer(int fd, const char *path, const char *what, uid_t service)
 {
 	struct ucred cred;
 	socklen_t len = sizeof cred;
@@ -113,12 +113,10 @@ int rj_trust_check_peer(int fd, const char *path, const char *what)
 
 	RJ_CHECK(getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0, ROCJIT_EIO,
 		 "%s %s: cannot tell who serves it: %s", what, path, strerror(errno));
-	RJ_CHECK(cred.uid != me && cred.uid != 0, ROCJIT_EIO,
-		 "%s %s is served by a process of user %u, not by you (%u) or root: it is not "
-		 "used, since whoever serves it can put code on the GPU; use a server of your "
-		 "own or root's, with its socket in a folder only you or root can write (a "
-		 "server run as its own user is reached over TCP, with signed values: "
-		 "ROCJIT_TRUSTED_KEYS)",
-		 what, path, (unsigned)cred.uid, (unsigned)me);
+	RJ_CHECK(cred.uid != me && cred.uid != 0 && cred.uid != service, ROCJIT_EIO,
+		 "%s %s is served by a process of user %u, not by you (%u), root or the "
+		 "socket's owner: it is not used, since whoever serves it can put code on the "
+		 "GPU; use a server of your own, or a service's socket in the service's own "
+		 "folder", what, path, (unsigned)cred.uid, (unsigned)me);
 	return 0;
 }

@@ -38,10 +38,10 @@ int rj_trust_open(const char *path, const char *what, int flags, struct stat *st
 /*
  * The rule's owner half, for a unix socket connected as fd (path, what: for the
  * message): the process serving it (SO_PEERCRED, as it was when it listened) must run as
- * this user or root, since whoever serves it chooses what this process reads.  A socket's
- * mode only says who may connect, so it is not asked about.  0, or ROCJIT_EIO saying who
- * serves it and what to do.
+ * this user, root, or service (the socket file's owner where its folder shows that user
+ * put it there, see remote/conn.c; (uid_t)-1 for none), since whoever serves it chooses
+ * what this process reads.  0, or ROCJIT_EIO saying who serves it and what to do.
  */
-int rj_trust_check_peer(int fd, const char *path, const char *what);
+int rj_trust_check_peer(int fd, const char *path, const char *what, uid_t service);
 
 #endif

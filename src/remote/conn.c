@@ -187,27 +187,45 @@ static int new_socket(int family)
 /*
  * The trust rule (base/trust.h) for the socket path and its folder, before connecting:
  * whoever owns the socket file, or can replace it, chooses the server.  Only the owner
- * half applies to the socket itself (its mode says who may connect); the folder may be
- * writable by all when it is sticky (/tmp: others may add names there, not replace
- * ours).  The server's own uid is checked after the connection (rj_trust_check_peer).
+ * half applies to the socket itself (its mode says who may connect).
+ *   - A socket of this user or root: its folder may be writable by all when it is sticky
+ *     (/tmp: others may add names there, not replace ours).
+ *   - A socket of another user U (a system service: Debian's redis-server runs as user
+ *     redis, its socket in /run/redis): only in a folder of U's or root's that nobody
+ *     else can write, sticky or not, since in /tmp any user could have made it.  U then
+ *     counts as the server's own user (*service) for the check after the connection.
+ * The server's uid is checked after the connection (rj_trust_check_peer): the process
+ * serving must be this user, root or the socket's service user.
  */
-static int check_socket_path(const char *path)
+static int check_socket_path(const char *path, uid_t *service)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	const char *slash = strrchr(path, '/');
-	struct stat st;
+	struct stat ds, ss;
+	int have_dir;
 
+	*service = (uid_t)-1;
 	snprintf(dir, sizeof dir, "%.*s", slash && slash != path ? (int)(slash - path) : 1,
 		 slash ? path : ".");
-	if (stat(dir, &st) == 0) {
-		if (st.st_mode & S_ISVTX)
-			st.st_mode &= ~(mode_t)(S_IWGRP | S_IWOTH);
-		RJ_FORWARD(rj_trust_check_stat(&st, dir, "the folder of the remote cache's socket",
-					       0));
+	have_dir = stat(dir, &ds) == 0;
+	if (stat(path, &ss) == 0 && ss.st_uid != geteuid() && ss.st_uid != 0) {
+		RJ_CHECK(!have_dir || (ds.st_uid != ss.st_uid && ds.st_uid != 0) ||
+			 (ds.st_mode & (S_IWGRP | S_IWOTH)), ROCJIT_EIO,
+			 "the remote cache's socket %s is owned by user %u, not by you (%u) or "
+			 "root, in a folder %s: another user could have put it there, and "
+			 "whoever serves it can put code on the GPU; use a server of your own, or "
+			 "a service's socket in the service's own folder (as /run/redis)", path,
+			 (unsigned)ss.st_uid, (unsigned)geteuid(), !have_dir ? "that cannot be "
+			 "checked" : (ds.st_mode & (S_IWGRP | S_IWOTH)) ? "others can write" :
+			 "of a third user");
+		*service = ss.st_uid;
+		return 0;
 	}
-	if (stat(path, &st) == 0) {
-		st.st_mode &= ~(mode_t)(S_IWGRP | S_IWOTH);
-		RJ_FORWARD(rj_trust_check_stat(&st, path, "the remote cache's socket", 0));
+	if (have_dir) {
+		if (ds.st_mode & S_ISVTX)
+			ds.st_mode &= ~(mode_t)(S_IWGRP | S_IWOTH);
+		RJ_FORWARD(rj_trust_check_stat(&ds, dir, "the folder of the remote cache's socket",
+					       0));
 	}
 	return 0;
 }
@@ -215,6 +233,7 @@ static int check_socket_path(const char *path)
 static int open_unix(const char *path, double deadline, int *fd_out, int *err)
 {
 	struct sockaddr_un a;
+	uid_t service;
 	int fd, rc;
 
 	memset(&a, 0, sizeof a);
@@ -224,7 +243,7 @@ static int open_unix(const char *path, double deadline, int *fd_out, int *err)
 		return -RJ_CONN_DOWN;
 	}
 	memcpy(a.sun_path, path, strlen(path));
-	if (check_socket_path(path) != 0)
+	if (check_socket_path(path, &service) != 0)
 		return -RJ_CONN_UNTRUSTED;
 	fd = new_socket(AF_UNIX);
 	if (fd < 0) {
@@ -234,7 +253,7 @@ static int open_unix(const char *path, double deadline, int *fd_out, int *err)
 	rc = connect_within(fd, (const struct sockaddr *)&a, sizeof a, deadline, err);
 	if (rc == -RJ_CONN_DOWN && *err == EAGAIN)
 		rc = -RJ_CONN_TIMEOUT; /* the server's backlog is full: it does not accept */
-	if (rc == 0 && rj_trust_check_peer(fd, path, "the remote cache's socket") != 0)
+	if (rc == 0 && rj_trust_check_peer(fd, path, "the remote cache's socket", service) != 0)
 		rc = -RJ_CONN_UNTRUSTED;
 	if (rc < 0) {
 		close(fd);
