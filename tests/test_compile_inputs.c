@@ -295,3 +295,105 @@ TEST(registered_and_served_headers_still_compile)
 		ASSERT_INT(compile_with(ctx, t, "k.hip", src, NULL, 0, h, 1, NULL), 0);
 	rocjit_close(ctx);
 }
+
+/* ---- What the compilers expand from outside the texts ------------------------------- */
+
+/* The code object compiled for target from src named name, and its key. */
+static const rocjit_code *compiled(rocjit_ctx *ctx, const char *target, const char *name,
+				   const char *src, const rocjit_header *h, size_t nh, char key[33])
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	const rocjit_code *code = NULL;
+
+	p.source = src;
+	p.name = name;
+	p.headers = h;
+	p.num_headers = nh;
+	ASSERT_INT(rocjit_compile(&code, ctx, target, &p), 0);
+	memcpy(key, code->key, 33);
+	return code;
+}
+
+/*
+ * __FILE__ expands to the source's name: a source (or a header it is given) that uses it,
+ * directly, through __builtin_FILE or through assert, is keyed by its name, and compiles
+ * to the same bytes every time (on AMD hipRTC named it after a random temporary folder);
+ * a source that does not is shared across names.
+ */
+TEST(file_name_is_in_the_key_where_the_texts_expand_it)
+{
+	static const char *const uses[] = {
+		"extern \"C\" __global__ void k(const char **s) { s[0] = __FILE__; }\n",
+		"extern \"C\" __global__ void k(const char **s) { s[0] = __builtin_FILE(); }\n",
+		"#include <assert.h>\n"
+		"extern \"C\" __global__ void k(int *x) { assert(x); x[0] = 1; }\n",
+		"#include \"where.h\"\nextern \"C\" __global__ void k(const char **s) { s[0] = WHERE; }\n",
+	};
+	rocjit_header h = { "where.h", "#define WHERE __FILE__\n", 0 };
+	char a[33], b[33], c[33];
+
+	FOR_TARGETS(t) {
+		rocjit_ctx *ctx = rj_test_open();
+		for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
+			const rocjit_code *x = compiled(ctx, t, "one.hip", uses[i], &h, 1, a);
+			const rocjit_code *y = compiled(ctx, t, "two.hip", uses[i], &h, 1, b);
+			ASSERT(strcmp(a, b) != 0);
+			ASSERT(!y->from_cache);
+			ASSERT(x->size > 0);
+		}
+		/* Without: one key for both names. */
+		compiled(ctx, t, "one.hip", "extern \"C\" __global__ void k(int *x) { x[0] = 7; }\n",
+			 NULL, 0, a);
+		compiled(ctx, t, "two.hip", "extern \"C\" __global__ void k(int *x) { x[0] = 7; }\n",
+			 NULL, 0, b);
+		ASSERT_STR(a, b);
+		rocjit_close(ctx);
+		/* The same source and name compiled again, in a fresh cache: the same bytes. */
+		{
+			rocjit_ctx *one, *two;
+			const rocjit_code *x, *y;
+			char first[4400], second[4400];
+			rocjit_options o = ROCJIT_OPTIONS_INIT;
+			snprintf(first, sizeof first, "%s/fresh-%s-1", rj_test_dir, t);
+			snprintf(second, sizeof second, "%s/fresh-%s-2", rj_test_dir, t);
+			o.cache_dir = first;
+			ASSERT_INT(rocjit_open(&one, &o), 0);
+			o.cache_dir = second;
+			ASSERT_INT(rocjit_open(&two, &o), 0);
+			x = compiled(one, t, "same.hip", uses[0], NULL, 0, a);
+			y = compiled(two, t, "same.hip", uses[0], NULL, 0, c);
+			ASSERT_STR(a, c);
+			ASSERT(!x->from_cache && !y->from_cache);
+			ASSERT_INT((int)x->size, (int)y->size);
+			ASSERT(memcmp(x->data, y->data, x->size) == 0);
+			rocjit_close(one);
+			rocjit_close(two);
+		}
+	}
+}
+
+/*
+ * __DATE__ and __TIME__ expand to when the compile runs: a text that uses __TIME__ is
+ * keyed by the second (as ccache does: such an entry is never hit again), one that uses
+ * __DATE__ by the day; one that uses neither keeps its key.
+ */
+TEST(date_and_time_are_in_the_key_where_the_texts_expand_them)
+{
+	static const char timed[] =
+		"extern \"C\" __global__ void k(const char **s) { s[0] = __TIME__; }\n";
+	static const char dated[] =
+		"extern \"C\" __global__ void k(const char **s) { s[0] = __DATE__; }\n";
+	rocjit_ctx *ctx = rj_test_open();
+	char a[33], b[33];
+
+	compiled(ctx, "gfx90a", "t.hip", timed, NULL, 0, a);
+	usleep(1100 * 1000);
+	compiled(ctx, "gfx90a", "t.hip", timed, NULL, 0, b);
+	ASSERT(strcmp(a, b) != 0);
+	compiled(ctx, "gfx90a", "d.hip", dated, NULL, 0, a);
+	compiled(ctx, "gfx90a", "d.hip", dated, NULL, 0, b);
+	if (strcmp(a, b) != 0) /* midnight passed between the two: once more */
+		compiled(ctx, "gfx90a", "d.hip", dated, NULL, 0, a);
+	ASSERT_STR(a, b);
+	rocjit_close(ctx);
+}

@@ -434,15 +434,44 @@ static int lower_by_address(const char *target, const struct rj_compile_req *req
 	return 0;
 }
 
+/* source after a line "#line 1 \"NAME\"", malloc'ed (NULL: out of memory): name's quotes
+ * and backslashes escaped, its control characters as '?' (a #line holds one line). */
+static char *line_named(const char *source, const char *name)
+{
+	size_t n = strlen(name), len = strlen(source), k = 0;
+	char *out = malloc(2 * n + len + 16);
+
+	if (!out)
+		return NULL;
+	k += (size_t)sprintf(out, "#line 1 \"");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c == '"' || c == '\\')
+			out[k++] = '\\';
+		out[k++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	out[k++] = '"';
+	out[k++] = '\n';
+	memcpy(out + k, source, len + 1);
+	return out;
+}
+
 static int compile_locked(const char *target, const struct rj_compile_req *req,
 			  struct rj_compile_out *out, const char **argv, int argc,
 			  int nheaders, const char **hsrc, const char **hname)
 {
 	hiprtcProgram prog = NULL;
 	hiprtcResult r;
-	char *raw;
+	char *raw, *named;
 
-	r = amd.hiprtcCreateProgram(&prog, req->source, req->name, nheaders, hsrc, hname);
+	/* hipRTC 5.2 names the source after comgr's temporary folder, so __FILE__ would
+	   expand to a random path: the same key, different bytes on every compile.  A #line
+	   names it as NVRTC's program name does (the key holds the name where the texts use
+	   __FILE__: request/entry.c), and diagnostics then name it too. */
+	named = line_named(req->source, req->name);
+	RJ_CHECK(!named, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
+	r = amd.hiprtcCreateProgram(&prog, named, req->name, nheaders, hsrc, hname);
+	free(named);
 	RJ_CHECK(r != HIPRTC_SUCCESS, r == HIPRTC_ERROR_OUT_OF_MEMORY ? ROCJIT_ENOMEM :
 		 ROCJIT_ECOMPILE, "hiprtcCreateProgram failed (%d)", (int)r);
 	if (rj_vendor_add_names(prog, amd.hiprtcGetLoweredName ? amd.hiprtcAddNameExpression : NULL,

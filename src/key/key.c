@@ -138,6 +138,18 @@ static rj_key compute(const struct rj_key_input *in, int portable)
 		put_field(&w, "I", 1);
 		put_field(&w, in->search_dirs.b, sizeof in->search_dirs.b);
 	}
+	if (in->file_name) {
+		put_field(&w, "F", 1);
+		put_str(&w, in->file_name);
+	}
+	if (in->date) {
+		put_field(&w, "D", 1);
+		put_str(&w, in->date);
+	}
+	if (in->time) {
+		put_field(&w, "T", 1);
+		put_str(&w, in->time);
+	}
 	if (w.streaming) {
 		digest = XXH3_128bits_digest(&w.st);
 	} else {
@@ -197,4 +209,36 @@ ROCJIT_API int rocjit_is_header_name(const char *name)
 		if (has_suffix(name, len, ext[i]))
 			return 1;
 	return 0;
+}
+
+/*
+ * Which predefined macros that expand to something outside the texts the texts name.  A
+ * plain search, not a preprocessor: a name in a comment or a string counts too, which
+ * only ever keys more than needed.  "assert" stands for __FILE__, which the assert macro
+ * of the served <assert.h> expands at the call.
+ */
+unsigned rj_key_expansions(const char *text, size_t len)
+{
+	static const struct {
+		const char *name;
+		unsigned flag;
+	} names[] = {
+		{ "__FILE__", RJ_EXPANDS_FILE }, { "__builtin_FILE", RJ_EXPANDS_FILE },
+		{ "__DATE__", RJ_EXPANDS_DATE }, { "__TIME__", RJ_EXPANDS_TIME },
+		{ "__TIMESTAMP__", RJ_EXPANDS_DATE | RJ_EXPANDS_TIME },
+	};
+	const char *p = text, *end = text + len;
+	unsigned flags = 0;
+
+	while (p < end && (p = memmem(p, (size_t)(end - p), "__", 2)) != NULL) {
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+			size_t n = strlen(names[i].name);
+			if ((size_t)(end - p) >= n && !memcmp(p, names[i].name, n))
+				flags |= names[i].flag;
+		}
+		p += 2;
+	}
+	if (memmem(text, len, "assert", 6))
+		flags |= RJ_EXPANDS_FILE;
+	return flags;
 }

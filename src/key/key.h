@@ -9,10 +9,14 @@
  *   value field: 'L' and the source language (one byte) when it is not HIP; 'N' and the
  *   number of name expressions (8 bytes), then each expression as a field, when there are
  *   any; 'I' and the digest of what the options' -I folders hold (request/search_dirs.c),
- *   when the options name any.  Adding an optional field moves no key of a program without it, and a key with
- *   one can never equal one without (the field list is length-prefixed).
+ *   when the options name any; 'F' and the source's name when the texts use __FILE__
+ *   (or assert), 'D' and the day when they use __DATE__, 'T' and the time to the second
+ *   when they use __TIME__ (rj_key_expansions: what the compilers expand from outside the
+ *   texts; like ccache, an entry of __TIME__ is then never hit again).  Adding an
+ *   optional field moves no key of a program without it, and a key with one can never
+ *   equal one without (the field list is length-prefixed).
  * Nothing else enters the key: not the program name, not the working directory, not the
- * source's file name (which only labels diagnostics).
+ * source's file name (which only labels diagnostics) unless the texts expand __FILE__.
  */
 #ifndef ROCJIT_KEY_H
 #define ROCJIT_KEY_H
@@ -52,7 +56,20 @@ struct rj_key_input {
 	size_t num_name_expressions;
 	int has_search_dirs;     /* the options name -I folders: search_dirs is their digest */
 	rj_digest search_dirs;
+	/* What the compilers expand from outside the texts, where the texts use it
+	 * (rj_key_expansions); NULL where they do not: */
+	const char *file_name;   /* __FILE__ (assert): the source's name */
+	const char *date;        /* __DATE__, __TIMESTAMP__: the day it is compiled */
+	const char *time;        /* __TIME__, __TIMESTAMP__: the second */
+	char when[2][16];        /* room for date and time, where the caller wants it */
 };
+
+/* rj_key_expansions' flags: the texts use __FILE__ (or __builtin_FILE, or assert, whose
+ * served macro expands __FILE__), __DATE__, __TIME__ (__TIMESTAMP__: both). */
+#define RJ_EXPANDS_FILE 1u
+#define RJ_EXPANDS_DATE 2u
+#define RJ_EXPANDS_TIME 4u
+unsigned rj_key_expansions(const char *text, size_t len);
 
 /* XXH3-128 of data, in canonical (big-endian) byte order. */
 rj_digest rj_digest_of(const void *data, size_t size);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compile/devlib.h"
 #include "request/lookup_internal.h"
@@ -29,6 +30,39 @@ char *rj_request_header_names(const struct rj_request *r)
 	return s;
 }
 
+/*
+ * What the compilers would expand from outside r's texts (issue 27: every input is in the
+ * key): the source's name where the texts use __FILE__ (both platforms compile the
+ * source under its name: NVRTC's program name, a #line on AMD), the day and the time as
+ * the compiler would show them (local time) where they use __DATE__ or __TIME__.
+ * Searched anew at each key: a few microseconds for ordinary texts, beside hashing them.
+ */
+static void request_expansions(struct rj_key_input *in, const struct rj_request *r)
+{
+	unsigned flags = rj_key_expansions(r->source, r->length);
+	time_t now;
+	struct tm tm;
+
+	in->file_name = in->date = in->time = NULL;
+	for (size_t i = 0; i < r->num_headers && flags != 7; i++)
+		flags |= rj_key_expansions(r->headers[i].source, r->headers[i].length ?
+					   r->headers[i].length : strlen(r->headers[i].source));
+	if (flags & RJ_EXPANDS_FILE)
+		in->file_name = r->name;
+	if (!(flags & (RJ_EXPANDS_DATE | RJ_EXPANDS_TIME)))
+		return;
+	now = time(NULL);
+	localtime_r(&now, &tm);
+	if (flags & RJ_EXPANDS_DATE) {
+		strftime(in->when[0], sizeof in->when[0], "%b %e %Y", &tm);
+		in->date = in->when[0];
+	}
+	if (flags & RJ_EXPANDS_TIME) {
+		strftime(in->when[1], sizeof in->when[1], "%H:%M:%S", &tm);
+		in->time = in->when[1];
+	}
+}
+
 /* What r's key for target is made of; compiler NULL for the portable key. */
 void rj_request_key_input(struct rj_key_input *in, const struct rj_request *r,
 			  const struct rj_platform *platform, const char *target,
@@ -48,6 +82,7 @@ void rj_request_key_input(struct rj_key_input *in, const struct rj_request *r,
 	in->num_name_expressions = r->num_name_expressions;
 	/* What the -I folders hold, read now: the compiler reads them at any miss. */
 	in->has_search_dirs = rj_search_dirs_digest(&r->opts, &in->search_dirs);
+	request_expansions(in, r);
 }
 
 const char *rj_slot_symbol(const struct rj_slot *s, const char *kernel_name)
