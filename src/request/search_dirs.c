@@ -8,8 +8,9 @@
  * size and XXH3-128, in name order, recursively (links followed, as the compiler follows
  * them).  Any change in a folder changes the key of every request naming it: a needless
  * recompile at worst, never a stale hit.  It is computed per key, so a large folder costs
- * each request its read (the CUDA cccl folder, 17 MB: some milliseconds); past
- * SEARCH_BYTES_MAX or SEARCH_FILES_MAX the rest of a folder is left out with a warning.
+ * each request its read (the CUDA cccl folder, 17 MB: some milliseconds); a folder past
+ * SEARCH_BYTES_MAX or SEARCH_FILES_MAX gets a key no other request has (compiled each
+ * time, with a warning), never one that covers part of it.
  *
  * Reads folders only; knows nothing of stores or compilers.  The include scan
  * (compile/inputs.c) refuses what no key covers: absolute and escaping includes.
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -160,13 +162,25 @@ int rj_search_dirs_digest(const struct rj_opts *opts, rj_digest *out)
 		return 0;
 	if (w.cut)
 		rj_warn_once("search-dirs-cut", "an -I folder holds more than %u files or %u MiB: "
-			     "the cache key covers the first ones only, so an edit past them is "
-			     "not seen; pass the headers a kernel uses as registered headers "
-			     "(rocjit_program.headers) instead", SEARCH_FILES_MAX,
-			     SEARCH_BYTES_MAX >> 20);
-	if (w.oom) {
-		/* A key that cannot describe the folders must match nothing stored. */
-		memset(out->b, 0xff, sizeof out->b);
+			     "the cache key cannot cover it, so its kernels are compiled anew "
+			     "each time and never served from the cache; pass the headers a kernel "
+			     "uses as registered headers (rocjit_program.headers) instead",
+			     SEARCH_FILES_MAX, SEARCH_BYTES_MAX >> 20);
+	if (w.oom || w.cut) {
+		/* A key that cannot describe the folders must match nothing, ever: not a
+		   constant (a later request would hit what this one stores, compiled from
+		   other files), but one no other request computes. */
+		static _Atomic unsigned long long n;
+		struct {
+			pid_t pid;
+			struct timespec ts;
+			unsigned long long n;
+		} once;
+		memset(&once, 0, sizeof once);
+		once.pid = getpid();
+		clock_gettime(CLOCK_REALTIME, &once.ts);
+		once.n = n++;
+		*out = rj_digest_of(&once, sizeof once);
 	} else {
 		*out = rj_digest_of(w.buf, w.len);
 	}
