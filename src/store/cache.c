@@ -103,10 +103,10 @@ static int index_get_locked(rj_cache *c, const rj_key *key, const void **code, v
 
 	if (c->index) {
 		rj_index_stale(c); /* replaced or removed by another process: the current one */
-	} else if (c->dirfd >= 0 && time(NULL) >= c->remap_at &&
-		   rj_index_kept(c) < RJ_INDEX_MAX_RETIRED) {
-		/* None mapped (none there at open, or it was replaced past the bound, or the
-		   connection was closed for a fork() when it was): look again now and then. */
+	} else if (c->dirfd >= 0 && time(NULL) >= c->remap_at) {
+		/* None mapped (none there at open, one dropped or found damaged, or the
+		   connection was closed for a fork() when it was replaced): look again now and
+		   then. */
 		c->remap_at = time(NULL) + RJ_CHECK_S;
 		rj_index_map(c);
 	}

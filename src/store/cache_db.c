@@ -391,7 +391,7 @@ int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly, in
 
 void rj_cache_free(rj_cache *c)
 {
-	rj_index_unmap_all(c);
+	rj_index_retire(c);
 	free(c->hits);
 	free(c->held);
 	pthread_mutex_destroy(&c->lock);

@@ -276,22 +276,11 @@ int rj_index_stale(rj_cache *c)
 	if (!ix ||
 	    (!rj_index_broken(ix) && !__atomic_load_n(&ix->board->retired, __ATOMIC_ACQUIRE)))
 		return 0;
+	/* Unmapped at once (hits are copies: nothing points into it), then the file that
+	   replaced it, if any: a process that outlives many rewrites maps one index. */
 	rj_index_retire(c);
-	/* The file that replaced it, if any.  Retired indexes whose code was handed out stay
-	   mapped until close (and their unlinked files on disk): past a few, the database
-	   serves instead, so a process that outlives many rewrites holds a bounded amount. */
-	if (rj_index_kept(c) < RJ_INDEX_MAX_RETIRED)
-		rj_index_map(c);
+	rj_index_map(c);
 	return 1;
-}
-
-int rj_index_kept(const rj_cache *c)
-{
-	int n = 0;
-
-	for (const struct rj_index *r = c->retired; r; r = r->next)
-		n++;
-	return n;
 }
 
 /*
@@ -486,32 +475,10 @@ const char *rj_index_memo(const struct rj_index *ix, const char *platform)
 	return NULL;
 }
 
-void rj_index_lend(struct rj_index *ix)
-{
-	ix->lent = 1;
-}
-
 void rj_index_retire(rj_cache *c)
 {
-	struct rj_index *ix = c->index;
-
+	rj_index_unmap(c->index);
 	c->index = NULL;
-	if (ix && ix->lent) {
-		ix->next = c->retired;
-		c->retired = ix;
-	} else {
-		rj_index_unmap(ix);
-	}
-}
-
-void rj_index_unmap_all(rj_cache *c)
-{
-	rj_index_retire(c);
-	while (c->retired) {
-		struct rj_index *next = c->retired->next;
-		rj_index_unmap(c->retired);
-		c->retired = next;
-	}
 }
 
 /* The database's deletion count: 0, or -1 when there is none (no index writer made it). */

@@ -95,8 +95,6 @@ struct index_usage {
 };
 
 struct rj_index {
-	struct rj_index *next;  /* the cache's retired indexes (rj_index_retire) */
-	int lent;               /* a hit pointed into it: unmapped only at close */
 	void *map;
 	const unsigned char *base;
 	size_t size;

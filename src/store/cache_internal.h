@@ -41,9 +41,6 @@
 /* A process that hits only its index checks it against deletions by programs that do not
  * know it at most this often, in the background (cache.c, cache_process.c). */
 #define RJ_CHECK_S 2
-/* Indexes a process keeps mapped after they were replaced, because it handed out code from
- * them, before it stops mapping the replacements (cache_index.c, cache.c). */
-#define RJ_INDEX_MAX_RETIRED 4
 
 /* PRAGMA application_id of every rocjit database, cache or bundle: "rjit". */
 #define RJ_CACHE_APP_ID 0x726a6974
@@ -94,7 +91,6 @@ struct rj_cache {
 	/* the read index (cache_index.c): mapped at open, when present and sound; then the
 	   connection is opened at the first use that needs it (deferred) */
 	struct rj_index *index;
-	struct rj_index *retired;      /* indexes no longer used whose code was handed out */
 	int deferred;                  /* opened on the index: no connection opened yet */
 	int may_defer;                 /* open: the connection may wait for its first use */
 	int index_dirty;               /* a hit or a store the index lacks: write it again */
@@ -226,12 +222,9 @@ uint64_t rj_index_max_bytes(void);
  * from the database file now in the folder: 0; else -1 (then there is none to use). */
 int rj_index_map(rj_cache *c);
 void rj_index_unmap(struct rj_index *ix);
-/* Marks ix as pointed into by a hit (the code handed out is the mapping itself). */
-void rj_index_lend(struct rj_index *ix);
-/* Stops c's use of its index: unmapped at once, or at rj_index_unmap_all when lent. */
+/* Stops c's use of its index and unmaps it (caller holds c->lock, or c is being freed):
+ * nothing points into it once the lookup that used it returns (a hit's code is a copy). */
 void rj_index_retire(rj_cache *c);
-/* Unmaps c's index and every retired one (closing the cache). */
-void rj_index_unmap_all(rj_cache *c);
 /* Whether ix was written from the database file now in folder dirfd. */
 int rj_index_matches(const struct rj_index *ix, int dirfd);
 /* 1 and *hit when key is in the index and its entry passes every check (hit->code then a
@@ -259,8 +252,6 @@ void rj_index_reject(rj_cache *c);
 /* Whether c's index was retired by a writer that replaced or removed it: then c stops
  * using it and maps the folder's current one, if any (caller holds c->lock). */
 int rj_index_stale(rj_cache *c);
-/* How many retired indexes c keeps mapped (their code was handed out). */
-int rj_index_kept(const rj_cache *c);
 /* The compiler memo of platform in the index (a pointer into it), or NULL. */
 const char *rj_index_memo(const struct rj_index *ix, const char *platform);
 
