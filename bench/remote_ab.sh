@@ -33,7 +33,8 @@ trap 'rm -rf "$out"' EXIT
 run() { # label build round
 	LD_LIBRARY_PATH=$2${lib:+:$lib} ROCJIT_WORKER=$2/rocjit-worker \
 		"$here/remote_bench.sh" -n "$n" --target "$target" --redis "$redis" "$2" \
-		> "$out/$1-$3.txt" 2>&1 || { cat "$out/$1-$3.txt"; exit 1; }
+		> "$out/$1-$3.txt" 2>&1 ||
+		echo "== $1 round $3: remote_bench.sh failed after the series above (see the run)"
 	echo "== $1 round $3: $(grep -c ' own=' "$out/$1-$3.txt") processes"
 }
 for r in $(seq "$rounds"); do
