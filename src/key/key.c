@@ -219,26 +219,28 @@ ROCJIT_API int rocjit_is_header_name(const char *name)
  */
 unsigned rj_key_expansions(const char *text, size_t len)
 {
-	static const struct {
-		const char *name;
-		unsigned flag;
-	} names[] = {
-		{ "__FILE__", RJ_EXPANDS_FILE }, { "__builtin_FILE", RJ_EXPANDS_FILE },
-		{ "__DATE__", RJ_EXPANDS_DATE }, { "__TIME__", RJ_EXPANDS_TIME },
-		{ "__TIMESTAMP__", RJ_EXPANDS_DATE | RJ_EXPANDS_TIME },
-	};
 	const char *p = text, *end = text + len;
 	unsigned flags = 0;
 
-	while (p < end && (p = memmem(p, (size_t)(end - p), "__", 2)) != NULL) {
-		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-			size_t n = strlen(names[i].name);
-			if ((size_t)(end - p) >= n && !memcmp(p, names[i].name, n))
-				flags |= names[i].flag;
+	/* One pass, by memchr: memmem would be set up anew at every "__" of a HIP text
+	   (__global__, __device__, ...), which is most of its cost on a hit. */
+	while (p < end && (p = memchr(p, '_', (size_t)(end - p))) != NULL) {
+		size_t left = (size_t)(end - p);
+		if (left >= 8 && p[1] == '_') {
+			if (!memcmp(p, "__FILE__", 8) || (left >= 14 && !memcmp(p, "__builtin_FILE", 14)))
+				flags |= RJ_EXPANDS_FILE;
+			else if (!memcmp(p, "__DATE__", 8))
+				flags |= RJ_EXPANDS_DATE;
+			else if (!memcmp(p, "__TIME__", 8))
+				flags |= RJ_EXPANDS_TIME;
+			else if (left >= 13 && !memcmp(p, "__TIMESTAMP__", 13))
+				flags |= RJ_EXPANDS_DATE | RJ_EXPANDS_TIME;
 		}
-		p += 2;
+		p++;
 	}
-	if (memmem(text, len, "assert", 6))
-		flags |= RJ_EXPANDS_FILE;
+	for (p = text; !(flags & RJ_EXPANDS_FILE) && p < end &&
+	     (p = memchr(p, 'a', (size_t)(end - p))) != NULL; p++)
+		if ((size_t)(end - p) >= 6 && !memcmp(p, "assert", 6))
+			flags |= RJ_EXPANDS_FILE;
 	return flags;
 }
