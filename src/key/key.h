@@ -69,6 +69,7 @@ struct rj_key_input {
 #define RJ_EXPANDS_FILE 1u
 #define RJ_EXPANDS_DATE 2u
 #define RJ_EXPANDS_TIME 4u
+#define RJ_EXPANDS_ALL 7u
 unsigned rj_key_expansions(const char *text, size_t len);
 
 /* XXH3-128 of data, in canonical (big-endian) byte order. */

@@ -69,6 +69,7 @@ struct rj_source {
 	size_t length;
 	char *owned;               /* text read from ROCJIT_KERNEL_PATH, else NULL */
 	rj_digest digest;
+	unsigned expands;          /* rj_key_expansions of its text */
 	struct rj_source *next;
 };
 
@@ -105,6 +106,7 @@ struct rocjit_ctx {
 	size_t num_headers;
 	rocjit_header *headers;
 	rj_digest *header_digests;
+	unsigned header_expands;    /* rj_key_expansions of the registered headers, or'ed */
 
 	atomic_int device_state;    /* 0 unknown, 1 known (device_target), <0 the error;
 	                               set once under load_mu, read without it */
@@ -156,6 +158,7 @@ struct rj_request {
 	const rj_digest *header_digests; /* precomputed, or NULL */
 	struct rj_opts opts;
 	rj_digest digest;
+	unsigned expands;                /* rj_key_expansions of the source and headers */
 	int language;                    /* ROCJIT_LANG_HIP or _CUDA, resolved */
 	const char *const *name_expressions; /* the program's, checked */
 	size_t num_name_expressions;
@@ -222,8 +225,9 @@ void rj_recent_registered_add(const rocjit_ctx *ctx, const struct rj_registered_
 /* sources.c: resolves a registered name for this context (once); see sources.c. */
 int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name);
 void rj_sources_free(rocjit_ctx *ctx);
-/* The registered headers for this context (resolved once): sets *headers, *digests, *n. */
+/* The registered headers for this context (resolved once): sets *headers, *digests, *n,
+ * and *expands (may be NULL: what their texts expand, rj_key_expansions). */
 int rj_source_headers(rocjit_ctx *ctx, const rocjit_header **headers,
-		      const rj_digest **digests, size_t *n);
+		      const rj_digest **digests, size_t *n, unsigned *expands);
 
 #endif

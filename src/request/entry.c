@@ -35,18 +35,16 @@ char *rj_request_header_names(const struct rj_request *r)
  * key): the source's name where the texts use __FILE__ (both platforms compile the
  * source under its name: NVRTC's program name, a #line on AMD), the day and the time as
  * the compiler would show them (local time) where they use __DATE__ or __TIME__.
- * Searched anew at each key: a few microseconds for ordinary texts, beside hashing them.
+ * The texts are searched once (rj_key_expansions): per request for a program, per context
+ * for registered sources and headers.
  */
 static void request_expansions(struct rj_key_input *in, const struct rj_request *r)
 {
-	unsigned flags = rj_key_expansions(r->source, r->length);
+	unsigned flags = r->expands; /* rj_key_expansions, found when the request was made */
 	time_t now;
 	struct tm tm;
 
 	in->file_name = in->date = in->time = NULL;
-	for (size_t i = 0; i < r->num_headers && flags != 7; i++)
-		flags |= rj_key_expansions(r->headers[i].source, r->headers[i].length ?
-					   r->headers[i].length : strlen(r->headers[i].source));
 	if (flags & RJ_EXPANDS_FILE)
 		in->file_name = r->name;
 	if (!(flags & (RJ_EXPANDS_DATE | RJ_EXPANDS_TIME)))

@@ -56,11 +56,11 @@ static int take_options(struct rj_registered_ask *a, const rocjit_registered_opt
 
 /* The registered source a asks for, as this context resolved it, and its headers. */
 static int take_source(const struct rj_source **s, const rocjit_header **headers,
-		       const rj_digest **digests, size_t *num_headers, rocjit_ctx *ctx,
-		       const struct rj_registered_ask *a)
+		       const rj_digest **digests, size_t *num_headers, unsigned *expands,
+		       rocjit_ctx *ctx, const struct rj_registered_ask *a)
 {
 	RJ_FORWARD(rj_source_resolve(s, ctx, a->source_name));
-	return rj_source_headers(ctx, headers, digests, num_headers);
+	return rj_source_headers(ctx, headers, digests, num_headers, expands);
 }
 
 /* The registered source as a program: what rocjit_kernel_get and rocjit_compile take. */
@@ -69,7 +69,7 @@ static int as_program(rocjit_program *p, rocjit_ctx *ctx, const struct rj_regist
 	const struct rj_source *s;
 	const rj_digest *digests;
 
-	RJ_FORWARD(take_source(&s, &p->headers, &digests, &p->num_headers, ctx, a));
+	RJ_FORWARD(take_source(&s, &p->headers, &digests, &p->num_headers, NULL, ctx, a));
 	p->version = ROCJIT_PROGRAM_VERSION;
 	p->source = s->text;
 	p->length = s->length;
@@ -136,7 +136,9 @@ static int compile_for(const rocjit_code **out, rocjit_ctx *ctx, const char *tar
 	int rc;
 
 	memset(&r, 0, sizeof r);
-	RJ_FORWARD(take_source(&s, &r.headers, &r.header_digests, &r.num_headers, ctx, a));
+	RJ_FORWARD(take_source(&s, &r.headers, &r.header_digests, &r.num_headers, &r.expands,
+			       ctx, a));
+	r.expands |= s->expands;
 	r.source = s->text;
 	r.length = s->length;
 	r.name = s->display;

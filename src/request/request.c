@@ -110,6 +110,12 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 		return rc;
 	}
 	r->digest = rj_digest_of(r->source, r->length);
+	/* Once per request, not per key (a request computes its key and portable key). */
+	r->expands = rj_key_expansions(r->source, r->length);
+	for (size_t i = 0; i < r->num_headers && r->expands != RJ_EXPANDS_ALL; i++)
+		r->expands |= rj_key_expansions(r->headers[i].source, r->headers[i].length ?
+						r->headers[i].length :
+						strlen(r->headers[i].source));
 	return 0;
 }
 
@@ -370,7 +376,9 @@ static int request_from_registered(struct rj_request *r, rocjit_ctx *ctx, const 
 	r->language = rocjit_program_language(ROCJIT_LANG_AUTO, source_name);
 	r->name_expressions = NULL;
 	r->num_name_expressions = 0;
-	RJ_FORWARD(rj_source_headers(ctx, &r->headers, &r->header_digests, &r->num_headers));
+	RJ_FORWARD(rj_source_headers(ctx, &r->headers, &r->header_digests, &r->num_headers,
+				     &r->expands));
+	r->expands |= s->expands;
 	return rj_opts_normalize(&r->opts, options, num_options);
 }
 

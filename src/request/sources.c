@@ -164,6 +164,7 @@ int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char 
 		return rc;
 	}
 	s->digest = rj_digest_of(s->text, s->length);
+	s->expands = rj_key_expansions(s->text, s->length); /* once per context */
 	pthread_rwlock_wrlock(&ctx->rw);
 	{
 		/* Another thread may have resolved it meanwhile: keep the first. */
@@ -312,6 +313,7 @@ static int resolve_headers(rocjit_ctx *ctx)
 	/* A failed earlier attempt may have left arrays behind. */
 	free(ctx->headers);
 	free(ctx->header_digests);
+	ctx->header_expands = 0;
 	ctx->headers = calloc(n ? n : 1, sizeof *ctx->headers);
 	ctx->header_digests = calloc(n ? n : 1, sizeof *ctx->header_digests);
 	if (!ctx->headers || !ctx->header_digests) {
@@ -332,6 +334,7 @@ static int resolve_headers(rocjit_ctx *ctx)
 		/* An empty header has length 0, which would mean strlen: its text is "". */
 		ctx->headers[k].length = s->length;
 		ctx->header_digests[k] = s->digest;
+		ctx->header_expands |= s->expands;
 		k++;
 	}
 	free(files);
@@ -340,7 +343,7 @@ static int resolve_headers(rocjit_ctx *ctx)
 }
 
 int rj_source_headers(rocjit_ctx *ctx, const rocjit_header **headers,
-		      const rj_digest **digests, size_t *n)
+		      const rj_digest **digests, size_t *n, unsigned *expands)
 {
 	int rc = 0;
 
@@ -357,5 +360,7 @@ int rj_source_headers(rocjit_ctx *ctx, const rocjit_header **headers,
 	*headers = ctx->num_headers ? ctx->headers : NULL;
 	*digests = ctx->num_headers ? ctx->header_digests : NULL;
 	*n = ctx->num_headers;
+	if (expands)
+		*expands = ctx->header_expands;
 	return 0;
 }
