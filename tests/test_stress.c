@@ -115,6 +115,7 @@ static int lock_files(void)
 	return n;
 }
 
+/* The waiter's wait, its own compile excluded, stays under max_wait_ms. */
 static void holder_then_waiter(int sig, const char *timeout_env, double max_wait_ms)
 {
 	char src[4300], out_a[4300], out_b[4300];
@@ -146,7 +147,10 @@ static void holder_then_waiter(int sig, const char *timeout_env, double max_wait
 	       sig == SIGKILL ? "killed" : "stopped", text);
 	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	ASSERT_CONTAINS(text, "compiles=1 ");
-	ASSERT((double)epoch_ms() - t0 < max_wait_ms);
+	/* What it waited, less its own compile (ms=, as the machine measured it: minutes
+	   under a sanitizer on a loaded box), is bounded; the compile is not. */
+	ASSERT(strstr(text, " ms="));
+	ASSERT((double)epoch_ms() - t0 - strtod(strstr(text, " ms=") + 4, NULL) < max_wait_ms);
 	free(text);
 	kill(a, SIGKILL);
 	waitpid(a, &status, 0);
@@ -156,12 +160,13 @@ TEST(holder_killed_mid_compile_blocks_nobody)
 {
 	/* The kernel drops a dead process's flock: the waiter compiles at once, not after
 	   the (long) timeout. */
-	holder_then_waiter(SIGKILL, "ROCJIT_LOCK_TIMEOUT_MS=600000", 60000);
+	holder_then_waiter(SIGKILL, "ROCJIT_LOCK_TIMEOUT_MS=600000", 60000); /* not 600 s */
 }
 
 TEST(holder_that_hangs_is_waited_for_at_most_the_timeout)
 {
-	holder_then_waiter(SIGSTOP, "ROCJIT_LOCK_TIMEOUT_MS=1500", 60000);
+	holder_then_waiter(SIGSTOP, "ROCJIT_LOCK_TIMEOUT_MS=1500", 30000); /* 1.5 s, and the
+									     start-up's slack */
 }
 
 static int count_bad(void)
