@@ -794,7 +794,7 @@ struct bg {
 	int rc;
 	char error[2048];
 	int saw_private; /* a comgr folder was seen inside a worker's folder, mode 0700 */
-	volatile int done;
+	atomic_int done;  /* the compile returned (its results above are then written) */
 };
 
 static void *compile_bg(void *arg)
@@ -803,7 +803,7 @@ static void *compile_bg(void *arg)
 
 	b->rc = try_compile(b->ctx, b->src, b->opt);
 	snprintf(b->error, sizeof b->error, "%s", rocjit_last_error());
-	b->done = 1;
+	atomic_store(&b->done, 1);
 	return NULL;
 }
 
@@ -813,7 +813,7 @@ static void wait_for_private_folder(struct bg *b)
 	char dir[4600];
 	struct stat st;
 
-	for (int i = 0; i < 6000 && !b->done; i++) {
+	for (int i = 0; i < 6000 && !atomic_load(&b->done); i++) {
 		if (comgr_folder(dir, sizeof dir) && stat(dir, &st) == 0) {
 			b->saw_private = (st.st_mode & 0777) == 0700;
 			return;
