@@ -2,7 +2,7 @@
 # first_hit_ab.sh - the first request of a new process served from disk, two builds of
 # librocjit alternating process by process (bench/RESULTS.md, issue 14).
 #
-#   bench/first_hit_ab.sh [--nvidia] [-n N] [--target T] LIBDIR_A LIBDIR_B [BENCH_BUILD]
+#   bench/first_hit_ab.sh [--nvidia] [--signed] [-n N] [--target T] LIBDIR_A LIBDIR_B [BENCH_BUILD]
 #
 # LIBDIR_A and LIBDIR_B each hold a librocjit.so.0.<minor> (a build folder, or a copy of one);
 # BENCH_BUILD (default: build) holds the bench programs, which use the public API only and
@@ -11,14 +11,18 @@
 # untimed runs first.  Then N rounds (default 30), A then B, each a fresh process:
 #   default   build/bench/bench_cache --child axpy.hip T DIR (T default sm_90; no GPU)
 #   --nvidia  build/bench/bench_nvidia --child hit axpy.hip axpy_f32 DIR CUBIN (a GPU)
+# --signed: every entry signed (a key made with BENCH_BUILD's rocjit keygen, the caches
+# filled with ROCJIT_SIGNING_KEY), every timed process checking it (ROCJIT_REQUIRE_SIGNED=all,
+# ROCJIT_TRUSTED_KEYS): a signed disk hit (issues 16 and 27).
 # Prints one line per process (label open= first= own=, in ms; first is the first
 # request without rocjit_open), then min, quartiles and medians, and A/B of the medians.
 set -euo pipefail
 
-nvidia=0 n=30 target=sm_90
+nvidia=0 n=30 target=sm_90 signed=0
 while [[ $# -gt 0 && $1 == -* ]]; do
 	case $1 in
 	--nvidia) nvidia=1 ;;
+	--signed) signed=1 ;;
 	-n) n=$2; shift ;;
 	--target) target=$2; shift ;;
 	*) echo "usage: $0 [--nvidia] [-n N] [--target T] LIBDIR_A LIBDIR_B [BENCH_BUILD]" >&2
@@ -33,6 +37,10 @@ kernel=kernels-src/axpy.hip
 work=$(mktemp -d /tmp/rocjit-first-hit-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export ROCJIT_LOG=off
+if ((signed)); then
+	LD_LIBRARY_PATH=$b "$build/cli/rocjit" keygen ab --dir "$work" > /dev/null
+	export ROCJIT_TRUSTED_KEYS=$work/ab.pub
+fi
 
 # One fresh process on library $1 with cache folder $2: prints "open= first= own=".
 one() {
@@ -52,8 +60,15 @@ for lib in "$a" "$b"; do
 		LD_LIBRARY_PATH=$lib "$build/bench/bench_nvidia" --child cold "$kernel" axpy_f32 \
 			"$dir" "$dir.cubin" > /dev/null
 	fi
-	for i in 1 2 3; do one "$lib" "$dir" 0 > /dev/null; done
+	for i in 1 2 3; do
+		if ((signed)) && ((i == 1)); then
+			ROCJIT_SIGNING_KEY=$work/ab.secret one "$lib" "$dir" 0 > /dev/null
+		else
+			one "$lib" "$dir" 0 > /dev/null
+		fi
+	done
 done
+((signed)) && export ROCJIT_REQUIRE_SIGNED=all
 echo "A = $a"
 echo "B = $b"
 for ((i = 0; i < n; i++)); do
