@@ -126,6 +126,10 @@ enum rj_sig_status {
 	                          bytes) */
 };
 
+/* libsodium, initialized once for both files of src/sign: 1, or 0 when it could not be
+ * (no source of randomness).  Any thread. */
+int rj_sig_sodium(void);
+
 /*
  * Makes a fresh key pair named name and writes it into the folder dir as dir/NAME.secret
  * (mode 0600) and dir/NAME.pub (mode 0644), each one line ending in a newline.  Neither
