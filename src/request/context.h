@@ -159,6 +159,8 @@ struct rj_request {
 	struct rj_opts opts;
 	rj_digest digest;
 	unsigned expands;                /* rj_key_expansions of the source and headers */
+	int has_search_dirs;             /* the options name -I folders, whose digest is: */
+	rj_digest search_dirs;           /* (rj_search_dirs_digest, read once per request) */
 	int language;                    /* ROCJIT_LANG_HIP or _CUDA, resolved */
 	const char *const *name_expressions; /* the program's, checked */
 	size_t num_name_expressions;

@@ -10,7 +10,6 @@
 
 #include "compile/devlib.h"
 #include "request/lookup_internal.h"
-#include "request/search_dirs.h"
 #include "base/error.h"
 
 /* The request's header names, space-separated (the stores' headers field). */
@@ -78,8 +77,10 @@ void rj_request_key_input(struct rj_key_input *in, const struct rj_request *r,
 	in->language = r->language;
 	in->name_expressions = r->name_expressions;
 	in->num_name_expressions = r->num_name_expressions;
-	/* What the -I folders hold, read now: the compiler reads them at any miss. */
-	in->has_search_dirs = rj_search_dirs_digest(&r->opts, &in->search_dirs);
+	/* What the -I folders hold, read when the request was made (once for its key and its
+	   portable key): the compiler reads them at any miss. */
+	in->has_search_dirs = r->has_search_dirs;
+	in->search_dirs = r->search_dirs;
 	request_expansions(in, r);
 }
 

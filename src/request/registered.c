@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "key/options.h"
 #include "key/target.h"
+#include "request/search_dirs.h"
 #include "request/context.h"
 
 /* opts as the library reads it: the defaults for NULL, checked otherwise. */
@@ -147,6 +148,7 @@ static int compile_for(const rocjit_code **out, rocjit_ctx *ctx, const char *tar
 	r.name_expressions = a->exprs;
 	r.num_name_expressions = a->num_exprs;
 	RJ_FORWARD(rj_opts_normalize(&r.opts, a->options, a->num_options));
+	r.has_search_dirs = rj_search_dirs_digest(&r.opts, &r.search_dirs);
 	rc = rj_lookup_init(&lk, ctx, &r, target);
 	if (rc == 0)
 		rc = rj_slot_get(&slot, ctx, &r, &lk);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "request/search_dirs.h"
 #include "request/context.h"
 #include "base/error.h"
 
@@ -110,6 +111,7 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 		return rc;
 	}
 	r->digest = rj_digest_of(r->source, r->length);
+	r->has_search_dirs = rj_search_dirs_digest(&r->opts, &r->search_dirs);
 	/* Once per request, not per key (a request computes its key and portable key). */
 	r->expands = rj_key_expansions(r->source, r->length);
 	for (size_t i = 0; i < r->num_headers && r->expands != RJ_EXPANDS_ALL; i++)
@@ -379,7 +381,9 @@ static int request_from_registered(struct rj_request *r, rocjit_ctx *ctx, const 
 	RJ_FORWARD(rj_source_headers(ctx, &r->headers, &r->header_digests, &r->num_headers,
 				     &r->expands));
 	r->expands |= s->expands;
-	return rj_opts_normalize(&r->opts, options, num_options);
+	RJ_FORWARD(rj_opts_normalize(&r->opts, options, num_options));
+	r->has_search_dirs = rj_search_dirs_digest(&r->opts, &r->search_dirs);
+	return 0;
 }
 
 ROCJIT_API int rocjit_compile_registered(const rocjit_code **out, rocjit_ctx *ctx,
