@@ -149,6 +149,15 @@ static void json_result(struct cli_json *j, const struct compile *c, const char 
 		cli_json_array(j, "warnings");
 		if (info && info->num_kernels == 0)
 			cli_json_str(j, NULL, CLI_NO_KERNELS_WARNING);
+		/* rocjit's own warnings in the log (compile/arch_gates.c), one line each. */
+		for (const char *w = log ? strstr(log, "rocjit: warning: ") : NULL; w;
+		     w = strstr(w + 1, "rocjit: warning: ")) {
+			const char *e = strchr(w, '\n');
+			char line[1024];
+			snprintf(line, sizeof line, "%.*s", (int)(e ? e - w - 17 : (long)strlen(w + 17)),
+				 w + 17);
+			cli_json_str(j, NULL, line);
+		}
 		cli_json_end_array(j);
 	} else {
 		cli_json_str(j, "error", rocjit_strerror(rc));
@@ -212,8 +221,30 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 	return CLI_OK;
 }
 
+/*
+ * This command prints each compile's log itself (compile_one), so the library's copy of
+ * it - the block "compiler said for ...", logged at warn when it holds rocjit's own
+ * warnings - is dropped here; every other diagnostic goes to stderr as usual.  One
+ * thread compiles, so the state of the block being dropped is one flag.
+ */
+static void log_without_compiler_blocks(void *user, int level, const char *message)
+{
+	int *in_block = user;
+
+	(void)level;
+	if (strncmp(message, "compiler said for ", 18) == 0) {
+		*in_block = 1;
+		return;
+	}
+	if (*in_block && strncmp(message, "  |", 3) == 0)
+		return;
+	*in_block = 0;
+	fprintf(stderr, "rocjit: %s\n", message);
+}
+
 int cli_compile(int argc, char **argv)
 {
+	static int in_block;
 	struct compile c = { 0 };
 	struct cli_json j;
 	rocjit_ctx *ctx = NULL;
@@ -238,6 +269,7 @@ int cli_compile(int argc, char **argv)
 	if (rc == CLI_OK)
 		rc = cli_open(&ctx, c.no_cache ? ROCJIT_OPEN_NO_CACHE : 0, 0);
 	if (rc == CLI_OK) {
+		rocjit_set_log_callback(log_without_compiler_blocks, &in_block);
 		if (c.json) {
 			cli_json_init(&j, stdout);
 			cli_json_object(&j, NULL);

@@ -288,3 +288,58 @@ char *rj_test_stderr_restore(int saved, const char *path)
 	close(saved);
 	return rj_test_read_file(path, &size);
 }
+
+void rj_test_skip_without(int platform, const char *what)
+{
+	char buf[64];
+
+	if (rocjit_compiler_targets_get(buf, sizeof buf, platform) != 0)
+		rj_test_skip("%s is not installed: %s", what, rocjit_last_error());
+}
+
+int rj_test_has_kernel(const rocjit_codeobj_info *info, const char *name)
+{
+	for (size_t k = 0; k < info->num_kernels; k++)
+		if (strcmp(info->kernels[k], name) == 0)
+			return 1;
+	return 0;
+}
+
+int rj_test_fixture_try(rocjit_ctx *ctx, const char *target, const char *dir, const char *file,
+			const char *const *options, char *log, size_t log_size,
+			const rocjit_code **code)
+{
+	char path[4096];
+	size_t len, n = 0;
+	char *src;
+	int rc;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	src = rj_test_read_file(path, &len);
+	while (options && options[n])
+		n++;
+	rc = rj_test_compile(code, ctx, target, path, src, options, n, NULL, 0, log, log_size);
+	free(src);
+	return rc;
+}
+
+rocjit_codeobj_info *rj_test_fixture(rocjit_ctx *ctx, const char *target, const char *dir,
+				     const char *file, const char *const *options,
+				     const char *const *want)
+{
+	char log[32768];
+	const rocjit_code *code = NULL;
+	rocjit_codeobj_info *info = NULL;
+	int rc = rj_test_fixture_try(ctx, target, dir, file, options, log, sizeof log, &code);
+
+	if (rc)
+		printf("%s for %s:\n%s\n", file, target, log);
+	ASSERT_INT(rc, 0);
+	ASSERT_INT(rocjit_codeobj_inspect(&info, code->data, code->size), 0);
+	for (size_t k = 0; want && want[k]; k++) {
+		if (!rj_test_has_kernel(info, want[k]))
+			printf("%s for %s: kernel %s missing\n", file, target, want[k]);
+		ASSERT(rj_test_has_kernel(info, want[k]));
+	}
+	return info;
+}

@@ -114,6 +114,20 @@ int rj_test_compile(const rocjit_code **code, rocjit_ctx *ctx, const char *targe
 		    const char *name, const char *src, const char *const *opts, size_t nopts,
 		    const rocjit_header *headers, size_t nheaders, char *log, size_t log_size);
 int rj_test_run(const char *const argv[], const char *const env[], char **output);
+/* Skips the test (visibly) when platform's compiler cannot be loaded; what names it. */
+void rj_test_skip_without(int platform, const char *what);
+/* Whether the code object's kernel list holds name. */
+int rj_test_has_kernel(const rocjit_codeobj_info *info, const char *name);
+/* Compiles the file dir/file for target with options (NULL-terminated, may be NULL),
+ * asserting success and that every kernel of want (NULL-terminated) is in the code
+ * object (printing the log or the missing name first); returns its kernel list. */
+rocjit_codeobj_info *rj_test_fixture(rocjit_ctx *ctx, const char *target, const char *dir,
+				     const char *file, const char *const *options,
+				     const char *const *want);
+/* The same without asserting: rocjit_compile's result, the log in log[log_size]. */
+int rj_test_fixture_try(rocjit_ctx *ctx, const char *target, const char *dir, const char *file,
+			const char *const *options, char *log, size_t log_size,
+			const rocjit_code **code);
 /* Standard error into the file path, from now until rj_test_stderr_restore (given what
  * this returned): what was written meanwhile, malloc'ed. */
 int rj_test_stderr_capture(const char *path);

@@ -53,63 +53,9 @@ static const struct fixture cuda_set[] = {
 	{ "atomics.cu", atomics_kernels },
 };
 
-static void skip_without(int platform, const char *what)
-{
-	char buf[64];
-	if (rocjit_compiler_targets_get(buf, sizeof buf, platform) != 0)
-		rj_test_skip("%s is not installed: %s", what, rocjit_last_error());
-}
-
-static int has_kernel(const rocjit_codeobj_info *info, const char *name)
-{
-	for (size_t k = 0; k < info->num_kernels; k++)
-		if (strcmp(info->kernels[k], name) == 0)
-			return 1;
-	return 0;
-}
-
-/* Compiles dir/file for target with options (NULL-terminated); returns rocjit_compile's
- * result, the compiler log in log. */
-static int compile_file(rocjit_ctx *ctx, const char *target, const char *dir, const char *file,
-			const char *const *options, char *log, size_t log_size,
-			const rocjit_code **code)
-{
-	char path[4096];
-	size_t len, n = 0;
-	char *src;
-	int rc;
-
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	src = rj_test_read_file(path, &len);
-	while (options && options[n])
-		n++;
-	rc = rj_test_compile(code, ctx, target, path, src, options, n, NULL, 0, log, log_size);
-	free(src);
-	return rc;
-}
-
-/* compile_file, asserting success and that every kernel of want (NULL-terminated) is in
- * the code object; returns its kernel list. */
-static rocjit_codeobj_info *compile_fixture(rocjit_ctx *ctx, const char *target, const char *dir,
-					    const char *file, const char *const *options,
-					    const char *const *want)
-{
-	char log[16384];
-	const rocjit_code *code = NULL;
-	rocjit_codeobj_info *info = NULL;
-	int rc = compile_file(ctx, target, dir, file, options, log, sizeof log, &code);
-
-	if (rc)
-		printf("%s for %s:\n%s\n", file, target, log);
-	ASSERT_INT(rc, 0);
-	ASSERT_INT(rocjit_codeobj_inspect(&info, code->data, code->size), 0);
-	for (size_t k = 0; want[k]; k++) {
-		if (!has_kernel(info, want[k]))
-			printf("%s for %s: kernel %s missing\n", file, target, want[k]);
-		ASSERT(has_kernel(info, want[k]));
-	}
-	return info;
-}
+#define skip_without rj_test_skip_without
+#define has_kernel rj_test_has_kernel
+#define compile_fixture rj_test_fixture
 
 /* The fixtures' folder, for their own dialect.cuh: all the include path they get. */
 #define CUDA_DIALECT_OPTIONS "-I" ROCJIT_TEST_DIALECT_DIR
@@ -170,7 +116,7 @@ static int compile_atomics_for_gfx90a(const char *const *options, char *log, siz
 
 	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
 	ctx = rj_test_open();
-	rc = compile_file(ctx, "gfx90a", ROCJIT_TEST_DIALECT_DIR, "atomics.cu", options, log,
+	rc = rj_test_fixture_try(ctx, "gfx90a", ROCJIT_TEST_DIALECT_DIR, "atomics.cu", options, log,
 			  log_size, &code);
 	rocjit_close(ctx);
 	return rc;

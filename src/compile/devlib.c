@@ -2,7 +2,8 @@
  * devlib.c - the header sets rocjit serves to each platform's compiler.
  *
  * Owns which folders of src/compile/devlib/ a platform serves, in which order a name
- * found in two of them is taken (the platform's own folder first, std/ last), and the
+ * found in two of them is taken (the platform's own folder first, then std/, then the
+ * host-only stand-ins written from devlib/host-only.txt), and the
  * digest of each served set.  Knows nothing of compiling: headers.c merges a set with a
  * request's own headers (the caller's win), lookup.c puts the digest into the key.
  */
@@ -12,12 +13,14 @@
 #include "compile/devlib.h"
 #include "rj_devlib_amd.h"
 #include "rj_devlib_cuda.h"
+#include "rj_devlib_host.h"
 #include "rj_devlib_nvidia.h"
 #include "rj_devlib_std.h"
 
 #define COUNT(table) (sizeof(table) / sizeof((table)[0]) - 1) /* less the terminator */
-#define AMD_MAX (COUNT(rj_devlib_amd) + COUNT(rj_devlib_cuda) + COUNT(rj_devlib_std))
-#define NVIDIA_MAX (COUNT(rj_devlib_nvidia) + COUNT(rj_devlib_std))
+#define AMD_MAX \
+	(COUNT(rj_devlib_amd) + COUNT(rj_devlib_cuda) + COUNT(rj_devlib_std) + COUNT(rj_devlib_host))
+#define NVIDIA_MAX (COUNT(rj_devlib_nvidia) + COUNT(rj_devlib_std) + COUNT(rj_devlib_host))
 
 /* Each set is built at its platform's first use. */
 static pthread_once_t amd_once = PTHREAD_ONCE_INIT, nvidia_once = PTHREAD_ONCE_INIT,
@@ -67,17 +70,21 @@ static void build_amd(void)
 	add(&amd_set, amd_files, rj_devlib_amd);
 	add(&amd_set, amd_files, rj_devlib_cuda);
 	add(&amd_set, amd_files, rj_devlib_std);
+	add(&amd_set, amd_files, rj_devlib_host);
 	amd_set.digest = set_digest((const char *const[]){ rj_devlib_amd_digest,
 							   rj_devlib_cuda_digest,
-							   rj_devlib_std_digest }, 3);
+							   rj_devlib_std_digest,
+							   rj_devlib_host_digest }, 4);
 }
 
 static void build_nvidia(void)
 {
 	add(&nvidia_set, nvidia_files, rj_devlib_nvidia);
 	add(&nvidia_set, nvidia_files, rj_devlib_std);
+	add(&nvidia_set, nvidia_files, rj_devlib_host);
 	nvidia_set.digest = set_digest((const char *const[]){ rj_devlib_nvidia_digest,
-							      rj_devlib_std_digest }, 2);
+							      rj_devlib_std_digest,
+							      rj_devlib_host_digest }, 3);
 }
 
 static void build_empty(void)

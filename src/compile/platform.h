@@ -137,4 +137,13 @@ char *rj_log_map_names(const char *log, const char *source_name);
  */
 char *rj_log_map_nvrtc(const char *log);
 
+/*
+ * For a CUDA-dialect source compiled for AMD: one "rocjit: warning:" line for each branch
+ * of the source's and in-memory headers' #if/#elif/#else whose __CUDA_ARCH__ test leaves it
+ * out at the value in force (-D__CUDA_ARCH__=N in req's options, else 800) while a newer
+ * GPU would compile it, naming the kernels in it; and a note on choosing the value.
+ * malloc'ed, or NULL when there is nothing to say (arch_gates.c).
+ */
+char *rj_cuda_arch_notes(const struct rj_compile_req *req);
+
 #endif

@@ -518,6 +518,27 @@ static int compile_locked(const char *target, const struct rj_compile_req *req,
 		amd.hiprtcGetErrorString ? amd.hiprtcGetErrorString(r) : "hipRTC error");
 }
 
+/* log with notes after it (both malloc'ed or NULL; both taken). */
+static char *append_notes(char *log, char *notes)
+{
+	size_t a = log ? strlen(log) : 0, b;
+	char *s;
+
+	if (!notes)
+		return log;
+	b = strlen(notes);
+	s = realloc(log, a + (a && log[a - 1] != '\n') + b + 1);
+	if (!s) {
+		free(notes);
+		return log;
+	}
+	if (a && s[a - 1] != '\n')
+		s[a++] = '\n';
+	memcpy(s + a, notes, b + 1);
+	free(notes);
+	return s;
+}
+
 /* Whether the options name a language standard (-std=c++20, --std=c++20). */
 static int chooses_std(const struct rj_opts *options)
 {
@@ -542,13 +563,17 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 	RJ_FORWARD(rj_inputs_env_check(ROCJIT_PLATFORM_AMD));
 	RJ_FORWARD(rj_inputs_check(req, rj_devlib_served(ROCJIT_PLATFORM_AMD),
 				   ROCJIT_PLATFORM_AMD));
-	argv = calloc(req->options->count + 4, sizeof *argv);
+	argv = calloc(req->options->count + 6, sizeof *argv);
 	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
 	/* The caller's headers, then rocjit's device library and HIP stand-ins (devlib/). */
 	if (rj_header_arrays_make(&h, req, rj_devlib_served(ROCJIT_PLATFORM_AMD)) != 0) {
 		free(argv);
 		return ROCJIT_ENOMEM;
 	}
+	/* Every source: what hipcc gives device code and hipRTC does not (devlib/amd/
+	   rocjit_amd.h: the platform macros; unannotated functions as host and device). */
+	argv[argc++] = "-include";
+	argv[argc++] = "rocjit_amd.h";
 	/* CUDA source: CUDA's names mapped onto HIP's, __CUDA_ARCH__ defined (devlib/cuda/
 	   rocjit_cuda_dialect.h says which value and why), before anything of the source;
 	   and C++17, NVRTC's default (hipRTC's is C++14), unless the options choose. */
@@ -565,6 +590,9 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 	pthread_mutex_lock(&compile_lock);
 	rc = compile_locked(target, req, out, argv, (int)argc, (int)h.n, h.src, h.names);
 	pthread_mutex_unlock(&compile_lock);
+	/* What the __CUDA_ARCH__ value left out, said after the compiler's own words. */
+	if (rc == 0 && req->language == ROCJIT_LANG_CUDA)
+		out->log = append_notes(out->log, rj_cuda_arch_notes(req));
 	rj_header_arrays_free(&h);
 	free(argv);
 	return rc;

@@ -343,9 +343,15 @@ static int nv_target_check(const char *target)
 /*
  * NVRTC has no -O levels: -O3 (the normalized default) is its default and is dropped,
  * other levels go to ptxas.  The key still holds the normalized -O level.
+ * __CUDA_ARCH__ is the target's on NVIDIA: a -D or -U of it (which chooses the value for
+ * AMD targets, where no target implies one: devlib/cuda/rocjit_cuda_dialect.h) is dropped,
+ * as NVRTC would otherwise let it claim another GPU's features.
  */
 static const char *translate_option(const char *opt, char *buf, size_t size)
 {
+	if ((strncmp(opt, "-D", 2) == 0 || strncmp(opt, "-U", 2) == 0) &&
+	    strncmp(opt + 2, "__CUDA_ARCH__", 13) == 0 && (opt[15] == 0 || opt[15] == '='))
+		return NULL;
 	if (strcmp(opt, "-O3") == 0 || strcmp(opt, "-Os") == 0 || strcmp(opt, "-Oz") == 0)
 		return NULL;
 	if (strncmp(opt, "-O", 2) == 0 && strlen(opt) == 3) {
@@ -373,7 +379,7 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	RJ_FORWARD(rj_inputs_env_check(ROCJIT_PLATFORM_NVIDIA));
 	RJ_FORWARD(rj_inputs_check(req, rj_devlib_served(ROCJIT_PLATFORM_NVIDIA),
 				   ROCJIT_PLATFORM_NVIDIA));
-	argv = calloc(req->options->count + 6, sizeof *argv);
+	argv = calloc(req->options->count + 8, sizeof *argv);
 	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
 	/* The caller's headers, then rocjit's: hip/hip_runtime.h (pre-included below, like
 	   hipRTC's own), the other HIP headers and the device library (devlib/). */
@@ -393,6 +399,14 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 		argv[argc++] = nv.cccl_opt;
 	argv[argc++] = "--pre-include=hip/hip_runtime.h";
 	argv[argc++] = "--pre-include=hip/rocjit_hip_nvidia_ext.h";
+	/* CUDA source: what nvcc's implicit cuda_runtime.h gives it (devlib/std). */
+	if (req->language == ROCJIT_LANG_CUDA)
+		argv[argc++] = "--pre-include=rocjit_cuda_implicit.h";
+	/* Functions without __host__/__device__ are device functions, as a header's helpers
+	   are for nvcc's device pass when a kernel calls them; NVRTC otherwise refuses every
+	   unannotated definition, called or not ("not allowed in JIT mode").  hipRTC gets
+	   the same from devlib/amd/rocjit_amd.h. */
+	argv[argc++] = "-default-device";
 	r = nv.nvrtcCreateProgram(&prog, req->source, req->name, (int)h.n, h.src, h.names);
 	if (r != NVRTC_SUCCESS) {
 		rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,

@@ -62,6 +62,10 @@
  * caller's own; -DNDEBUG turns it off as usual). */
 #include <assert.h>
 
+/* What nvcc's implicit cuda_runtime.h gives a kernel file that includes nothing
+ * (INFINITY, UINT_MAX, NULL, clock_t, std::is_same_v ...): devlib/std says which. */
+#include <rocjit_cuda_implicit.h>
+
 /* HIP_VERSION_MAJOR/MINOR come from hipRTC's own -D options (5.2 and 5.7 both pass them). */
 #if defined(HIP_VERSION_MAJOR) && defined(HIP_VERSION_MINOR)
 #define ROCJIT_HIP_VERSION (HIP_VERSION_MAJOR * 100 + HIP_VERSION_MINOR)

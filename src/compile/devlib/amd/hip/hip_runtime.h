@@ -22,15 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef __HIP_PLATFORM_AMD__
-#define __HIP_PLATFORM_AMD__ 1
-#endif
-#ifndef __HIP_PLATFORM_HCC__
-#define __HIP_PLATFORM_HCC__ 1
-#endif
-#ifndef __HIP_CLANG_ONLY__
-#define __HIP_CLANG_ONLY__ 1
-#endif
+/* The platform macros (__HIP_PLATFORM_AMD__ ...) come before any source: rocjit_amd.h. */
 #ifndef __HOST_DEVICE__
 #define __HOST_DEVICE__ __host__ __device__
 #endif

@@ -1,0 +1,16 @@
+// HIP code that picks its path by the platform macros hipcc defines (rocjit's fixture).
+#include <hip/hip_runtime.h>
+
+#if defined(__HIP_PLATFORM_AMD__) && defined(__HIP_PLATFORM_HCC__) && __HIP_PLATFORM_AMD__
+#define PLATFORM_WAVE 64
+extern "C" __global__ void platform_on_amd(int *out) { out[0] = warpSize; }
+#elif defined(__HIP_PLATFORM_NVIDIA__)
+#define PLATFORM_WAVE 32
+extern "C" __global__ void platform_on_nvidia(int *out) { out[0] = warpSize; }
+#else
+#error neither platform macro is defined
+#endif
+
+#ifdef __HIP_ROCclr__
+extern "C" __global__ void platform_rocclr(int *out) { out[0] = PLATFORM_WAVE; }
+#endif
