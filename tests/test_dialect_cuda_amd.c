@@ -24,16 +24,26 @@ static void skip_without(int platform, const char *what)
 		rj_test_skip("%s is not installed: %s", what, rocjit_last_error());
 }
 
-/* Compiles src (named name) for target with -I the fixtures' folder; the log in log. */
+/* Compiles src (named name) for target with -I the fixtures' folder, and -include
+ * pre_include unless NULL; the log in log. */
+static int compile_with(rocjit_ctx *ctx, const char *target, const char *name, const char *src,
+			const char *pre_include, char *log, size_t log_size,
+			const rocjit_code **code)
+{
+	const char *const options[] = { "-I" ROCJIT_TEST_DIALECT_DIR, "-include", pre_include };
+	return rj_test_compile(code, ctx, target, name, src, options, pre_include ? 3 : 1, NULL,
+			       0, log, log_size);
+}
 static int compile_src(rocjit_ctx *ctx, const char *target, const char *name, const char *src,
 		       char *log, size_t log_size, const rocjit_code **code)
 {
-	static const char *const options[] = { "-I" ROCJIT_TEST_DIALECT_DIR };
-	return rj_test_compile(code, ctx, target, name, src, options, 1, NULL, 0, log, log_size);
+	return compile_with(ctx, target, name, src, NULL, log, log_size, code);
 }
 
-/* Compiles the fixture file for target and asserts every kernel of want is in it. */
-static void fixture_compiles(const char *target, const char *file, const char *const *want)
+/* Compiles the fixture file for target (after pre_include, unless NULL) and asserts every
+ * kernel of want is in it. */
+static void fixture_compiles_with(const char *target, const char *file, const char *pre_include,
+				  const char *const *want)
 {
 	char path[4096], log[16384];
 	const rocjit_code *code = NULL;
@@ -45,7 +55,7 @@ static void fixture_compiles(const char *target, const char *file, const char *c
 
 	snprintf(path, sizeof path, "%s/%s", ROCJIT_TEST_DIALECT_DIR, file);
 	src = rj_test_read_file(path, &len);
-	rc = compile_src(ctx, target, path, src, log, sizeof log, &code);
+	rc = compile_with(ctx, target, path, src, pre_include, log, sizeof log, &code);
 	if (rc)
 		printf("%s for %s:\n%s\n", file, target, log);
 	ASSERT_INT(rc, 0);
@@ -62,6 +72,10 @@ static void fixture_compiles(const char *target, const char *file, const char *c
 	free(src);
 	rocjit_close(ctx);
 }
+static void fixture_compiles(const char *target, const char *file, const char *const *want)
+{
+	fixture_compiles_with(target, file, NULL, want);
+}
 
 TEST(cuda_dialect_coop_tex_compiles_for_gfx90a_with_every_kernel)
 {
@@ -74,6 +88,14 @@ TEST(cuda_dialect_coop_tex_compiles_for_gfx1030_with_every_kernel)
 {
 	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
 	fixture_compiles("gfx1030", "coop_tex.cu", coop_tex_kernels);
+}
+
+/* HIP 5.7 builds its own (older) groups into namespace cooperative_groups; rocjit's groups
+ * for CUDA source must not collide with them.  hip57_cg_builtins.h plays that HIP. */
+TEST(cuda_dialect_coop_tex_compiles_beside_hip57_builtin_groups)
+{
+	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	fixture_compiles_with("gfx90a", "coop_tex.cu", "hip57_cg_builtins.h", coop_tex_kernels);
 }
 
 TEST(cuda_coop_tex_compiles_for_sm_90_through_cuda_headers)

@@ -126,7 +126,8 @@ extern "C" __global__ void tex2d_to_surface_f32(cudaTextureObject_t tex, cudaSur
 	}
 }
 
-// Timing as kernels do it: out[i] = 1 when both clocks moved forward over a loop.
+// Timing as kernels do it: out[i] = 1 when both clocks moved over a loop (clock() is a
+// 32-bit counter on NVIDIA: its difference is taken modulo 2^32, as timing code does).
 extern "C" __global__ void clock_elapsed(const float *in, int *out, float *sink)
 {
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -138,5 +139,5 @@ extern "C" __global__ void clock_elapsed(const float *in, int *out, float *sink)
 	sink[i] = acc;
 	clock_t stop = clock();
 	long long stop64 = clock64();
-	out[i] = (stop - start >= 0 && stop64 - start64 > 0) ? 1 : 0;
+	out[i] = ((unsigned int)(stop - start) != 0u && stop64 - start64 > 0) ? 1 : 0;
 }

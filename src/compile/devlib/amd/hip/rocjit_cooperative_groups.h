@@ -405,14 +405,15 @@ public:
 		return from_lane(var, r >= delta ? details::nth_lane(_mask, r - delta)
 						 : (int)__lane_id());
 	}
-	/* Bit k = group rank k (the member lanes' votes, compacted). */
+	/* Bit k = group rank k (the member lanes' votes, compacted); 32 bits as CUDA's, so
+	 * ranks from 32 on (a group of more than 32 lanes of a gfx9 wavefront) are left out. */
 	ROCJIT_CG_FN unsigned int ballot(int predicate) const
 	{
 		details::lane_mask votes = __ballot(predicate) & _mask;
 		unsigned int r = 0, k = 0;
-		for (int lane = 0; lane < __AMDGCN_WAVEFRONT_SIZE; lane++)
+		for (int lane = 0; lane < __AMDGCN_WAVEFRONT_SIZE && k < 32; lane++)
 			if ((_mask >> lane) & 1ull)
-				r |= (unsigned int)((votes >> lane) & 1ull) << (k++ & 31);
+				r |= (unsigned int)((votes >> lane) & 1ull) << k++;
 		return r;
 	}
 	ROCJIT_CG_FN int any(int predicate) const { return (__ballot(predicate) & _mask) != 0; }
