@@ -13,7 +13,7 @@
 
 static const char *const coop_tex_kernels[] = {
 	"cg_tile_sum_i32", "cg_tile_maxmin_f32", "cg_subtile_bits_u32", "cg_tile_scan_i32",
-	"cg_coalesced_sum_i32", "cg_memcpy_async_reverse_f32", "pipeline_reverse_f32",
+	"cg_coalesced_sum_i32", "cg_partition_counts_i32", "cg_memcpy_async_reverse_f32", "pipeline_reverse_f32",
 	"tex1dfetch_scale_f32", "tex2d_to_surface_f32", "clock_elapsed", NULL
 };
 

@@ -1814,6 +1814,24 @@ TEST(coop_tex_collectives_copies_and_clock_match_cpu)
 		dev_free(dp);
 		free(p);
 	}
+	/* binary_partition, labeled_partition and match_any within 32-lane warps */
+	{
+		void *args[] = { &din, &dout };
+
+		launch(kernel("coop_tex.cu", "cg_partition_counts_i32"), CT_GRID, CT_BLOCK, args);
+		from_dev(o, dout, n * 4);
+		for (unsigned int i = 0; i < n; i++) {
+			int32_t sign = 0, label = 0, want;
+
+			for (unsigned int l = i / 32 * 32; l < i / 32 * 32 + 32; l++) {
+				sign += (in[l] > 0) == (in[i] > 0);
+				label += (in[l] & 3) == (in[i] & 3);
+			}
+			want = 65536 * sign + 256 * label + label;
+			if (o[i] != want)
+				bad("cg_partition_counts_i32[%u]: got %d, want %d", i, o[i], want);
+		}
+	}
 	/* staged copies: cg::memcpy_async, then the __pipeline primitives */
 	{
 		void *df = dev_of(f, n * 4), *args[] = { &df, &dout };

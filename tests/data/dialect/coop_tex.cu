@@ -80,6 +80,20 @@ extern "C" __global__ void cg_coalesced_sum_i32(const int *in, int *out)
 	out[i] = r;
 }
 
+// Partitions of a 32-lane tile by a predicate and by a label (CUDA 11), and match_any:
+// out[i] = 65536 * (lanes of the warp with the same sign class: > 0 or not)
+//        + 256 * (lanes with the same label v & 3) + (the same count from match_any).
+extern "C" __global__ void cg_partition_counts_i32(const int *in, int *out)
+{
+	auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+	int v = in[i];
+	cg::coalesced_group sign = cg::binary_partition(warp, v > 0);
+	cg::coalesced_group label = cg::labeled_partition(warp, v & 3);
+	unsigned int same = warp.match_any(v & 3);
+	out[i] = (int)(65536 * sign.num_threads() + 256 * label.num_threads()) + __popc(same);
+}
+
 // The block's slice of in, staged in shared memory by cg::memcpy_async, read reversed:
 // out[b * 128 + t] = 2 * in[b * 128 + 127 - t].
 extern "C" __global__ void cg_memcpy_async_reverse_f32(const float *in, float *out)

@@ -15,13 +15,14 @@
  *     memory and its sync() is a wavefront barrier;
  *   - tiled_partition<N>(group) and tiled_partition(group, n), this_thread_block(),
  *     this_grid(), this_thread(), coalesced_threads(), and the free sync/thread_rank/
- *     group_size/num_threads/is_valid.
+ *     group_size/num_threads/is_valid;
+ *   - binary_partition, labeled_partition and match_any/match_all (CUDA 11), through one
+ *     broadcast per lane of the wavefront (AMD has no match instruction).
  * The collectives (cooperative_groups/reduce.h, scan.h, memcpy_async.h) are generic over
  * any group with size/thread_rank/shfl, so they serve HIP 5.7's built-in groups as well.
- * Not provided: tiles larger than the wavefront, labeled_partition, binary_partition,
- * match_any/match_all, tiled_partition<N> of a coalesced_group (the run-time
- * tiled_partition(coalesced, n) is).  Grid and multi-grid sync need a cooperative launch,
- * as in CUDA.
+ * Not provided: tiles larger than the wavefront, tiled_partition<N> of a coalesced_group
+ * (the run-time tiled_partition(coalesced, n) is).  Grid and multi-grid sync need a
+ * cooperative launch, as in CUDA.
  *
  * Owns: namespace cooperative_groups (helpers in cooperative_groups::details).
  */
@@ -37,8 +38,10 @@
 #define ROCJIT_CG_STATIC __device__ static inline __attribute__((always_inline))
 
 namespace cooperative_groups {
+class coalesced_group;
 namespace details {
 typedef unsigned long long lane_mask;
+struct partitions;
 
 /* The calling thread's rank in its block, x fastest (CUDA's thread_block::thread_rank). */
 ROCJIT_CG_FN unsigned int block_rank()
@@ -100,6 +103,23 @@ template <class T, class F> ROCJIT_CG_FN T shuffle(T var, F move)
 	T r;
 	__builtin_memcpy(&r, &out, sizeof(T));
 	return r;
+}
+/* The lanes of members (a mask of the wavefront) whose value equals the caller's: one
+ * broadcast per lane of the wavefront, every lane taking part in each. */
+template <class T> ROCJIT_CG_FN lane_mask same_value(T value, lane_mask members)
+{
+	words<T> mine;
+	lane_mask same = 0;
+
+	__builtin_memcpy(&mine, &value, sizeof(T));
+	for (int lane = 0; lane < __AMDGCN_WAVEFRONT_SIZE; lane++) {
+		bool equal = true;
+		for (unsigned int i = 0; i < sizeof(mine.w) / sizeof(int); i++)
+			equal &= __shfl(mine.w[i], lane, __AMDGCN_WAVEFRONT_SIZE) == mine.w[i];
+		if (equal && ((members >> lane) & 1ull))
+			same |= 1ull << lane;
+	}
+	return same;
 }
 /* A tile's vote mask: 32 bits as CUDA's, 64 for a 64-lane tile (gfx9 wavefront). */
 template <unsigned int N> struct tile_mask {
@@ -315,12 +335,26 @@ public:
 	{
 		return move(var, [=](int w) { return __shfl_xor(w, (int)lane_mask, (int)N); });
 	}
+	/* The tile's lanes in the wavefront. */
+	ROCJIT_CG_STATIC details::lane_mask lanes()
+	{
+		return (N == 64 ? ~0ull : (1ull << (N & 63)) - 1ull) << (__lane_id() & ~(N - 1));
+	}
 	/* Bit k = tile rank k. */
 	ROCJIT_CG_FN mask_type ballot(int predicate) const
 	{
-		details::lane_mask all = __ballot(predicate);
-		all >>= __lane_id() & ~(N - 1);
-		return (mask_type)(N == 64 ? all : all & ((1ull << (N & 63)) - 1ull));
+		return (mask_type)((__ballot(predicate) & lanes()) >> (__lane_id() & ~(N - 1)));
+	}
+	/* The ranks holding the same value as the caller (CUDA's match_any/match_all). */
+	template <class T> ROCJIT_CG_FN mask_type match_any(T value) const
+	{
+		return (mask_type)(details::same_value(value, lanes()) >> (__lane_id() & ~(N - 1)));
+	}
+	template <class T> ROCJIT_CG_FN mask_type match_all(T value, int &pred) const
+	{
+		details::lane_mask same = details::same_value(value, lanes());
+		pred = same == lanes();
+		return pred ? (mask_type)(same >> (__lane_id() & ~(N - 1))) : (mask_type)0;
 	}
 	ROCJIT_CG_FN int any(int predicate) const { return ballot(predicate) != 0; }
 	ROCJIT_CG_FN int all(int predicate) const { return ballot(!predicate) == 0; }
@@ -364,6 +398,7 @@ class coalesced_group : public thread_group {
 	friend ROCJIT_CG_FN coalesced_group coalesced_threads();
 	friend ROCJIT_CG_FN coalesced_group tiled_partition(const coalesced_group &parent,
 							    unsigned int tile_size);
+	friend struct details::partitions;
 	ROCJIT_CG_FN explicit coalesced_group(details::lane_mask mask, unsigned int meta_rank = 0,
 					      unsigned int meta_size = 1)
 		: thread_group(internal::cg_coalesced_group, (unsigned int)__popcll(mask), mask,
@@ -405,16 +440,27 @@ public:
 		return from_lane(var, r >= delta ? details::nth_lane(_mask, r - delta)
 						 : (int)__lane_id());
 	}
-	/* Bit k = group rank k (the member lanes' votes, compacted); 32 bits as CUDA's, so
-	 * ranks from 32 on (a group of more than 32 lanes of a gfx9 wavefront) are left out. */
-	ROCJIT_CG_FN unsigned int ballot(int predicate) const
+	/* Bit k = group rank k of the member lanes in lanes, compacted; 32 bits as CUDA's,
+	 * so ranks from 32 on (a group of more than 32 lanes of a gfx9 wavefront) are left
+	 * out. */
+	ROCJIT_CG_FN unsigned int by_rank(details::lane_mask lanes) const
 	{
-		details::lane_mask votes = __ballot(predicate) & _mask;
 		unsigned int r = 0, k = 0;
 		for (int lane = 0; lane < __AMDGCN_WAVEFRONT_SIZE && k < 32; lane++)
 			if ((_mask >> lane) & 1ull)
-				r |= (unsigned int)((votes >> lane) & 1ull) << k++;
+				r |= (unsigned int)((lanes >> lane) & 1ull) << k++;
 		return r;
+	}
+	ROCJIT_CG_FN unsigned int ballot(int predicate) const { return by_rank(__ballot(predicate)); }
+	template <class T> ROCJIT_CG_FN unsigned int match_any(T value) const
+	{
+		return by_rank(details::same_value(value, _mask));
+	}
+	template <class T> ROCJIT_CG_FN unsigned int match_all(T value, int &pred) const
+	{
+		details::lane_mask same = details::same_value(value, _mask);
+		pred = same == _mask;
+		return pred ? by_rank(same) : 0u;
 	}
 	ROCJIT_CG_FN int any(int predicate) const { return (__ballot(predicate) & _mask) != 0; }
 	ROCJIT_CG_FN int all(int predicate) const { return (__ballot(!predicate) & _mask) == 0; }
@@ -435,6 +481,37 @@ ROCJIT_CG_FN coalesced_group tiled_partition(const coalesced_group &parent, unsi
 	return coalesced_group(mask, parent.thread_rank() / tile_size,
 			       (parent.size() + tile_size - 1) / tile_size);
 }
+/* binary_partition and labeled_partition (CUDA 11): the members of a tile or coalesced
+ * group that share pred (or label), as a coalesced group; meta_group_rank is pred (0 or 1)
+ * for a binary partition, 0 for a labeled one (CUDA leaves it unspecified). */
+namespace details {
+struct partitions {
+	static ROCJIT_CG_FN coalesced_group make(lane_mask mask, unsigned int rank,
+						 unsigned int size)
+	{
+		return coalesced_group(mask, rank, size);
+	}
+	static ROCJIT_CG_FN lane_mask lanes(const coalesced_group &g) { return g._mask; }
+	template <unsigned int N, class P>
+	static ROCJIT_CG_FN lane_mask lanes(const thread_block_tile<N, P> &g)
+	{
+		return g.lanes();
+	}
+};
+} /* namespace details */
+template <class Group> ROCJIT_CG_FN coalesced_group binary_partition(const Group &parent, bool pred)
+{
+	details::lane_mask members = details::partitions::lanes(parent);
+	details::lane_mask yes = __ballot(pred) & members;
+	return details::partitions::make(pred ? yes : members & ~yes, pred ? 1 : 0, 2);
+}
+template <class Group, class Label>
+ROCJIT_CG_FN coalesced_group labeled_partition(const Group &parent, Label label)
+{
+	return details::partitions::make(
+		details::same_value(label, details::partitions::lanes(parent)), 0, 1);
+}
+
 /* Of a block or a tile: an n-lane tile (n a power of two up to the wavefront). */
 ROCJIT_CG_FN thread_group tiled_partition(const thread_group &parent, unsigned int tile_size)
 {
