@@ -2,7 +2,8 @@
  * test_dialect_cuda_amd.c - the CUDA device APIs past the warp intrinsics that rocjit's CUDA
  * dialect serves on AMD (src/compile/devlib/cuda and amd/hip/rocjit_cooperative_groups.h):
  * cooperative-groups collectives (cooperative_groups/reduce.h, scan.h, memcpy_async.h,
- * meta_group_rank, coalesced groups), cuda_pipeline.h, texture and surface objects,
+ * meta_group_rank, partitions, coalesced groups), cuda_pipeline.h, libcu++'s cuda::pipeline
+ * and cuda::barrier, texture and surface objects,
  * clock()/clock64() with clock_t, and the refusal of mma.h (WMMA).  The same fixtures
  * compile for sm_90 through CUDA's own headers.  Real compiles; each platform's tests skip
  * where its compiler is not installed.  What the kernels compute is checked on a GPU by
@@ -14,7 +15,7 @@
 static const char *const coop_tex_kernels[] = {
 	"cg_tile_sum_i32", "cg_tile_maxmin_f32", "cg_subtile_bits_u32", "cg_tile_scan_i32",
 	"cg_coalesced_sum_i32", "cg_partition_counts_i32", "cg_memcpy_async_reverse_f32", "pipeline_reverse_f32",
-	"tex1dfetch_scale_f32", "tex2d_to_surface_f32", "clock_elapsed", NULL
+	"cuda_pipeline_double_f32", "cuda_barrier_reverse_f32", "tex1dfetch_scale_f32", "tex2d_to_surface_f32", "clock_elapsed", NULL
 };
 
 static void skip_without(int platform, const char *what)

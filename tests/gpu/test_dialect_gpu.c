@@ -1855,6 +1855,30 @@ TEST(coop_tex_collectives_copies_and_clock_match_cpu)
 		}
 		dev_free(df);
 	}
+	/* libcu++: a two-stage block pipeline over 3 batches, a block barrier */
+	{
+		int batches = 3;
+		unsigned int grid = CT_GRID / 4, m = grid * CT_BLOCK * (unsigned int)batches;
+		void *df = dev_of(f, n * 4), *args[] = { &df, &dout, &batches },
+		     *a2[] = { &df, &dout };
+
+		launch(kernel("coop_tex.cu", "cuda_pipeline_double_f32"), grid, CT_BLOCK, args);
+		from_dev(of, dout, m * 4);
+		for (unsigned int i = 0; i < m; i++)
+			if (of[i] != 2.0f * f[i])
+				bad("cuda_pipeline_double_f32[%u]: got %g, want %g", i, of[i],
+				    2.0f * f[i]);
+		launch(kernel("coop_tex.cu", "cuda_barrier_reverse_f32"), CT_GRID, CT_BLOCK, a2);
+		from_dev(of, dout, n * 4);
+		for (unsigned int i = 0; i < n; i++) {
+			volatile float v = f[i / CT_BLOCK * CT_BLOCK + CT_BLOCK - 1 - i % CT_BLOCK];
+			float want = v - 1.0f;
+
+			if (of[i] != want)
+				bad("cuda_barrier_reverse_f32[%u]: got %g, want %g", i, of[i], want);
+		}
+		dev_free(df);
+	}
 	/* clock() and clock64() move forward */
 	{
 		void *df = dev_of(f, n * 4), *args[] = { &df, &dout, &dout2 };

@@ -7,8 +7,13 @@
 #include <cooperative_groups/scan.h>
 #include <cooperative_groups/memcpy_async.h>
 #include <cuda_pipeline.h>
+#include <cuda/pipeline>
+#include <cuda/barrier>
 
 namespace cg = cooperative_groups;
+
+// libcu++'s __shared__ barrier and pipeline state, as CUDA's guide declares them.
+#pragma nv_diag_suppress static_var_with_dynamic_init
 
 #define CT_BLOCK 128
 
@@ -118,6 +123,48 @@ extern "C" __global__ void pipeline_reverse_f32(const float *in, float *out)
 	__syncthreads();
 	const float *s = reinterpret_cast<const float *>(stage);
 	out[blockIdx.x * CT_BLOCK + threadIdx.x] = s[CT_BLOCK - 1 - threadIdx.x] + 1.0f;
+}
+
+// libcu++'s block pipeline, two stages, as CUDA's programming guide stages batches: the
+// block doubles batches b = 0 .. batches-1 of 128 floats at block * 128 + b * grid * 128.
+extern "C" __global__ void cuda_pipeline_double_f32(const float *in, float *out, int batches)
+{
+	constexpr int stages = 2;
+	__shared__ float stage[stages][CT_BLOCK];
+	__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, stages> state;
+	cg::thread_block block = cg::this_thread_block();
+	cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(block, &state);
+	size_t stride = (size_t)gridDim.x * CT_BLOCK, base = (size_t)blockIdx.x * CT_BLOCK;
+
+	for (int compute = 0, fetch = 0; compute < batches; compute++) {
+		for (; fetch < batches && fetch < compute + stages; fetch++) {
+			pipe.producer_acquire();
+			cuda::memcpy_async(block, stage[fetch % stages], in + base + fetch * stride,
+					   sizeof(float) * CT_BLOCK, pipe);
+			pipe.producer_commit();
+		}
+		pipe.consumer_wait();
+		out[base + compute * stride + threadIdx.x] = 2.0f * stage[compute % stages][threadIdx.x];
+		pipe.consumer_release();
+	}
+}
+
+// libcu++'s block barrier completing a group copy: out[b*128+t] = in[b*128 + 127 - t] - 1,
+// then a second phase of the same barrier (its count reset): out[...] += 0 * phase.
+extern "C" __global__ void cuda_barrier_reverse_f32(const float *in, float *out)
+{
+	__shared__ float stage[CT_BLOCK];
+	__shared__ cuda::barrier<cuda::thread_scope_block> bar;
+	cg::thread_block block = cg::this_thread_block();
+
+	if (block.thread_rank() == 0)
+		init(&bar, block.size());
+	block.sync();
+	cuda::memcpy_async(block, stage, in + blockIdx.x * CT_BLOCK, sizeof(float) * CT_BLOCK, bar);
+	bar.arrive_and_wait();
+	float v = stage[CT_BLOCK - 1 - threadIdx.x] - 1.0f;
+	bar.arrive_and_wait();
+	out[blockIdx.x * CT_BLOCK + threadIdx.x] = v;
 }
 
 // A texture object read point-wise: out[i] = 3 * tex1Dfetch(tex, i).

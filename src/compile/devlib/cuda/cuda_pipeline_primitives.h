@@ -12,7 +12,7 @@
 #ifndef ROCJIT_CUDA_PIPELINE_PRIMITIVES_H
 #define ROCJIT_CUDA_PIPELINE_PRIMITIVES_H
 
-#include "rocjit_cuda_copy.h"
+#include <rocjit_cuda_copy.h>
 
 /* size_and_align is 4, 8 or 16 as in CUDA; the last zfill bytes of dst are zeroed. */
 __device__ inline void __pipeline_memcpy_async(void *dst_shared, const void *src_global,

@@ -1,14 +1,20 @@
 /*
  * rocjit_cuda_copy.h - the synchronous copy behind rocjit's stand-ins for CUDA's
- * asynchronous copies on AMD (cooperative_groups/memcpy_async.h, cuda_pipeline.h), and
- * cuda::aligned_size_t, the size type those APIs take (CUDA's <cuda/barrier> declares it).
+ * asynchronous copies on AMD (cooperative_groups/memcpy_async.h, cuda_pipeline.h,
+ * <cuda/pipeline>, <cuda/barrier>), and the cuda:: names those APIs share:
+ * cuda::aligned_size_t (the size type they take) and cuda::thread_scope.
  */
 #ifndef ROCJIT_CUDA_COPY_H
 #define ROCJIT_CUDA_COPY_H
 
 namespace cuda {
-#ifndef ROCJIT_CUDA_ALIGNED_SIZE_T
-#define ROCJIT_CUDA_ALIGNED_SIZE_T
+/* libcu++'s scopes, with its values. */
+enum thread_scope {
+	thread_scope_system = 0,
+	thread_scope_device = 1,
+	thread_scope_block = 2,
+	thread_scope_thread = 3
+};
 /* A byte count that the caller promises is a multiple of Align, as are the pointers. */
 template <size_t Align> struct aligned_size_t {
 	static constexpr size_t align = Align;
@@ -16,7 +22,6 @@ template <size_t Align> struct aligned_size_t {
 	__host__ __device__ constexpr explicit aligned_size_t(size_t size) : value(size) {}
 	__host__ __device__ constexpr operator size_t() const { return value; }
 };
-#endif
 } /* namespace cuda */
 
 namespace rocjit_cuda {

@@ -15,7 +15,7 @@
 #define ROCJIT_CUDA_CG_MEMCPY_ASYNC_H
 
 #include <cooperative_groups.h>
-#include "rocjit_cuda_copy.h"
+#include <rocjit_cuda_copy.h>
 
 namespace cooperative_groups {
 template <class Group>
