@@ -241,3 +241,34 @@ TEST(cuda_dialect_tile_wider_than_the_wavefront_is_refused_clearly)
 	ASSERT_INT(compile_src(ctx, "gfx90a", "wide.cu", src, log, sizeof log, &code), 0);
 	rocjit_close(ctx);
 }
+
+/* A partitioned cuda::pipeline (producers and consumers calling different members) cannot
+ * be made correct from synchronous copies and group barriers: refused, by name. */
+TEST(cuda_dialect_partitioned_pipeline_is_refused_clearly)
+{
+	static const char src[] =
+		"#include <cooperative_groups.h>\n"
+		"#include <cuda/pipeline>\n"
+		"namespace cg = cooperative_groups;\n"
+		"extern \"C\" __global__ void split(const float *in, float *out)\n"
+		"{\n"
+		"\t__shared__ float s[128];\n"
+		"\t__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;\n"
+		"\tauto block = cg::this_thread_block();\n"
+		"\tauto role = threadIdx.x < 32 ? cuda::pipeline_role::producer\n"
+		"\t\t\t\t      : cuda::pipeline_role::consumer;\n"
+		"\tauto pipe = cuda::make_pipeline(block, &state, role);\n"
+		"\tcuda::memcpy_async(block, s, in, sizeof s, pipe);\n"
+		"\tout[threadIdx.x] = s[threadIdx.x];\n"
+		"}\n";
+	const rocjit_code *code = NULL;
+	char log[8192];
+	rocjit_ctx *ctx;
+
+	skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	ctx = rj_test_open();
+	ASSERT_INT(compile_src(ctx, "gfx90a", "split.cu", src, log, sizeof log, &code),
+		   ROCJIT_ECOMPILE);
+	ASSERT_CONTAINS(log, "partitioned cuda::pipeline");
+	rocjit_close(ctx);
+}
