@@ -21,6 +21,7 @@ export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fail=0
 # fixture, then the count of kernels it must hold on an AMD target
 for spec in tests/data/dialect/convert.cu:20 tests/data/dialect/reduce.cu:13 \
+	tests/data/dialect/coop_tex.cu:13 \
 	tests/data/dialect/atomics.cu:8 tests/data/dialect/std_math.cu:8 \
 	tests/data/devlib/std_types.hip:2 tests/data/devlib/std_cpp.hip:2 \
 	tests/data/devlib/hip_headers.hip:2 kernels-src/axpy.hip:2 \

@@ -1685,3 +1685,249 @@ TEST(hip_types_and_coop_kernels_match_cpu)
 	free(of);
 	teardown();
 }
+
+/* ---- coop_tex.cu, wmma.cu ------------------------------------------------------------------
+ * Cooperative-groups collectives (exact: integers, and max/min), the staged copies (exact:
+ * a factor of 2, or + 1 computed in float here as there), clock() moving forward, and one
+ * 16x16x16 WMMA tile product (small integers: every product and sum exact in fp32).
+ * Not launched: tex1dfetch_scale_f32 and tex2d_to_surface_f32 (texture objects, see the
+ * file comment) - compiled and looked up only. */
+#define CT_BLOCK 128u
+#define CT_GRID 64u
+
+TEST(coop_tex_collectives_copies_and_clock_match_cpu)
+{
+	unsigned int n = CT_BLOCK * CT_GRID;
+	int32_t *in = NULL, *o = NULL, *o2 = NULL;
+	float *f = NULL, *of = NULL;
+	void *din, *dout, *dout2;
+
+	setup();
+	in = host_alloc(n * 4);
+	o = host_alloc(n * 4);
+	o2 = host_alloc(n * 4);
+	f = host_alloc(n * 4);
+	of = host_alloc(n * 4);
+	for (unsigned int i = 0; i < n; i++) {
+		in[i] = (int32_t)(rnd32() % 2001) - 1000;
+		f[i] = rnd_unit() * 100.0f;
+	}
+	din = dev_of(in, n * 4);
+	dout = dev_of(NULL, n * 4);
+	dout2 = dev_of(NULL, n * 4);
+	/* tile sums, indexed by meta_group_rank */
+	{
+		void *args[] = { &din, &dout };
+
+		launch(kernel("coop_tex.cu", "cg_tile_sum_i32"), CT_GRID, CT_BLOCK, args);
+		from_dev(o, dout, n / 32 * 4);
+		for (unsigned int w = 0; w < n / 32; w++) {
+			int32_t s = 0;
+
+			for (unsigned int l = 0; l < 32; l++)
+				s += in[32 * w + l];
+			if (o[w] != s)
+				bad("cg_tile_sum_i32[%u]: got %d, want %d", w, o[w], s);
+		}
+	}
+	/* 16-lane max and min (cg::greater, cg::less) */
+	{
+		void *df = dev_of(f, n * 4), *args[] = { &df, &dout };
+
+		launch(kernel("coop_tex.cu", "cg_tile_maxmin_f32"), CT_GRID, CT_BLOCK, args);
+		from_dev(of, dout, n / 16 * 2 * 4);
+		for (unsigned int t = 0; t < n / 16; t++) {
+			float hi = f[16 * t], lo = f[16 * t];
+
+			for (unsigned int l = 1; l < 16; l++) {
+				hi = f[16 * t + l] > hi ? f[16 * t + l] : hi;
+				lo = f[16 * t + l] < lo ? f[16 * t + l] : lo;
+			}
+			if (of[2 * t] != hi || of[2 * t + 1] != lo)
+				bad("cg_tile_maxmin_f32[%u]: got %g %g, want %g %g", t, of[2 * t],
+				    of[2 * t + 1], hi, lo);
+		}
+		dev_free(df);
+	}
+	/* and / or / xor over 8-lane tiles of 32-lane tiles (and their meta_group_rank) */
+	{
+		void *args[] = { &din, &dout };
+
+		launch(kernel("coop_tex.cu", "cg_subtile_bits_u32"), CT_GRID, CT_BLOCK, args);
+		from_dev(o, dout, n / 8 * 3 * 4);
+		for (unsigned int t = 0; t < n / 8; t++) {
+			uint32_t a = ~0u, r = 0, x = 0;
+
+			for (unsigned int l = 0; l < 8; l++) {
+				a &= (uint32_t)in[8 * t + l];
+				r |= (uint32_t)in[8 * t + l];
+				x ^= (uint32_t)in[8 * t + l];
+			}
+			if ((uint32_t)o[3 * t] != a || (uint32_t)o[3 * t + 1] != r ||
+			    (uint32_t)o[3 * t + 2] != x)
+				bad("cg_subtile_bits_u32[%u]: got %08x %08x %08x, want %08x %08x %08x",
+				    t, o[3 * t], o[3 * t + 1], o[3 * t + 2], a, r, x);
+		}
+	}
+	/* inclusive and exclusive scans over 32-lane tiles */
+	{
+		void *args[] = { &din, &dout, &dout2 };
+
+		launch(kernel("coop_tex.cu", "cg_tile_scan_i32"), CT_GRID, CT_BLOCK, args);
+		from_dev(o, dout, n * 4);
+		from_dev(o2, dout2, n * 4);
+		for (unsigned int i = 0, s = 0; i < n; i++) {
+			if (i % 32 == 0)
+				s = 0;
+			if (o2[i] != (int32_t)s || o[i] != (int32_t)(s + (uint32_t)in[i]))
+				bad("cg_tile_scan_i32[%u]: got %d %d, want %d %d", i, o[i], o2[i],
+				    (int32_t)(s + (uint32_t)in[i]), (int32_t)s);
+			s += (uint32_t)in[i];
+		}
+	}
+	/* coalesced groups: the positive lanes of each 32-lane warp count and sum themselves */
+	{
+		int32_t *p = host_alloc(n * 4);
+		void *dp, *args[] = { &dp, &dout };
+
+		for (unsigned int i = 0; i < n; i++)
+			p[i] = rnd32() % 3 == 0 ? (int32_t)(rnd32() % 100) + 1 : -(int32_t)(rnd32() % 5);
+		dp = dev_of(p, n * 4);
+		launch(kernel("coop_tex.cu", "cg_coalesced_sum_i32"), CT_GRID, CT_BLOCK, args);
+		from_dev(o, dout, n * 4);
+		for (unsigned int w = 0; w < n / 32; w++) {
+			int32_t count = 0, sum = 0;
+
+			for (unsigned int l = 0; l < 32; l++)
+				if (p[32 * w + l] > 0) {
+					count++;
+					sum += p[32 * w + l];
+				}
+			for (unsigned int l = 0; l < 32; l++) {
+				unsigned int i = 32 * w + l;
+				int32_t want = p[i] > 0 ? count * 65536 + sum : -1;
+
+				if (o[i] != want)
+					bad("cg_coalesced_sum_i32[%u]: got %d, want %d", i, o[i], want);
+			}
+		}
+		dev_free(dp);
+		free(p);
+	}
+	/* binary_partition, labeled_partition and match_any within 32-lane warps */
+	{
+		void *args[] = { &din, &dout };
+
+		launch(kernel("coop_tex.cu", "cg_partition_counts_i32"), CT_GRID, CT_BLOCK, args);
+		from_dev(o, dout, n * 4);
+		for (unsigned int i = 0; i < n; i++) {
+			int32_t sign = 0, label = 0, want;
+
+			for (unsigned int l = i / 32 * 32; l < i / 32 * 32 + 32; l++) {
+				sign += (in[l] > 0) == (in[i] > 0);
+				label += (in[l] & 3) == (in[i] & 3);
+			}
+			want = 65536 * sign + 256 * label + label;
+			if (o[i] != want)
+				bad("cg_partition_counts_i32[%u]: got %d, want %d", i, o[i], want);
+		}
+	}
+	/* staged copies: cg::memcpy_async, then the __pipeline primitives */
+	{
+		void *df = dev_of(f, n * 4), *args[] = { &df, &dout };
+
+		launch(kernel("coop_tex.cu", "cg_memcpy_async_reverse_f32"), CT_GRID, CT_BLOCK, args);
+		from_dev(of, dout, n * 4);
+		for (unsigned int i = 0; i < n; i++) {
+			float want = 2.0f * f[i / CT_BLOCK * CT_BLOCK + CT_BLOCK - 1 - i % CT_BLOCK];
+
+			if (of[i] != want)
+				bad("cg_memcpy_async_reverse_f32[%u]: got %g, want %g", i, of[i], want);
+		}
+		launch(kernel("coop_tex.cu", "pipeline_reverse_f32"), CT_GRID, CT_BLOCK, args);
+		from_dev(of, dout, n * 4);
+		for (unsigned int i = 0; i < n; i++) {
+			volatile float v = f[i / CT_BLOCK * CT_BLOCK + CT_BLOCK - 1 - i % CT_BLOCK];
+			float want = v + 1.0f;
+
+			if (of[i] != want)
+				bad("pipeline_reverse_f32[%u]: got %g, want %g", i, of[i], want);
+		}
+		dev_free(df);
+	}
+	/* libcu++: a two-stage block pipeline over 3 batches, a block barrier */
+	{
+		int batches = 3;
+		unsigned int grid = CT_GRID / 4, m = grid * CT_BLOCK * (unsigned int)batches;
+		void *df = dev_of(f, n * 4), *args[] = { &df, &dout, &batches },
+		     *a2[] = { &df, &dout };
+
+		launch(kernel("coop_tex.cu", "cuda_pipeline_double_f32"), grid, CT_BLOCK, args);
+		from_dev(of, dout, m * 4);
+		for (unsigned int i = 0; i < m; i++)
+			if (of[i] != 2.0f * f[i])
+				bad("cuda_pipeline_double_f32[%u]: got %g, want %g", i, of[i],
+				    2.0f * f[i]);
+		launch(kernel("coop_tex.cu", "cuda_barrier_reverse_f32"), CT_GRID, CT_BLOCK, a2);
+		from_dev(of, dout, n * 4);
+		for (unsigned int i = 0; i < n; i++) {
+			volatile float v = f[i / CT_BLOCK * CT_BLOCK + CT_BLOCK - 1 - i % CT_BLOCK];
+			float want = v - 1.0f;
+
+			if (of[i] != want)
+				bad("cuda_barrier_reverse_f32[%u]: got %g, want %g", i, of[i], want);
+		}
+		dev_free(df);
+	}
+	/* clock() and clock64() move forward */
+	{
+		void *df = dev_of(f, n * 4), *args[] = { &df, &dout, &dout2 };
+
+		launch(kernel("coop_tex.cu", "clock_elapsed"), CT_GRID, CT_BLOCK, args);
+		from_dev(o, dout, n * 4);
+		for (unsigned int i = 0; i < n; i++)
+			if (o[i] != 1)
+				bad("clock_elapsed[%u]: got %d, want 1", i, o[i]);
+		dev_free(df);
+	}
+	(void)kernel("coop_tex.cu", "tex1dfetch_scale_f32");
+	(void)kernel("coop_tex.cu", "tex2d_to_surface_f32");
+	finish("coop_tex.cu");
+	/* wmma.cu: c = a (row-major) * b (column-major), 16x16x16, one warp */
+	{
+		uint16_t a[256], b[256];
+		float c[256];
+		void *da, *db, *args[] = { &da, &db, &dout };
+
+		for (unsigned int i = 0; i < 256; i++) {
+			a[i] = ref_half((double)((int)(rnd32() % 7) - 3));
+			b[i] = ref_half((double)((int)(rnd32() % 7) - 3));
+		}
+		da = dev_of(a, sizeof a);
+		db = dev_of(b, sizeof b);
+		launch(kernel("wmma.cu", "wmma_16x16x16_f16_f32"), 1, 32, args);
+		from_dev(c, dout, sizeof c);
+		for (unsigned int r = 0; r < 16; r++)
+			for (unsigned int col = 0; col < 16; col++) {
+				double s = 0;
+
+				for (unsigned int k = 0; k < 16; k++)
+					s += dec_half(a[16 * r + k]) * dec_half(b[16 * col + k]);
+				if (c[16 * r + col] != (float)s)
+					bad("wmma_16x16x16_f16_f32[%u][%u]: got %g, want %g", r, col,
+					    c[16 * r + col], s);
+			}
+		dev_free(da);
+		dev_free(db);
+	}
+	finish("wmma.cu");
+	dev_free(din);
+	dev_free(dout);
+	dev_free(dout2);
+	free(in);
+	free(o);
+	free(o2);
+	free(f);
+	free(of);
+	teardown();
+}
