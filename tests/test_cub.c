@@ -5,7 +5,8 @@
  *     <cub/cub.cuh> through the device-only one rocjit serves (devlib/nvidia/cub: CCCL's
  *     pulls host code NVRTC refuses);
  *   - for gfx90a and gfx1030 through rocjit's CUB subset over rocPRIM (devlib/cuda/cub),
- *     which needs Debian's librocprim-dev: those tests skip, saying so, without it.
+ *     which needs Debian's librocprim-dev: those tests skip, saying so, without it;
+ *   - hipCUB's spelling (<hipcub/hipcub.hpp>) for HIP sources, over either.
  * Real compiles; each platform's tests skip where its compiler is not installed.
  */
 
@@ -30,6 +31,10 @@ static const char *const radix_sort_kernels[] = {
 	"cub_block_sort_i32", "cub_block_argsort_u32", "cub_block_sort_desc_f32", NULL
 };
 
+static const char *const hipcub_kernels[] = {
+	"hipcub_block_max_warp_sums_i32", "hipcub_block_inclusive_sum_i32", NULL
+};
+
 static const struct {
 	const char *file;
 	const char *const *kernels;
@@ -38,6 +43,7 @@ static const struct {
 	{ "scan.cu", scan_kernels },
 	{ "load_store.cu", load_store_kernels },
 	{ "radix_sort.cu", radix_sort_kernels },
+	{ "hipcub.hip", hipcub_kernels }, /* hipCUB's spelling, served on both platforms */
 };
 
 static void skip_without(int platform, const char *what)

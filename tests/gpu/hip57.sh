@@ -29,7 +29,7 @@ for spec in tests/data/dialect/convert.cu:20 tests/data/dialect/reduce.cu:13 \
 	tests/data/devlib/hip_headers.hip:2 kernels-src/axpy.hip:2 \
 	kernels-src/binary_strided.hip:4 kernels-src/reduce.hip:2 \
 	tests/data/cub/reduce.cu:6 tests/data/cub/scan.cu:4 tests/data/cub/load_store.cu:3 \
-	tests/data/cub/radix_sort.cu:3; do
+	tests/data/cub/radix_sort.cu:3 tests/data/cub/hipcub.hip:2; do
 	file=${spec%:*} want=${spec##*:}
 	for t in $targets; do
 		got=$("$build/cli/rocjit" --cache "$cache" compile "$file" --arch "$t" --json \

@@ -1704,6 +1704,34 @@ static int cmp_f32_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
+/* RN integers in [-1000, 1000]: sums of a block stay exact. */
+static int32_t *rnd_small_ints(void)
+{
+	int32_t *x = host_alloc(RN * 4);
+
+	for (unsigned int i = 0; i < RN; i++)
+		x[i] = (int32_t)(rnd32() % 2001) - 1000;
+	return x;
+}
+
+/* o: the inclusive sums of x over each block of BLOCK (RGRID blocks); totals (or NULL):
+ * each block's sum. */
+static void check_block_inclusive_sums(const char *what, const int32_t *x, const int32_t *o,
+				       const int32_t *totals)
+{
+	for (unsigned int b = 0; b < RGRID; b++) {
+		int32_t s = 0;
+
+		for (unsigned int i = b * BLOCK; i < (b + 1) * BLOCK; i++) {
+			s += x[i];
+			if (o[i] != s)
+				bad("%s[%u]: got %d, want %d", what, i, o[i], s);
+		}
+		if (totals && totals[b] != s)
+			bad("%s total[%u]: got %d, want %d", what, b, totals[b], s);
+	}
+}
+
 TEST(cub_block_and_warp_reductions_match_cpu)
 {
 	int n = (int)(RGRID * BLOCK) - 100, valid = 20; /* kernel arguments: not const */
@@ -1803,13 +1831,11 @@ TEST(cub_block_and_warp_reductions_match_cpu)
 TEST(cub_block_and_warp_scans_match_cpu)
 {
 	int floor = -500;
-	int32_t *x = host_alloc(RN * 4), *o = host_alloc(RN * 4), *o2 = host_alloc(RN * 4);
+	int32_t *x = rnd_small_ints(), *o = host_alloc(RN * 4), *o2 = host_alloc(RN * 4);
 	int32_t *tot = host_alloc(RN * 4);
 	void *din, *dout, *dout2, *dtot;
 
 	setup();
-	for (unsigned int i = 0; i < RN; i++)
-		x[i] = (int32_t)(rnd32() % 2001) - 1000;
 	din = dev_of(x, RN * 4);
 	dout = dev_of(NULL, RN * 4);
 	dout2 = dev_of(NULL, RN * 4);
@@ -1820,18 +1846,7 @@ TEST(cub_block_and_warp_scans_match_cpu)
 		launch(kernel(CUB("scan.cu"), "cub_block_inclusive_sum_i32"), RGRID, BLOCK, args);
 		from_dev(o, dout, RN * 4);
 		from_dev(tot, dtot, RGRID * 4);
-		for (unsigned int b = 0; b < RGRID; b++) {
-			int32_t s = 0;
-
-			for (unsigned int t = 0; t < BLOCK; t++) {
-				s += x[b * BLOCK + t];
-				if (o[b * BLOCK + t] != s)
-					bad("cub_block_inclusive_sum_i32[%u]: got %d, want %d",
-					    b * BLOCK + t, o[b * BLOCK + t], s);
-			}
-			if (tot[b] != s)
-				bad("cub_block_inclusive_sum_i32 total[%u]: got %d, want %d", b, tot[b], s);
-		}
+		check_block_inclusive_sums("cub_block_inclusive_sum_i32", x, o, tot);
 	}
 	{
 		void *args[] = { &din, &dout };
@@ -2006,5 +2021,53 @@ TEST(cub_block_loads_stores_and_radix_sorts_match_cpu)
 	free(oi);
 	free(idx);
 	free(refi);
+	teardown();
+}
+
+TEST(hipcub_spelling_reductions_and_scan_match_cpu)
+{
+	int32_t *x = rnd_small_ints(), *o = host_alloc(RN * 4), *o2 = host_alloc(RN * 4);
+	void *din, *dout, *dout2;
+
+	setup();
+	din = dev_of(x, RN * 4);
+	dout = dev_of(NULL, RN * 4);
+	dout2 = dev_of(NULL, RN * 4);
+	{
+		void *args[] = { &din, &dout, &dout2 };
+
+		launch(kernel(CUB("hipcub.hip"), "hipcub_block_max_warp_sums_i32"), RGRID, BLOCK,
+		       args);
+		from_dev(o, dout, RGRID * 4);
+		from_dev(o2, dout2, RW * 4);
+		for (unsigned int b = 0; b < RGRID; b++) {
+			int32_t m = x[b * BLOCK], s[BLOCK / 32] = { 0 };
+
+			for (unsigned int t = 0; t < BLOCK; t++) {
+				m = x[b * BLOCK + t] > m ? x[b * BLOCK + t] : m;
+				s[t / 32] += x[b * BLOCK + t];
+			}
+			if (o[b] != m)
+				bad("hipcub_block_max_warp_sums_i32 max[%u]: got %d, want %d", b, o[b], m);
+			for (unsigned int w = 0; w < BLOCK / 32; w++)
+				if (o2[b * BLOCK / 32 + w] != s[w])
+					bad("hipcub_block_max_warp_sums_i32 sum[%u]: got %d, want %d",
+					    b * BLOCK / 32 + w, o2[b * BLOCK / 32 + w], s[w]);
+		}
+	}
+	{
+		void *args[] = { &din, &dout };
+
+		launch(kernel(CUB("hipcub.hip"), "hipcub_block_inclusive_sum_i32"), RGRID, BLOCK, args);
+		from_dev(o, dout, RN * 4);
+		check_block_inclusive_sums("hipcub_block_inclusive_sum_i32", x, o, NULL);
+	}
+	finish("hipcub.hip");
+	dev_free(din);
+	dev_free(dout);
+	dev_free(dout2);
+	free(x);
+	free(o);
+	free(o2);
 	teardown();
 }
