@@ -8,9 +8,11 @@ set -eu
 # python3-pytest: the Python binding's tests (bindings/python); python3-venv, -setuptools,
 # -wheel: installing it offline.  rustc, cargo (Debian's 1.63): the Rust crates
 # (bindings/rust), only where no Rust toolchain is on PATH already (rustup's is kept).
+# librocprim-dev (header-only): the CUB subset rocjit serves on AMD is built on it
+# (src/compile/devlib/cuda/cub; tests/test_cub.c skips without it).
 pkgs="cmake make gcc g++ pkg-config libamdhip64-dev libsqlite3-dev libxxhash-dev python3
       libhiredis-dev redis-server redis-tools libsodium-dev python3-pytest python3-venv
-      python3-setuptools python3-wheel"
+      python3-setuptools python3-wheel librocprim-dev"
 command -v cargo >/dev/null 2>&1 && command -v rustc >/dev/null 2>&1 ||
 	pkgs="$pkgs rustc cargo"
 missing=""

@@ -179,6 +179,35 @@ static void load_runtime(void)
 	}
 }
 
+/*
+ * "; rocprim X.Y.Z" when rocPRIM's headers are where hipRTC looks by itself
+ * (/usr/include/rocprim: Debian's librocprim-dev), else "".  rocjit's CUB subset
+ * (devlib/cuda/cub) is built on them, so they are an input of every compile that includes
+ * it; like the compiler's own headers, they enter the key by their version, read once.
+ */
+static const char *rocprim_version(void)
+{
+	static char out[64];
+	char line[256];
+	int v[3] = { -1, -1, -1 };
+	FILE *f = fopen("/usr/include/rocprim/rocprim_version.hpp", "r");
+
+	if (!f)
+		return "";
+	while (fgets(line, sizeof line, f)) {
+		static const char *const names[] = { "ROCPRIM_VERSION_MAJOR", "ROCPRIM_VERSION_MINOR",
+						     "ROCPRIM_VERSION_PATCH" };
+		for (int i = 0; i < 3; i++) {
+			const char *p = strstr(line, names[i]);
+			if (p && strncmp(line, "#define", 7) == 0)
+				v[i] = atoi(p + strlen(names[i]));
+		}
+	}
+	fclose(f);
+	snprintf(out, sizeof out, "; rocprim %d.%d.%d", v[0], v[1], v[2]);
+	return out;
+}
+
 static void load_compiler(void)
 {
 	static const char *const rtc_names[] = { "libhiprtc.so.6", "libhiprtc.so.5",
@@ -247,8 +276,8 @@ static void load_compiler(void)
 		amd.amd_comgr_get_version(&major, &minor);
 	if (amd.hipRuntimeGetVersion)
 		amd.hipRuntimeGetVersion(&hip_version);
-	snprintf(amd.id, sizeof amd.id, "hiprtc %d.%d; hip %d; comgr %zu.%zu", rtc_major,
-		 rtc_minor, hip_version, major, minor);
+	snprintf(amd.id, sizeof amd.id, "hiprtc %d.%d; hip %d; comgr %zu.%zu%s", rtc_major,
+		 rtc_minor, hip_version, major, minor, rocprim_version());
 }
 
 static int compiler_ready(void)

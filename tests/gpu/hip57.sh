@@ -6,8 +6,10 @@
 #
 #   tests/gpu/hip57.sh [BUILD_DIR] [TARGETS]     from the repository root
 #
-# BUILD_DIR defaults to build, TARGETS to "gfx90a gfx942 gfx1100".  For each fixture and
-# target prints the kernels found, compares them with the kernels the fixture must hold
+# BUILD_DIR defaults to build, TARGETS to "gfx90a gfx942 gfx1100".  The CUB fixtures
+# (tests/data/cub) need rocPRIM's headers: ROCJIT_ROCPRIM_DIR names a folder holding
+# rocprim/ (a copy of Debian's /usr/include/rocprim), put on the include path.
+# For each fixture and target prints the kernels found, compares them with the kernels the fixture must hold
 # (the same lists test_dialect.c and test_devlib.c check on HIP 5.2), and exits 1 when a
 # compile fails or a kernel is missing.  Needs python3 (to read the JSON).
 set -u
@@ -19,23 +21,26 @@ export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 "$build/cli/rocjit" targets 2>&1 | sed -n '1,2p'
 fail=0
+rocprim=${ROCJIT_ROCPRIM_DIR:+-I$ROCJIT_ROCPRIM_DIR}
 # fixture, then the count of kernels it must hold on an AMD target
 for spec in tests/data/dialect/convert.cu:20 tests/data/dialect/reduce.cu:13 \
 	tests/data/dialect/coop_tex.cu:13 \
 	tests/data/dialect/atomics.cu:8 tests/data/dialect/std_math.cu:8 \
 	tests/data/devlib/std_types.hip:2 tests/data/devlib/std_cpp.hip:2 \
 	tests/data/devlib/hip_headers.hip:2 kernels-src/axpy.hip:2 \
-	kernels-src/binary_strided.hip:4 kernels-src/reduce.hip:2; do
+	kernels-src/binary_strided.hip:4 kernels-src/reduce.hip:2 \
+	tests/data/cub/reduce.cu:6 tests/data/cub/scan.cu:4 tests/data/cub/load_store.cu:3 \
+	tests/data/cub/radix_sort.cu:3 tests/data/cub/hipcub.hip:2; do
 	file=${spec%:*} want=${spec##*:}
 	for t in $targets; do
 		got=$("$build/cli/rocjit" --cache "$cache" compile "$file" --arch "$t" --json \
-			-- -I tests/data/dialect 2>/dev/null |
+			-- -I tests/data/dialect $rocprim 2>/dev/null |
 			python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; print(r["num_kernels"] if r["ok"] else -1)' 2>/dev/null)
 		got=${got:--1}
 		if [ "$got" -ne "$want" ]; then
 			echo "FAIL $file for $t: $got kernels, want $want"
 			"$build/cli/rocjit" --cache "$cache" compile "$file" --arch "$t" \
-				-- -I tests/data/dialect 2>&1 | head -5
+				-- -I tests/data/dialect $rocprim 2>&1 | head -5
 			fail=1
 		else
 			echo "ok   $file for $t: $got kernels"

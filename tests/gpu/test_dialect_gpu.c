@@ -1931,3 +1931,389 @@ TEST(coop_tex_collectives_copies_and_clock_match_cpu)
 	free(of);
 	teardown();
 }
+
+/* ---- tests/data/cub: CUB's block and warp primitives (CCCL's CUB on NVIDIA) ------------- */
+
+/* The CUB fixtures lie beside the dialect folder. */
+#define CUB(file) "../cub/" file
+#define CTILE 512u /* the 128-thread, 4-item tiles of scan.cu, load_store.cu, radix_sort.cu */
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_f32_desc(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x < y) - (x > y);
+}
+
+/* RN integers in [-1000, 1000]: sums of a block stay exact. */
+static int32_t *rnd_small_ints(void)
+{
+	int32_t *x = host_alloc(RN * 4);
+
+	for (unsigned int i = 0; i < RN; i++)
+		x[i] = (int32_t)(rnd32() % 2001) - 1000;
+	return x;
+}
+
+/* o: the inclusive sums of x over each block of BLOCK (RGRID blocks); totals (or NULL):
+ * each block's sum. */
+static void check_block_inclusive_sums(const char *what, const int32_t *x, const int32_t *o,
+				       const int32_t *totals)
+{
+	for (unsigned int b = 0; b < RGRID; b++) {
+		int32_t s = 0;
+
+		for (unsigned int i = b * BLOCK; i < (b + 1) * BLOCK; i++) {
+			s += x[i];
+			if (o[i] != s)
+				bad("%s[%u]: got %d, want %d", what, i, o[i], s);
+		}
+		if (totals && totals[b] != s)
+			bad("%s total[%u]: got %d, want %d", what, b, totals[b], s);
+	}
+}
+
+TEST(cub_block_and_warp_reductions_match_cpu)
+{
+	int n = (int)(RGRID * BLOCK) - 100, valid = 20; /* kernel arguments: not const */
+	float *xf = host_alloc(RN * 4), *of = host_alloc(RN * 4);
+	int32_t *xi = host_alloc(RN * 4), *oi = host_alloc(RN * 4);
+	void *din, *dout;
+
+	setup();
+	for (unsigned int i = 0; i < RN; i++) {
+		xf[i] = rnd_unit() * 100;
+		xi[i] = (int32_t)(rnd32() % 2000001) - 1000000;
+	}
+	din = dev_of(xf, RN * 4);
+	dout = dev_of(NULL, RN * 4);
+	/* block sums, the last block partial */
+	for (int v = 0; v < 2; v++) {
+		const char *name = v ? "cub_block_sum_valid_f32" : "cub_block_sum_f32";
+		void *args[] = { &din, &dout, &n };
+
+		launch(kernel(CUB("reduce.cu"), name), RGRID, BLOCK, args);
+		from_dev(of, dout, RGRID * 4);
+		for (unsigned int b = 0; b < RGRID; b++) {
+			long double s = 0, mag = 0;
+
+			for (unsigned int t = 0; t < BLOCK && (int)(b * BLOCK + t) < n; t++) {
+				s += xf[b * BLOCK + t];
+				mag += fabsf(xf[b * BLOCK + t]);
+			}
+			check_sum(name, b, of[b], s, mag, (int)BLOCK, 0x1p-24);
+		}
+	}
+	/* warp sums (32) and the larger magnitude over logical warps of 16 */
+	{
+		void *args[] = { &din, &dout };
+
+		launch(kernel(CUB("reduce.cu"), "cub_warp_sum_f32"), RGRID, BLOCK, args);
+		from_dev(of, dout, RW * 4);
+		for (unsigned int w = 0; w < RW; w++) {
+			long double s = 0, mag = 0;
+
+			for (unsigned int l = 0; l < 32; l++) {
+				s += xf[32 * w + l];
+				mag += fabsf(xf[32 * w + l]);
+			}
+			check_sum("cub_warp_sum_f32", w, of[w], s, mag, 32, 0x1p-24);
+		}
+		launch(kernel(CUB("reduce.cu"), "cub_warp16_absmax_f32"), RGRID, BLOCK, args);
+		from_dev(of, dout, RN / 16 * 4);
+		for (unsigned int w = 0; w < RN / 16; w++) {
+			float m = 0;
+			int seen = 0;
+
+			for (unsigned int l = 0; l < 16; l++)
+				m = fmaxf(m, fabsf(xf[16 * w + l]));
+			for (unsigned int l = 0; l < 16; l++)
+				seen |= of[w] == xf[16 * w + l];
+			if (fabsf(of[w]) != m || !seen)
+				bad("cub_warp16_absmax_f32[%u]: got %g, want magnitude %g", w, of[w], m);
+		}
+	}
+	/* integers: block maximum over 4 items a thread, a partial warp's sum */
+	to_dev(din, xi, RN * 4);
+	{
+		void *args[] = { &din, &dout }, *args_v[] = { &din, &dout, &valid };
+
+		launch(kernel(CUB("reduce.cu"), "cub_block_max_items_i32"), RN / CTILE, 128, args);
+		from_dev(oi, dout, RN / CTILE * 4);
+		for (unsigned int b = 0; b < RN / CTILE; b++) {
+			int32_t m = xi[b * CTILE];
+
+			for (unsigned int i = 1; i < CTILE; i++)
+				m = xi[b * CTILE + i] > m ? xi[b * CTILE + i] : m;
+			if (oi[b] != m)
+				bad("cub_block_max_items_i32[%u]: got %d, want %d", b, oi[b], m);
+		}
+		launch(kernel(CUB("reduce.cu"), "cub_warp_sum_valid_i32"), RGRID, BLOCK, args_v);
+		from_dev(oi, dout, RW * 4);
+		for (unsigned int w = 0; w < RW; w++) {
+			int32_t s = 0;
+
+			for (int l = 0; l < valid; l++)
+				s += xi[32 * w + (unsigned int)l];
+			if (oi[w] != s)
+				bad("cub_warp_sum_valid_i32[%u]: got %d, want %d", w, oi[w], s);
+		}
+	}
+	finish("cub reductions");
+	dev_free(din);
+	dev_free(dout);
+	free(xf);
+	free(of);
+	free(xi);
+	free(oi);
+	teardown();
+}
+
+TEST(cub_block_and_warp_scans_match_cpu)
+{
+	int floor = -500;
+	int32_t *x = rnd_small_ints(), *o = host_alloc(RN * 4), *o2 = host_alloc(RN * 4);
+	int32_t *tot = host_alloc(RN * 4);
+	void *din, *dout, *dout2, *dtot;
+
+	setup();
+	din = dev_of(x, RN * 4);
+	dout = dev_of(NULL, RN * 4);
+	dout2 = dev_of(NULL, RN * 4);
+	dtot = dev_of(NULL, RN * 4);
+	{
+		void *args[] = { &din, &dout, &dtot };
+
+		launch(kernel(CUB("scan.cu"), "cub_block_inclusive_sum_i32"), RGRID, BLOCK, args);
+		from_dev(o, dout, RN * 4);
+		from_dev(tot, dtot, RGRID * 4);
+		check_block_inclusive_sums("cub_block_inclusive_sum_i32", x, o, tot);
+	}
+	{
+		void *args[] = { &din, &dout };
+
+		launch(kernel(CUB("scan.cu"), "cub_block_exclusive_sum_items_i32"), RN / CTILE, 128,
+		       args);
+		from_dev(o, dout, RN * 4);
+		for (unsigned int b = 0; b < RN / CTILE; b++) {
+			int32_t s = 0;
+
+			for (unsigned int i = b * CTILE; i < (b + 1) * CTILE; i++) {
+				if (o[i] != s)
+					bad("cub_block_exclusive_sum_items_i32[%u]: got %d, want %d", i,
+					    o[i], s);
+				s += x[i];
+			}
+		}
+	}
+	{
+		void *args[] = { &din, &dout, &floor };
+
+		launch(kernel(CUB("scan.cu"), "cub_block_exclusive_max_i32"), RGRID, BLOCK, args);
+		from_dev(o, dout, RN * 4);
+		for (unsigned int b = 0; b < RGRID; b++) {
+			int32_t m = floor;
+
+			for (unsigned int i = b * BLOCK; i < (b + 1) * BLOCK; i++) {
+				if (o[i] != m)
+					bad("cub_block_exclusive_max_i32[%u]: got %d, want %d", i, o[i], m);
+				m = x[i] > m ? x[i] : m;
+			}
+		}
+	}
+	{
+		void *args[] = { &din, &dout, &dout2, &dtot };
+
+		launch(kernel(CUB("scan.cu"), "cub_warp_scans_i32"), RGRID, BLOCK, args);
+		from_dev(o, dout, RN * 4);
+		from_dev(o2, dout2, RN * 4);
+		from_dev(tot, dtot, RW * 4);
+		for (unsigned int w = 0; w < RW; w++) {
+			int32_t s = 0;
+
+			for (unsigned int i = 32 * w; i < 32 * w + 32; i++) {
+				if (o2[i] != s)
+					bad("cub_warp_scans_i32 exclusive[%u]: got %d, want %d", i, o2[i], s);
+				s += x[i];
+				if (o[i] != s)
+					bad("cub_warp_scans_i32 inclusive[%u]: got %d, want %d", i, o[i], s);
+			}
+			if (tot[w] != s)
+				bad("cub_warp_scans_i32 total[%u]: got %d, want %d", w, tot[w], s);
+		}
+	}
+	finish("cub scans");
+	dev_free(din);
+	dev_free(dout);
+	dev_free(dout2);
+	dev_free(dtot);
+	free(x);
+	free(o);
+	free(o2);
+	free(tot);
+	teardown();
+}
+
+TEST(cub_block_loads_stores_and_radix_sorts_match_cpu)
+{
+	const unsigned int tiles = RN / CTILE;
+	int n = (int)RN - 77;
+	float a = 2.0f; /* a * x + 1 is rounded once, fused or not: 2x is exact */
+	float *xf = host_alloc(RN * 4), *of = host_alloc(RN * 4), *ref = host_alloc(RN * 4);
+	int32_t *xi = host_alloc(RN * 4), *oi = host_alloc(RN * 4), *idx = host_alloc(RN * 4);
+	int32_t *refi = host_alloc(RN * 4);
+	void *dx, *dy, *dy2;
+
+	setup();
+	for (unsigned int i = 0; i < RN; i++) {
+		xf[i] = rnd_unit() * 1000;
+		xi[i] = (int32_t)(rnd32() % 1000) - 500; /* duplicates: the sorts' stability shows */
+		of[i] = -12345.0f;
+		oi[i] = -12345;
+	}
+	dx = dev_of(xf, RN * 4);
+	dy = dev_of(of, RN * 4); /* the sentinel: what lies past n stays */
+	dy2 = dev_of(NULL, RN * 4);
+	{
+		void *args[] = { &dx, &dy, &a, &n };
+
+		launch(kernel(CUB("load_store.cu"), "cub_load_store_direct_f32"), tiles, 128, args);
+		from_dev(of, dy, RN * 4);
+		for (unsigned int i = 0; i < RN; i++) {
+			float want = (int)i < n ? a * xf[i] + 1.0f : -12345.0f;
+
+			if (of[i] != want)
+				bad("cub_load_store_direct_f32[%u]: got %g, want %g", i, of[i], want);
+		}
+	}
+	to_dev(dx, xi, RN * 4);
+	to_dev(dy, oi, RN * 4);
+	{
+		void *args[] = { &dx, &dy, &n }, *args2[] = { &dx, &dy2 };
+
+		launch(kernel(CUB("load_store.cu"), "cub_direct_blocked_negate_i32"), tiles, 128, args);
+		from_dev(oi, dy, RN * 4);
+		for (unsigned int i = 0; i < RN; i++) {
+			int32_t want = (int)i < n ? -xi[i] : -12345;
+
+			if (oi[i] != want)
+				bad("cub_direct_blocked_negate_i32[%u]: got %d, want %d", i, oi[i], want);
+		}
+		launch(kernel(CUB("load_store.cu"), "cub_load_striped_scale_i32"), tiles, 128, args2);
+		from_dev(oi, dy2, RN * 4);
+		for (unsigned int i = 0; i < RN; i++) {
+			int32_t want = xi[i] * (int32_t)((i % CTILE) / 128 + 1);
+
+			if (oi[i] != want)
+				bad("cub_load_striped_scale_i32[%u]: got %d, want %d", i, oi[i], want);
+		}
+		launch(kernel(CUB("radix_sort.cu"), "cub_block_sort_i32"), tiles, 128, args2);
+		from_dev(oi, dy2, RN * 4);
+		memcpy(refi, xi, RN * 4);
+		for (unsigned int b = 0; b < tiles; b++)
+			qsort(refi + b * CTILE, CTILE, 4, cmp_i32);
+		for (unsigned int i = 0; i < RN; i++)
+			if (oi[i] != refi[i])
+				bad("cub_block_sort_i32[%u]: got %d, want %d", i, oi[i], refi[i]);
+	}
+	{
+		/* unsigned keys with their index: sorted, each index naming its key, equal
+		   keys in their original order (CUB's radix sort is stable) */
+		void *args[] = { &dx, &dy, &dy2 };
+
+		launch(kernel(CUB("radix_sort.cu"), "cub_block_argsort_u32"), tiles, 128, args);
+		from_dev(oi, dy, RN * 4);
+		from_dev(idx, dy2, RN * 4);
+		for (unsigned int b = 0; b < tiles; b++)
+			for (unsigned int i = b * CTILE; i < (b + 1) * CTILE; i++) {
+				uint32_t k = (uint32_t)oi[i];
+				int32_t j = idx[i];
+
+				if (j < 0 || j >= (int32_t)CTILE || (uint32_t)xi[b * CTILE + (uint32_t)j] != k)
+					bad("cub_block_argsort_u32[%u]: key %u, index %d", i, k, j);
+				else if (i > b * CTILE &&
+					 ((uint32_t)oi[i - 1] > k ||
+					  ((uint32_t)oi[i - 1] == k && idx[i - 1] >= j)))
+					bad("cub_block_argsort_u32[%u]: key %u index %d after key %u "
+					    "index %d", i, k, j, (uint32_t)oi[i - 1], idx[i - 1]);
+			}
+	}
+	to_dev(dx, xf, RN * 4);
+	{
+		void *args[] = { &dx, &dy };
+
+		launch(kernel(CUB("radix_sort.cu"), "cub_block_sort_desc_f32"), tiles, 128, args);
+		from_dev(of, dy, RN * 4);
+		memcpy(ref, xf, RN * 4);
+		for (unsigned int b = 0; b < tiles; b++)
+			qsort(ref + b * CTILE, CTILE, 4, cmp_f32_desc);
+		for (unsigned int i = 0; i < RN; i++)
+			if (of[i] != ref[i])
+				bad("cub_block_sort_desc_f32[%u]: got %g, want %g", i, of[i], ref[i]);
+	}
+	finish("cub loads, stores, sorts");
+	dev_free(dx);
+	dev_free(dy);
+	dev_free(dy2);
+	free(xf);
+	free(of);
+	free(ref);
+	free(xi);
+	free(oi);
+	free(idx);
+	free(refi);
+	teardown();
+}
+
+TEST(hipcub_spelling_reductions_and_scan_match_cpu)
+{
+	int32_t *x = rnd_small_ints(), *o = host_alloc(RN * 4), *o2 = host_alloc(RN * 4);
+	void *din, *dout, *dout2;
+
+	setup();
+	din = dev_of(x, RN * 4);
+	dout = dev_of(NULL, RN * 4);
+	dout2 = dev_of(NULL, RN * 4);
+	{
+		void *args[] = { &din, &dout, &dout2 };
+
+		launch(kernel(CUB("hipcub.hip"), "hipcub_block_max_warp_sums_i32"), RGRID, BLOCK,
+		       args);
+		from_dev(o, dout, RGRID * 4);
+		from_dev(o2, dout2, RW * 4);
+		for (unsigned int b = 0; b < RGRID; b++) {
+			int32_t m = x[b * BLOCK], s[BLOCK / 32] = { 0 };
+
+			for (unsigned int t = 0; t < BLOCK; t++) {
+				m = x[b * BLOCK + t] > m ? x[b * BLOCK + t] : m;
+				s[t / 32] += x[b * BLOCK + t];
+			}
+			if (o[b] != m)
+				bad("hipcub_block_max_warp_sums_i32 max[%u]: got %d, want %d", b, o[b], m);
+			for (unsigned int w = 0; w < BLOCK / 32; w++)
+				if (o2[b * BLOCK / 32 + w] != s[w])
+					bad("hipcub_block_max_warp_sums_i32 sum[%u]: got %d, want %d",
+					    b * BLOCK / 32 + w, o2[b * BLOCK / 32 + w], s[w]);
+		}
+	}
+	{
+		void *args[] = { &din, &dout };
+
+		launch(kernel(CUB("hipcub.hip"), "hipcub_block_inclusive_sum_i32"), RGRID, BLOCK, args);
+		from_dev(o, dout, RN * 4);
+		check_block_inclusive_sums("hipcub_block_inclusive_sum_i32", x, o, NULL);
+	}
+	finish("hipcub.hip");
+	dev_free(din);
+	dev_free(dout);
+	dev_free(dout2);
+	free(x);
+	free(o);
+	free(o2);
+	teardown();
+}

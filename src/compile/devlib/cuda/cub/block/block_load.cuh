@@ -1,0 +1,2 @@
+/* <cub/block/block_load.cuh> on AMD: rocjit's CUB subset over rocPRIM (cub/rocjit_cub.cuh). */
+#include <cub/rocjit_cub.cuh>

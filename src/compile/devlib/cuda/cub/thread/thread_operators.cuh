@@ -1,0 +1,2 @@
+/* <cub/thread/thread_operators.cuh> on AMD: rocjit's CUB subset over rocPRIM (cub/rocjit_cub.cuh). */
+#include <cub/rocjit_cub.cuh>
