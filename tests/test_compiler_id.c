@@ -148,7 +148,7 @@ TEST(memo_text_is_the_one_earlier_versions_wrote_and_read)
 	ASSERT_INT(utimensat(AT_FDCWD, files_held[0], old, 0), 0);
 	ASSERT_INT(utimensat(AT_FDCWD, files_held[1], small, 0), 0);
 	ASSERT_INT(remembered(), 0);
-	n = (size_t)snprintf(want, sizeof want, "rocjit-compiler-memo-1\nid=fake 1.0\n"
+	n = (size_t)snprintf(want, sizeof want, "rocjit-compiler-memo-2\nid=fake 1.0\n"
 			     "LD_LIBRARY_PATH=%s\n", getenv("LD_LIBRARY_PATH"));
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
 		n += (size_t)snprintf(want + n, sizeof want - n, "%s=%s\n", vars[i],
@@ -277,7 +277,7 @@ TEST(memo_with_a_line_changed_added_or_cut_is_refused)
 	bad[strlen("rocjit-compiler-memo-")] = '2';
 	memo_set(bad);
 	ASSERT_INT(remembered(), 0);
-	snprintf(bad, len + 200, "rocjit-compiler-memo-1\nid=%0200d\n%s", 7,
+	snprintf(bad, len + 200, "rocjit-compiler-memo-2\nid=%0200d\n%s", 7,
 		 strchr(strchr(memo, '\n') + 1, '\n') + 1);
 	memo_set(bad);
 	ASSERT_INT(remembered(), 0); /* an identity too long for the key's field */

@@ -25,7 +25,7 @@
 #include "compile/compiler_id.h"
 #include "base/error.h"
 
-#define MEMO_VERSION "rocjit-compiler-memo-1"
+#define MEMO_VERSION "rocjit-compiler-memo-2" /* 2: the AMD identity names rocPRIM */
 #define MEMO_MAX 8192
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

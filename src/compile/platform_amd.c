@@ -185,12 +185,13 @@ static void load_runtime(void)
  * (devlib/cuda/cub) is built on them, so they are an input of every compile that includes
  * it; like the compiler's own headers, they enter the key by their version, read once.
  */
+#define ROCPRIM_VERSION_FILE "/usr/include/rocprim/rocprim_version.hpp"
 static const char *rocprim_version(void)
 {
 	static char out[64];
 	char line[256];
 	int v[3] = { -1, -1, -1 };
-	FILE *f = fopen("/usr/include/rocprim/rocprim_version.hpp", "r");
+	FILE *f = fopen(ROCPRIM_VERSION_FILE, "r");
 
 	if (!f)
 		return "";
@@ -319,6 +320,8 @@ static size_t amd_compiler_files(const char **paths, size_t max)
 	n = add_file(paths, n, max, *(void **)&amd.hiprtcCompileProgram);
 	n = add_file(paths, n, max, *(void **)&amd.hipRuntimeGetVersion);
 	n = add_file(paths, n, max, *(void **)&amd.amd_comgr_get_isa_metadata);
+	if (n < max) /* its version is part of the identity (there or not: both are kept) */
+		paths[n++] = ROCPRIM_VERSION_FILE;
 	return n;
 }
 

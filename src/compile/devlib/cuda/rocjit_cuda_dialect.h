@@ -431,10 +431,9 @@ ROCJIT_CUDA_FALLBACK __device__ inline void __nanosleep(unsigned int ns)
 	__builtin_amdgcn_s_sleep(1);
 }
 
-/* ---- Texture and surface objects, clock_t ----------------------------------------------
- * Names NVRTC gives kernel code without an include (rocjit_cuda_texture.h,
- * rocjit_cuda_clock.h say what and why). */
+/* ---- Texture and surface objects -------------------------------------------------------
+ * Names NVRTC gives kernel code without an include (rocjit_cuda_texture.h says what and
+ * why).  clock_t comes with the implicit runtime headers above (devlib/std/time.h). */
 #include "rocjit_cuda_texture.h"
-#include "rocjit_cuda_clock.h"
 
 #endif
