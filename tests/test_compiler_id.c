@@ -274,7 +274,7 @@ TEST(memo_with_a_line_changed_added_or_cut_is_refused)
 	memo_set(bad);
 	ASSERT_INT(remembered(), 0);
 	memcpy(bad, memo, len + 1);
-	bad[strlen("rocjit-compiler-memo-")] = '2';
+	bad[strlen("rocjit-compiler-memo-")] = '9';
 	memo_set(bad);
 	ASSERT_INT(remembered(), 0);
 	snprintf(bad, len + 200, "rocjit-compiler-memo-2\nid=%0200d\n%s", 7,
