@@ -2317,3 +2317,131 @@ TEST(hipcub_spelling_reductions_and_scan_match_cpu)
 	free(o2);
 	teardown();
 }
+
+/* ---- implicit.cu, hip/platform.hip, host_helpers.cu, arch_gates.cu (issue 28) ----------- */
+
+/* What a CUDA file gets without includes computes what nvcc's would: the masked maximum
+ * (UINT_MAX marks a masked element, NULL no mask), the limits, NaN for infinities and
+ * |x| pi + FLT_EPSILON, clock() and clock64() counting; the HIP file takes the NVIDIA
+ * branch of its platform test; the kernel beside unannotated host helpers scales; and on
+ * sm_90 the sm_90-only branch of arch_gates.cu is in (x[i] = x[0] + 1). */
+TEST(implicit_platform_helpers_and_arch_gate_kernels_match_cpu)
+{
+	unsigned int n = 1000, *mask = host_alloc(n * 4);
+	float *x = host_alloc(n * 4), *y = host_alloc(n * 4), out[64];
+	int limits[6], warp = 0;
+	long clk[32];
+	long long clk64[32];
+	void *dx = NULL, *dm, *dout, *dout64;
+
+	setup();
+	for (unsigned int i = 0; i < n; i++) {
+		x[i] = (float)((int)(i * 7919u % 2001u) - 1000) / 8.0f;
+		mask[i] = i % 5 == 0 ? UINT_MAX : 1u;
+	}
+	dx = dev_of(x, n * 4);
+	dm = dev_of(mask, n * 4);
+	dout = dev_of(NULL, 64 * 8);
+	dout64 = dev_of(NULL, 64 * 8);
+	for (int masked = 0; masked < 2; masked++) {
+		size_t sn = n;
+		void *m = masked ? dm : NULL;
+		void *args[] = { &dx, &m, &dout, &sn };
+
+		launch(kernel("implicit.cu", "implicit_masked_max"), 1, 64, args);
+		from_dev(out, dout, 64 * 4);
+		/* Thread t saw elements t, t + 64 ...: the maximum of its own share. */
+		for (unsigned int t = 0; t < 64; t++) {
+			float w = -INFINITY;
+			for (unsigned int i = t; i < n; i += 64)
+				if (!masked || mask[i] != UINT_MAX)
+					w = fmaxf(w, x[i]);
+			if (out[t] != w)
+				bad("implicit_masked_max(mask %d)[%u]: got %g, want %g", masked, t,
+				    (double)out[t], (double)w);
+		}
+	}
+	{
+		void *args[] = { &dout };
+		static const int want[6] = { INT_MAX, 0x7fffffff, 0x3fffffff, 3 + CHAR_BIT, 1,
+					     65535 };
+
+		launch(kernel("implicit.cu", "implicit_int_limits"), 1, 1, args);
+		from_dev(limits, dout, sizeof limits);
+		for (int i = 0; i < 6; i++)
+			if (limits[i] != want[i])
+				bad("implicit_int_limits[%d]: got %d, want %d", i, limits[i], want[i]);
+	}
+	{
+		void *args[] = { &dout, &dout64 };
+
+		launch(kernel("implicit.cu", "implicit_clock"), 1, 32, args);
+		from_dev(clk, dout, sizeof clk);
+		from_dev(clk64, dout64, sizeof clk64);
+		for (int i = 0; i < 32; i++)
+			if (clk[i] != 1 || clk64[i] != 1)
+				bad("implicit_clock[%d]: got %ld, %lld, want 1, 1", i, clk[i], clk64[i]);
+	}
+	{
+		int m = 64;
+		void *args[] = { &dout, &dx, &m };
+
+		x[3] = INFINITY;
+		x[4] = -INFINITY;
+		to_dev(dx, x, n * 4);
+		launch(kernel("implicit.cu", "implicit_math"), 1, 64, args);
+		from_dev(y, dout, 64 * 4);
+		for (int i = 0; i < m; i++) {
+			float want = isinf(x[i]) ? NAN : fabsf(x[i]) * (float)M_PI + FLT_EPSILON;
+			if (isnan(want) ? !isnan(y[i]) : y[i] != want)
+				bad("implicit_math[%d]: x %g: got %g, want %g", i, (double)x[i],
+				    (double)y[i], (double)want);
+		}
+	}
+	finish("implicit.cu");
+	{
+		void *args[] = { &dout };
+
+		launch(kernel("hip/platform.hip", "platform_on_nvidia"), 1, 1, args);
+		from_dev(&warp, dout, 4);
+		if (warp != 32)
+			bad("platform_on_nvidia: got warpSize %d, want 32", warp);
+		if (kernel_opt("hip/platform.hip", "platform_on_amd", 0))
+			bad("platform.hip: the AMD branch was compiled for NVIDIA");
+	}
+	{
+		int m = 300;
+		void *args[] = { &dx, &m };
+
+		to_dev(dx, x, n * 4);
+		launch(kernel("host_helpers.cu", "helpers_tile_scale"), 3, 128, args);
+		from_dev(y, dx, n * 4);
+		for (int i = 0; i < 400; i++) {
+			/* 3 blocks of 128 threads over tiles of 128 (tile_of(256)), n = 300 */
+			float want = i < 300 ? x[i] * 2.0f : x[i];
+			if (y[i] != want)
+				bad("helpers_tile_scale[%d]: got %g, want %g", i, (double)y[i],
+				    (double)want);
+		}
+	}
+	{
+		void *args[] = { &dx, &dout };
+
+		to_dev(dx, x, n * 4);
+		launch(kernel("arch_gates.cu", "gate_sm90_only"), 1, 32, args);
+		from_dev(y, dout, 32 * 4);
+		for (int i = 0; i < 32; i++)
+			if (y[i] != x[i] + 1.0f)
+				bad("gate_sm90_only[%d]: got %g, want %g", i, (double)y[i],
+				    (double)(x[i] + 1.0f));
+	}
+	finish("platform.hip, host_helpers.cu, arch_gates.cu");
+	dev_free(dx);
+	dev_free(dm);
+	dev_free(dout);
+	dev_free(dout64);
+	free(mask);
+	free(x);
+	free(y);
+	teardown();
+}

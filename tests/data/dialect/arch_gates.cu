@@ -8,7 +8,10 @@ extern "C" __global__ void gate_sm89_scale(float *x) { x[threadIdx.x] *= 2.0f; }
 __device__ inline float gate_pick(float v) { return v; }
 #else
 __device__ inline float gate_pick(float v) { return v + 1.0f; }
-extern "C" __global__ void gate_sm90_only(float *x) { x[threadIdx.x] = gate_pick(x[0]); }
+extern "C" __global__ void gate_sm90_only(const float *x, float *y)
+{
+	y[threadIdx.x] = gate_pick(x[threadIdx.x]);
+}
 #endif
 
 extern "C" __global__ void gate_always(float *x) { x[threadIdx.x] = gate_pick(1.0f); }
