@@ -26,8 +26,8 @@
 static pthread_once_t amd_once = PTHREAD_ONCE_INIT, nvidia_once = PTHREAD_ONCE_INIT,
 		      empty_once = PTHREAD_ONCE_INIT;
 static const rocjit_source_file *amd_files[AMD_MAX + 1], *nvidia_files[NVIDIA_MAX + 1];
-static struct rj_served amd_set = { amd_files, 0, { { 0 } } },
-			nvidia_set = { nvidia_files, 0, { { 0 } } }, empty_set;
+static struct rj_served amd_set = { amd_files, 0, 0, { { 0 } } },
+			nvidia_set = { nvidia_files, 0, 0, { { 0 } } }, empty_set;
 
 /* Appends table's files to set, but for names it already holds. */
 static void add(struct rj_served *set, const rocjit_source_file **files,
@@ -70,7 +70,9 @@ static void build_amd(void)
 	add(&amd_set, amd_files, rj_devlib_amd);
 	add(&amd_set, amd_files, rj_devlib_cuda);
 	add(&amd_set, amd_files, rj_devlib_std);
+	amd_set.n_named = amd_set.n;
 	add(&amd_set, amd_files, rj_devlib_host);
+	amd_set.n_named = amd_set.n - amd_set.n_named;
 	amd_set.digest = set_digest((const char *const[]){ rj_devlib_amd_digest,
 							   rj_devlib_cuda_digest,
 							   rj_devlib_std_digest,
@@ -81,7 +83,9 @@ static void build_nvidia(void)
 {
 	add(&nvidia_set, nvidia_files, rj_devlib_nvidia);
 	add(&nvidia_set, nvidia_files, rj_devlib_std);
+	nvidia_set.n_named = nvidia_set.n;
 	add(&nvidia_set, nvidia_files, rj_devlib_host);
+	nvidia_set.n_named = nvidia_set.n - nvidia_set.n_named;
 	nvidia_set.digest = set_digest((const char *const[]){ rj_devlib_nvidia_digest,
 							      rj_devlib_std_digest,
 							      rj_devlib_host_digest }, 3);

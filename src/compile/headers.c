@@ -53,9 +53,63 @@ static int caller_has(const struct rj_compile_req *req, const char *name)
 	return 0;
 }
 
+/* The include targets named in text ("x" of `#include <x>`, `#include "x"`,
+ * `__has_include(<x>)`), appended to *t (grown as needed): 0, or -1 out of memory.  Every
+ * "include" followed by a target counts, in a comment or not: naming one too many only
+ * serves one more stand-in. */
+struct targets {
+	const char **s;
+	size_t *len, n, cap;
+};
+
+static int collect_targets(struct targets *t, const char *text, size_t size)
+{
+	const char *end = text + size, *p = text;
+
+	while ((p = memmem(p, (size_t)(end - p), "include", 7)) != NULL) {
+		const char *q = p + 7, *close;
+
+		p = q;
+		if (end - q >= 5 && memcmp(q, "_next", 5) == 0)
+			q += 5;
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '('))
+			q++;
+		if (q == end || (*q != '<' && *q != '"'))
+			continue;
+		close = memchr(q + 1, *q == '<' ? '>' : '"', (size_t)(end - q - 1));
+		if (!close || memchr(q + 1, '\n', (size_t)(close - q - 1)))
+			continue;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 32;
+			const char **s = realloc(t->s, cap * sizeof *s);
+			size_t *len = s ? realloc(t->len, cap * sizeof *len) : NULL;
+			if (s)
+				t->s = s;
+			if (!len)
+				return -1;
+			t->len = len;
+			t->cap = cap;
+		}
+		t->s[t->n] = q + 1;
+		t->len[t->n++] = (size_t)(close - q - 1);
+	}
+	return 0;
+}
+
+static int targets_have(const struct targets *t, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->len[i] == n && memcmp(t->s[i], name, n) == 0)
+			return 1;
+	return 0;
+}
+
 int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_req *req,
 			  const struct rj_served *served)
 {
+	struct targets named = { NULL, NULL, 0, 0 };
 	size_t total = 0, n_served = served ? served->n : 0;
 	char *p;
 
@@ -84,16 +138,31 @@ int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_re
 		a->names[i] = h->name;
 		p += len + 1;
 	}
+	/* The stand-ins served by name only (devlib.h): those the texts include. */
+	if (served && served->n_named) {
+		if (collect_targets(&named, req->source, strlen(req->source)) != 0)
+			goto oom;
+		for (size_t i = 0; i < req->num_headers; i++)
+			if (collect_targets(&named, req->headers[i].source,
+					    header_length(&req->headers[i])) != 0)
+				goto oom;
+	}
 	for (size_t i = 0; i < n_served; i++) {
 		const rocjit_source_file *f = served->files[i];
 
+		if (i >= n_served - served->n_named && !targets_have(&named, f->name))
+			continue;
 		if (caller_has(req, f->name))
 			continue;
 		a->src[a->n] = f->length ? f->text : EMPTY_TEXT;
 		a->names[a->n++] = f->name;
 	}
+	free(named.s);
+	free(named.len);
 	return 0;
 oom:
+	free(named.s);
+	free(named.len);
 	rj_header_arrays_free(a);
 	RJ_FAIL(ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
 }
