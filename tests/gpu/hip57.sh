@@ -32,7 +32,10 @@ for spec in tests/data/dialect/convert.cu:20 tests/data/dialect/reduce.cu:13 \
 	tests/data/devlib/hip_headers.hip:2 kernels-src/axpy.hip:2 \
 	kernels-src/binary_strided.hip:4 kernels-src/reduce.hip:2 \
 	tests/data/cub/reduce.cu:6 tests/data/cub/scan.cu:4 tests/data/cub/load_store.cu:3 \
-	tests/data/cub/radix_sort.cu:3 tests/data/cub/hipcub.hip:2; do
+	tests/data/cub/radix_sort.cu:3 tests/data/cub/hipcub.hip:2 \
+	tests/data/dialect/types_cuda_h.cu:2 tests/data/dialect/types_fp16_bf16.cu:1 \
+	tests/data/dialect/hip/implicit_types.hip:2 tests/data/dialect/hip/types_mix.hip:3 \
+	tests/data/dialect/hip/types.hip:6; do
 	file=${spec%:*} want=${spec##*:}
 	for t in $targets; do
 		got=$("$build/cli/rocjit" --cache "$cache" compile "$file" --arch "$t" --json \

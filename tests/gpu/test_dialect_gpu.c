@@ -1,6 +1,7 @@
 /*
  * test_dialect_gpu.c - the dialect fixtures (tests/data/dialect: convert.cu, reduce.cu,
- * atomics.cu, std_math.cu, hip/types.hip, hip/coop.hip) compiled through rocjit on a real
+ * atomics.cu, std_math.cu, hip/types.hip, hip/coop.hip, and issue 28's types_*.cu,
+ * hip/implicit_types.hip, hip/types_mix.hip, among others) compiled through rocjit on a real
  * NVIDIA GPU (rocjit_kernel_get with the file's text, its path as name, so *.cu is CUDA,
  * and -I<fixture folder> for the .cu files, as test_dialect.c compiles them), every
  * kernel launched on device buffers and checked against a CPU reference written here.
@@ -2443,5 +2444,165 @@ TEST(implicit_platform_helpers_and_arch_gate_kernels_match_cpu)
 	free(mask);
 	free(x);
 	free(y);
+	teardown();
+}
+
+/* ---- Issue 28's type fixtures: types_cuda_h.cu, types_fp16_bf16.cu, hip/implicit_types.hip,
+ * hip/types_mix.hip ---------------------------------------------------------------------- */
+
+static uint16_t pos_zero(uint16_t h) /* x + (+0) in round to nearest: -0 becomes +0 */
+{
+	return h == 0x8000 ? 0 : h;
+}
+
+static uint64_t rotl64(uint64_t v, unsigned int s)
+{
+	s %= 64;
+	return s ? v << s | v >> (64 - s) : v;
+}
+
+/* Exact: integer kernels; one rounding per narrowing (CUDA's headers), the float sums of
+ * hip_bfloat16 done in float as the class does, then rounded to bf16. */
+TEST(type_fixtures_match_cpu)
+{
+	size_t nx;
+	float *x, *of;
+	unsigned int n, np;
+	void *dx, *dout;
+
+	setup();
+	x = convert_inputs(&nx);
+	n = (unsigned int)nx;
+	np = n / 2;
+	dx = dev_of(x, nx * 4);
+	dout = dev_of(NULL, nx * 8);
+	of = host_alloc(nx * 8);
+	/* implicit_types.hip: rotations through uint/ulong/ullong, signed widening */
+	{
+		uint32_t *u = host_alloc(nx * 4);
+		uint64_t *o = host_alloc(nx * 8);
+		size_t nn = nx;
+		void *du, *args[] = { &n, &du, &dout }, *a2[] = { &nn, &du, &dout };
+
+		for (size_t i = 0; i < nx; i++)
+			u[i] = rnd32();
+		du = dev_of(u, nx * 4);
+		launch_n(kernel("hip/implicit_types.hip", "implicit_rotl"), nx, args);
+		from_dev(o, dout, nx * 8);
+		for (size_t i = 0; i < nx; i++) {
+			uint32_t r = (uint32_t)(i % 32) ? u[i] << (i % 32) | u[i] >> (32 - i % 32) : u[i];
+			uint64_t want = rotl64(r, 32) ^ (uint64_t)BLOCK << 48;
+
+			if (o[i] != want)
+				bad("implicit_rotl[%zu]: got 0x%llx, want 0x%llx", i,
+				    (unsigned long long)o[i], (unsigned long long)want);
+		}
+		launch_n(kernel("hip/implicit_types.hip", "implicit_signed"), nx, a2);
+		from_dev(o, dout, nx * 8);
+		for (size_t i = 0; i < nx; i++)
+			if ((int64_t)o[i] != (int64_t)(int32_t)(u[i] ^ 0x80000000u))
+				bad("implicit_signed[%zu]: got %lld for 0x%08x", i, (long long)o[i], u[i]);
+		dev_free(du);
+		free(u);
+		free(o);
+	}
+	finish("implicit_types.hip");
+	/* types_cuda_h.cu: CUdeviceptr addresses in a struct; a tensor map's words */
+	{
+		struct {
+			uint64_t src, dst;
+			unsigned int n;
+		} a = { (uint64_t)(uintptr_t)dx, (uint64_t)(uintptr_t)dout, n };
+		struct {
+			_Alignas(64) uint64_t opaque[16];
+		} map;
+		uint64_t words[2] = { 0, 0 };
+		void *args[] = { &a }, *a2[] = { &map, &dout };
+
+		launch_n(kernel("types_cuda_h.cu", "scale_by_address"), nx, args);
+		from_dev(of, dout, nx * 4);
+		for (size_t i = 0; i < nx; i++)
+			check_f32("scale_by_address", i, f2u(x[i]), of[i], 2.0 * x[i]);
+		for (int w = 0; w < 16; w++)
+			map.opaque[w] = 0x0123456789abcdefull * (unsigned int)(w + 1);
+		launch(kernel("types_cuda_h.cu", "tensor_map_words"), 1, 32, a2);
+		from_dev(words, dout, 16);
+		if (words[0] != map.opaque[0] || words[1] != map.opaque[1])
+			bad("tensor_map_words: got 0x%llx 0x%llx", (unsigned long long)words[0],
+			    (unsigned long long)words[1]);
+	}
+	finish("types_cuda_h.cu");
+	/* types_fp16_bf16.cu: (half, bf16) sums of pairs through zero-initialised pairs */
+	{
+		void *args[] = { &np, &dx, &dout };
+
+		launch_n(kernel("types_fp16_bf16.cu", "mix_fp16_bf16_add"), np, args);
+		from_dev(of, dout, np * 8);
+		for (unsigned int i = 0; i < np; i++) {
+			uint16_t h0 = pos_zero(ref_half(x[2 * i])), h1 = pos_zero(ref_half(x[2 * i + 1]));
+			uint16_t b0 = pos_zero(ref_bf16(x[2 * i])), b1 = pos_zero(ref_bf16(x[2 * i + 1]));
+
+			check_f32("mix_fp16_bf16_add(half)", i, f2u(x[2 * i]), of[2 * i],
+				  dec_half(ref_half(dec_half(h0) + dec_half(h1))));
+			check_f32("mix_fp16_bf16_add(bf16)", i, f2u(x[2 * i]), of[2 * i + 1],
+				  dec_bf16(ref_bf16(dec_bf16(b0) + dec_bf16(b1))));
+		}
+	}
+	finish("types_fp16_bf16.cu");
+	/* types_mix.hip: half2 sum and product of pairs; hip_bfloat16 bits */
+	{
+		uint16_t *o = host_alloc(nx * 6);
+		void *args[] = { &np, &dx, &dout }, *a2[] = { &n, &dx, &dout };
+
+		launch_n(kernel("hip/types_mix.hip", "mix_half2_acc"), np, args);
+		from_dev(o, dout, np * 4);
+		for (unsigned int i = 0; i < np; i++) {
+			double a = dec_half(ref_half(x[2 * i])), b = dec_half(ref_half(x[2 * i + 1]));
+
+			check_16("mix_half2_acc(sum)", i, f2u(x[2 * i]), o[2 * i],
+				 pos_zero(ref_half(a + b)), 5);
+			check_16("mix_half2_acc(product)", i, f2u(x[2 * i]), o[2 * i + 1],
+				 pos_zero(ref_half(a * b)), 5);
+		}
+		launch_n(kernel("hip/types_mix.hip", "mix_bfloat16_bits"), nx, a2);
+		from_dev(o, dout, nx * 6);
+		for (size_t i = 0; i < nx; i++) {
+			uint16_t r = ref_bf16(x[i]);
+			uint16_t t = isnan(x[i]) ? 0x7fff : (uint16_t)(f2u(x[i]) >> 16);
+			float p = (float)dec_bf16(ref_bf16((float)dec_bf16(r) * 2.0f));
+			uint16_t s = ref_bf16(p + 1.0f);
+
+			check_16("mix_bfloat16_bits(round)", i, f2u(x[i]), o[3 * i], r, 8);
+			check_16("mix_bfloat16_bits(truncate)", i, f2u(x[i]), o[3 * i + 1], t, 8);
+			check_16("mix_bfloat16_bits(*2+1)", i, f2u(x[i]), o[3 * i + 2], s, 8);
+		}
+		free(o);
+	}
+	/* atomicAdd of 0/1 on a half and a bf16: the sum (128) is exact in both */
+	{
+		unsigned int m = 256;
+		int *v = host_alloc(m * sizeof *v);
+		uint16_t acc[2] = { 1, 1 };
+		void *dv, *dacc, *dacc_b, *args[] = { &m, &dv, &dacc, &dacc_b };
+
+		for (unsigned int i = 0; i < m; i++)
+			v[i] = (int)(i % 2);
+		dv = dev_of(v, m * sizeof *v);
+		dacc = dev_of(NULL, 4);
+		dacc_b = (char *)dacc + 2;
+		launch_n(kernel("hip/types_mix.hip", "mix_atomic_add_16"), m, args);
+		from_dev(acc, dacc, 4);
+		if (acc[0] != ref_half(128) || acc[1] != ref_bf16(128))
+			bad("mix_atomic_add_16: got half 0x%04x bf16 0x%04x, want 0x%04x 0x%04x",
+			    acc[0], acc[1], ref_half(128), ref_bf16(128));
+		dev_free(dv);
+		dev_free(dacc);
+		free(v);
+	}
+	finish("types_mix.hip");
+	dev_free(dx);
+	dev_free(dout);
+	free(x);
+	free(of);
 	teardown();
 }

@@ -1,5 +1,6 @@
 /*
- * cuda_bf16.h as rocjit serves it to CUDA-dialect sources compiled by hipRTC (AMD).
+ * cuda_bf16.h as rocjit serves it to hipRTC (AMD): for CUDA-dialect sources, and for HIP
+ * sources through hip/hip_bf16.h (devlib/std/hip), which is this header under HIP's names.
  *
  * HIP 5.2 has no bfloat16 type at all; 5.7 has only the older `hip_bfloat16` class, under
  * another name.  This header defines CUDA's: __nv_bfloat16_raw, __nv_bfloat16 (a 16-bit
@@ -19,7 +20,7 @@
 #ifndef ROCJIT_CUDA_BF16_H
 #define ROCJIT_CUDA_BF16_H
 
-#include "rocjit_cuda_dialect.h"
+#include "rocjit_cuda_types_base.h"
 #include "rocjit_cuda_convert.h"
 #include "cuda_fp16.h"
 
@@ -435,7 +436,7 @@ __device__ inline __nv_bfloat162 __ldg(const __nv_bfloat162 *p) { return *p; }
 /* atomicAdd on a bf16: a compare-and-swap loop on the 16-bit word; returns the old value. */
 __device__ inline __nv_bfloat16 atomicAdd(__nv_bfloat16 *address, const __nv_bfloat16 val)
 {
-	return __ushort_as_bfloat16(rocjit_cuda::cas_update(
+	return __ushort_as_bfloat16(rocjit_cuda_types::cas_loop(
 		reinterpret_cast<unsigned short *>(address), [=](unsigned short old) {
 			return __hadd(__ushort_as_bfloat16(old), val).__x;
 		}));

@@ -1,22 +1,24 @@
 /*
- * cuda_fp16.h as rocjit serves it to CUDA-dialect sources compiled by hipRTC (AMD).
+ * cuda_fp16.h as rocjit serves it to hipRTC (AMD): for CUDA-dialect sources, and for HIP
+ * sources through hip/hip_fp16.h (devlib/std/hip), which is this header under HIP's names.
  *
  * hipRTC builds HIP's __half, half, __half2, half2 in (with the operators, conversions and
  * most intrinsics CUDA's header has), so this header only adds what some HIP versions lack:
  * __hmax/__hmin/__hmax_nan/__hmin_nan (absent in 5.2, present in 5.7), __hmax2/__hmin2,
  * __double2half, and atomicAdd on __half (absent in both).
  *
- * Version handling: every addition is a fallback template (ROCJIT_CUDA_FALLBACK, defined in
- * rocjit_cuda_dialect.h).  Where the HIP in use declares the same function as a
+ * Version handling: every addition is a fallback template (ROCJIT_CUDA_FALLBACK, from
+ * rocjit_cuda_types_base.h).  Where the HIP in use declares the same function as a
  * non-template, overload resolution prefers HIP's, so the header compiles unchanged on 5.2,
  * 5.7 and later versions without a table of which version added what.
  *
- * Device code only.  Needs rocjit_cuda_dialect.h first (rocjit pre-includes it).
+ * Device code only.  Does not need the CUDA-dialect prelude (rocjit_cuda_types_base.h says
+ * why), so HIP sources can include it.
  */
 #ifndef ROCJIT_CUDA_FP16_H
 #define ROCJIT_CUDA_FP16_H
 
-#include "rocjit_cuda_dialect.h"
+#include "rocjit_cuda_types_base.h"
 #include "rocjit_cuda_convert.h"
 
 /* Max and min: a NaN operand gives the other operand (IEEE maxNum), as CUDA's __hmax. */
@@ -66,7 +68,7 @@ ROCJIT_CUDA_FALLBACK __device__ inline __half __double2half(const double d)
 ROCJIT_CUDA_FALLBACK __device__ inline __half atomicAdd(__half *address, const __half val)
 {
 	float v = __half2float(val);
-	return __ushort_as_half(rocjit_cuda::cas_update(
+	return __ushort_as_half(rocjit_cuda_types::cas_loop(
 		reinterpret_cast<unsigned short *>(address), [=](unsigned short old) {
 			return __half_as_ushort(__float2half(__half2float(__ushort_as_half(old)) + v));
 		}));
@@ -76,7 +78,7 @@ ROCJIT_CUDA_FALLBACK __device__ inline __half atomicAdd(__half *address, const _
 ROCJIT_CUDA_FALLBACK __device__ inline __half2 atomicAdd(__half2 *address, const __half2 val)
 {
 	float vlo = __low2float(val), vhi = __high2float(val);
-	unsigned int old = rocjit_cuda::cas_update(
+	unsigned int old = rocjit_cuda_types::cas_loop(
 		reinterpret_cast<unsigned int *>(address), [=](unsigned int w) {
 			float lo = __half2float(__ushort_as_half((unsigned short)(w & 0xffffu))) + vlo;
 			float hi = __half2float(__ushort_as_half((unsigned short)(w >> 16))) + vhi;

@@ -1,5 +1,6 @@
 /*
- * cuda_fp8.h as rocjit serves it to CUDA-dialect sources compiled by hipRTC (AMD).
+ * cuda_fp8.h as rocjit serves it to hipRTC (AMD): for CUDA-dialect sources, and for HIP
+ * sources through hip/hip_fp8.h (devlib/std/hip), which is this header under HIP's names.
  *
  * CUDA's OCP 8-bit float types: __nv_fp8_e4m3 (bias 7, max 448, no infinity) and
  * __nv_fp8_e5m2 (bias 15, max 57344, IEEE-like infinities), the x2/x4 storage types, and the
@@ -13,7 +14,7 @@
 #ifndef ROCJIT_CUDA_FP8_H
 #define ROCJIT_CUDA_FP8_H
 
-#include "rocjit_cuda_dialect.h"
+#include "rocjit_cuda_types_base.h"
 #include "rocjit_cuda_convert.h"
 #include "cuda_fp16.h"
 #include "cuda_bf16.h"

@@ -49,6 +49,38 @@
 typedef __nv_bfloat16 __hip_bfloat16;
 typedef __nv_bfloat162 __hip_bfloat162;
 
+/* What hipRTC declares for every source, with no include at all (probed one name per
+   compile on hipRTC 5.2; HIP 5.7's runtime header has the same lines), so HIP kernels
+   use them bare: the four exact-width integers (int64_t is long long, as in rocjit's
+   <stdint.h>, which may repeat them), OpenCL's short unsigned names, hipDeviceptr_t (as
+   HIP on NVIDIA spells it: CUdeviceptr), std::size_t and the integers in std, and
+   abort(), which HIP device code calls to stop the kernel (CUDA's name is __trap).  NULL,
+   printf, malloc, memcpy, min/max and the math functions NVRTC has itself.
+   Not given: __AMDGCN_WAVEFRONT_SIZE and HIP_VERSION_MAJOR/MINOR/PATCH (hipRTC passes
+   them as -D; there is no AMD GPU or HIP release to report here). */
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+typedef unsigned long long ullong;
+typedef unsigned long long hipDeviceptr_t;
+namespace std {
+typedef ::size_t size_t;
+typedef ::int32_t int32_t;
+typedef ::int64_t int64_t;
+typedef ::uint32_t uint32_t;
+typedef ::uint64_t uint64_t;
+} /* namespace std */
+/* hipRTC's type traits in std (integral_constant, enable_if, is_same, is_integral ...):
+   rocjit's <type_traits> holds them, and more.  CUDA sources get it anyway, from the
+   pre-included rocjit_cuda_implicit.h (what nvcc's cuda_runtime.h brings). */
+#include <type_traits>
+extern "C" __device__ inline void abort(void) { __trap(); }
+
 /* Misc. */
 #define __HIP_CLANG_ONLY__ 0
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
