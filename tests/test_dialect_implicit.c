@@ -86,8 +86,9 @@ TEST(cuda_cubin_does_not_grow_with_the_implicit_headers)
 
 TEST(hip_code_sees_hipccs_platform_macros)
 {
-	static const char *const on_amd[] = { "platform_on_amd", "platform_rocclr", NULL };
-	static const char *const on_nvidia[] = { "platform_on_nvidia", NULL };
+	static const char *const on_amd[] = { "platform_on_amd", "platform_rocclr",
+					      "platform_hipcc", NULL };
+	static const char *const on_nvidia[] = { "platform_on_nvidia", "platform_hipcc", NULL };
 	rocjit_codeobj_info *info;
 	rocjit_ctx *ctx;
 
@@ -243,5 +244,26 @@ TEST(cuda_arch_gates_are_reported_on_amd_and_the_value_can_be_chosen)
 		rocjit_codeobj_info_free(
 			rj_test_fixture(ctx, "sm_90", DIR, "arch_gates.cu", arch800, newer));
 	}
+	rocjit_close(ctx);
+}
+
+/* Toolkit headers kernel code includes for device-side names - <math_constants.h>,
+ * <cuComplex.h>, <vector_types.h>, <vector_functions.h>, <cuda.h>, <cuda_runtime.h> -
+ * compile on AMD from rocjit's stand-ins and on NVIDIA from the toolkit (cuda.h: rocjit's
+ * device-side one). */
+TEST(cuda_toolkit_device_headers_compile_everywhere)
+{
+	static const char *const want[] = { "complex_mul_conj", "complex_div_abs_d",
+					    "constants_and_vectors", NULL };
+	rocjit_ctx *ctx;
+
+	skip_without_any();
+	ctx = rj_test_open();
+	for (size_t t = 0; have(ROCJIT_PLATFORM_AMD) && t < 2; t++)
+		rocjit_codeobj_info_free(
+			rj_test_fixture(ctx, amd_targets[t], DIR, "cuda_headers.cu", NULL, want));
+	if (have(ROCJIT_PLATFORM_NVIDIA))
+		rocjit_codeobj_info_free(
+			rj_test_fixture(ctx, "sm_90", DIR, "cuda_headers.cu", NULL, want));
 	rocjit_close(ctx);
 }

@@ -399,9 +399,12 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 		argv[argc++] = nv.cccl_opt;
 	argv[argc++] = "--pre-include=hip/hip_runtime.h";
 	argv[argc++] = "--pre-include=hip/rocjit_hip_nvidia_ext.h";
-	/* CUDA source: what nvcc's implicit cuda_runtime.h gives it (devlib/std). */
+	/* CUDA source: what nvcc's implicit cuda_runtime.h gives it (devlib/std); HIP
+	   source: hipcc's __HIPCC__, which the pre-included header cannot tell apart. */
 	if (req->language == ROCJIT_LANG_CUDA)
 		argv[argc++] = "--pre-include=rocjit_cuda_implicit.h";
+	else
+		argv[argc++] = "-D__HIPCC__=1";
 	/* Functions without __host__/__device__ are device functions, as a header's helpers
 	   are for nvcc's device pass when a kernel calls them; NVRTC otherwise refuses every
 	   unannotated definition, called or not ("not allowed in JIT mode").  hipRTC gets

@@ -14,3 +14,7 @@ extern "C" __global__ void platform_on_nvidia(int *out) { out[0] = warpSize; }
 #ifdef __HIP_ROCclr__
 extern "C" __global__ void platform_rocclr(int *out) { out[0] = PLATFORM_WAVE; }
 #endif
+
+#if defined(__HIPCC__) && defined(__HIP__) || defined(__HIP_PLATFORM_NVIDIA__) && defined(__HIPCC__)
+extern "C" __global__ void platform_hipcc(int *out) { out[0] = 1; }
+#endif
