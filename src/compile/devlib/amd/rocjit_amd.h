@@ -34,4 +34,12 @@
 #define __HIP_CLANG_ONLY__ 1
 #endif
 
+/* HIP 5.7's clock() and clock64() read s_memtime, which gfx11 does not have ("needs
+ * target feature s-memtime-inst", measured on gfx1100): there they read the cycle counter,
+ * as later HIP releases do.  __GFX11__ is clang's (hipRTC 5.2 knows no gfx11). */
+#if defined(__GFX11__) || defined(__GFX12__)
+#define clock64() ((long long)__builtin_readcyclecounter())
+#define clock() ((long long)__builtin_readcyclecounter())
+#endif
+
 #endif

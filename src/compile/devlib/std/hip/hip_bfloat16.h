@@ -15,6 +15,11 @@
 
 #include <hip/hip_runtime.h>
 
+/* hipRTC 5.7 builds HIP's own class in (its guard, _HIP_BFLOAT16_H_, is then defined):
+ * that one is used, as a second definition would be an error. */
+#ifndef _HIP_BFLOAT16_H_
+#define _HIP_BFLOAT16_H_
+
 struct hip_bfloat16 {
 	unsigned short data;
 
@@ -109,5 +114,7 @@ __host__ __device__ inline hip_bfloat16 operator-(hip_bfloat16 a)
 __host__ __device__ inline hip_bfloat16 operator+(hip_bfloat16 a) { return a; }
 __host__ __device__ inline hip_bfloat16 &operator++(hip_bfloat16 &a) { return a += hip_bfloat16(1.0f); }
 __host__ __device__ inline hip_bfloat16 &operator--(hip_bfloat16 &a) { return a -= hip_bfloat16(1.0f); }
+
+#endif /* _HIP_BFLOAT16_H_ */
 
 #endif
