@@ -42,4 +42,45 @@
 #define clock() ((long long)__builtin_readcyclecounter())
 #endif
 
+/* gfx940-gfx942 have no image sampling instructions: a sampled texture fetch there made
+ * LLVM abort the compile ("requested image instruction is not supported on this GPU",
+ * HIP 5.7, gfx942: tex1D, tex2D, tex3D, tex2Dgather, tex2DLod; tex1Dfetch and the surface
+ * reads and writes compile).  There each sampled fetch names instead a function that stops
+ * the compile with a message saying so, at the call. */
+#if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+namespace rocjit_amd {
+template <class... A> struct no_sampling {
+	static const bool value = false;
+};
+template <class T = void, class... A> __device__ T sampled_fetch(A...)
+{
+	static_assert(no_sampling<T, A...>::value,
+		      "rocjit: sampled texture fetches (tex1D, tex2D, tex3D, layered, cubemap, "
+		      "gather, Lod, Grad) do not compile for gfx940, gfx941, gfx942: these GPUs "
+		      "have no image sampling instructions; tex1Dfetch and surface reads and "
+		      "writes do");
+	return T();
+}
+} /* namespace rocjit_amd */
+#define tex1D rocjit_amd::sampled_fetch
+#define tex2D rocjit_amd::sampled_fetch
+#define tex3D rocjit_amd::sampled_fetch
+#define tex1DLayered rocjit_amd::sampled_fetch
+#define tex2DLayered rocjit_amd::sampled_fetch
+#define texCubemap rocjit_amd::sampled_fetch
+#define texCubemapLayered rocjit_amd::sampled_fetch
+#define tex2Dgather rocjit_amd::sampled_fetch
+#define tex1DLod rocjit_amd::sampled_fetch
+#define tex2DLod rocjit_amd::sampled_fetch
+#define tex3DLod rocjit_amd::sampled_fetch
+#define tex1DLayeredLod rocjit_amd::sampled_fetch
+#define tex2DLayeredLod rocjit_amd::sampled_fetch
+#define texCubemapLod rocjit_amd::sampled_fetch
+#define tex1DGrad rocjit_amd::sampled_fetch
+#define tex2DGrad rocjit_amd::sampled_fetch
+#define tex3DGrad rocjit_amd::sampled_fetch
+#define tex1DLayeredGrad rocjit_amd::sampled_fetch
+#define tex2DLayeredGrad rocjit_amd::sampled_fetch
+#endif
+
 #endif

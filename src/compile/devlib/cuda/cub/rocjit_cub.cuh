@@ -32,6 +32,14 @@
 #include <iterator>
 #include <utility>
 
+/* rocPRIM 5.3 knows gfx10's limits on DPP (no row broadcasts) but not gfx11's, and its
+ * warp reductions and scans then use broadcasts there ("Invalid dpp_ctrl value", HIP 5.7,
+ * gfx1100): on gfx11 and later they take rocPRIM's shuffle-based path. */
+#if (defined(__GFX11__) || defined(__GFX12__)) && !defined(ROCPRIM_DISABLE_DPP)
+#define ROCPRIM_DISABLE_DPP 1
+#define ROCPRIM_DETAIL_USE_DPP false
+#endif
+
 #define hipError_t int
 #define hipSuccess 0
 #define hipDeviceProp_t rocjit_cub_device_prop
