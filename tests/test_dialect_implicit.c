@@ -267,3 +267,19 @@ TEST(cuda_toolkit_device_headers_compile_everywhere)
 			rj_test_fixture(ctx, "sm_90", DIR, "cuda_headers.cu", NULL, want));
 	rocjit_close(ctx);
 }
+
+/* Cache-hinted loads and stores of any type, address-space queries, warp matching. */
+TEST(cuda_intrinsics_beyond_arithmetic_compile_everywhere)
+{
+	static const char *const want[] = { "hinted_copy", "where_it_points", "match_groups", NULL };
+	rocjit_ctx *ctx;
+
+	skip_without_any();
+	ctx = rj_test_open();
+	for (size_t t = 0; have(ROCJIT_PLATFORM_AMD) && t < 2; t++)
+		rocjit_codeobj_info_free(
+			rj_test_fixture(ctx, amd_targets[t], DIR, "intrinsics.cu", NULL, want));
+	if (have(ROCJIT_PLATFORM_NVIDIA))
+		rocjit_codeobj_info_free(rj_test_fixture(ctx, "sm_90", DIR, "intrinsics.cu", NULL, want));
+	rocjit_close(ctx);
+}

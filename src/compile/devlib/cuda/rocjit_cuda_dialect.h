@@ -82,6 +82,18 @@
 #endif
 
 namespace rocjit_cuda {
+/* A load or store the cache need not keep: clang's non-temporal builtins take scalars
+ * (and vectors); any other type is copied plainly.  Chosen by specialization, not
+ * `if constexpr`, so that -std=c++14 sources take it too. */
+template <class T, bool = __is_arithmetic(T)> struct nontemporal {
+	__device__ static T load(const T *p) { return *p; }
+	__device__ static void store(T *p, T v) { *p = v; }
+};
+template <class T> struct nontemporal<T, true> {
+	__device__ static T load(const T *p) { return __builtin_nontemporal_load(p); }
+	__device__ static void store(T *p, T v) { __builtin_nontemporal_store(v, p); }
+};
+
 /* Bit-copies a value of any trivially copyable type through 32-bit words. */
 template <class T> struct words {
 	int w[(sizeof(T) + 3) / 4];
@@ -430,6 +442,71 @@ ROCJIT_CUDA_FALLBACK __device__ inline void __nanosleep(unsigned int ns)
 	(void)ns;
 	__builtin_amdgcn_s_sleep(1);
 }
+
+/* ---- Loads and stores with a cache hint ------------------------------------------------
+ * __ldcg, __ldca, __ldcs, __ldlu, __ldcv and __stcg, __stcs, __stwb, __stwt choose how
+ * NVIDIA's caches treat an access.  HIP has some of the loads for some types (__half, the
+ * vector types); for every other type these templates (a non-template of HIP's wins) do
+ * the plain access, and the streaming ones (__ldcs, __ldlu, __stcs: read or written once)
+ * a non-temporal one, AMD's counterpart of that hint. */
+template <class T> __device__ inline T __ldcg(const T *p) { return *p; }
+template <class T> __device__ inline T __ldca(const T *p) { return *p; }
+template <class T> __device__ inline T __ldcv(const T *p) { return *(const volatile T *)p; }
+template <class T> __device__ inline T __ldcs(const T *p)
+{
+	return rocjit_cuda::nontemporal<T>::load(p);
+}
+template <class T> __device__ inline T __ldlu(const T *p)
+{
+	return rocjit_cuda::nontemporal<T>::load(p);
+}
+template <class T> __device__ inline void __stcg(T *p, T v) { *p = v; }
+template <class T> __device__ inline void __stwb(T *p, T v) { *p = v; }
+template <class T> __device__ inline void __stwt(T *p, T v) { *(volatile T *)p = v; }
+template <class T> __device__ inline void __stcs(T *p, T v)
+{
+	rocjit_cuda::nontemporal<T>::store(p, v);
+}
+
+/* ---- Address spaces ----------------------------------------------------------------------
+ * Where a generic pointer points, and a shared address as a number (which CUDA code hands
+ * to inline PTX; on AMD it is the LDS offset). */
+__device__ inline unsigned int __isShared(const void *p) { return __builtin_amdgcn_is_shared(p); }
+__device__ inline unsigned int __isLocal(const void *p) { return __builtin_amdgcn_is_private(p); }
+__device__ inline unsigned int __isGlobal(const void *p)
+{
+	return !__builtin_amdgcn_is_shared(p) && !__builtin_amdgcn_is_private(p);
+}
+__device__ inline size_t __cvta_generic_to_shared(const void *p)
+{
+	return (size_t)(const __attribute__((address_space(3))) void *)p;
+}
+
+/* ---- Match ----------------------------------------------------------------------------------
+ * __match_any_sync: the lanes of the calling lane's 32-lane segment that hold the same
+ * value (bit k = lane k of the segment, as __ballot_sync); __match_all_sync: the segment's
+ * mask when all hold it (and *pred = 1), else 0. */
+template <class T> __device__ inline unsigned int __match_any_sync(unsigned long long mask, T value)
+{
+	unsigned int same = 0;
+
+	for (int k = 0; k < ROCJIT_CUDA_WARP; k++)
+		if (__shfl_sync(mask, value, k, ROCJIT_CUDA_WARP) == value)
+			same |= 1u << k;
+	return same;
+}
+template <class T>
+__device__ inline unsigned int __match_all_sync(unsigned long long mask, T value, int *pred)
+{
+	unsigned int all = __ballot_sync(mask, 1);
+	int same = __match_any_sync(mask, value) == all;
+
+	*pred = same;
+	return same ? all : 0u;
+}
+
+/* ---- Misc ------------------------------------------------------------------------------- */
+ROCJIT_CUDA_FALLBACK __device__ inline void __prof_trigger(int counter) { (void)counter; }
 
 /* ---- Texture and surface objects -------------------------------------------------------
  * Names NVRTC gives kernel code without an include (rocjit_cuda_texture.h says what and
