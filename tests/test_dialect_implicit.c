@@ -283,3 +283,54 @@ TEST(cuda_intrinsics_beyond_arithmetic_compile_everywhere)
 		rocjit_codeobj_info_free(rj_test_fixture(ctx, "sm_90", DIR, "intrinsics.cu", NULL, want));
 	rocjit_close(ctx);
 }
+
+/* The __CUDA_ARCH__ scan on texts no compiler would take - cut short, unbalanced, deeper
+ * than it judges, comparisons without a number - reads nothing beyond them and says
+ * nothing wrong; a gate it can read is still found after them. */
+#include "compile/platform.h"
+#include "key/options.h"
+
+TEST(cuda_arch_scan_survives_malformed_texts)
+{
+	static const char *const texts[] = {
+		"#if __CUDA_ARCH__",
+		"#if __CUDA_ARCH__ >",
+		"#if __CUDA_ARCH__ >= \n#endif\n#endif\n#else\n#elif\n",
+		"#if 900 <=",
+		"/* unterminated #if __CUDA_ARCH__ >= 900",
+		"#if __CUDA_ARCH__ >= 900 \\",
+		"__global__ __global__ __launch_bounds__(((",
+		"#if __CUDA_ARCH__ >= 99999999999999999999999\n__global__ void k(\n#endif",
+	};
+	struct rj_opts opts;
+	char deep[64 * 40 + 256], *notes;
+	size_t n = 0;
+
+	ASSERT_INT(rj_opts_normalize(&opts, NULL, 0), 0);
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		struct rj_compile_req req = { texts[i], "bad.cu", &opts, NULL, 0, ROCJIT_LANG_CUDA,
+					      NULL, 0 };
+		free(rj_cuda_arch_notes(&req));
+	}
+	/* 70 levels of #if 1, then a gate: deeper than the scan judges, so it stops. */
+	for (int i = 0; i < 70; i++)
+		n += (size_t)snprintf(deep + n, sizeof deep - n, "#if 1\n");
+	snprintf(deep + n, sizeof deep - n, "#if __CUDA_ARCH__ >= 900\n__global__ void g(int);\n");
+	{
+		struct rj_compile_req req = { deep, "deep.cu", &opts, NULL, 0, ROCJIT_LANG_CUDA, NULL,
+					      0 };
+		free(rj_cuda_arch_notes(&req));
+	}
+	/* Readable again: the gate and its kernel. */
+	{
+		static const char ok[] = "#if __CUDA_ARCH__ >= 900 // sm_90\n"
+					 "template <int N> __global__ void __launch_bounds__(128, 2) "
+					 "hopper(float *x) {}\n#endif\n";
+		struct rj_compile_req req = { ok, "ok.cu", &opts, NULL, 0, ROCJIT_LANG_CUDA, NULL, 0 };
+		notes = rj_cuda_arch_notes(&req);
+		ASSERT(notes != NULL);
+		ASSERT_CONTAINS(notes, "ok.cu:1: `#if __CUDA_ARCH__ >= 900` leaves out kernel hopper");
+		free(notes);
+	}
+	rj_opts_release(&opts);
+}

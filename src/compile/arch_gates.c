@@ -103,7 +103,8 @@ static int judge(const char *expr, int v)
 		} else {
 			for (q = after; isspace((unsigned char)*q); q++)
 				;
-			if (!strchr("<>=!", *q) || (*q == '=' && q[1] != '=') || (*q == '!' && q[1] != '=')) {
+			if (!*q || !strchr("<>=!", *q) || (*q == '=' && q[1] != '=') ||
+			    (*q == '!' && q[1] != '=')) {
 				p = after;
 				continue; /* defined(__CUDA_ARCH__), or not a comparison */
 			}
@@ -231,6 +232,18 @@ static char *clean(const char *text)
 
 #define DEPTH 64
 
+/* "#" and the directive d into out[size], without trailing blanks (a comment after the
+ * condition was blanked out). */
+static void set_cond(char *out, size_t size, const char *d)
+{
+	size_t n;
+
+	snprintf(out, size, "#%s", d);
+	n = strlen(out);
+	while (n > 1 && isspace((unsigned char)out[n - 1]))
+		out[--n] = 0;
+}
+
 static void scan(struct notes *n, const char *file, const char *text, int value)
 {
 	struct frame stack[DEPTH];
@@ -282,8 +295,8 @@ static void scan(struct notes *n, const char *file, const char *text, int value)
 			now = e - d == 2 ? judge(e, value) : -1;
 			newest = e - d == 2 ? judge(e, ARCH_NEWEST) : -1;
 			nf->line = nf->if_line = line;
-			snprintf(nf->cond, sizeof nf->cond, "#%s", d);
-			snprintf(nf->if_cond, sizeof nf->if_cond, "#%s", d);
+			set_cond(nf->cond, sizeof nf->cond, d);
+			set_cond(nf->if_cond, sizeof nf->if_cond, d);
 			if (!out_now && now == 0 && newest == 1)
 				nf->out = 1;
 			else if (!out_now && now == 1 && newest == 0)
@@ -310,8 +323,8 @@ static void scan(struct notes *n, const char *file, const char *text, int value)
 					 f->if_cond);
 				continue;
 			}
-			snprintf(f->cond, sizeof f->cond, "#%s", d);
-			snprintf(f->if_cond, sizeof f->if_cond, "#%s", d);
+			set_cond(f->cond, sizeof f->cond, d);
+			set_cond(f->if_cond, sizeof f->if_cond, d);
 			f->if_line = line;
 			now = judge(e, value);
 			newest = judge(e, ARCH_NEWEST);
