@@ -12,7 +12,11 @@
  * its compiler is not installed.
  */
 
+#include <sys/stat.h>
+
 #include "harness.h"
+#include "compile/platform.h"
+#include "key/options.h"
 
 #define DIR ROCJIT_TEST_DIALECT_DIR
 
@@ -268,10 +272,13 @@ TEST(cuda_toolkit_device_headers_compile_everywhere)
 	rocjit_close(ctx);
 }
 
-/* Cache-hinted loads and stores of any type, address-space queries, warp matching. */
+/* Cache-hinted loads and stores of any type, address-space queries, warp matching; bf16
+ * without an include and rounded down and up; the runtime's types in declarations;
+ * programmatic dependent launch; <memory.h>. */
 TEST(cuda_intrinsics_beyond_arithmetic_compile_everywhere)
 {
-	static const char *const want[] = { "hinted_copy", "where_it_points", "match_groups", NULL };
+	static const char *const want[] = { "hinted_copy", "where_it_points", "match_groups",
+					    "bf16_directed", NULL };
 	rocjit_ctx *ctx;
 
 	skip_without_any();
@@ -287,9 +294,6 @@ TEST(cuda_intrinsics_beyond_arithmetic_compile_everywhere)
 /* The __CUDA_ARCH__ scan on texts no compiler would take - cut short, unbalanced, deeper
  * than it judges, comparisons without a number - reads nothing beyond them and says
  * nothing wrong; a gate it can read is still found after them. */
-#include "compile/platform.h"
-#include "key/options.h"
-
 TEST(cuda_arch_scan_survives_malformed_texts)
 {
 	static const char *const texts[] = {
@@ -333,4 +337,39 @@ TEST(cuda_arch_scan_survives_malformed_texts)
 		free(notes);
 	}
 	rj_opts_release(&opts);
+}
+
+/* A host-only header that a header of an -I folder includes (the kernel file itself names
+ * none) stops the compile with the same one error: the stand-ins are served to every
+ * compile whose -I folders could reach them. */
+TEST(host_only_header_included_from_an_include_folder_is_named)
+{
+	char inc[4200], opt[4300], log[16384];
+	static const char src[] = "#include \"common_host.h\"\n"
+				  "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }\n";
+	const char *opts[] = { opt, NULL };
+	const char *targets[2];
+	size_t nt = 0;
+	const rocjit_code *code = NULL;
+	rocjit_ctx *ctx;
+
+	skip_without_any();
+	if (have(ROCJIT_PLATFORM_AMD))
+		targets[nt++] = "gfx90a";
+	if (have(ROCJIT_PLATFORM_NVIDIA))
+		targets[nt++] = "sm_90";
+	snprintf(inc, sizeof inc, "%s/inc", rj_test_dir);
+	ASSERT_INT(mkdir(inc, 0755), 0);
+	snprintf(opt, sizeof opt, "%s/common_host.h", inc);
+	rj_test_write_file(opt, "#pragma once\n#include <cublas_v2.h>\n", 35);
+	snprintf(opt, sizeof opt, "-I%s", inc);
+	ctx = rj_test_open();
+	for (size_t t = 0; t < nt; t++) {
+		ASSERT_INT(compile_text(ctx, targets[t], "indirect.cu", src, opts, 1, log, sizeof log,
+					&code),
+			   ROCJIT_ECOMPILE);
+		ASSERT_CONTAINS(log, "rocjit: <cublas_v2.h> declares a host library API");
+		ASSERT_INT(count(log, "error: "), 1);
+	}
+	rocjit_close(ctx);
 }

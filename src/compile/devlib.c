@@ -83,9 +83,7 @@ static void build_nvidia(void)
 {
 	add(&nvidia_set, nvidia_files, rj_devlib_nvidia);
 	add(&nvidia_set, nvidia_files, rj_devlib_std);
-	nvidia_set.n_named = nvidia_set.n;
 	add(&nvidia_set, nvidia_files, rj_devlib_host);
-	nvidia_set.n_named = nvidia_set.n - nvidia_set.n_named;
 	nvidia_set.digest = set_digest((const char *const[]){ rj_devlib_nvidia_digest,
 							      rj_devlib_std_digest,
 							      rj_devlib_host_digest }, 3);

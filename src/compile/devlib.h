@@ -19,8 +19,10 @@ struct rj_served {
 	const rocjit_source_file *const *files;
 	size_t n;
 	size_t n_named; /* the last n_named files (the host-only stand-ins of host-only.txt)
-			   are passed only to a compile whose texts include them by name:
-			   hipRTC writes every in-memory header to a file, per compile */
+			   are passed only to a compile whose texts include them by name, or
+			   that has -I folders, whose files can include anything: hipRTC
+			   writes every in-memory header to a file, per compile.  0 on
+			   NVIDIA, where NVRTC reads them from memory: all are passed */
 	rj_digest digest;
 };
 

@@ -110,7 +110,7 @@ int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_re
 			  const struct rj_served *served)
 {
 	struct targets named = { NULL, NULL, 0, 0 };
-	size_t total = 0, n_served = served ? served->n : 0;
+	size_t total = 0, n_served = served ? served->n : 0, n_named = served ? served->n_named : 0;
 	char *p;
 
 	a->n = req->num_headers;
@@ -138,8 +138,13 @@ int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_re
 		a->names[i] = h->name;
 		p += len + 1;
 	}
-	/* The stand-ins served by name only (devlib.h): those the texts include. */
-	if (served && served->n_named) {
+	/* The stand-ins served by name only (devlib.h): those the texts include; all of them
+	   when an -I folder's files could include one. */
+	for (const char *o = rj_opts_next(req->options, NULL); o && served && served->n_named;
+	     o = rj_opts_next(req->options, o))
+		if (strncmp(o, "-I", 2) == 0)
+			n_named = 0;
+	if (served && n_named) {
 		if (collect_targets(&named, req->source, strlen(req->source)) != 0)
 			goto oom;
 		for (size_t i = 0; i < req->num_headers; i++)
@@ -150,7 +155,7 @@ int rj_header_arrays_make(struct rj_header_arrays *a, const struct rj_compile_re
 	for (size_t i = 0; i < n_served; i++) {
 		const rocjit_source_file *f = served->files[i];
 
-		if (i >= n_served - served->n_named && !targets_have(&named, f->name))
+		if (i >= n_served - n_named && !targets_have(&named, f->name))
 			continue;
 		if (caller_has(req, f->name))
 			continue;

@@ -168,7 +168,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	   compile/arch_gates.c) are seen without asking; the compiler's words at info. */
 	if (out.log && *out.log)
 		rj_log_block(strstr(out.log, "rocjit: warning:") ? RJ_LOG_WARN : RJ_LOG_INFO,
-			     out.log, "compiler said for %s (%s):", r->name, s->target);
+			     out.log, "compiler said for %s:", r->name);
 	free(out.log);
 	atomic_fetch_add(&ctx->compiles, 1);
 	atomic_fetch_add(&ctx->compile_us, (uint64_t)(s->code.compile_ms * 1e3));

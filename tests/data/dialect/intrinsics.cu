@@ -1,6 +1,12 @@
 // CUDA intrinsics kernels use beyond arithmetic (rocjit's fixture): cache-hinted loads and
 // stores, address-space queries, warp matching.
 #include <cuda_fp16.h>
+#include <memory.h>
+
+// Declarations shared with host code name the runtime's types.
+extern cudaError_t rocjit_fixture_last_error(cudaStream_t stream);
+struct cudaDeviceProp;
+extern const cudaDeviceProp *rocjit_fixture_props;
 
 extern "C" __global__ void hinted_copy(const float *in, float *out, const float4 *in4, float4 *out4,
 				       int n)
@@ -35,4 +41,18 @@ extern "C" __global__ void match_groups(const int *keys, unsigned int *any, int 
 	any[threadIdx.x] = __match_any_sync(0xffffffffu, k);
 	__match_all_sync(0xffffffffu, k, &pred);
 	all[threadIdx.x] = pred;
+}
+
+// bf16 with no include of its header, rounded each way; a programmatic-launch wait.
+extern "C" __global__ void bf16_directed(const float *x, __nv_bfloat16 *down, __nv_bfloat16 *up,
+					 int n)
+{
+	cudaGridDependencySynchronize();
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		down[i] = __float2bfloat16_rd(x[i]);
+		up[i] = __float2bfloat16_ru(x[i]);
+		memset(&down[n + i], 0, 0);
+	}
+	cudaTriggerProgrammaticLaunchCompletion();
 }

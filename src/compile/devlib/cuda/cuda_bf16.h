@@ -163,6 +163,18 @@ ROCJIT_BF16_FN __nv_bfloat16 __float2bfloat16_rz(const float f)
 		return __ushort_as_bfloat16((unsigned short)0x7fffu);
 	return __ushort_as_bfloat16((unsigned short)(u >> 16));
 }
+/* Round down (towards -inf) and up (towards +inf): an inexact value takes the truncated
+ * bits (towards zero) or the next magnitude, by its sign (NaN stays a NaN; past the
+ * largest finite value the next magnitude is the infinity, as IEEE directs). */
+ROCJIT_BF16_FN __nv_bfloat16 rocjit_bf16_directed(const float f, const unsigned int up)
+{
+	unsigned int u = rocjit_cvt::f2u(f), away = (u >> 31) ? !up : up;
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return __ushort_as_bfloat16((unsigned short)0x7fffu);
+	return __ushort_as_bfloat16((unsigned short)((u >> 16) + ((u & 0xffffu) != 0 && away)));
+}
+ROCJIT_BF16_FN __nv_bfloat16 __float2bfloat16_rd(const float f) { return rocjit_bf16_directed(f, 0); }
+ROCJIT_BF16_FN __nv_bfloat16 __float2bfloat16_ru(const float f) { return rocjit_bf16_directed(f, 1); }
 ROCJIT_BF16_FN __nv_bfloat16 __double2bfloat16(const double d)
 {
 	return __ushort_as_bfloat16(rocjit_cvt::double_to_bf16(d));

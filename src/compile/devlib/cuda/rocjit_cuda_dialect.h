@@ -507,6 +507,25 @@ __device__ inline unsigned int __match_all_sync(unsigned long long mask, T value
 
 /* ---- Misc ------------------------------------------------------------------------------- */
 ROCJIT_CUDA_FALLBACK __device__ inline void __prof_trigger(int counter) { (void)counter; }
+/* Programmatic dependent launch (sm_90): AMD launches have no such overlap, so the wait
+ * has nothing to wait for and the trigger nothing to release. */
+ROCJIT_CUDA_FALLBACK __device__ inline void cudaGridDependencySynchronize() {}
+ROCJIT_CUDA_FALLBACK __device__ inline void cudaTriggerProgrammaticLaunchCompletion() {}
+
+/* ---- Runtime API types -----------------------------------------------------------------
+ * NVRTC declares these for device code (the device runtime's types), and kernel files
+ * name them in declarations shared with host code: the error type and its success value,
+ * streams, and the device properties (incomplete: device code only passes pointers). */
+#ifndef ROCJIT_CUDA_RUNTIME_TYPES
+#define ROCJIT_CUDA_RUNTIME_TYPES
+typedef enum cudaError { cudaSuccess = 0 } cudaError_t;
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+struct cudaDeviceProp;
+#endif
+
+/* bf16 beside fp16 without an include, as NVRTC has both. */
+#include "cuda_bf16.h"
 
 /* ---- Texture and surface objects -------------------------------------------------------
  * Names NVRTC gives kernel code without an include (rocjit_cuda_texture.h says what and

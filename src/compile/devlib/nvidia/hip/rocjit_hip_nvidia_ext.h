@@ -109,3 +109,21 @@ __device__ inline long long wall_clock64()
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	return (long long)t;
 }
+
+/* Programmatic dependent launch (sm_90): CUDA's header defines these with inline
+ * assembly for nvcc only; NVRTC leaves them undeclared.  The same instructions, where the
+ * target has them; elsewhere nothing to wait for.  Templates, so that an NVRTC that
+ * declares its own is chosen first. */
+template <int rocjit_fallback_ = 0> __device__ inline void cudaGridDependencySynchronize()
+{
+#if __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+template <int rocjit_fallback_ = 0>
+__device__ inline void cudaTriggerProgrammaticLaunchCompletion()
+{
+#if __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
