@@ -35,6 +35,20 @@ static void skip_without_any(void)
 		rj_test_skip("neither hipRTC nor NVRTC is installed");
 }
 
+/* One target per installed platform (gfx90a, sm_90) into targets[2] (after skipping the
+ * test when there is none): how many. */
+static size_t one_target_each(const char **targets)
+{
+	size_t n = 0;
+
+	skip_without_any();
+	if (have(ROCJIT_PLATFORM_AMD))
+		targets[n++] = "gfx90a";
+	if (have(ROCJIT_PLATFORM_NVIDIA))
+		targets[n++] = "sm_90";
+	return n;
+}
+
 /* Compiles a source held in a string; its result, the log in log. */
 static int compile_text(rocjit_ctx *ctx, const char *target, const char *name, const char *src,
 			const char *const *opts, size_t nopts, char *log, size_t log_size,
@@ -144,15 +158,10 @@ TEST(host_only_header_stops_the_compile_with_one_error_naming_it)
 					     "is host code", "is host code",
 					     "declares a host library API",
 					     "declares a host library API" };
-	const char *targets[3];
-	size_t nt = 0;
+	const char *targets[2];
+	size_t nt = one_target_each(targets);
 	rocjit_ctx *ctx;
 
-	skip_without_any();
-	if (have(ROCJIT_PLATFORM_AMD))
-		targets[nt++] = "gfx90a";
-	if (have(ROCJIT_PLATFORM_NVIDIA))
-		targets[nt++] = "sm_90";
 	ctx = rj_test_open();
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		for (size_t t = 0; t < nt; t++) {
@@ -349,15 +358,10 @@ TEST(host_only_header_included_from_an_include_folder_is_named)
 				  "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }\n";
 	const char *opts[] = { opt, NULL };
 	const char *targets[2];
-	size_t nt = 0;
+	size_t nt = one_target_each(targets);
 	const rocjit_code *code = NULL;
 	rocjit_ctx *ctx;
 
-	skip_without_any();
-	if (have(ROCJIT_PLATFORM_AMD))
-		targets[nt++] = "gfx90a";
-	if (have(ROCJIT_PLATFORM_NVIDIA))
-		targets[nt++] = "sm_90";
 	snprintf(inc, sizeof inc, "%s/inc", rj_test_dir);
 	ASSERT_INT(mkdir(inc, 0755), 0);
 	snprintf(opt, sizeof opt, "%s/common_host.h", inc);
