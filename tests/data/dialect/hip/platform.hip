@@ -18,3 +18,9 @@ extern "C" __global__ void platform_rocclr(int *out) { out[0] = PLATFORM_WAVE; }
 #if defined(__HIPCC__) && defined(__HIP__) || defined(__HIP_PLATFORM_NVIDIA__) && defined(__HIPCC__)
 extern "C" __global__ void platform_hipcc(int *out) { out[0] = 1; }
 #endif
+
+// bf16 after including only hip/hip_runtime.h, as HIP kernel libraries use it.
+extern "C" __global__ void platform_bf16(const __hip_bfloat16 *x, float *y)
+{
+	y[threadIdx.x] = __bfloat162float(x[threadIdx.x]);
+}

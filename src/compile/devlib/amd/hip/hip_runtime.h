@@ -80,4 +80,9 @@
 #define __HIP_ARCH_HAS_DYNAMIC_PARALLEL__ 0
 #endif
 
+/* bf16 with the runtime header, as on NVIDIA (where rocjit's hip/hip_runtime.h brings
+ * it) and as HIP code guarded for bf16-capable GPUs (gfx90a, gfx94x) expects: Candle's HIP
+ * kernels use __hip_bfloat16 after including only hip/hip_runtime.h. */
+#include <hip/hip_bf16.h>
+
 #endif
