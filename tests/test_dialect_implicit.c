@@ -105,9 +105,10 @@ TEST(cuda_cubin_does_not_grow_with_the_implicit_headers)
 TEST(hip_code_sees_hipccs_platform_macros)
 {
 	static const char *const on_amd[] = { "platform_on_amd", "platform_rocclr",
-					      "platform_hipcc", "platform_bf16", NULL };
+					      "platform_hipcc", "platform_bf16", "platform_f16",
+					      NULL };
 	static const char *const on_nvidia[] = { "platform_on_nvidia", "platform_hipcc",
-						 "platform_bf16", NULL };
+						 "platform_bf16", "platform_f16", NULL };
 	rocjit_codeobj_info *info;
 	rocjit_ctx *ctx;
 

@@ -24,3 +24,10 @@ extern "C" __global__ void platform_bf16(const __hip_bfloat16 *x, float *y)
 {
 	y[threadIdx.x] = __bfloat162float(x[threadIdx.x]);
 }
+
+// clang's native half type by its own name, as HIP kernels write it.
+extern "C" __global__ void platform_f16(const _Float16 *x, float *y)
+{
+	_Float16 two = (_Float16)2.0f;
+	y[threadIdx.x] = (float)(x[threadIdx.x] * two);
+}

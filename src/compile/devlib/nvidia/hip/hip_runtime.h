@@ -47,6 +47,12 @@
 
 /* Types. */
 typedef __nv_bfloat16 __hip_bfloat16;
+/* clang's (hipRTC's) native half type, which HIP kernels name directly; NVRTC has none
+ * (it would define __FLT16_MAX__ with one): CUDA's __half, with its conversions and
+ * arithmetic, stands in. */
+#ifndef __FLT16_MAX__
+typedef __half _Float16;
+#endif
 typedef __nv_bfloat162 __hip_bfloat162;
 
 /* What hipRTC declares for every source, with no include at all (probed one name per
