@@ -653,7 +653,10 @@ TEST(failed_holder_sends_the_waiters_to_compile_at_once)
 	t0 = now_ms();
 	ASSERT_INT(compile_variant(ctx, 1, &c), 0);
 	ASSERT_INT(rj_test_stats(ctx).compiles, 1);
-	ASSERT(now_ms() - t0 < alone + 1000); /* no wait for the 30 s mark */
+	/* No wait for the 30 s mark: within three times a compile's time measured here, plus
+	   5 s for a loaded box (a fixed 1 s of slack failed under ASan with two tests
+	   compiling at once), and never near 30 s. */
+	ASSERT(now_ms() - t0 < (3 * alone + 5000 < 25000 ? 3 * alone + 5000 : 25000));
 	rocjit_close(ctx);
 	rj_redis_stop(&server);
 }
