@@ -329,16 +329,23 @@ rocjit_codeobj_info *rj_test_fixture(rocjit_ctx *ctx, const char *target, const 
 {
 	char log[32768];
 	const rocjit_code *code = NULL;
-	rocjit_codeobj_info *info = NULL;
 	int rc = rj_test_fixture_try(ctx, target, dir, file, options, log, sizeof log, &code);
 
 	if (rc)
 		printf("%s for %s:\n%s\n", file, target, log);
 	ASSERT_INT(rc, 0);
+	return rj_test_assert_kernels(code, file, target, want);
+}
+
+rocjit_codeobj_info *rj_test_assert_kernels(const rocjit_code *code, const char *what,
+					    const char *target, const char *const *want)
+{
+	rocjit_codeobj_info *info = NULL;
+
 	ASSERT_INT(rocjit_codeobj_inspect(&info, code->data, code->size), 0);
 	for (size_t k = 0; want && want[k]; k++) {
 		if (!rj_test_has_kernel(info, want[k]))
-			printf("%s for %s: kernel %s missing\n", file, target, want[k]);
+			printf("%s for %s: kernel %s missing\n", what, target, want[k]);
 		ASSERT(rj_test_has_kernel(info, want[k]));
 	}
 	return info;

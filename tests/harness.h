@@ -118,6 +118,10 @@ int rj_test_run(const char *const argv[], const char *const env[], char **output
 void rj_test_skip_without(int platform, const char *what);
 /* Whether the code object's kernel list holds name. */
 int rj_test_has_kernel(const rocjit_codeobj_info *info, const char *name);
+/* Asserts that code's object reads and holds every kernel of want (NULL-terminated),
+ * printing the missing name (what: the source, for the message); returns its kernel list. */
+rocjit_codeobj_info *rj_test_assert_kernels(const rocjit_code *code, const char *what,
+					    const char *target, const char *const *want);
 /* Compiles the file dir/file for target with options (NULL-terminated, may be NULL),
  * asserting success and that every kernel of want (NULL-terminated) is in the code
  * object (printing the log or the missing name first); returns its kernel list. */

@@ -74,15 +74,7 @@ static void compile_has_kernels(rocjit_ctx *ctx, const char *target, const char 
 	if (rc)
 		printf("%s for %s:\n%s\n", name, target, log);
 	ASSERT_INT(rc, 0);
-	ASSERT_INT(rocjit_codeobj_inspect(&info, code->data, code->size), 0);
-	for (size_t k = 0; want[k]; k++) {
-		int found = 0;
-		for (size_t i = 0; i < info->num_kernels; i++)
-			found |= strcmp(info->kernels[i], want[k]) == 0;
-		if (!found)
-			printf("%s for %s: kernel %s missing\n", name, target, want[k]);
-		ASSERT(found);
-	}
+	info = rj_test_assert_kernels(code, name, target, want);
 	rocjit_codeobj_info_free(info);
 }
 

@@ -60,15 +60,7 @@ static void fixture_compiles_with(const char *target, const char *file, const ch
 	if (rc)
 		printf("%s for %s:\n%s\n", file, target, log);
 	ASSERT_INT(rc, 0);
-	ASSERT_INT(rocjit_codeobj_inspect(&info, code->data, code->size), 0);
-	for (size_t k = 0; want[k]; k++) {
-		int found = 0;
-		for (size_t i = 0; i < info->num_kernels; i++)
-			found |= strcmp(info->kernels[i], want[k]) == 0;
-		if (!found)
-			printf("%s for %s: kernel %s missing\n", file, target, want[k]);
-		ASSERT(found);
-	}
+	info = rj_test_assert_kernels(code, file, target, want);
 	rocjit_codeobj_info_free(info);
 	free(src);
 	rocjit_close(ctx);
