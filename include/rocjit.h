@@ -546,6 +546,183 @@ ROCJIT_API int rocjit_kernel_launch(const rocjit_kernel *kernel, rocjit_dim3 gri
 				    rocjit_dim3 block, unsigned int shared_bytes, void *stream,
 				    void **args);
 
+/* ---- What a launch needs beyond grid and block ------------------------------------------ */
+/*
+ * For frameworks with their own launcher (a Candle backend through its HIP bindings or
+ * cudarc, CuPy) and for kernels that need more than a plain launch.  Every call below
+ * takes a kernel rocjit served and works on the module it was loaded in; all are any
+ * thread, and like rocjit_kernel_launch refuse a kernel loaded before a fork().
+ */
+
+#define ROCJIT_KERNEL_NATIVE_VERSION 1
+
+/* The driver's own handles of a kernel. */
+typedef struct rocjit_kernel_native {
+	unsigned int version; /* in: ROCJIT_KERNEL_NATIVE_VERSION                              */
+	int platform;         /* ROCJIT_PLATFORM_AMD or ROCJIT_PLATFORM_NVIDIA: says what
+	                         the two handles are                                       */
+	int device;           /* the device ordinal the module is loaded on                */
+	void *function;       /* AMD: hipFunction_t.  NVIDIA: CUfunction                   */
+	void *module;         /* AMD: hipModule_t.    NVIDIA: CUmodule, in the device's
+	                         primary context (the CUDA runtime's)                      */
+} rocjit_kernel_native;
+
+/* Zeroes the fields of version (1 to ROCJIT_KERNEL_NATIVE_VERSION) of *n and sets
+ * n->version.  0, or ROCJIT_EINVAL.  Any thread. */
+ROCJIT_API int rocjit_kernel_native_init(rocjit_kernel_native *n, unsigned int version);
+
+/*
+ * The kernel's native function and module, to launch or query with the platform's own
+ * API (hipModuleLaunchKernel, cuLaunchKernel, cudarc, rocm-rs).  They are owned by the
+ * context: valid until rocjit_close, and never to be unloaded by the caller.  0 or
+ * ROCJIT_EINVAL.
+ */
+ROCJIT_API int rocjit_kernel_native_get(rocjit_kernel_native *out, const rocjit_kernel *kernel);
+
+/* Function attributes: the values of CUfunction_attribute and hipFunction_attribute. */
+#define ROCJIT_ATTR_MAX_THREADS_PER_BLOCK 0   /* get: the most threads a block may have */
+#define ROCJIT_ATTR_SHARED_BYTES 1            /* get: static shared memory (LDS)        */
+#define ROCJIT_ATTR_CONST_BYTES 2             /* get: constant memory it uses           */
+#define ROCJIT_ATTR_LOCAL_BYTES 3             /* get: local (scratch) bytes per thread  */
+#define ROCJIT_ATTR_NUM_REGS 4                /* get: registers per thread              */
+#define ROCJIT_ATTR_PTX_VERSION 5             /* get (NVIDIA): PTX version, 10*major+minor */
+#define ROCJIT_ATTR_BINARY_VERSION 6          /* get: the binary's architecture, 10*major+minor */
+#define ROCJIT_ATTR_MAX_DYNAMIC_SHARED_BYTES 8 /* get, set: the most dynamic shared memory
+                                                  a launch may ask for                  */
+#define ROCJIT_ATTR_PREFERRED_SHARED_CARVEOUT 9 /* get, set (NVIDIA): percent of the unified
+                                                  L1/shared memory preferred as shared;
+                                                  -1 the default                        */
+
+/*
+ * Reads a function attribute from the driver.  0, ROCJIT_EINVAL (unknown attribute),
+ * ROCJIT_EUNSUPPORTED (this platform's driver has no such attribute), ROCJIT_EDEVICE.
+ */
+ROCJIT_API int rocjit_kernel_attribute_get(int *value, const rocjit_kernel *kernel,
+					   int attribute);
+
+/*
+ * Sets ROCJIT_ATTR_MAX_DYNAMIC_SHARED_BYTES or ROCJIT_ATTR_PREFERRED_SHARED_CARVEOUT.  On
+ * NVIDIA a launch asking for more than 48 KB of dynamic shared memory needs the first
+ * raised beforehand (cuFuncSetAttribute); the device's limit (opt-in shared memory per
+ * block, less the kernel's static shared memory) is the most it takes.  On AMD there is
+ * nothing to raise: a launch may use the target's LDS (64 KB on gfx90a and gfx942) less
+ * the kernel's static LDS, and setting a value within it succeeds and changes nothing;
+ * the carveout is accepted and ignored (LDS and L1 are separate there).  A value above
+ * the limit is ROCJIT_EINVAL, the message naming the limit.  The setting is the
+ * function's, so every thread and later launch of this kernel sees it.
+ * 0, ROCJIT_EINVAL, ROCJIT_EUNSUPPORTED, ROCJIT_EDEVICE.
+ */
+ROCJIT_API int rocjit_kernel_attribute_set(const rocjit_kernel *kernel, int attribute,
+					   int value);
+
+/*
+ * How many blocks of block_threads threads, each with dynamic_shared_bytes of dynamic
+ * shared memory, can be resident on one multiprocessor (compute unit) at once: the
+ * driver's cuOccupancyMaxActiveBlocksPerMultiprocessor or
+ * hipModuleOccupancyMaxActiveBlocksPerMultiprocessor.  0, ROCJIT_EINVAL, ROCJIT_EDEVICE.
+ */
+ROCJIT_API int rocjit_kernel_occupancy_get(int *blocks_per_multiprocessor,
+					   const rocjit_kernel *kernel, unsigned int block_threads,
+					   size_t dynamic_shared_bytes);
+
+/*
+ * The block size that gives the kernel the highest occupancy, at most block_threads_limit
+ * threads (0: no limit but the kernel's), and the fewest blocks that fill the device at
+ * it (min_grid_blocks may be NULL): cuOccupancyMaxPotentialBlockSize or
+ * hipModuleOccupancyMaxPotentialBlockSize.  0, ROCJIT_EINVAL, ROCJIT_EDEVICE.
+ */
+ROCJIT_API int rocjit_kernel_block_size_get(int *block_threads, int *min_grid_blocks,
+					    const rocjit_kernel *kernel,
+					    size_t dynamic_shared_bytes,
+					    unsigned int block_threads_limit);
+
+/*
+ * As rocjit_kernel_launch, as a cooperative launch (cuLaunchCooperativeKernel,
+ * hipModuleLaunchCooperativeKernel): every block is resident at once, so a kernel may
+ * synchronize the whole grid (cooperative groups' this_grid().sync()).  A grid larger
+ * than the device holds at once is ROCJIT_EINVAL, the message giving the most blocks it
+ * takes (rocjit_kernel_occupancy_get times the multiprocessors).  0, ROCJIT_EINVAL,
+ * ROCJIT_EUNSUPPORTED (a device or driver without cooperative launches), ROCJIT_EDEVICE.
+ */
+ROCJIT_API int rocjit_kernel_launch_cooperative(const rocjit_kernel *kernel, rocjit_dim3 grid,
+						rocjit_dim3 block, unsigned int shared_bytes,
+						void *stream, void **args);
+
+/*
+ * A __device__ or __constant__ variable of the kernel's module, by its symbol name (a
+ * variable at namespace scope or in a namespace has a mangled name; declare it
+ * extern "C" to use the plain one): its device address and size in bytes (either out
+ * may be NULL).  The address is valid until rocjit_close.  0, ROCJIT_EINVAL,
+ * ROCJIT_ENOTFOUND (the message lists the module's variables), ROCJIT_EDEVICE.
+ */
+ROCJIT_API int rocjit_global_get(void **address, size_t *size, const rocjit_kernel *kernel,
+				 const char *name);
+
+/*
+ * Copies bytes from host memory src into the variable name, starting offset bytes in.
+ * stream NULL: synchronous, done when the call returns; else queued on stream
+ * (hipStream_t, CUstream), in order with the launches on it, and src must stay valid
+ * until it ran.  A copy past the variable's end is ROCJIT_EINVAL.  0, ROCJIT_EINVAL,
+ * ROCJIT_ENOTFOUND, ROCJIT_EDEVICE.
+ */
+ROCJIT_API int rocjit_global_write(const rocjit_kernel *kernel, const char *name,
+				   size_t offset, const void *src, size_t bytes, void *stream);
+
+/* The other way: from the variable into host memory dst, as rocjit_global_write. */
+ROCJIT_API int rocjit_global_read(void *dst, const rocjit_kernel *kernel, const char *name,
+				  size_t offset, size_t bytes, void *stream);
+
+/* ---- What a kernel uses, from its code object ------------------------------------------ */
+
+#define ROCJIT_KERNEL_RESOURCES_VERSION 1
+
+/*
+ * A kernel's resource use as its code object records it: what `ptxas -v` or an AMDGPU
+ * code object's metadata tell, read with no GPU and no driver.
+ */
+typedef struct rocjit_kernel_resources {
+	unsigned int version;     /* in: ROCJIT_KERNEL_RESOURCES_VERSION                    */
+	int platform;             /* ROCJIT_PLATFORM_AMD or ROCJIT_PLATFORM_NVIDIA          */
+	unsigned int registers;   /* AMD: VGPRs per work-item (architected; AGPRs apart).
+	                             NVIDIA: registers per thread                        */
+	unsigned int agprs;       /* AMD: accumulation VGPRs (gfx908, gfx90a, gfx942)    */
+	unsigned int sgprs;       /* AMD: scalar registers per wavefront.  NVIDIA: 0     */
+	unsigned int vgpr_spills; /* AMD: VGPRs spilled to scratch.  NVIDIA: 0           */
+	unsigned int sgpr_spills; /* AMD: SGPRs spilled.  NVIDIA: 0                      */
+	uint64_t scratch_bytes;   /* per thread: AMD private segment (spills, stack);
+	                             NVIDIA stack frame (local memory: spills, arrays)   */
+	int dynamic_stack;        /* 1: the stack's size is not known at compile time
+	                             (recursion, indirect calls, alloca) and scratch_bytes
+	                             is a lower bound                                    */
+	uint64_t shared_bytes;    /* static shared memory (LDS) per block                 */
+	uint64_t param_bytes;     /* bytes of kernel arguments (kernarg segment, or the
+	                             parameter constant bank)                            */
+	unsigned int max_threads; /* most threads per block the code allows: AMD
+	                             .max_flat_workgroup_size; NVIDIA __launch_bounds__
+	                             (.maxntid), else 0 (no bound but the device's)      */
+	unsigned int wavefront;   /* threads per wavefront / warp: 32 or 64              */
+} rocjit_kernel_resources;
+
+/* Zeroes the fields of version (1 to ROCJIT_KERNEL_RESOURCES_VERSION) of *r and sets
+ * r->version.  0, or ROCJIT_EINVAL.  Any thread. */
+ROCJIT_API int rocjit_kernel_resources_init(rocjit_kernel_resources *r, unsigned int version);
+
+/*
+ * The resources of kernel (its symbol name, as rocjit_codeobj_info.kernels lists it) in
+ * the code object data[0..size), for any target and on a machine without a GPU.  AMD:
+ * the kernel's record in the code object's metadata note.  NVIDIA: the CUBIN's
+ * .nv.info.<kernel> attributes and its .nv.shared.<kernel> section.  Never reads outside
+ * the data.  0, ROCJIT_EINVAL, ROCJIT_ENOTFOUND (no such kernel), ROCJIT_EFORMAT
+ * (malformed or missing record), ROCJIT_ENOMEM.  Any thread.
+ */
+ROCJIT_API int rocjit_codeobj_resources_get(rocjit_kernel_resources *out, const void *data,
+					    size_t size, const char *kernel);
+
+/* The same for a kernel rocjit served, read from its code object (not from the driver;
+ * nothing is read until asked).  Any thread. */
+ROCJIT_API int rocjit_kernel_resources_get(rocjit_kernel_resources *out,
+					   const rocjit_kernel *kernel);
+
 /* ---- Code objects without a device (prewarm) -------------------------------------------- */
 
 /* A compiled code object.  Immutable, owned by the context, valid until rocjit_close. */
