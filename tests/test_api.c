@@ -94,7 +94,28 @@ TEST(null_and_bad_arguments_are_einval)
 	ASSERT_INT(rocjit_stats_get(NULL, ctx), ROCJIT_EINVAL);
 	{
 		rocjit_dim3 one = { 1, 1, 1 };
+		rocjit_kernel_native nat;
+		rocjit_kernel_resources res;
+		int v;
+
 		ASSERT_INT(rocjit_kernel_launch(NULL, one, one, 0, NULL, NULL), ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_kernel_launch_cooperative(NULL, one, one, 0, NULL, NULL),
+			   ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_kernel_native_init(&nat, ROCJIT_KERNEL_NATIVE_VERSION), 0);
+		ASSERT_INT(rocjit_kernel_native_get(&nat, NULL), ROCJIT_EINVAL);
+		nat.version = 0;
+		ASSERT_INT(rocjit_kernel_native_get(&nat, NULL), ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_kernel_attribute_get(&v, NULL, ROCJIT_ATTR_NUM_REGS),
+			   ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_kernel_attribute_set(NULL, ROCJIT_ATTR_NUM_REGS, 1),
+			   ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_kernel_occupancy_get(&v, NULL, 64, 0), ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_kernel_block_size_get(&v, NULL, NULL, 0, 0), ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_global_get(NULL, NULL, NULL, "x"), ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_global_write(NULL, "x", 0, &v, sizeof v, NULL), ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_global_read(&v, NULL, "x", 0, sizeof v, NULL), ROCJIT_EINVAL);
+		ASSERT_INT(rocjit_kernel_resources_init(&res, ROCJIT_KERNEL_RESOURCES_VERSION), 0);
+		ASSERT_INT(rocjit_kernel_resources_get(&res, NULL), ROCJIT_EINVAL);
 	}
 	ASSERT(rocjit_kernel_name(NULL) == NULL);
 	rocjit_close(ctx);
@@ -231,6 +252,8 @@ INIT_FN(rocjit_remote_counters_init, rocjit_remote_counters)
 INIT_FN(rocjit_remote_info_init, rocjit_remote_info)
 INIT_FN(rocjit_prefetch_options_init, rocjit_prefetch_options)
 INIT_FN(rocjit_prefetch_status_init, rocjit_prefetch_status)
+INIT_FN(rocjit_kernel_native_init, rocjit_kernel_native)
+INIT_FN(rocjit_kernel_resources_init, rocjit_kernel_resources)
 
 /* Static, so that their padding is zero too and a whole-struct comparison is exact. */
 static const rocjit_options options_macro = ROCJIT_OPTIONS_INIT;
@@ -258,6 +281,10 @@ static const struct init_case init_cases[] = {
 	  ROCJIT_PREFETCH_OPTIONS_VERSION, &prefetch_macro },
 	{ "prefetch_status", call_rocjit_prefetch_status_init, sizeof(rocjit_prefetch_status),
 	  ROCJIT_PREFETCH_STATUS_VERSION, &prefetch_status_macro },
+	{ "kernel_native", call_rocjit_kernel_native_init, sizeof(rocjit_kernel_native),
+	  ROCJIT_KERNEL_NATIVE_VERSION, NULL },
+	{ "kernel_resources", call_rocjit_kernel_resources_init,
+	  sizeof(rocjit_kernel_resources), ROCJIT_KERNEL_RESOURCES_VERSION, NULL },
 };
 #define NUM_INIT_CASES (sizeof init_cases / sizeof init_cases[0])
 

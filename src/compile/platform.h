@@ -89,10 +89,40 @@ struct rj_platform {
 	void (*module_unload)(void *module);
 	/* 0, ROCJIT_ENOTFOUND or ROCJIT_EDEVICE. */
 	int (*function_get)(void *module, const char *name, void **function);
-	/* 0 or ROCJIT_EDEVICE.  device: the ordinal the function's module was loaded on. */
+	/* 0 or ROCJIT_EDEVICE.  device: the ordinal the function's module was loaded on.
+	   cooperative: a cooperative launch (ROCJIT_EUNSUPPORTED where the driver has
+	   none). */
 	int (*launch)(void *function, int device, rocjit_dim3 grid, rocjit_dim3 block,
-		      unsigned int shared_bytes, void *stream, void **args);
+		      unsigned int shared_bytes, void *stream, void **args, int cooperative);
+
+	/*
+	 * Beyond a launch (request/launch.c).  Thin wrappers of one driver call each, made
+	 * in device's context; each returns 0, ROCJIT_EUNSUPPORTED (the driver lacks the
+	 * call or the attribute) or ROCJIT_EDEVICE (the driver's error, named).
+	 */
+	/* Reads function attribute attr (ROCJIT_ATTR_*) into *value, or with set writes it. */
+	int (*attribute)(void *function, int device, int attr, int *value, int set);
+	/* Resident blocks per multiprocessor for block threads and shared dynamic bytes. */
+	int (*occupancy)(void *function, int device, unsigned block, size_t shared,
+			 int *blocks);
+	/* The block size of highest occupancy at most limit (0: none), and the grid that
+	   fills the device at it. */
+	int (*block_size)(void *function, int device, size_t shared, unsigned limit,
+			  int *block, int *grid);
+	/* A device attribute: RJ_DEV_*. */
+	int (*device_attribute)(int device, int which, int *value);
+	/* A module variable's device address and size; ROCJIT_ENOTFOUND when none. */
+	int (*global_get)(void *module, int device, const char *name, void **address,
+			  size_t *size);
+	/* Copies bytes host to device (to_device) or back; stream NULL: synchronously. */
+	int (*copy)(int device, void *dst, const void *src, size_t bytes, int to_device,
+		    void *stream);
 };
+
+/* platform->device_attribute's which */
+#define RJ_DEV_MULTIPROCESSORS 0 /* multiprocessors (compute units) */
+#define RJ_DEV_SHARED_MAX 1      /* the most shared memory (LDS) one block may use,
+                                    opting in where the platform asks for that */
 
 extern const struct rj_platform rj_platform_amd;
 extern const struct rj_platform rj_platform_nvidia;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "compile/amd.h"
 #include "compile/devlib.h"
 #include "compile/inputs.h"
 #include "compile/platform.h"
@@ -42,12 +43,6 @@ typedef rj_vendor_program hiprtcProgram;          /* struct _hiprtcProgram * */
 #define HIPRTC_ERROR_OUT_OF_MEMORY 1
 #define HIPRTC_ERROR_INTERNAL_ERROR 11
 
-typedef int hipError_t;                           /* enum hipError_t */
-typedef struct ihipModule_t *hipModule_t;
-typedef struct ihipModuleSymbol_t *hipFunction_t;
-typedef struct ihipStream_t *hipStream_t;
-#define hipSuccess 0
-#define hipErrorNotFound 500
 
 typedef int amd_comgr_status_t;                   /* enum amd_comgr_status_s */
 typedef struct { uint64_t handle; } amd_comgr_metadata_node_t;
@@ -630,17 +625,49 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 	return rc;
 }
 
-#define HIP_FAIL(code, err, what) \
-	RJ_FAIL((code), "%s failed: %s (%d)", (what), amd.hipGetErrorString(err), (int)(err))
-
-static int amd_device_target(int device, char *out, size_t size)
+const char *rj_amd_error(hipError_t e)
 {
-	/* Room for any HIP version's hipDeviceProp_t; only its head is read (see
-	   struct hip_device_prop_head). */
-	union {
-		struct hip_device_prop_head prop;
-		char pad[16384];
-	} u;
+	return amd.hipGetErrorString ? amd.hipGetErrorString(e) : "unknown HIP error";
+}
+
+void *rj_amd_late_sym(void *_Atomic *slot, const char *name)
+{
+	void *f = atomic_load_explicit(slot, memory_order_acquire);
+
+	if (!f && runtime_ready() == 0) {
+		f = rj_vendor_sym(amd.hip, name);
+		atomic_store_explicit(slot, f, memory_order_release);
+	}
+	return f;
+}
+
+int rj_amd_enter(int device, int *prev)
+{
+	hipError_t e;
+
+	RJ_FORWARD(runtime_ready());
+	if (amd.hipGetDevice(prev) != hipSuccess)
+		*prev = -1;
+	if (*prev != device && (e = amd.hipSetDevice(device)) != hipSuccess)
+		HIP_FAIL(ROCJIT_EDEVICE, e, "hipSetDevice");
+	return 0;
+}
+
+void rj_amd_leave(int device, int prev)
+{
+	if (prev >= 0 && prev != device)
+		amd.hipSetDevice(prev);
+}
+
+/* Room for any HIP version's hipDeviceProp_t; only its head is read (see struct
+ * hip_device_prop_head). */
+union device_props {
+	struct hip_device_prop_head prop;
+	char pad[16384];
+};
+
+static int device_props(int device, union device_props *u)
+{
 	int count = 0;
 	hipError_t e;
 
@@ -651,13 +678,33 @@ static int amd_device_target(int device, char *out, size_t size)
 		 e != hipSuccess ? amd.hipGetErrorString(e) : "0 devices");
 	RJ_CHECK(device < 0 || device >= count, ROCJIT_ENODEV,
 		 "device %d does not exist: this machine has %d AMD GPU(s)", device, count);
-	memset(&u, 0, sizeof u);
-	e = amd.hipGetDeviceProperties(&u.prop, device);
+	memset(u, 0, sizeof *u);
+	e = amd.hipGetDeviceProperties(&u->prop, device);
 	if (e != hipSuccess)
 		HIP_FAIL(ROCJIT_EDEVICE, e, "hipGetDeviceProperties");
+	return 0;
+}
+
+static int amd_device_target(int device, char *out, size_t size)
+{
+	union device_props u;
+
+	RJ_FORWARD(device_props(device, &u));
 	u.prop.gcnArchName[sizeof u.prop.gcnArchName - 1] = 0;
 	RJ_CHECK(strlen(u.prop.gcnArchName) >= size, ROCJIT_EDEVICE, "device target too long");
 	memcpy(out, u.prop.gcnArchName, strlen(u.prop.gcnArchName) + 1);
+	return 0;
+}
+
+/* From the properties' head, which every HIP version lays out alike: AMD has no opt-in
+ * for shared memory, a block may use the target's LDS (sharedMemPerBlock). */
+int rj_amd_device_limit(int device, int which, int *value)
+{
+	union device_props u;
+
+	RJ_FORWARD(device_props(device, &u));
+	*value = which == RJ_DEV_MULTIPROCESSORS ? u.prop.multiProcessorCount
+						 : (int)u.prop.sharedMemPerBlock;
 	return 0;
 }
 
@@ -667,16 +714,10 @@ static int amd_module_load(int device, const void *code, size_t size, void **mod
 	int prev;
 
 	(void)size; /* the code object's ELF header gives its extent */
-	RJ_FORWARD(runtime_ready());
 	/* Load on device, then give the thread its own device back (as the NVIDIA side). */
-	if (amd.hipGetDevice(&prev) != hipSuccess)
-		prev = -1;
-	e = amd.hipSetDevice(device);
-	if (e != hipSuccess)
-		HIP_FAIL(ROCJIT_EDEVICE, e, "hipSetDevice");
+	RJ_FORWARD(rj_amd_enter(device, &prev));
 	e = amd.hipModuleLoadData((hipModule_t *)module, code);
-	if (prev >= 0 && prev != device)
-		amd.hipSetDevice(prev);
+	rj_amd_leave(device, prev);
 	if (e != hipSuccess)
 		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLoadData");
 	return 0;
@@ -701,14 +742,29 @@ static int amd_function_get(void *module, const char *name, void **function)
 
 /* The stream (or, for NULL, the calling thread's current device) picks the device. */
 static int amd_launch(void *function, int device, rocjit_dim3 grid, rocjit_dim3 block,
-		      unsigned int shared_bytes, void *stream, void **args)
+		      unsigned int shared_bytes, void *stream, void **args, int cooperative)
 {
+	static void *_Atomic coop_slot;
+	hipError_t (*coop)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned,
+			   unsigned, unsigned, hipStream_t, void **);
+	hipError_t e;
+
 	(void)device;
-	hipError_t e = amd.hipModuleLaunchKernel((hipFunction_t)function, grid.x, grid.y, grid.z,
-						 block.x, block.y, block.z, shared_bytes,
-						 (hipStream_t)stream, args, NULL);
+	if (!cooperative) {
+		e = amd.hipModuleLaunchKernel((hipFunction_t)function, grid.x, grid.y, grid.z,
+					      block.x, block.y, block.z, shared_bytes,
+					      (hipStream_t)stream, args, NULL);
+		if (e != hipSuccess)
+			HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLaunchKernel");
+		return 0;
+	}
+	*(void **)&coop = rj_amd_late_sym(&coop_slot, "hipModuleLaunchCooperativeKernel");
+	RJ_CHECK(!coop, ROCJIT_EUNSUPPORTED, "the HIP runtime has no "
+		 "hipModuleLaunchCooperativeKernel: a newer ROCm has it");
+	e = coop((hipFunction_t)function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+		 shared_bytes, (hipStream_t)stream, args);
 	if (e != hipSuccess)
-		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLaunchKernel");
+		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLaunchCooperativeKernel");
 	return 0;
 }
 
@@ -726,4 +782,10 @@ const struct rj_platform rj_platform_amd = {
 	.module_unload = amd_module_unload,
 	.function_get = amd_function_get,
 	.launch = amd_launch,
+	.attribute = rj_amd_attribute,
+	.occupancy = rj_amd_occupancy,
+	.block_size = rj_amd_block_size,
+	.device_attribute = rj_amd_device_limit,
+	.global_get = rj_amd_global_get,
+	.copy = rj_amd_copy,
 };

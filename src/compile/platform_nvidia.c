@@ -28,22 +28,13 @@
 #include "base/error.h"
 #include "compile/devlib.h"
 #include "compile/inputs.h"
+#include "compile/nvidia.h"
 #include "compile/platform.h"
 #include "compile/vendor_lib.h"
 
-typedef int CUresult;
-typedef int CUdevice;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
 typedef int nvrtcResult;
 typedef rj_vendor_program nvrtcProgram; /* struct _nvrtcProgram * */
 
-#define CUDA_SUCCESS 0
-#define CUDA_ERROR_INVALID_CONTEXT 201
-#define CUDA_ERROR_INVALID_HANDLE 400
-#define CUDA_ERROR_NOT_FOUND 500
 #define CU_ATTR_CC_MAJOR 75
 #define CU_ATTR_CC_MINOR 76
 #define NVRTC_SUCCESS 0
@@ -84,6 +75,7 @@ static struct {
 	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
 	/* Off a new process's first request, looked up at their first use (late_sym). */
 	void *_Atomic cuModuleUnload, *_Atomic cuLaunchKernel, *_Atomic cuGetErrorString;
+	void *_Atomic cuLaunchCooperativeKernel;
 
 	int device_count;
 	pthread_mutex_t ctx_lock;
@@ -93,12 +85,8 @@ static struct {
 
 #define LOAD(handle, name) (*(void **)&nv.name = rj_vendor_sym((handle), #name))
 
-/*
- * A driver function the first request does not call, looked up at its first use: each
- * dlsym in libcuda's large symbol table costs a new process a few microseconds (the
- * driver's load is on every process's first request).  NULL when the driver lacks it.
- */
-static void *late_sym(void *_Atomic *slot, const char *name)
+/* The first request calls none of the late ones (nvidia.h). */
+void *rj_nv_late_sym(void *_Atomic *slot, const char *name)
 {
 	void *f = atomic_load_explicit(slot, memory_order_acquire);
 
@@ -111,13 +99,15 @@ static void *late_sym(void *_Atomic *slot, const char *name)
 
 typedef CUresult (*cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned,
 				 unsigned, unsigned, unsigned, CUstream, void **, void **);
+typedef CUresult (*cu_coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+			       unsigned, unsigned, CUstream, void **);
 
-static const char *cu_error(CUresult r)
+const char *rj_nv_error(CUresult r)
 {
 	const char *s = NULL;
 	CUresult (*error_string)(CUresult, const char **);
 
-	*(void **)&error_string = late_sym(&nv.cuGetErrorString, "cuGetErrorString");
+	*(void **)&error_string = rj_nv_late_sym(&nv.cuGetErrorString, "cuGetErrorString");
 	if (error_string && error_string(r, &s) == CUDA_SUCCESS && s)
 		return s;
 	return "unknown CUDA error";
@@ -497,7 +487,7 @@ static void load_driver(void)
 		r = nv.cuDeviceGetCount(&nv.device_count);
 	if (r != CUDA_SUCCESS || nv.device_count <= 0) {
 		rj_vendor_load_fail(&nv.driver, ROCJIT_ENODEV, "no NVIDIA GPU found (%s)",
-				    r != CUDA_SUCCESS ? cu_error(r) : "0 devices");
+				    r != CUDA_SUCCESS ? rj_nv_error(r) : "0 devices");
 	}
 }
 
@@ -506,7 +496,6 @@ static int driver_ready(void)
 	return rj_vendor_load_ready(&nv.driver, load_driver);
 }
 
-#define CU_FAIL(r, what) RJ_FAIL(ROCJIT_EDEVICE, "%s failed: %s (%d)", (what), cu_error(r), (r))
 
 static int nv_device_count(int *count)
 {
@@ -515,10 +504,9 @@ static int nv_device_count(int *count)
 	return 0;
 }
 
-static int nv_device_target(int device, char *out, size_t size)
+int rj_nv_device_attribute(int device, int attr, int *value)
 {
 	CUdevice dev;
-	int major = 0, minor = 0;
 	CUresult r;
 
 	RJ_FORWARD(driver_ready());
@@ -527,9 +515,17 @@ static int nv_device_target(int device, char *out, size_t size)
 		 nv.device_count);
 	if ((r = nv.cuDeviceGet(&dev, device)) != CUDA_SUCCESS)
 		CU_FAIL(r, "cuDeviceGet");
-	if ((r = nv.cuDeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev)) != CUDA_SUCCESS ||
-	    (r = nv.cuDeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev)) != CUDA_SUCCESS)
+	if ((r = nv.cuDeviceGetAttribute(value, attr, dev)) != CUDA_SUCCESS)
 		CU_FAIL(r, "cuDeviceGetAttribute");
+	return 0;
+}
+
+static int nv_device_target(int device, char *out, size_t size)
+{
+	int major = 0, minor = 0;
+
+	RJ_FORWARD(rj_nv_device_attribute(device, CU_ATTR_CC_MAJOR, &major));
+	RJ_FORWARD(rj_nv_device_attribute(device, CU_ATTR_CC_MINOR, &minor));
 	snprintf(out, size, "sm_%d%d", major, minor);
 	return 0;
 }
@@ -553,11 +549,7 @@ static int primary_context(int device, CUcontext *out)
 	return 0;
 }
 
-/*
- * Makes device's primary context current on this thread; *prev receives the context that
- * was current (to give back with restore), *switched whether it changed.
- */
-static int make_current(int device, CUcontext *prev, int *switched)
+int rj_nv_enter(int device, CUcontext *prev, int *switched)
 {
 	CUcontext want;
 	CUresult r;
@@ -573,8 +565,8 @@ static int make_current(int device, CUcontext *prev, int *switched)
 	return 0;
 }
 
-/* Gives the thread back the context it had; a thread that had none keeps the primary. */
-static void restore(CUcontext prev, int switched)
+/* A thread that had no context keeps the primary. */
+void rj_nv_leave(CUcontext prev, int switched)
 {
 	if (switched && prev)
 		nv.cuCtxSetCurrent(prev);
@@ -588,9 +580,9 @@ static int nv_module_load(int device, const void *code, size_t size, void **modu
 
 	(void)size; /* the CUBIN's ELF header gives its extent */
 	RJ_FORWARD(driver_ready());
-	RJ_FORWARD(make_current(device, &prev, &switched));
+	RJ_FORWARD(rj_nv_enter(device, &prev, &switched));
 	r = nv.cuModuleLoadData((CUmodule *)module, code);
-	restore(prev, switched);
+	rj_nv_leave(prev, switched);
 	if (r != CUDA_SUCCESS)
 		CU_FAIL(r, "cuModuleLoadData");
 	return 0;
@@ -600,7 +592,7 @@ static void nv_module_unload(void *module)
 {
 	CUresult (*unload)(CUmodule);
 
-	*(void **)&unload = late_sym(&nv.cuModuleUnload, "cuModuleUnload");
+	*(void **)&unload = rj_nv_late_sym(&nv.cuModuleUnload, "cuModuleUnload");
 	if (module && unload)
 		unload((CUmodule)module);
 }
@@ -621,30 +613,45 @@ static int nv_function_get(void *module, const char *name, void **function)
  * One driver call on the hot path.  When the calling thread's current context is not
  * the kernel's device's (a fresh thread, or one working on another GPU), the launch is
  * retried once inside that device's primary context, and the thread's own is given back.
+ * A cooperative launch is the same call without the extra-parameters argument.
  */
-static int nv_launch(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
-		     unsigned int shared_bytes, void *stream, void **args)
+static CUresult launch_once(cu_launch_fn launch, cu_coop_fn coop, void *function,
+			    rocjit_dim3 g, rocjit_dim3 b, unsigned int shared_bytes, void *stream,
+			    void **args)
 {
-	cu_launch_fn launch;
+	if (coop)
+		return coop((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
+			    (CUstream)stream, args);
+	return launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
+		      (CUstream)stream, args, NULL);
+}
+
+static int nv_launch(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
+		     unsigned int shared_bytes, void *stream, void **args, int cooperative)
+{
+	const char *what = cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel";
+	cu_launch_fn launch = NULL;
+	cu_coop_fn coop = NULL;
 	CUresult r;
 
-	*(void **)&launch = late_sym(&nv.cuLaunchKernel, "cuLaunchKernel");
-	RJ_CHECK(!launch, ROCJIT_EDEVICE, "the NVIDIA driver (libcuda.so.1) has no "
-		 "cuLaunchKernel: update the driver");
-	r = launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
-		   (CUstream)stream, args, NULL);
+	if (cooperative)
+		*(void **)&coop = rj_nv_late_sym(&nv.cuLaunchCooperativeKernel, what);
+	else
+		*(void **)&launch = rj_nv_late_sym(&nv.cuLaunchKernel, what);
+	RJ_CHECK(!launch && !coop, ROCJIT_EUNSUPPORTED, "the NVIDIA driver (libcuda.so.1) "
+		 "has no %s: update the driver", what);
+	r = launch_once(launch, coop, function, g, b, shared_bytes, stream, args);
 	if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE) {
 		CUcontext prev;
 		int switched;
 
-		RJ_FORWARD(make_current(device, &prev, &switched));
+		RJ_FORWARD(rj_nv_enter(device, &prev, &switched));
 		if (switched)
-			r = launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
-				   shared_bytes, (CUstream)stream, args, NULL);
-		restore(prev, switched);
+			r = launch_once(launch, coop, function, g, b, shared_bytes, stream, args);
+		rj_nv_leave(prev, switched);
 	}
 	if (r != CUDA_SUCCESS)
-		CU_FAIL(r, "cuLaunchKernel");
+		CU_FAIL(r, what);
 	return 0;
 }
 
@@ -662,4 +669,10 @@ const struct rj_platform rj_platform_nvidia = {
 	.module_unload = nv_module_unload,
 	.function_get = nv_function_get,
 	.launch = nv_launch,
+	.attribute = rj_nv_attribute,
+	.occupancy = rj_nv_occupancy,
+	.block_size = rj_nv_block_size,
+	.device_attribute = rj_nv_device_limit,
+	.global_get = rj_nv_global_get,
+	.copy = rj_nv_copy,
 };

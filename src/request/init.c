@@ -54,6 +54,8 @@ static const size_t prefetch_options_sizes[] = {
 	offsetof(rocjit_prefetch_options, item_size), sizeof(rocjit_prefetch_options)
 };
 static const size_t prefetch_status_sizes[] = { sizeof(rocjit_prefetch_status) };
+static const size_t kernel_native_sizes[] = { sizeof(rocjit_kernel_native) };
+static const size_t kernel_resources_sizes[] = { sizeof(rocjit_kernel_resources) };
 
 _Static_assert(COUNT(options_sizes) == ROCJIT_OPTIONS_VERSION, "rocjit_options versions");
 _Static_assert(COUNT(program_sizes) == ROCJIT_PROGRAM_VERSION, "rocjit_program versions");
@@ -69,6 +71,10 @@ _Static_assert(COUNT(prefetch_options_sizes) == ROCJIT_PREFETCH_OPTIONS_VERSION,
 	       "rocjit_prefetch_options versions");
 _Static_assert(COUNT(prefetch_status_sizes) == ROCJIT_PREFETCH_STATUS_VERSION,
 	       "rocjit_prefetch_status versions");
+_Static_assert(COUNT(kernel_native_sizes) == ROCJIT_KERNEL_NATIVE_VERSION,
+	       "rocjit_kernel_native versions");
+_Static_assert(COUNT(kernel_resources_sizes) == ROCJIT_KERNEL_RESOURCES_VERSION,
+	       "rocjit_kernel_resources versions");
 
 /*
  * One initialiser: type's version's part from its defaults (the INIT macro, or zeroes for
@@ -100,3 +106,6 @@ DEFINE_INIT(rocjit_prefetch_options, rocjit_prefetch_options_init,
 	    ROCJIT_PREFETCH_OPTIONS_INIT, prefetch_options_sizes)
 DEFINE_INIT(rocjit_prefetch_status, rocjit_prefetch_status_init, ROCJIT_PREFETCH_STATUS_INIT,
 	    prefetch_status_sizes)
+DEFINE_INIT(rocjit_kernel_native, rocjit_kernel_native_init, ZEROES, kernel_native_sizes)
+DEFINE_INIT(rocjit_kernel_resources, rocjit_kernel_resources_init, ZEROES,
+	    kernel_resources_sizes)

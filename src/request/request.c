@@ -1,6 +1,7 @@
 /*
  * request.c - the public calls on a context's programs: rocjit_compile (a code object),
- * rocjit_kernel_get (a launchable function), their registered-source forms, and launch.
+ * rocjit_kernel_get (a launchable function) and their registered-source forms (launch.c
+ * launches what they return).
  *
  * Owns argument checking, target resolution (override, else the device's, looked at
  * once), module loading and function lookup.  Slots of the table are filled by lookup.c;
@@ -419,20 +420,4 @@ ROCJIT_API int rocjit_kernel_get_registered(rocjit_kernel **out, rocjit_ctx *ctx
 ROCJIT_API const char *rocjit_kernel_name(const rocjit_kernel *kernel)
 {
 	return kernel ? kernel->name : NULL;
-}
-
-ROCJIT_API int rocjit_kernel_launch(const rocjit_kernel *k, rocjit_dim3 grid,
-				    rocjit_dim3 block, unsigned int shared_bytes, void *stream,
-				    void **args)
-{
-	RJ_CHECK(!k, ROCJIT_EINVAL, "rocjit_kernel_launch: kernel is NULL");
-	RJ_CHECK(!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z,
-		 ROCJIT_EINVAL, "rocjit_kernel_launch: %s has a zero grid or block dimension",
-		 k->name);
-	RJ_CHECK(k->forks != atomic_load_explicit(&rj_forks, memory_order_relaxed), ROCJIT_EDEVICE,
-		 "rocjit_kernel_launch: %s was loaded before this process was forked: GPU "
-		 "runtimes cannot be used across fork(); get kernels in the process that "
-		 "launches them", k->name);
-	return k->platform->launch(k->function, k->device, grid, block, shared_bytes, stream,
-				  args);
 }
