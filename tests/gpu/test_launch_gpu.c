@@ -52,6 +52,7 @@ static rocjit_dim3 dim1(unsigned int x)
 		const char *want_[] = { __VA_ARGS__ };                                   \
 		int rc_ = (call);                                                        \
 		ASSERT_INT(rc_, (code));                                              \
+		fprintf(stderr, "refused as expected: %s\n", rocjit_last_error());      \
 		for (size_t i_ = 0; i_ < COUNT(want_); i_++)                             \
 			ASSERT_CONTAINS(rocjit_last_error(), want_[i_]);                  \
 	} while (0)
