@@ -649,9 +649,9 @@ ROCJIT_API int rocjit_kernel_launch_cooperative(const rocjit_kernel *kernel, roc
 						void *stream, void **args);
 
 /*
- * A __device__ or __constant__ variable of the kernel's module, by its symbol name (a
- * variable at namespace scope or in a namespace has a mangled name; declare it
- * extern "C" to use the plain one): its device address and size in bytes (either out
+ * A __device__ or __constant__ variable of the kernel's module, by its symbol name (one at
+ * global scope has its plain name; one inside a namespace, or a static class member, a
+ * mangled name unless declared extern "C"): its device address and size in bytes (either out
  * may be NULL).  The address is valid until rocjit_close.  0, ROCJIT_EINVAL,
  * ROCJIT_ENOTFOUND (the message lists the module's variables), ROCJIT_EDEVICE.
  */
