@@ -14,6 +14,15 @@ include/rocjit.h is the specification of every call underneath.
 """
 
 from ._core import (  # noqa: F401
+    ATTR_BINARY_VERSION,
+    ATTR_CONST_BYTES,
+    ATTR_LOCAL_BYTES,
+    ATTR_MAX_DYNAMIC_SHARED_BYTES,
+    ATTR_MAX_THREADS_PER_BLOCK,
+    ATTR_NUM_REGS,
+    ATTR_PREFERRED_SHARED_CARVEOUT,
+    ATTR_PTX_VERSION,
+    ATTR_SHARED_BYTES,
     LANG_AUTO,
     LANG_CUDA,
     LANG_HIP,
@@ -43,13 +52,18 @@ from ._core import (  # noqa: F401
     VERIFY_CHECKSUM,
     VERIFY_OBJECT,
     VERIFY_SIGNATURE,
+    Attribute,
     BadEntry,
+    BlockSize,
     CodeObject,
     CodeObjectInfo,
     Context,
     Counters,
     Entry,
+    GlobalVar,
     Kernel,
+    KernelNative,
+    KernelResources,
     RemoteCounters,
     Stats,
     VerifyResult,
@@ -71,6 +85,7 @@ from ._core import (  # noqa: F401
     ptr,
     register_headers,
     register_sources,
+    resources,
     strerror,
     target_platform,
     u8,
@@ -111,7 +126,8 @@ from ._log import log_to_python  # noqa: F401
 __version__ = "0.1.0"
 
 # Classes show as rocjit.X (in tracebacks, reprs), where users import them from.
-for _cls in (Context, Kernel, CodeObject, CodeObjectInfo, Entry, BadEntry, VerifyResult, Stats,
+for _cls in (Context, Kernel, KernelNative, KernelResources, BlockSize, GlobalVar, Attribute,
+             CodeObject, CodeObjectInfo, Entry, BadEntry, VerifyResult, Stats,
              Counters, RemoteCounters, LibraryNotFoundError, RocjitError, CompileError,
              DeviceError, FormatError, InvalidArgumentError, NoCompilerError, NoDeviceError,
              NotCachedError, NotFoundError, OutOfMemoryError, RocjitIOError, UnsupportedError):

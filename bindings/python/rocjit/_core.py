@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import enum
 import os
 import threading
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p, sizeof
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from . import _errors, _lib, _log
 from ._errors import error_for
@@ -29,6 +30,34 @@ SIGNATURE_NONE, SIGNATURE_UNCHECKED, SIGNATURE_TRUSTED = 0, 1, 2
 SIGNATURE_UNTRUSTED, SIGNATURE_BAD = 3, 4
 VERIFY_CHECKSUM, VERIFY_OBJECT, VERIFY_SIGNATURE = 1, 2, 3
 LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG = 1, 2, 3, 4
+
+
+
+class Attribute(enum.IntEnum):
+    """Function attributes (ROCJIT_ATTR_*: the values of CUfunction_attribute and
+    hipFunction_attribute) for Kernel.attribute / set_attribute.  All can be read; only
+    MAX_DYNAMIC_SHARED_BYTES and PREFERRED_SHARED_CARVEOUT can be set."""
+
+    MAX_THREADS_PER_BLOCK = 0  # the most threads a block may have
+    SHARED_BYTES = 1  # static shared memory (LDS)
+    CONST_BYTES = 2  # constant memory it uses
+    LOCAL_BYTES = 3  # local (scratch) bytes per thread
+    NUM_REGS = 4  # registers per thread
+    PTX_VERSION = 5  # NVIDIA: PTX version, 10*major+minor
+    BINARY_VERSION = 6  # the binary's architecture, 10*major+minor
+    MAX_DYNAMIC_SHARED_BYTES = 8  # get, set: the most dynamic shared memory a launch takes
+    PREFERRED_SHARED_CARVEOUT = 9  # get, set (NVIDIA): percent of L1 as shared, -1 default
+
+
+ATTR_MAX_THREADS_PER_BLOCK = Attribute.MAX_THREADS_PER_BLOCK
+ATTR_SHARED_BYTES = Attribute.SHARED_BYTES
+ATTR_CONST_BYTES = Attribute.CONST_BYTES
+ATTR_LOCAL_BYTES = Attribute.LOCAL_BYTES
+ATTR_NUM_REGS = Attribute.NUM_REGS
+ATTR_PTX_VERSION = Attribute.PTX_VERSION
+ATTR_BINARY_VERSION = Attribute.BINARY_VERSION
+ATTR_MAX_DYNAMIC_SHARED_BYTES = Attribute.MAX_DYNAMIC_SHARED_BYTES
+ATTR_PREFERRED_SHARED_CARVEOUT = Attribute.PREFERRED_SHARED_CARVEOUT
 
 _PLATFORMS = {"auto": PLATFORM_AUTO, "amd": PLATFORM_AMD, "nvidia": PLATFORM_NVIDIA}
 _LANGS = {"auto": LANG_AUTO, "hip": LANG_HIP, "cuda": LANG_CUDA}
@@ -74,6 +103,16 @@ def _check(rc: int) -> int:
     if rc < 0:
         _raise(rc)
     return rc
+
+
+def _issue29(lib, name: str):
+    """An issue 29 function, or UnsupportedError from a library that predates it."""
+    fn = getattr(lib, name, None)
+    if fn is None:
+        raise _errors.UnsupportedError(
+            _errors.EUNSUPPORTED, f"{name}: the librocjit at {lib.path} predates it (issue "
+            "29); use a newer librocjit (ROCJIT_LIBRARY)", "not supported")
+    return fn
 
 
 def _b(s, what: str) -> bytes | None:
@@ -180,6 +219,52 @@ RemoteCounters = _dataclass_of(
 )
 
 
+KernelResources = _dataclass_of(
+    "KernelResources",
+    _lib.KernelResources,
+    "rocjit_kernel_resources: what a kernel uses as its code object records it, read with "
+    "no GPU (registers, agprs, sgprs, vgpr_spills, sgpr_spills, scratch_bytes, "
+    "dynamic_stack, shared_bytes, param_bytes, max_threads, wavefront; see "
+    "include/rocjit.h for each field).",
+)
+
+
+def _resources(fn, *args) -> "KernelResources":
+    r = _lib.KernelResources()
+    _lib.negotiate_version(_L(), r, "rocjit_kernel_resources_init")
+    _check(fn(byref(r), *args))
+    res = _from_struct(KernelResources, r)
+    return dataclasses.replace(res, dynamic_stack=bool(res.dynamic_stack))
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelNative:
+    """The driver's own handles of a kernel (rocjit_kernel_native), to launch or query it
+    with the platform's API (CuPy, cuda-python, hip-python).  Owned by the context: valid
+    while it is open, never to be unloaded by the caller."""
+
+    platform: int  # PLATFORM_AMD (HIP handles) or PLATFORM_NVIDIA (CUDA handles)
+    device: int  # the device ordinal the module is loaded on
+    function: int  # AMD: hipFunction_t.  NVIDIA: CUfunction
+    module: int  # AMD: hipModule_t.  NVIDIA: CUmodule, in the device's primary context
+
+
+class BlockSize(NamedTuple):
+    """Kernel.suggested_block_size: the block size with the highest occupancy, and the
+    fewest blocks that fill the device at it."""
+
+    block_threads: int
+    min_grid_blocks: int
+
+
+class GlobalVar(NamedTuple):
+    """Kernel.get_global: a module variable's device address (valid while the context
+    is open) and size in bytes."""
+
+    address: int
+    size: int
+
+
 @dataclasses.dataclass(frozen=True)
 class Entry:
     """One cache entry (rocjit_entry)."""
@@ -281,6 +366,15 @@ class CodeObject:
         """Kernel symbols in the object (rocjit_codeobj_inspect)."""
         return inspect(self.data).kernels
 
+    def resources(self, kernel: str) -> "KernelResources":
+        """What kernel (a symbol, as .kernels lists it) uses, read from this code object
+        with no GPU (rocjit_codeobj_resources_get).  NotFoundError: no such kernel."""
+        return resources(self.data, kernel)
+
+    def all_resources(self) -> dict:
+        """{kernel symbol: KernelResources} for every kernel of the object."""
+        return {k: self.resources(k) for k in self.kernels}
+
 
 # ---- Building the C structs ---------------------------------------------------------------
 
@@ -381,6 +475,39 @@ def _arg(a, i: int):
                     "an object with __cuda_array_interface__")
 
 
+def _host_buffer(data, what: str, writable: bool, stream):
+    """(address or None, bytes, what keeps the memory alive) of a host buffer: bytes or
+    anything with the buffer protocol (bytearray, memoryview, array.array, NumPy),
+    C-contiguous.  A read-only buffer that is not bytes is copied, which only a
+    synchronous copy (no stream) allows: a queued one reads the memory later."""
+    if isinstance(data, bytes) and not writable:
+        # c_char_p points into the bytes object itself: no copy.
+        return ctypes.cast(c_char_p(data), c_void_p).value, len(data), data
+    try:
+        mv = memoryview(data)
+    except TypeError:
+        raise TypeError(f"{what} must support the buffer protocol (bytes, bytearray, "
+                        f"memoryview, array.array, a NumPy array), not "
+                        f"{type(data).__name__}") from None
+    if not mv.c_contiguous:
+        raise ValueError(f"{what} must be C-contiguous (e.g. numpy.ascontiguousarray)")
+    mv = mv.cast("B")
+    if mv.nbytes == 0:
+        return None, 0, mv
+    if not mv.readonly:
+        buf = (ctypes.c_char * mv.nbytes).from_buffer(mv)
+    elif writable:
+        raise TypeError(f"{what} is read-only: give a writable buffer (bytearray, a "
+                        "writable NumPy array, ...)")
+    elif stream is None:
+        buf = (ctypes.c_char * mv.nbytes).from_buffer_copy(mv)
+    else:
+        raise TypeError(f"{what}: with a stream, give bytes or a writable buffer (a "
+                        "read-only one would be copied, and the copy freed before the "
+                        "stream reads it)")
+    return ctypes.addressof(buf), mv.nbytes, buf
+
+
 def _stream(stream):
     if stream is None:
         return None
@@ -413,16 +540,14 @@ class Kernel:
         self._handle = handle
         self.name = _text(_L().rocjit_kernel_name(handle))
 
-    def launch(self, grid, block, args: Sequence[Any] = (), shared_mem: int = 0,
-               stream=0) -> None:
-        """Launches on stream (an int handle, None/0 for the default stream, or an object
-        with .ptr such as cupy.cuda.Stream, or __cuda_stream__).  grid, block: an int or 1
-        to 3 ints.  args: ints (device pointers), ctypes values (rocjit.f32(1.5)), or
-        objects exposing __cuda_array_interface__ (CuPy arrays).  Asynchronous."""
+    def _h(self):
         if self._ctx._handle is None:
             raise _errors.InvalidArgumentError(
                 _errors.EINVAL, f"kernel {self.name}: its context is closed", "invalid argument")
-        lib = _L()
+        return self._handle
+
+    def _launch(self, fn, grid, block, args, shared_mem, stream) -> None:
+        h = self._h()
         g, b = _dim3(grid, "grid"), _dim3(block, "block")
         if isinstance(shared_mem, bool) or not 0 <= int(shared_mem) < 1 << 32:
             raise ValueError(f"shared_mem must be 0 to 2**32-1 bytes, not {shared_mem!r}")
@@ -430,9 +555,118 @@ class Kernel:
         ptrs = (c_void_p * max(len(values), 1))()
         for i, v in enumerate(values):
             ptrs[i] = ctypes.addressof(v)
-        rc = lib.rocjit_kernel_launch(self._handle, g, b, int(shared_mem), _stream(stream), ptrs)
+        rc = fn(h, g, b, int(shared_mem), _stream(stream), ptrs)
         if rc < 0:
             _raise(rc)
+
+    def launch(self, grid, block, args: Sequence[Any] = (), shared_mem: int = 0,
+               stream=0) -> None:
+        """Launches on stream (an int handle, None/0 for the default stream, or an object
+        with .ptr such as cupy.cuda.Stream, or __cuda_stream__).  grid, block: an int or 1
+        to 3 ints.  args: ints (device pointers), ctypes values (rocjit.f32(1.5)), or
+        objects exposing __cuda_array_interface__ (CuPy arrays).  Asynchronous."""
+        self._launch(_L().rocjit_kernel_launch, grid, block, args, shared_mem, stream)
+
+    def launch_cooperative(self, grid, block, args: Sequence[Any] = (), shared_mem: int = 0,
+                           stream=0) -> None:
+        """As launch, as a cooperative launch (rocjit_kernel_launch_cooperative): every
+        block is resident at once, so the kernel may synchronize the whole grid
+        (cooperative groups' this_grid().sync()).  A grid larger than the device holds at
+        once raises InvalidArgumentError, the message giving the most blocks it takes."""
+        fn = _issue29(_L(), "rocjit_kernel_launch_cooperative")
+        self._launch(fn, grid, block, args, shared_mem, stream)
+
+    # -- what a launch needs beyond grid and block (issue 29); each needs the GPU
+
+    def native(self) -> KernelNative:
+        """The kernel's native function and module (rocjit_kernel_native_get): ints,
+        owned by the context, valid while it is open."""
+        lib = _L()
+        n = _lib.KernelNative()
+        _lib.negotiate_version(lib, n, "rocjit_kernel_native_init")
+        _check(_issue29(lib, "rocjit_kernel_native_get")(byref(n), self._h()))
+        return KernelNative(platform=n.platform, device=n.device,
+                            function=n.function or 0, module=n.module or 0)
+
+    def attribute(self, attribute: Attribute) -> int:
+        """A function attribute's value from the driver (rocjit_kernel_attribute_get).
+        UnsupportedError where the platform has no such attribute."""
+        v = c_int()
+        fn = _issue29(_L(), "rocjit_kernel_attribute_get")
+        _check(fn(byref(v), self._h(), int(attribute)))
+        return v.value
+
+    def set_attribute(self, attribute: Attribute, value: int) -> None:
+        """Sets Attribute.MAX_DYNAMIC_SHARED_BYTES (needed on NVIDIA before a launch with
+        more than 48 KB of dynamic shared memory) or PREFERRED_SHARED_CARVEOUT, for every
+        later launch of this kernel (rocjit_kernel_attribute_set).  A value above the
+        device's limit raises InvalidArgumentError naming the limit."""
+        fn = _issue29(_L(), "rocjit_kernel_attribute_set")
+        _check(fn(self._h(), int(attribute), int(value)))
+
+    def occupancy(self, block, shared_mem: int = 0) -> int:
+        """How many blocks of `block` threads (an int), each with shared_mem bytes of
+        dynamic shared memory, fit on one multiprocessor at once
+        (rocjit_kernel_occupancy_get)."""
+        n = c_int()
+        fn = _issue29(_L(), "rocjit_kernel_occupancy_get")
+        _check(fn(byref(n), self._h(), int(block), int(shared_mem)))
+        return n.value
+
+    def suggested_block_size(self, shared_mem: int = 0, block_limit: int = 0) -> BlockSize:
+        """The block size with the highest occupancy, at most block_limit threads (0: the
+        kernel's own limit), and the fewest blocks that fill the device at it
+        (rocjit_kernel_block_size_get)."""
+        threads, grid = c_int(), c_int()
+        fn = _issue29(_L(), "rocjit_kernel_block_size_get")
+        _check(fn(byref(threads), byref(grid), self._h(), int(shared_mem), int(block_limit)))
+        return BlockSize(threads.value, grid.value)
+
+    def get_global(self, name: str) -> GlobalVar:
+        """A __device__ or __constant__ variable of the kernel's module by its symbol name
+        (rocjit_global_get): (address, size).  NotFoundError lists the module's
+        variables."""
+        address, size = c_void_p(), c_size_t()
+        fn = _issue29(_L(), "rocjit_global_get")
+        _check(fn(byref(address), byref(size), self._h(), _b(name, "name")))
+        return GlobalVar(address.value or 0, size.value)
+
+    def write_global(self, name: str, data, offset: int = 0, stream=None) -> None:
+        """Copies data (bytes, bytearray, memoryview, array.array, a NumPy array: any
+        C-contiguous buffer) into the variable name, offset bytes in
+        (rocjit_global_write).  stream None: done when the call returns; else queued on
+        stream, and data must stay alive and unchanged until the stream ran the copy."""
+        s = _stream(stream)
+        address, nbytes, _keep = _host_buffer(data, "data", False, s)
+        fn = _issue29(_L(), "rocjit_global_write")
+        _check(fn(self._h(), _b(name, "name"), int(offset), address, nbytes, s))
+
+    def read_global(self, name: str, out=None, *, offset: int = 0, size: int | None = None,
+                    stream=None):
+        """The variable name's bytes from offset on (rocjit_global_read).  Without out:
+        returns bytes (size of them; default: to the variable's end).  With out (a
+        writable C-contiguous buffer: bytearray, NumPy array, ...): fills all of it and
+        returns it.  stream None: done when the call returns; else queued on stream (out
+        needed), and out must not be used until the stream ran the copy."""
+        s = _stream(stream)
+        fn = _issue29(_L(), "rocjit_global_read")
+        if out is None:
+            if s is not None:
+                raise TypeError("read_global with a stream needs out= (a buffer to fill "
+                                "once the stream runs the copy)")
+            if size is None:
+                size = max(self.get_global(name).size - int(offset), 0)
+            buf = ctypes.create_string_buffer(int(size))
+            _check(fn(buf, self._h(), _b(name, "name"), int(offset), int(size), None))
+            return buf.raw
+        address, nbytes, _keep = _host_buffer(out, "out", True, s)
+        _check(fn(address, self._h(), _b(name, "name"), int(offset), nbytes, s))
+        return out
+
+    def resources(self) -> "KernelResources":
+        """What the kernel uses, read from the code object it was loaded from when asked
+        (rocjit_kernel_resources_get), not from the driver."""
+        return _resources(_issue29(_L(), "rocjit_kernel_resources_get"), self._h())
 
     def __call__(self, grid, block, args: Sequence[Any] = (), *, shared_mem: int = 0,
                  stream=0) -> None:
@@ -817,6 +1051,15 @@ def inspect(data: bytes) -> CodeObjectInfo:
             lib.rocjit_codeobj_info_free(out)
         else:
             lib.rocjit_codeobj_free(out)
+
+
+def resources(data, kernel: str) -> "KernelResources":
+    """What kernel uses, read from a code object's bytes with no GPU, for any target
+    (rocjit_codeobj_resources_get).  NotFoundError: no such kernel; FormatError: a
+    malformed object or record."""
+    data = bytes(data)
+    fn = _issue29(_L(), "rocjit_codeobj_resources_get")
+    return _resources(fn, data, len(data), _b(kernel, "kernel"))
 
 
 _registered_keep = []  # registered sources must live as long as the process

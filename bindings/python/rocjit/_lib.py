@@ -271,6 +271,40 @@ class SourceFile(Structure):
     _fields_ = [("name", c_char_p), ("text", c_char_p), ("length", c_size_t)]
 
 
+class KernelNative(Structure):
+    """rocjit_kernel_native, version 1 (issue 29): the driver's handles of a kernel."""
+
+    VERSION = 1
+    _fields_ = [
+        ("version", c_uint),
+        ("platform", c_int),
+        ("device", c_int),
+        ("function", c_void_p),
+        ("module", c_void_p),
+    ]
+
+
+class KernelResources(Structure):
+    """rocjit_kernel_resources, version 1 (issue 29)."""
+
+    VERSION = 1
+    _fields_ = [
+        ("version", c_uint),
+        ("platform", c_int),
+        ("registers", c_uint),
+        ("agprs", c_uint),
+        ("sgprs", c_uint),
+        ("vgpr_spills", c_uint),
+        ("sgpr_spills", c_uint),
+        ("scratch_bytes", c_uint64),
+        ("dynamic_stack", c_int),
+        ("shared_bytes", c_uint64),
+        ("param_bytes", c_uint64),
+        ("max_threads", c_uint),
+        ("wavefront", c_uint),
+    ]
+
+
 # Every struct above with the C name it mirrors (the layout test walks this).
 MIRRORS = {
     "rocjit_options": Options,
@@ -285,6 +319,8 @@ MIRRORS = {
     "rocjit_remote_counters": RemoteCounters,
     "rocjit_codeobj_info": CodeobjInfo,
     "rocjit_source_file": SourceFile,
+    "rocjit_kernel_native": KernelNative,
+    "rocjit_kernel_resources": KernelResources,
 }
 
 # ---- Callback types -------------------------------------------------------------------------
@@ -362,6 +398,30 @@ _OPTIONAL = {
     "rocjit_device_target_get": (c_int, [c_char_p, c_size_t, c_int, c_int]),
     "rocjit_set_log_callback": (None, [LOG_FN, c_void_p]),
     "rocjit_last_log": (c_char_p, []),
+    # issue 29: what a launch needs beyond grid and block, and resources (a library
+    # before it lacks them; _core says so when one is called)
+    "rocjit_kernel_native_init": (c_int, [POINTER(KernelNative), c_uint]),
+    "rocjit_kernel_native_get": (c_int, [POINTER(KernelNative), kernel_p]),
+    "rocjit_kernel_attribute_get": (c_int, [POINTER(c_int), kernel_p, c_int]),
+    "rocjit_kernel_attribute_set": (c_int, [kernel_p, c_int, c_int]),
+    "rocjit_kernel_occupancy_get": (c_int, [POINTER(c_int), kernel_p, c_uint, c_size_t]),
+    "rocjit_kernel_block_size_get": (
+        c_int,
+        [POINTER(c_int), POINTER(c_int), kernel_p, c_size_t, c_uint],
+    ),
+    "rocjit_kernel_launch_cooperative": (
+        c_int,
+        [kernel_p, Dim3, Dim3, c_uint, c_void_p, POINTER(c_void_p)],
+    ),
+    "rocjit_global_get": (c_int, [POINTER(c_void_p), POINTER(c_size_t), kernel_p, c_char_p]),
+    "rocjit_global_write": (c_int, [kernel_p, c_char_p, c_size_t, c_void_p, c_size_t, c_void_p]),
+    "rocjit_global_read": (c_int, [c_void_p, kernel_p, c_char_p, c_size_t, c_size_t, c_void_p]),
+    "rocjit_kernel_resources_init": (c_int, [POINTER(KernelResources), c_uint]),
+    "rocjit_codeobj_resources_get": (
+        c_int,
+        [POINTER(KernelResources), c_void_p, c_size_t, c_char_p],
+    ),
+    "rocjit_kernel_resources_get": (c_int, [POINTER(KernelResources), kernel_p]),
     # the spellings issue 17 deprecates (a library may one day drop them)
     "rocjit_cache_counters": (c_int, [ctx_p, POINTER(CountersV0)]),
     "rocjit_codeobj_free": (None, [POINTER(CodeobjInfo)]),

@@ -17,6 +17,21 @@ sys.path.insert(0, str(PKG_DIR))
 
 import rocjit  # noqa: E402
 
+# The kernels both bindings' tests compile (bindings/testdata).
+TESTDATA = PKG_DIR.parent / "testdata"
+TILE, TABLE, COOP = (
+    (TESTDATA / f).read_text() for f in ("tile.hip", "table.cu", "coop.cu"))
+
+
+def resources_or_skip(read):
+    """read() -> KernelResources, skipping while the library answers UnsupportedError
+    (rocjit_codeobj_resources_get is a stub until the code-object reader lands)."""
+    try:
+        return read()
+    except rocjit.UnsupportedError as e:
+        pytest.skip(f"this librocjit reads no resources yet: {e}")
+
+
 AXPY = r"""
 extern "C" __global__ void axpy(int n, float a, const float *x, float *y)
 {
@@ -59,6 +74,15 @@ def hiprtc(lib):
         pytest.skip(f"hipRTC not available: {e}")
 
 
+@pytest.fixture(scope="session")
+def nvrtc(lib):
+    """NVRTC's identity; skips (visibly) where NVRTC is not installed."""
+    try:
+        return rocjit.compiler_identity("nvidia")
+    except rocjit.NoCompilerError as e:
+        pytest.skip(f"NVRTC not available: {e}")
+
+
 @pytest.fixture
 def cache(tmp_path):
     d = tmp_path / "cache"
@@ -70,6 +94,16 @@ def cache(tmp_path):
 def ctx(cache, hiprtc):
     """A context on a fresh cache, compiling for gfx90a (no GPU needed)."""
     with rocjit.Context(cache_dir=cache, target="gfx90a", remote="") as c:
+        yield c
+
+
+@pytest.fixture
+def gpu(cache, lib):
+    """A context on this machine's GPU (NVIDIA first), on a fresh cache; skips without a
+    GPU.  Needs nothing else (no CuPy)."""
+    if rocjit.device_count() == 0:
+        pytest.skip("rocjit finds no GPU")
+    with rocjit.Context(cache_dir=cache, remote="") as c:
         yield c
 
 

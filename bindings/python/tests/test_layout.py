@@ -31,6 +31,11 @@ CONSTANTS = {
         "REQUIRE_SIGNED_SHARED", "REQUIRE_SIGNED_ALL", "REMOTE_NONE", "REMOTE_UP",
         "REMOTE_OFF", "SIGNATURE_NONE", "SIGNATURE_UNCHECKED", "SIGNATURE_TRUSTED",
         "SIGNATURE_UNTRUSTED", "SIGNATURE_BAD")},
+    # issue 29: function attributes
+    **{f"ATTR_{n}": f"ROCJIT_ATTR_{n}" for n in (
+        "MAX_THREADS_PER_BLOCK", "SHARED_BYTES", "CONST_BYTES", "LOCAL_BYTES", "NUM_REGS",
+        "PTX_VERSION", "BINARY_VERSION", "MAX_DYNAMIC_SHARED_BYTES",
+        "PREFERRED_SHARED_CARVEOUT")},
     "VERIFY_CHECKSUM": ("ROCJIT_VERIFY_CHECKSUM", "ROCJIT_BAD_CHECKSUM"),
     "VERIFY_OBJECT": ("ROCJIT_VERIFY_OBJECT", "ROCJIT_BAD_OBJECT"),
     "VERIFY_SIGNATURE": ("ROCJIT_VERIFY_SIGNATURE", "ROCJIT_BAD_SIGNATURE"),
@@ -49,6 +54,8 @@ VERSIONS = {
     "ROCJIT_STATS_VERSION": _lib.Stats.VERSION,
     "ROCJIT_COUNTERS_VERSION": _lib.Counters.VERSION,
     "ROCJIT_REMOTE_COUNTERS_VERSION": _lib.RemoteCounters.VERSION,
+    "ROCJIT_KERNEL_NATIVE_VERSION": _lib.KernelNative.VERSION,
+    "ROCJIT_KERNEL_RESOURCES_VERSION": _lib.KernelResources.VERSION,
 }
 VERSION_OF = {
     "rocjit_options": "ROCJIT_OPTIONS_VERSION",
@@ -57,6 +64,8 @@ VERSION_OF = {
     "rocjit_stats": "ROCJIT_STATS_VERSION",
     "rocjit_counters": "ROCJIT_COUNTERS_VERSION",
     "rocjit_remote_counters": "ROCJIT_REMOTE_COUNTERS_VERSION",
+    "rocjit_kernel_native": "ROCJIT_KERNEL_NATIVE_VERSION",
+    "rocjit_kernel_resources": "ROCJIT_KERNEL_RESOURCES_VERSION",
 }
 # Fields a header of an older struct version lacks: printed only under this condition.
 GUARDED = {("rocjit_program", "header_size"): "ROCJIT_PROGRAM_VERSION >= 3"}

@@ -159,6 +159,58 @@ pub struct rocjit_dim3 {
     pub z: c_uint,
 }
 
+// ---- What a launch needs beyond grid and block -----------------------------------------
+
+pub const ROCJIT_KERNEL_NATIVE_VERSION: c_uint = 1;
+
+/// The driver's own handles of a kernel, owned by the context (valid until rocjit_close;
+/// never unloaded by the caller).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct rocjit_kernel_native {
+    pub version: c_uint,
+    /// `ROCJIT_PLATFORM_AMD` or `ROCJIT_PLATFORM_NVIDIA`: what the two handles are.
+    pub platform: c_int,
+    pub device: c_int,
+    /// AMD: `hipFunction_t`.  NVIDIA: `CUfunction`.
+    pub function: *mut c_void,
+    /// AMD: `hipModule_t`.  NVIDIA: `CUmodule`, in the device's primary context.
+    pub module: *mut c_void,
+}
+
+pub const ROCJIT_ATTR_MAX_THREADS_PER_BLOCK: c_int = 0;
+pub const ROCJIT_ATTR_SHARED_BYTES: c_int = 1;
+pub const ROCJIT_ATTR_CONST_BYTES: c_int = 2;
+pub const ROCJIT_ATTR_LOCAL_BYTES: c_int = 3;
+pub const ROCJIT_ATTR_NUM_REGS: c_int = 4;
+pub const ROCJIT_ATTR_PTX_VERSION: c_int = 5;
+pub const ROCJIT_ATTR_BINARY_VERSION: c_int = 6;
+pub const ROCJIT_ATTR_MAX_DYNAMIC_SHARED_BYTES: c_int = 8;
+pub const ROCJIT_ATTR_PREFERRED_SHARED_CARVEOUT: c_int = 9;
+
+// ---- What a kernel uses, from its code object ------------------------------------------
+
+pub const ROCJIT_KERNEL_RESOURCES_VERSION: c_uint = 1;
+
+/// A kernel's resource use as its code object records it (see the header for each field).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct rocjit_kernel_resources {
+    pub version: c_uint,
+    pub platform: c_int,
+    pub registers: c_uint,
+    pub agprs: c_uint,
+    pub sgprs: c_uint,
+    pub vgpr_spills: c_uint,
+    pub sgpr_spills: c_uint,
+    pub scratch_bytes: u64,
+    pub dynamic_stack: c_int,
+    pub shared_bytes: u64,
+    pub param_bytes: u64,
+    pub max_threads: c_uint,
+    pub wavefront: c_uint,
+}
+
 // ---- Code objects ----------------------------------------------------------------------
 
 #[repr(C)]
@@ -524,6 +576,79 @@ extern "C" {
         args: *mut *mut c_void,
     ) -> c_int;
 
+    // What a launch needs beyond grid and block
+    pub fn rocjit_kernel_native_init(n: *mut rocjit_kernel_native, version: c_uint) -> c_int;
+    pub fn rocjit_kernel_native_get(
+        out: *mut rocjit_kernel_native,
+        kernel: *const rocjit_kernel,
+    ) -> c_int;
+    pub fn rocjit_kernel_attribute_get(
+        value: *mut c_int,
+        kernel: *const rocjit_kernel,
+        attribute: c_int,
+    ) -> c_int;
+    pub fn rocjit_kernel_attribute_set(
+        kernel: *const rocjit_kernel,
+        attribute: c_int,
+        value: c_int,
+    ) -> c_int;
+    pub fn rocjit_kernel_occupancy_get(
+        blocks_per_multiprocessor: *mut c_int,
+        kernel: *const rocjit_kernel,
+        block_threads: c_uint,
+        dynamic_shared_bytes: usize,
+    ) -> c_int;
+    pub fn rocjit_kernel_block_size_get(
+        block_threads: *mut c_int,
+        min_grid_blocks: *mut c_int,
+        kernel: *const rocjit_kernel,
+        dynamic_shared_bytes: usize,
+        block_threads_limit: c_uint,
+    ) -> c_int;
+    pub fn rocjit_kernel_launch_cooperative(
+        kernel: *const rocjit_kernel,
+        grid: rocjit_dim3,
+        block: rocjit_dim3,
+        shared_bytes: c_uint,
+        stream: *mut c_void,
+        args: *mut *mut c_void,
+    ) -> c_int;
+    pub fn rocjit_global_get(
+        address: *mut *mut c_void,
+        size: *mut usize,
+        kernel: *const rocjit_kernel,
+        name: *const c_char,
+    ) -> c_int;
+    pub fn rocjit_global_write(
+        kernel: *const rocjit_kernel,
+        name: *const c_char,
+        offset: usize,
+        src: *const c_void,
+        bytes: usize,
+        stream: *mut c_void,
+    ) -> c_int;
+    pub fn rocjit_global_read(
+        dst: *mut c_void,
+        kernel: *const rocjit_kernel,
+        name: *const c_char,
+        offset: usize,
+        bytes: usize,
+        stream: *mut c_void,
+    ) -> c_int;
+
+    // What a kernel uses, from its code object
+    pub fn rocjit_kernel_resources_init(r: *mut rocjit_kernel_resources, version: c_uint) -> c_int;
+    pub fn rocjit_codeobj_resources_get(
+        out: *mut rocjit_kernel_resources,
+        data: *const c_void,
+        size: usize,
+        kernel: *const c_char,
+    ) -> c_int;
+    pub fn rocjit_kernel_resources_get(
+        out: *mut rocjit_kernel_resources,
+        kernel: *const rocjit_kernel,
+    ) -> c_int;
+
     // Code objects without a device
     pub fn rocjit_compile(
         out: *mut *const rocjit_code,
@@ -841,6 +966,28 @@ impl rocjit_prefetch_status {
             compiled: 0,
             finished: 0,
         }
+    }
+}
+
+impl rocjit_kernel_native {
+    /// All zero with `version = ROCJIT_KERNEL_NATIVE_VERSION`, as
+    /// `rocjit_kernel_native_init` sets it.
+    pub const fn init() -> Self {
+        rocjit_kernel_native {
+            version: ROCJIT_KERNEL_NATIVE_VERSION,
+            platform: 0,
+            device: 0,
+            function: std::ptr::null_mut(),
+            module: std::ptr::null_mut(),
+        }
+    }
+}
+
+impl rocjit_kernel_resources {
+    /// All zero with `version = ROCJIT_KERNEL_RESOURCES_VERSION`, as
+    /// `rocjit_kernel_resources_init` sets it.
+    pub fn init() -> Self {
+        rocjit_kernel_resources { version: ROCJIT_KERNEL_RESOURCES_VERSION, ..Default::default() }
     }
 }
 

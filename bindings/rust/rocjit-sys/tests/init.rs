@@ -53,5 +53,19 @@ fn the_initialisers_agree_with_the_library() {
             rocjit_prefetch_status_init(&mut ps, ROCJIT_PREFETCH_STATUS_VERSION + 1),
             ROCJIT_EINVAL
         );
+
+        // Issue 29: the structs a kernel's native handles and resources are read into.
+        let mut n = MaybeUninit::<rocjit_kernel_native>::uninit();
+        std::ptr::write_bytes(n.as_mut_ptr(), 0xa5, 1);
+        assert_eq!(rocjit_kernel_native_init(n.as_mut_ptr(), ROCJIT_KERNEL_NATIVE_VERSION), 0);
+        let n = n.assume_init();
+        let r = rocjit_kernel_native::init();
+        assert_eq!((n.version, n.platform, n.device), (r.version, r.platform, r.device));
+        assert!(n.function.is_null() && n.module.is_null());
+
+        let mut k = rocjit_kernel_resources { max_threads: 7, ..Default::default() };
+        assert_eq!(rocjit_kernel_resources_init(&mut k, ROCJIT_KERNEL_RESOURCES_VERSION), 0);
+        assert_eq!(k, rocjit_kernel_resources::init());
+        assert_eq!(rocjit_kernel_resources_init(&mut k, 0), ROCJIT_EINVAL);
     }
 }

@@ -202,13 +202,30 @@ impl<'ctx> Kernel<'ctx> {
         stream: *mut c_void,
         args: &Args<'_>,
     ) -> Result<()> {
-        check(sys::rocjit_kernel_launch(
-            self.raw.as_ptr(),
-            grid.into_dim3(),
-            block.into_dim3(),
-            shared_bytes,
-            stream,
-            args.as_ptr() as *mut *mut c_void,
-        ))
+        self.launch_with(sys::rocjit_kernel_launch, grid, block, shared_bytes, stream, args)
+    }
+
+    /// A launch through `f` (rocjit_kernel_launch or _launch_cooperative, which take the
+    /// same arguments).
+    pub(crate) unsafe fn launch_with(
+        &self,
+        f: LaunchFn,
+        grid: impl IntoDim3,
+        block: impl IntoDim3,
+        shared_bytes: u32,
+        stream: *mut c_void,
+        args: &Args<'_>,
+    ) -> Result<()> {
+        let args = args.as_ptr() as *mut *mut c_void;
+        check(f(self.as_raw(), grid.into_dim3(), block.into_dim3(), shared_bytes, stream, args))
     }
 }
+
+pub(crate) type LaunchFn = unsafe extern "C" fn(
+    *const sys::rocjit_kernel,
+    sys::rocjit_dim3,
+    sys::rocjit_dim3,
+    u32,
+    *mut c_void,
+    *mut *mut c_void,
+) -> std::os::raw::c_int;

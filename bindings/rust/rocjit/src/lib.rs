@@ -23,8 +23,10 @@ pub mod build;
 mod context;
 mod error;
 mod kernel;
+mod launch;
 mod prefetch;
 mod program;
+mod resources;
 
 pub use admin::{
     keygen, Counters, Entry, ImportReport, RemoteCounters, Signature, VerifyReason, VerifyReport,
@@ -32,8 +34,10 @@ pub use admin::{
 pub use context::{Code, Context, ContextBuilder, Platform, RemoteState, RequireSigned, Stats};
 pub use error::{strerror, Error, ErrorKind, Result};
 pub use kernel::{dim3, Args, DevicePtr, Dim3, IntoDim3, Kernel, KernelArg};
+pub use launch::{Attribute, BlockSize, NativeHandles, Pod};
 pub use prefetch::{Prefetch, PrefetchItem, PrefetchStatus};
 pub use program::{Language, Program, RegisteredOptions};
+pub use resources::{codeobj_resources, Resources};
 /// The raw C API, for what this crate does not wrap.
 pub use rocjit_sys as sys;
 
