@@ -215,8 +215,8 @@ static int global_find(void **address, size_t *size, const rocjit_kernel *k, con
 	rc = k->platform->global_get(k->slot->module, k->device, name, address, size);
 	RJ_CHECK(rc == ROCJIT_ENOTFOUND, ROCJIT_ENOTFOUND, "%s: the module of %s has no "
 		 "__device__ or __constant__ variable named \"%s\" (a variable the kernels do "
-		 "not use may be left out; one in a namespace or a C++ variable has a mangled "
-		 "name unless declared extern \"C\")", call, k->name, name);
+		 "not use may be left out; one inside a namespace, or a static class member, has "
+		 "a mangled name unless declared extern \"C\")", call, k->name, name);
 	return rc;
 }
 
