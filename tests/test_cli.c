@@ -443,7 +443,8 @@ TEST(compile_prints_diagnostics_like_a_compiler)
 	ASSERT_INT(cli(&out, "compile", good, "--arch", "gfx90a", "--no-cache", "-o", obj, NULL),
 		   0);
 	ASSERT_CONTAINS(out, "1 kernel");
-	ASSERT_CONTAINS(out, "  axpy\n");
+	ASSERT_CONTAINS(out, "  axpy: ");
+	ASSERT_CONTAINS(out, " VGPRs, ");
 	ASSERT_CONTAINS(out, "not stored");
 	free(out);
 	free(rj_test_read_file(obj, &size));
