@@ -7,7 +7,8 @@
  * for NVRTC's CUBINs (sm_90) what ptxas itself reports (`nvcc -cubin -Xptxas -v` on the
  * same source, whose CUBIN rocjit reads as well).  The fixture's kernels are written to
  * use a known amount: 4096 B of static shared memory, a launch bound of 256, and a live
- * set too big for the registers __launch_bounds__(1024) allows, so it spills everywhere.
+ * set too big for the registers __launch_bounds__(1024) allows, so it spills everywhere;
+ * and a recursive one, whose stack size is dynamic on AMD.
  * Each test skips (visibly) where its compiler or its independent reader is missing.
  * Damaged objects are made from real ones kept as fuzz seeds (fuzz/corpus/codeobj).
  */
@@ -43,9 +44,20 @@ static const char fixture[] =
 	"	for (int i = 0; i < N; i++) s += v[i] * v[N - 1 - i];\n"
 	"#pragma unroll\n"
 	"	for (int i = 0; i < N; i++) y[threadIdx.x + i * 1024] = v[i] * s;\n"
+	"}\n"
+	"__device__ __attribute__((noinline)) int fib(int n)\n"
+	"{\n"
+	"	return n < 2 ? n : fib(n - 1) + fib(n - 2);\n"
+	"}\n"
+	"extern \"C\" __global__ void recur(int *y)\n"
+	"{\n"
+	"	y[threadIdx.x] = fib(y[threadIdx.x]);\n"
 	"}\n";
 
-static const char *const kernels[] = { "tile", "bounded", "spill" };
+/* The kernels both readings are compared on; recur (a stack whose size is not known at
+ * compile time) is AMD's alone: ptxas -v prints no figure for it to compare. */
+static const char *const kernels[] = { "tile", "bounded", "spill", "recur" };
+#define NV_KERNELS 3
 
 static rocjit_kernel_resources get(const void *data, size_t size, const char *kernel)
 {
@@ -71,6 +83,7 @@ static void assert_known(const void *data, size_t size, int platform)
 	ASSERT_INT(r.max_threads, 1024);
 	ASSERT(r.scratch_bytes > 0);
 	ASSERT(platform == ROCJIT_PLATFORM_NVIDIA || r.vgpr_spills > 0);
+	ASSERT_INT(get(data, size, "recur").dynamic_stack, platform == ROCJIT_PLATFORM_AMD);
 }
 
 static const rocjit_code *compile_fixture(rocjit_ctx *ctx, const char *target)
@@ -274,7 +287,7 @@ TEST(resources_sm_90_match_ptxas)
 	refdata = rj_test_read_file(ref, &refsize);
 	ctx = rj_test_open();
 	code = compile_fixture(ctx, "sm_90");
-	for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+	for (size_t k = 0; k < NV_KERNELS; k++) {
 		struct ptxas_figures f = ptxas_for(out, kernels[k]);
 		/* ptxas described nvcc's CUBIN; NVRTC's codegen is the same here. */
 		rocjit_kernel_resources r = get(code->data, code->size, kernels[k]),
