@@ -129,6 +129,13 @@ void cli_json_list(struct cli_json *j, const char *key, const char *csv, char se
 /* Ends the document (a newline). */
 void cli_json_finish(struct cli_json *j);
 
+/* What each kernel of info (read from data[0..size)) uses (resources.c): one line per
+ * kernel, "  NAME: 12 VGPRs, 16 SGPRs, ...", or a "resources" array of objects with the
+ * fields of rocjit_kernel_resources ("error" for a kernel whose record cannot be read). */
+void cli_print_resources(const void *data, size_t size, const rocjit_codeobj_info *info);
+void cli_json_resources(struct cli_json *j, const void *data, size_t size,
+			const rocjit_codeobj_info *info);
+
 /* "512 B", "12.3 KiB", "4.0 MiB", "1.2 GiB". */
 const char *cli_fmt_size(char *buf, size_t size, uint64_t bytes);
 /* "0.31 s", "12.4 s", "3 min 20 s", "2 h 5 min". */

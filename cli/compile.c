@@ -101,8 +101,7 @@ static void print_result(const struct compile *c, const rocjit_code *code,
 		       : c->no_cache              ? " (not stored: --no-cache)"
 						  : " (not stored: the cache is off)");
 	printf(" [key %.12s]\n", code->key);
-	for (size_t i = 0; info && i < info->num_kernels; i++)
-		printf("  %s\n", cli_text(info->kernels[i]));
+	cli_print_resources(code->data, code->size, info);
 	for (size_t i = 0; i < c->nexprs; i++) {
 		const char *lowered = NULL;
 		rocjit_code_lowered_name(&lowered, code, c->exprs[i]);
@@ -146,6 +145,7 @@ static void json_result(struct cli_json *j, const struct compile *c, const char 
 		}
 		cli_json_end_object(j);
 		cli_json_uint(j, "num_kernels", info ? info->num_kernels : 0);
+		cli_json_resources(j, code->data, code->size, info);
 		cli_json_array(j, "warnings");
 		if (info && info->num_kernels == 0)
 			cli_json_str(j, NULL, CLI_NO_KERNELS_WARNING);

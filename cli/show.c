@@ -1,6 +1,7 @@
 /*
  * show.c - `rocjit show KEY-PREFIX`: everything stored about one entry, and what its code
- * object says about itself (rocjit_codeobj_inspect); --extract writes the object out.
+ * object says about itself (rocjit_codeobj_inspect, and what each kernel uses:
+ * resources.c); --extract writes the object out.
  *
  * Owns the copy of one entry.  Uses the files below the commands, never another command's
  * file or main.c.
@@ -84,8 +85,7 @@ static void print_text(const struct found *f, const rocjit_codeobj_info *info,
 		if (strcmp(info->flags_target, info->target) != 0)
 			printf(" (ELF flags: %s)", cli_text(info->flags_target));
 		printf("\nobject kernels (%zu):\n", info->num_kernels);
-		for (size_t i = 0; i < info->num_kernels; i++)
-			printf("  %s\n", cli_text(info->kernels[i]));
+		cli_print_resources(f->code, f->size, info);
 	} else if (f->code) {
 		printf("object:        unreadable: %s\n", cli_text(why));
 	}
@@ -126,6 +126,7 @@ static void print_json(const struct found *f, const rocjit_codeobj_info *info,
 		for (size_t i = 0; i < info->num_kernels; i++)
 			cli_json_str(&j, NULL, info->kernels[i]);
 		cli_json_end_array(&j);
+		cli_json_resources(&j, f->code, f->size, info);
 		cli_json_end_object(&j);
 	} else if (f->code) {
 		cli_json_str(&j, "object_error", why);

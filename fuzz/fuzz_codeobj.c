@@ -8,6 +8,10 @@
  * for an object of the target's platform, success whenever the object reads as exactly that
  * target, and the kernel list inspection gives, joined by commas.  rj_codeobj_amd_pointee
  * (the function a pointer variable points to) must stay inside the input as well.
+ * rocjit_codeobj_resources_get runs for every kernel inspection lists, plus a name no
+ * object holds and "axpy" (the seeds' kernel, read even where inspection fails): it stays
+ * inside the input, gives only its documented errors, writes *out only on success, and
+ * says "no such kernel" for the missing name.
  */
 #include <string.h>
 
@@ -61,6 +65,31 @@ static void check_info(const rocjit_codeobj_info *info)
 	}
 }
 
+/* Resources of one kernel: the invariants above; returns the call's result. */
+static int check_resources(const uint8_t *data, size_t size, const char *kernel,
+			   const rocjit_codeobj_info *info)
+{
+	rocjit_kernel_resources r;
+	int rc;
+
+	FUZZ_CHECK(rocjit_kernel_resources_init(&r, ROCJIT_KERNEL_RESOURCES_VERSION) == 0);
+	r.registers = 0xdead; /* must stay when the call fails */
+	rc = rocjit_codeobj_resources_get(&r, data, size, kernel);
+	FUZZ_CHECK(r.version == ROCJIT_KERNEL_RESOURCES_VERSION);
+	if (rc != 0) {
+		FUZZ_CHECK(rc == ROCJIT_EFORMAT || rc == ROCJIT_ENOTFOUND || rc == ROCJIT_ENOMEM ||
+			   (rc == ROCJIT_EINVAL && size == 0));
+		FUZZ_CHECK(r.registers == 0xdead && rocjit_last_error()[0] != 0);
+		return rc;
+	}
+	FUZZ_CHECK(r.platform == ROCJIT_PLATFORM_AMD || r.platform == ROCJIT_PLATFORM_NVIDIA);
+	FUZZ_CHECK(!info || r.platform == info->platform);
+	FUZZ_CHECK(r.wavefront == 32 || (r.wavefront == 64 && r.platform == ROCJIT_PLATFORM_AMD));
+	FUZZ_CHECK(r.platform == ROCJIT_PLATFORM_AMD ||
+		   (r.sgprs == 0 && r.agprs == 0 && r.vgpr_spills == 0 && r.sgpr_spills == 0));
+	return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	rocjit_codeobj_info *info = (rocjit_codeobj_info *)&info; /* must be overwritten */
@@ -110,6 +139,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc3 == 0)
 			free(func);
 	}
+	if (rc == 0)
+		for (t = 0; t < info->num_kernels && t < 64; t++)
+			check_resources(data, size, info->kernels[t], info);
+	check_resources(data, size, "axpy", rc == 0 ? info : NULL);
+	rc = check_resources(data, size, "__rocjit_no_such_kernel", rc == 0 ? info : NULL);
+	FUZZ_CHECK(rc != 0);
 	rocjit_codeobj_info_free(info);
 	return 0;
 }

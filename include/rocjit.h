@@ -693,7 +693,8 @@ typedef struct rocjit_kernel_resources {
 	                             NVIDIA stack frame (local memory: spills, arrays)   */
 	int dynamic_stack;        /* 1: the stack's size is not known at compile time
 	                             (recursion, indirect calls, alloca) and scratch_bytes
-	                             is a lower bound                                    */
+	                             is a lower bound.  AMD only: CUBINs do not record
+	                             it (NVIDIA: 0)                                      */
 	uint64_t shared_bytes;    /* static shared memory (LDS) per block                 */
 	uint64_t param_bytes;     /* bytes of kernel arguments (kernarg segment, or the
 	                             parameter constant bank)                            */
@@ -710,9 +711,10 @@ ROCJIT_API int rocjit_kernel_resources_init(rocjit_kernel_resources *r, unsigned
 /*
  * The resources of kernel (its symbol name, as rocjit_codeobj_info.kernels lists it) in
  * the code object data[0..size), for any target and on a machine without a GPU.  AMD:
- * the kernel's record in the code object's metadata note.  NVIDIA: the CUBIN's
- * .nv.info.<kernel> attributes and its .nv.shared.<kernel> section.  Never reads outside
- * the data.  0, ROCJIT_EINVAL, ROCJIT_ENOTFOUND (no such kernel), ROCJIT_EFORMAT
+ * the kernel's record in the code object's metadata note.  NVIDIA: the CUBIN's .nv.info
+ * and .nv.info.<kernel> attributes and its .nv.shared.<kernel> section (less the 1 KB
+ * sm_90 and later reserve per block, which ptxas -v does not count either).  Never reads
+ * outside the data.  0, ROCJIT_EINVAL, ROCJIT_ENOTFOUND (no such kernel), ROCJIT_EFORMAT
  * (malformed or missing record), ROCJIT_ENOMEM.  Any thread.
  */
 ROCJIT_API int rocjit_codeobj_resources_get(rocjit_kernel_resources *out, const void *data,

@@ -443,7 +443,8 @@ TEST(compile_prints_diagnostics_like_a_compiler)
 	ASSERT_INT(cli(&out, "compile", good, "--arch", "gfx90a", "--no-cache", "-o", obj, NULL),
 		   0);
 	ASSERT_CONTAINS(out, "1 kernel");
-	ASSERT_CONTAINS(out, "  axpy\n");
+	ASSERT_CONTAINS(out, "  axpy: ");
+	ASSERT_CONTAINS(out, " VGPRs, ");
 	ASSERT_CONTAINS(out, "not stored");
 	free(out);
 	free(rj_test_read_file(obj, &size));
@@ -457,6 +458,9 @@ TEST(compile_prints_diagnostics_like_a_compiler)
 	json = cli_json(0, "compile", good, "--arch", "gfx90a", "--json", NULL);
 	ASSERT_CONTAINS(json, "\"from_cache\": true");
 	ASSERT_CONTAINS(json, "\"axpy\"");
+	ASSERT_CONTAINS(json, "\"resources\": [");
+	ASSERT_CONTAINS(json, "\"kernel\": \"axpy\"");
+	ASSERT_CONTAINS(json, "\"wavefront\": 64");
 	free(json);
 }
 
@@ -489,9 +493,12 @@ TEST(list_and_show_describe_the_entries)
 	ASSERT_CONTAINS(out, "object target: gfx90a");
 	ASSERT_CONTAINS(out, "checksum:      ok");
 	ASSERT_CONTAINS(out, "-DRJ_VARIANT=");
+	ASSERT_CONTAINS(out, "  axpy: ");
+	ASSERT_CONTAINS(out, ", wave64\n");
 	free(out);
 	json = cli_json(0, "show", prefix, "--json", NULL);
 	ASSERT_CONTAINS(json, "\"checksum_ok\": true");
+	ASSERT_CONTAINS(json, "\"max_threads\": 1024");
 	free(json);
 	snprintf(obj, sizeof obj, "%s/entry.co", rj_test_dir);
 	ASSERT_INT(cli(NULL, "show", prefix, "--extract", obj, NULL), 0);

@@ -4,14 +4,15 @@
  * Owns the readers of the two ELF64 flavours the compilers return, over the container
  * elf.c opens and checks: which symbols are kernels (".kd" descriptors in AMDGPU objects,
  * STO_CUDA_ENTRY functions in CUBINs), the AMDGPU target (e_flags, the metadata note in
- * MessagePack), and the public calls.  Where a CUBIN writes its target, and NVIDIA
- * target-id rules, are cubin.c's; what a pointer variable points to is reloc.c's.  Pure
+ * MessagePack, walked by msgpack.c), and the public calls.  Where a CUBIN writes its
+ * target, and NVIDIA target-id rules, are cubin.c's; what a pointer variable points to is
+ * reloc.c's; what each kernel uses is resources.c's.  Pure
  * functions over the caller's byte range: no I/O, no global state, no device, so any
  * thread may call them.
  * Every read is bounds-checked against [data, data+size) with overflow-safe arithmetic and
  * byte-wise loads (no alignment assumed); anything truncated, foreign or self-contradictory
  * is ROCJIT_EFORMAT with a message saying what was wrong.  Calls no module but error.c,
- * elf.c and cubin.c.
+ * elf.c, msgpack.c and cubin.c.
  */
 #include "codeobj/codeobj.h"
 
@@ -22,10 +23,9 @@
 
 #include "base/error.h"
 #include "codeobj/elf.h"
+#include "codeobj/msgpack.h"
 
-#define NT_AMDGPU_METADATA 32
 #define TARGET_PREFIX "amdgcn-amd-amdhsa--"
-#define MP_MAX_DEPTH 32
 
 /* EF_AMDGPU_MACH_* (low byte of e_flags) -> processor, as in LLVM's BinaryFormat/ELF.h. */
 static const char *const mach_names[] = {
@@ -74,121 +74,6 @@ static int flags_target(const struct elf *e, char *out)
 	snprintf(out, ROCJIT_MAX_TARGET, "%s%s%s", name,
 		 s == 0x800 ? ":sramecc-" : s == 0xc00 ? ":sramecc+" : "",
 		 x == 0x200 ? ":xnack-" : x == 0x300 ? ":xnack+" : "");
-	return 0;
-}
-
-/*
- * Finds the first note with owner "AMDGPU" and type NT_AMDGPU_METADATA in the SHT_NOTE
- * sections; *desc gets its descriptor (NULL when there is none).  Entries are padded to 4
- * bytes (8 when the section is 8-aligned), as LLVM writes them.
- */
-static int find_metadata(const struct elf *e, const unsigned char **desc, size_t *desc_size)
-{
-	struct shdr sh;
-	unsigned i;
-
-	*desc = NULL;
-	for (i = 1; i < e->shnum; i++) {
-		uint64_t pos = 0, align;
-		const unsigned char *q;
-
-		shdr_get(e, i, &sh);
-		if (sh.type != SHT_NOTE)
-			continue;
-		q = e->p + sh.off;
-		align = sh.align == 8 ? 8 : 4;
-		while (pos < sh.size && sh.size - pos >= 12) {
-			uint64_t namesz = le(q + pos, 4), descsz = le(q + pos + 4, 4);
-			uint64_t at = pos + 12 + ((namesz + align - 1) & ~(align - 1));
-
-			RJ_CHECK(at > sh.size || descsz > sh.size - at, ROCJIT_EFORMAT,
-				 "code object's note at byte %llu of section %u overflows the section",
-				 (ull)pos, i);
-			if (namesz == 7 && memcmp(q + pos + 12, "AMDGPU", 7) == 0 &&
-			    le(q + pos + 8, 4) == NT_AMDGPU_METADATA) {
-				*desc = q + at;
-				*desc_size = (size_t)descsz;
-				return 0;
-			}
-			pos = at + ((descsz + align - 1) & ~(align - 1));
-		}
-	}
-	return 0;
-}
-
-/* ---- MessagePack: just enough to walk any value safely ---- */
-
-struct mp {
-	const unsigned char *p;
-	size_t size, pos;
-};
-
-enum { MP_SCALAR, MP_STR, MP_ARRAY, MP_MAP };
-
-/*
- * Reads one MessagePack header at m->pos.  For a map or array *len gets the element count;
- * otherwise the bytes of payload that follow, which are checked to be there.  Returns the
- * kind, or -1 for a truncated header or payload or the never-used byte 0xc1.
- */
-static int mp_head(struct mp *m, uint64_t *len)
-{
-	unsigned b;
-	int kind = MP_SCALAR, n = 0;
-
-	if (m->pos >= m->size)
-		return -1;
-	b = m->p[m->pos++];
-	*len = 0; /* fixint, nil, bool */
-	if (b >= 0x80 && b <= 0x9f) {
-		*len = b & 0xf;
-		return b <= 0x8f ? MP_MAP : MP_ARRAY;
-	} else if (b >= 0xa0 && b <= 0xbf) {
-		*len = b & 0x1f;
-		kind = MP_STR;
-	} else if (b == 0xc1) {
-		return -1;
-	} else if (b >= 0xc4 && b <= 0xc9) { /* bin 8/16/32, ext 8/16/32 (+ a type byte) */
-		n = 1 << ((b - 0xc4) % 3);
-		*len = b >= 0xc7;
-	} else if (b >= 0xca && b <= 0xd3) { /* float 32/64, uint 8..64, int 8..64 */
-		*len = 1u << ((b - 0xca + 2) % 4);
-	} else if (b >= 0xd4 && b <= 0xd8) { /* fixext 1..16, after a type byte */
-		*len = 1 + (1u << (b - 0xd4));
-	} else if (b >= 0xd9 && b <= 0xdb) {
-		n = 1 << (b - 0xd9);
-		kind = MP_STR;
-	} else if (b >= 0xdc && b <= 0xdf) {
-		n = b & 1 ? 4 : 2;
-		kind = b <= 0xdd ? MP_ARRAY : MP_MAP;
-	}
-	if (n) {
-		if (m->size - m->pos < (size_t)n)
-			return -1;
-		*len += ld(m->p + m->pos, n, 1);
-		m->pos += (size_t)n;
-	}
-	return kind == MP_ARRAY || kind == MP_MAP || *len <= m->size - m->pos ? kind : -1;
-}
-
-/* Skips one value, nested at most MP_MAX_DEPTH deep.  Returns 0, or -1 when malformed. */
-static int mp_skip(struct mp *m, int depth)
-{
-	uint64_t len, i;
-	int kind = mp_head(m, &len);
-
-	if (kind < 0 || depth > MP_MAX_DEPTH)
-		return -1;
-	if (kind == MP_SCALAR || kind == MP_STR) {
-		m->pos += (size_t)len;
-		return 0;
-	}
-	if (kind == MP_MAP)
-		len *= 2;
-	if (len > m->size - m->pos) /* every element takes a byte at least */
-		return -1;
-	for (i = 0; i < len; i++)
-		if (mp_skip(m, depth + 1) < 0)
-			return -1;
 	return 0;
 }
 
@@ -243,19 +128,19 @@ static int metadata_target(const unsigned char *d, size_t n, char *target)
 	uint64_t count, len, i;
 	struct tid t;
 
-	RJ_CHECK(mp_head(&m, &count) != MP_MAP, ROCJIT_EFORMAT,
+	RJ_CHECK(rj_mp_head(&m, &count) != MP_MAP, ROCJIT_EFORMAT,
 		 "code object's metadata note is not a MessagePack map");
 	for (i = 0; i < count; i++) {
 		size_t at = m.pos;
 
-		if (mp_head(&m, &len) == MP_STR && len == sizeof key - 1 &&
+		if (rj_mp_head(&m, &len) == MP_STR && len == sizeof key - 1 &&
 		    memcmp(m.p + m.pos, key, sizeof key - 1) == 0) {
 			const char *s;
 
 			RJ_CHECK(target[0], ROCJIT_EFORMAT,
 				 "code object's metadata has amdhsa.target twice");
 			m.pos += (size_t)len;
-			RJ_CHECK(mp_head(&m, &len) != MP_STR, ROCJIT_EFORMAT,
+			RJ_CHECK(rj_mp_head(&m, &len) != MP_STR, ROCJIT_EFORMAT,
 				 "code object's metadata amdhsa.target is not a string");
 			s = (const char *)m.p + m.pos;
 			m.pos += (size_t)len;
@@ -271,7 +156,7 @@ static int metadata_target(const unsigned char *d, size_t n, char *target)
 			continue;
 		}
 		m.pos = at;
-		RJ_CHECK(mp_skip(&m, 0) < 0 || mp_skip(&m, 0) < 0, ROCJIT_EFORMAT,
+		RJ_CHECK(rj_mp_skip(&m, 0) < 0 || rj_mp_skip(&m, 0) < 0, ROCJIT_EFORMAT,
 			 "code object's metadata note is malformed MessagePack (top-level entry "
 			 "%llu, near byte %zu of %zu)", (ull)i, m.pos, n);
 	}
@@ -402,7 +287,7 @@ static int inspect(rocjit_codeobj_info *info, const unsigned char *p, size_t siz
 		return inspect_cubin(info, &e);
 	info->platform = ROCJIT_PLATFORM_AMD;
 	RJ_FORWARD(flags_target(&e, info->flags_target));
-	RJ_FORWARD(find_metadata(&e, &desc, &desc_size));
+	RJ_FORWARD(rj_elf_amdgpu_metadata(&e, &desc, &desc_size));
 	if (desc)
 		RJ_FORWARD(metadata_target(desc, desc_size, info->target));
 	if (!info->target[0])

@@ -3,8 +3,9 @@
  * rocjit_codeobj_*.
  *
  * Owns ELF parsing; pure functions over a byte range, no I/O, no global state.  codeobj.c
- * holds the ELF container, the AMDGPU specifics and the calls below; cubin.c the
- * CUBIN target encoding and NVIDIA target rules, for codeobj.c only.
+ * holds the AMDGPU specifics and the calls below over the container elf.c opens; cubin.c
+ * the CUBIN target encoding, NVIDIA target rules and what a CUBIN's kernel uses, for
+ * codeobj.c and resources.c (rocjit_codeobj_resources_get) only.
  */
 #ifndef ROCJIT_CODEOBJ_H
 #define ROCJIT_CODEOBJ_H
@@ -51,6 +52,16 @@ int rj_cubin_compat_accel(const unsigned char *sec, uint64_t size, unsigned inde
  * so.  Returns 0 or ROCJIT_EFORMAT (no plausible SM in e_flags).
  */
 int rj_cubin_target(char out[ROCJIT_MAX_TARGET], uint32_t e_flags, unsigned abi, int accel);
+
+struct elf;
+
+/*
+ * Fills the NVIDIA fields of *out (whose version is set) for kernel, an entry function of
+ * the CUBIN e: registers and stack from .nv.info, its own attributes from the .nv.info
+ * section of its .text, static shared memory from .nv.shared.<kernel>.  Returns 0,
+ * ROCJIT_ENOTFOUND (no such entry function), ROCJIT_EFORMAT (malformed or missing record).
+ */
+int rj_cubin_resources(rocjit_kernel_resources *out, const struct elf *e, const char *kernel);
 
 /* Whether target is an NVIDIA target id: "sm_90", "sm_90a", "sm_100f". */
 int rj_cubin_target_valid(const char *target);

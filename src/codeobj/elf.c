@@ -53,6 +53,7 @@ int rj_elf_open(struct elf *e, const unsigned char *p, size_t size)
 		 "outside the %zu-byte file", (ull)phoff, phnum, size);
 	e->shoff = le(p + 40, 8);
 	e->shnum = (unsigned)le(p + 60, 2);
+	e->shstrndx = (unsigned)le(p + 62, 2);
 	RJ_CHECK(e->shnum == 0, ROCJIT_EFORMAT, "code object has no section headers");
 	RJ_CHECK(le(p + 58, 2) != SHDR_SIZE, ROCJIT_EFORMAT,
 		 "code object has section headers of %u bytes, not 64", (unsigned)le(p + 58, 2));
@@ -66,4 +67,93 @@ int rj_elf_open(struct elf *e, const unsigned char *p, size_t size)
 			 "%zu-byte file", i, (ull)sh.off, (ull)sh.size, size);
 	}
 	return 0;
+}
+
+const char *rj_elf_section_name(const struct elf *e, const struct shdr *sh)
+{
+	struct shdr str;
+	const char *s;
+
+	if (e->shstrndx == 0 || e->shstrndx >= e->shnum)
+		return NULL;
+	shdr_get(e, e->shstrndx, &str);
+	if (str.type != SHT_STRTAB || sh->name >= str.size)
+		return NULL;
+	s = (const char *)e->p + str.off + sh->name;
+	return memchr(s, 0, (size_t)(str.size - sh->name)) ? s : NULL;
+}
+
+/* Note entries are padded to 4 bytes (8 when the section is 8-aligned), as LLVM writes
+ * them. */
+int rj_elf_amdgpu_metadata(const struct elf *e, const unsigned char **desc, size_t *desc_size)
+{
+	struct shdr sh;
+	unsigned i;
+
+	*desc = NULL;
+	for (i = 1; i < e->shnum; i++) {
+		uint64_t pos = 0, align;
+		const unsigned char *q;
+
+		shdr_get(e, i, &sh);
+		if (sh.type != SHT_NOTE)
+			continue;
+		q = e->p + sh.off;
+		align = sh.align == 8 ? 8 : 4;
+		while (pos < sh.size && sh.size - pos >= 12) {
+			uint64_t namesz = le(q + pos, 4), descsz = le(q + pos + 4, 4);
+			uint64_t at = pos + 12 + ((namesz + align - 1) & ~(align - 1));
+
+			RJ_CHECK(at > sh.size || descsz > sh.size - at, ROCJIT_EFORMAT,
+				 "code object's note at byte %llu of section %u overflows the section",
+				 (ull)pos, i);
+			if (namesz == 7 && memcmp(q + pos + 12, "AMDGPU", 7) == 0 &&
+			    le(q + pos + 8, 4) == NT_AMDGPU_METADATA) {
+				*desc = q + at;
+				*desc_size = (size_t)descsz;
+				return 0;
+			}
+			pos = at + ((descsz + align - 1) & ~(align - 1));
+		}
+	}
+	return 0;
+}
+
+/* read_kernels (codeobj.c) checks the same tables the same way. */
+int rj_elf_sym_find(const struct elf *e, unsigned stt, const char *name, uint64_t value,
+		    struct rj_sym *found)
+{
+	struct shdr sh, str;
+
+	for (unsigned i = 1; i < e->shnum; i++) {
+		shdr_get(e, i, &sh);
+		if (sh.type != SHT_SYMTAB && sh.type != SHT_DYNSYM)
+			continue;
+		RJ_CHECK(sh.entsize != SYM_SIZE || sh.size % SYM_SIZE || sh.link == 0 ||
+			 sh.link >= e->shnum, ROCJIT_EFORMAT,
+			 "code object's symbol table (section %u) is malformed", i);
+		shdr_get(e, sh.link, &str);
+		RJ_CHECK(str.type != SHT_STRTAB, ROCJIT_EFORMAT, "code object's symbol table "
+			 "(section %u) links to no string table", i);
+		for (uint64_t k = 1; k < sh.size / SYM_SIZE; k++) {
+			const unsigned char *q = e->p + sh.off + k * SYM_SIZE;
+			uint64_t off = le(q, 4);
+			const char *s;
+
+			if ((q[4] & 0xf) != stt || le(q + 6, 2) == 0 || off >= str.size)
+				continue;
+			s = (const char *)e->p + str.off + off;
+			if (!memchr(s, 0, (size_t)(str.size - off)))
+				continue;
+			if (name ? strcmp(s, name) != 0 : le(q + 8, 8) != value)
+				continue;
+			found->index = k;
+			found->value = le(q + 8, 8);
+			found->shndx = (unsigned)le(q + 6, 2);
+			found->other = q[5];
+			found->name = s;
+			return 0;
+		}
+	}
+	return 1;
 }

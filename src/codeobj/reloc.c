@@ -15,59 +15,19 @@
 #define R_AMDGPU_ABS64 3
 #define R_AMDGPU_RELATIVE64 13
 
-/*
- * The first defined symbol of type stt (STT_OBJECT, STT_FUNC) in e's symbol tables whose
- * name is `name` (when name is not NULL) or whose value is `value` (when name is NULL):
- * *found gets its value and *found_name its NUL-terminated name.  0 found, 1 none, <0 a
- * malformed table (read_kernels checks the same tables the same way).
- */
-static int sym_find(const struct elf *e, unsigned stt, const char *name, uint64_t value,
-		    uint64_t *found, const char **found_name)
-{
-	struct shdr sh, str;
-
-	for (unsigned i = 1; i < e->shnum; i++) {
-		shdr_get(e, i, &sh);
-		if (sh.type != SHT_SYMTAB && sh.type != SHT_DYNSYM)
-			continue;
-		RJ_CHECK(sh.entsize != SYM_SIZE || sh.size % SYM_SIZE || sh.link == 0 ||
-			 sh.link >= e->shnum, ROCJIT_EFORMAT,
-			 "code object's symbol table (section %u) is malformed", i);
-		shdr_get(e, sh.link, &str);
-		RJ_CHECK(str.type != SHT_STRTAB, ROCJIT_EFORMAT, "code object's symbol table "
-			 "(section %u) links to no string table", i);
-		for (uint64_t k = 1; k < sh.size / SYM_SIZE; k++) {
-			const unsigned char *q = e->p + sh.off + k * SYM_SIZE;
-			uint64_t off = le(q, 4);
-			const char *s;
-
-			if ((q[4] & 0xf) != stt || le(q + 6, 2) == 0 || off >= str.size)
-				continue;
-			s = (const char *)e->p + str.off + off;
-			if (!memchr(s, 0, (size_t)(str.size - off)))
-				continue;
-			if (name ? strcmp(s, name) != 0 : le(q + 8, 8) != value)
-				continue;
-			*found = le(q + 8, 8);
-			*found_name = s;
-			return 0;
-		}
-	}
-	return 1;
-}
-
 int rj_codeobj_amd_pointee(const void *data, size_t size, const char *variable, char **func)
 {
 	struct elf e;
 	struct shdr sh;
+	struct rj_sym sym;
 	uint64_t at, target;
-	const char *s;
 	int rc;
 
 	*func = NULL;
 	RJ_FORWARD(rj_elf_open(&e, data, size));
 	RJ_CHECK(e.machine != EM_AMDGPU, ROCJIT_EFORMAT, "not an AMDGPU code object");
-	rc = sym_find(&e, STT_OBJECT, variable, 0, &at, &s);
+	rc = rj_elf_sym_find(&e, STT_OBJECT, variable, 0, &sym);
+	at = sym.value;
 	RJ_FORWARD(rc < 0 ? rc : 0);
 	RJ_CHECK(rc, ROCJIT_ENOTFOUND, "code object has no variable %s", variable);
 	for (unsigned i = 1; i < e.shnum; i++) {
@@ -82,7 +42,7 @@ int rj_codeobj_amd_pointee(const void *data, size_t size, const char *variable, 
 				continue;
 			if ((info & 0xffffffffu) == R_AMDGPU_RELATIVE64) {
 				target = le(q + 16, 8); /* the addend is the function's address */
-				rc = sym_find(&e, STT_FUNC, NULL, target, &target, &s);
+				rc = rj_elf_sym_find(&e, STT_FUNC, NULL, target, &sym);
 				RJ_FORWARD(rc < 0 ? rc : 0);
 				RJ_CHECK(rc, ROCJIT_ENOTFOUND, "%s points to no function", variable);
 			} else if ((info & 0xffffffffu) == R_AMDGPU_ABS64 && le(q + 16, 8) == 0) {
@@ -94,15 +54,15 @@ int rj_codeobj_amd_pointee(const void *data, size_t size, const char *variable, 
 					 sh.entsize != SYM_SIZE || (info >> 32) == 0 ||
 					 (info >> 32) >= sh.size / SYM_SIZE, ROCJIT_EFORMAT,
 					 "code object's relocation of %s is malformed", variable);
-				rc = sym_find(&e, STT_FUNC, NULL,
-					      le(e.p + sh.off + (info >> 32) * SYM_SIZE + 8, 8),
-					      &target, &s);
+				rc = rj_elf_sym_find(&e, STT_FUNC, NULL,
+						     le(e.p + sh.off + (info >> 32) * SYM_SIZE + 8, 8),
+						     &sym);
 				RJ_FORWARD(rc < 0 ? rc : 0);
 				RJ_CHECK(rc, ROCJIT_ENOTFOUND, "%s points to no function", variable);
 			} else {
 				continue;
 			}
-			*func = strdup(s);
+			*func = strdup(sym.name);
 			RJ_CHECK(!*func, ROCJIT_ENOMEM, "out of memory");
 			return 0;
 		}
