@@ -2,8 +2,8 @@
  * resources.c - what a kernel uses (registers, spills, scratch, static shared memory,
  * arguments, work-group bound, wavefront), read from its code object with no GPU.
  *
- * Owns rocjit_kernel_resources_init, rocjit_codeobj_resources_get and the AMDGPU side: the
- * kernel's map in the metadata note's "amdhsa.kernels" (code object v3..v5, the fields
+ * Owns rocjit_codeobj_resources_get (its init is request/init.c's) and the AMDGPU side:
+ * the kernel's map in the metadata note's "amdhsa.kernels" (code object v3..v5, the fields
  * LLVM's AMDGPUUsage documents).  The CUBIN side (.nv.info attributes, .nv.shared
  * sections) is cubin.c's.  Pure functions over the caller's bytes, as codeobj.c: any
  * thread; every read bounded by the note (msgpack.h) or the section (elf.h).
@@ -176,17 +176,6 @@ static int amd_resources(rocjit_kernel_resources *out, const struct elf *e, cons
 		 "code object's metadata note has no amdhsa.kernels list");
 	RJ_FAIL(ROCJIT_ENOTFOUND, "code object has no kernel \"%.200s\" (its metadata lists %llu "
 		"kernels; rocjit_codeobj_inspect or `rocjit show` names them)", kernel, (ull)nk);
-}
-
-ROCJIT_API int rocjit_kernel_resources_init(rocjit_kernel_resources *r, unsigned int version)
-{
-	RJ_CHECK(!r, ROCJIT_EINVAL, "rocjit_kernel_resources_init: r is NULL");
-	RJ_CHECK(version < 1 || version > ROCJIT_KERNEL_RESOURCES_VERSION, ROCJIT_EINVAL,
-		 "rocjit_kernel_resources_init: version %u is not 1..%d (this library's "
-		 "ROCJIT_KERNEL_RESOURCES_VERSION)", version, ROCJIT_KERNEL_RESOURCES_VERSION);
-	memset(r, 0, sizeof *r); /* version 1 is the whole struct */
-	r->version = version;
-	return 0;
 }
 
 /* The caller's version is kept; a later version's fields would be filled only when its

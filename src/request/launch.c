@@ -274,5 +274,3 @@ ROCJIT_API int rocjit_kernel_resources_get(rocjit_kernel_resources *out,
 	return rocjit_codeobj_resources_get(out, k->slot->code.data, k->slot->code.size,
 					    k->name);
 }
-/* STUB-UNTIL-MERGE */
-ROCJIT_API int rocjit_codeobj_resources_get(rocjit_kernel_resources *out, const void *data, size_t size, const char *kernel) { (void)out; (void)data; (void)size; (void)kernel; RJ_FAIL(ROCJIT_EUNSUPPORTED, "stub"); }
