@@ -19,40 +19,16 @@
 
 #define SEEDS ROCJIT_TEST_KERNELS "/../fuzz/corpus/codeobj/"
 
-static const char fixture[] =
-	"extern \"C\" __global__ void tile(const float *x, float *y)\n"
-	"{\n"
-	"	__shared__ float t[1024];\n"
-	"	t[threadIdx.x] = x[threadIdx.x];\n"
-	"	__syncthreads();\n"
-	"	y[threadIdx.x] = t[1023 - threadIdx.x];\n"
-	"}\n"
-	"extern \"C\" __global__ void __launch_bounds__(256)\n"
-	"bounded(float *y, int n, double a, char c)\n"
-	"{\n"
-	"	int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"	if (i < n)\n"
-	"		y[i] = y[i] * (float)a + c;\n"
-	"}\n"
-	"#define N 160\n"
-	"extern \"C\" __global__ void __launch_bounds__(1024) spill(const float *x, float *y)\n"
-	"{\n"
-	"	float v[N], s = 0;\n"
-	"#pragma unroll\n"
-	"	for (int i = 0; i < N; i++) v[i] = x[threadIdx.x + i * 1024];\n"
-	"#pragma unroll\n"
-	"	for (int i = 0; i < N; i++) s += v[i] * v[N - 1 - i];\n"
-	"#pragma unroll\n"
-	"	for (int i = 0; i < N; i++) y[threadIdx.x + i * 1024] = v[i] * s;\n"
-	"}\n"
-	"__device__ __attribute__((noinline)) int fib(int n)\n"
-	"{\n"
-	"	return n < 2 ? n : fib(n - 1) + fib(n - 2);\n"
-	"}\n"
-	"extern \"C\" __global__ void recur(int *y)\n"
-	"{\n"
-	"	y[threadIdx.x] = fib(y[threadIdx.x]);\n"
-	"}\n";
+/* The fixture (tests/data/resources/resources.hip), read once. */
+#define FIXTURE ROCJIT_TEST_KERNELS "/../tests/data/resources/resources.hip"
+static const char *fixture_text(void)
+{
+	static char *text;
+
+	if (!text)
+		text = rj_test_read_file(FIXTURE, NULL);
+	return text;
+}
 
 /* The kernels both readings are compared on; recur (a stack whose size is not known at
  * compile time) is AMD's alone: ptxas -v prints no figure for it to compare. */
@@ -90,7 +66,7 @@ static const rocjit_code *compile_fixture(rocjit_ctx *ctx, const char *target)
 {
 	const rocjit_code *code = NULL;
 	char log[8192];
-	int rc = rj_test_compile(&code, ctx, target, "resources.hip", fixture, NULL, 0, NULL, 0,
+	int rc = rj_test_compile(&code, ctx, target, "resources.hip", fixture_text(), NULL, 0, NULL, 0,
 				 log, sizeof log);
 
 	if (rc)
@@ -274,7 +250,7 @@ TEST(resources_sm_90_match_ptxas)
 		rj_test_skip("nvcc (for ptxas -v) is not at /usr/local/cuda/bin");
 	snprintf(src, sizeof src, "%s/resources.cu", rj_test_dir);
 	snprintf(ref, sizeof ref, "%s/ref.cubin", rj_test_dir);
-	rj_test_write_file(src, fixture, strlen(fixture));
+	rj_test_write_file(src, fixture_text(), strlen(fixture_text()));
 	{
 		const char *argv[] = { exe, "-arch=sm_90", "-cubin", "-Xptxas", "-v", "-o", ref,
 				       src, NULL };

@@ -66,4 +66,38 @@ for spec in tests/data/dialect/convert.cu:20 tests/data/dialect/reduce.cu:13 \
 		fi
 	done
 done
+
+# Each kernel's resources read from the code object (what rocjit show/compile print) for
+# the fixture written to use known ones; with $OUT set, the JSON and the code object are
+# kept there, to be compared with llvm-readelf --notes on a machine that has it.
+for t in $targets; do
+	json=$("$build/cli/rocjit" --cache "$cache" compile tests/data/resources/resources.hip \
+		--arch "$t" --json 2>/dev/null)
+	if ! echo "$json" | python3 -c '
+import json, sys
+t = sys.argv[1]
+r = {k["kernel"]: k for k in json.load(sys.stdin)["results"][0]["resources"]}
+wave = 32 if t.startswith("gfx1") else 64
+bad = [w for w, ok in [
+    ("tile: 4096 B LDS", r["tile"]["shared_bytes"] == 4096),
+    ("bounded: max 256 threads", r["bounded"]["max_threads"] == 256),
+    ("spill: spills to scratch", r["spill"]["vgpr_spills"] > 0 and r["spill"]["scratch_bytes"] > 0),
+    ("recur: dynamic stack", r["recur"]["dynamic_stack"]),
+    ("wave%d" % wave, all(k["wavefront"] == wave for k in r.values())),
+] if not ok]
+print(" ".join("%s %dV/%dS/%dA" % (n, k["registers"], k["sgprs"], k["agprs"]) for n, k in r.items()))
+sys.exit("missing: " + ", ".join(bad) if bad else 0)
+' "$t"; then
+		echo "FAIL resources of tests/data/resources/resources.hip for $t"
+		fail=1
+	else
+		echo "ok   resources of tests/data/resources/resources.hip for $t"
+	fi
+	if [ -n "${OUT:-}" ]; then
+		echo "$json" > "$OUT/resources-$t.json"
+		key=$(echo "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["key"])')
+		"$build/cli/rocjit" --cache "$cache" show "$key" --extract "$OUT/resources-$t.co" \
+			>/dev/null
+	fi
+done
 exit $fail
