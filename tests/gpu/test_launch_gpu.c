@@ -10,6 +10,8 @@
  * library uses.
  */
 #include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_rt.h"
@@ -440,5 +442,47 @@ TEST(native_handle_launched_through_the_driver_matches_rocjit_launch)
 		ASSERT(ours[i] == 0.25f * hx[i - 1] + 0.5f * hx[i] + 0.25f * hx[i + 1]);
 	CUDA(rt.cudaFree(dx));
 	CUDA(rt.cudaFree(dy));
+	rocjit_close(ctx);
+}
+
+/* The fixture tests/data/resources/resources.hip, found beside the dialect fixtures
+ * ($ROCJIT_TEST_DIALECT_DIR, which tests/gpu/run.sh sets where the repository is). */
+static char *resources_fixture(void)
+{
+	const char *dir = getenv("ROCJIT_TEST_DIALECT_DIR");
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/../resources/resources.hip",
+		 dir && *dir ? dir : ROCJIT_TEST_DIALECT_DIR);
+	return rj_test_read_file(path, NULL);
+}
+
+TEST(resources_of_spilling_and_shared_kernels_equal_the_drivers_attributes)
+{
+	static const char *const names[] = { "tile", "bounded", "spill" };
+	char *source = resources_fixture();
+	rocjit_ctx *ctx;
+
+	gpu_require();
+	ctx = gpu_open();
+	for (size_t i = 0; i < COUNT(names); i++) {
+		rocjit_kernel *k = get(ctx, "resources.hip", source, names[i]);
+		rocjit_kernel_resources r;
+		int regs, statics, local;
+
+		OK(rocjit_kernel_resources_init(&r, ROCJIT_KERNEL_RESOURCES_VERSION));
+		OK(rocjit_kernel_resources_get(&r, k));
+		OK(rocjit_kernel_attribute_get(&regs, k, ROCJIT_ATTR_NUM_REGS));
+		OK(rocjit_kernel_attribute_get(&statics, k, ROCJIT_ATTR_SHARED_BYTES));
+		OK(rocjit_kernel_attribute_get(&local, k, ROCJIT_ATTR_LOCAL_BYTES));
+		fprintf(stderr, "%s: code object %u registers, %llu B shared, %llu B scratch; "
+			"driver %d, %d, %d\n", names[i], r.registers,
+			(unsigned long long)r.shared_bytes, (unsigned long long)r.scratch_bytes,
+			regs, statics, local);
+		ASSERT_INT(r.registers, regs);
+		ASSERT_INT(r.shared_bytes, statics);
+		ASSERT_INT(r.scratch_bytes, local);
+	}
+	free(source);
 	rocjit_close(ctx);
 }
