@@ -89,11 +89,14 @@ struct rj_platform {
 	void (*module_unload)(void *module);
 	/* 0, ROCJIT_ENOTFOUND or ROCJIT_EDEVICE. */
 	int (*function_get)(void *module, const char *name, void **function);
-	/* 0 or ROCJIT_EDEVICE.  device: the ordinal the function's module was loaded on.
-	   cooperative: a cooperative launch (ROCJIT_EUNSUPPORTED where the driver has
-	   none). */
+	/* 0 or ROCJIT_EDEVICE.  device: the ordinal the function's module was loaded on. */
 	int (*launch)(void *function, int device, rocjit_dim3 grid, rocjit_dim3 block,
-		      unsigned int shared_bytes, void *stream, void **args, int cooperative);
+		      unsigned int shared_bytes, void *stream, void **args);
+	/* The same as a cooperative launch; also ROCJIT_EUNSUPPORTED (no such driver call).
+	   Apart from launch, which stays the one driver call it always was. */
+	int (*launch_cooperative)(void *function, int device, rocjit_dim3 grid,
+				  rocjit_dim3 block, unsigned int shared_bytes, void *stream,
+				  void **args);
 
 	/*
 	 * Beyond a launch (request/launch.c).  Thin wrappers of one driver call each, made

@@ -742,23 +742,28 @@ static int amd_function_get(void *module, const char *name, void **function)
 
 /* The stream (or, for NULL, the calling thread's current device) picks the device. */
 static int amd_launch(void *function, int device, rocjit_dim3 grid, rocjit_dim3 block,
-		      unsigned int shared_bytes, void *stream, void **args, int cooperative)
+		      unsigned int shared_bytes, void *stream, void **args)
 {
-	static void *_Atomic coop_slot;
+	(void)device;
+	hipError_t e = amd.hipModuleLaunchKernel((hipFunction_t)function, grid.x, grid.y, grid.z,
+						 block.x, block.y, block.z, shared_bytes,
+						 (hipStream_t)stream, args, NULL);
+	if (e != hipSuccess)
+		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLaunchKernel");
+	return 0;
+}
+
+static int amd_launch_cooperative(void *function, int device, rocjit_dim3 grid,
+				  rocjit_dim3 block, unsigned int shared_bytes, void *stream,
+				  void **args)
+{
+	static void *_Atomic slot;
 	hipError_t (*coop)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned,
 			   unsigned, unsigned, hipStream_t, void **);
 	hipError_t e;
 
 	(void)device;
-	if (!cooperative) {
-		e = amd.hipModuleLaunchKernel((hipFunction_t)function, grid.x, grid.y, grid.z,
-					      block.x, block.y, block.z, shared_bytes,
-					      (hipStream_t)stream, args, NULL);
-		if (e != hipSuccess)
-			HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLaunchKernel");
-		return 0;
-	}
-	*(void **)&coop = rj_amd_late_sym(&coop_slot, "hipModuleLaunchCooperativeKernel");
+	*(void **)&coop = rj_amd_late_sym(&slot, "hipModuleLaunchCooperativeKernel");
 	RJ_CHECK(!coop, ROCJIT_EUNSUPPORTED, "the HIP runtime has no "
 		 "hipModuleLaunchCooperativeKernel: a newer ROCm has it");
 	e = coop((hipFunction_t)function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
@@ -782,6 +787,7 @@ const struct rj_platform rj_platform_amd = {
 	.module_unload = amd_module_unload,
 	.function_get = amd_function_get,
 	.launch = amd_launch,
+	.launch_cooperative = amd_launch_cooperative,
 	.attribute = rj_amd_attribute,
 	.occupancy = rj_amd_occupancy,
 	.block_size = rj_amd_block_size,

@@ -613,45 +613,52 @@ static int nv_function_get(void *module, const char *name, void **function)
  * One driver call on the hot path.  When the calling thread's current context is not
  * the kernel's device's (a fresh thread, or one working on another GPU), the launch is
  * retried once inside that device's primary context, and the thread's own is given back.
- * A cooperative launch is the same call without the extra-parameters argument.
  */
-static CUresult launch_once(cu_launch_fn launch, cu_coop_fn coop, void *function,
-			    rocjit_dim3 g, rocjit_dim3 b, unsigned int shared_bytes, void *stream,
-			    void **args)
-{
-	if (coop)
-		return coop((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
-			    (CUstream)stream, args);
-	return launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
-		      (CUstream)stream, args, NULL);
-}
-
 static int nv_launch(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
-		     unsigned int shared_bytes, void *stream, void **args, int cooperative)
+		     unsigned int shared_bytes, void *stream, void **args)
 {
-	const char *what = cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel";
-	cu_launch_fn launch = NULL;
-	cu_coop_fn coop = NULL;
+	cu_launch_fn launch;
 	CUresult r;
 
-	if (cooperative)
-		*(void **)&coop = rj_nv_late_sym(&nv.cuLaunchCooperativeKernel, what);
-	else
-		*(void **)&launch = rj_nv_late_sym(&nv.cuLaunchKernel, what);
-	RJ_CHECK(!launch && !coop, ROCJIT_EUNSUPPORTED, "the NVIDIA driver (libcuda.so.1) "
-		 "has no %s: update the driver", what);
-	r = launch_once(launch, coop, function, g, b, shared_bytes, stream, args);
+	*(void **)&launch = rj_nv_late_sym(&nv.cuLaunchKernel, "cuLaunchKernel");
+	RJ_CHECK(!launch, ROCJIT_EDEVICE, "the NVIDIA driver (libcuda.so.1) has no "
+		 "cuLaunchKernel: update the driver");
+	r = launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
+		   (CUstream)stream, args, NULL);
 	if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE) {
 		CUcontext prev;
 		int switched;
 
 		RJ_FORWARD(rj_nv_enter(device, &prev, &switched));
 		if (switched)
-			r = launch_once(launch, coop, function, g, b, shared_bytes, stream, args);
+			r = launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
+				   shared_bytes, (CUstream)stream, args, NULL);
 		rj_nv_leave(prev, switched);
 	}
 	if (r != CUDA_SUCCESS)
-		CU_FAIL(r, what);
+		CU_FAIL(r, "cuLaunchKernel");
+	return 0;
+}
+
+/* Rare, so made in the kernel's context from the start rather than retried into it. */
+static int nv_launch_cooperative(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
+				 unsigned int shared_bytes, void *stream, void **args)
+{
+	cu_coop_fn coop;
+	CUcontext prev;
+	int switched;
+	CUresult r;
+
+	*(void **)&coop = rj_nv_late_sym(&nv.cuLaunchCooperativeKernel,
+					 "cuLaunchCooperativeKernel");
+	RJ_CHECK(!coop, ROCJIT_EUNSUPPORTED, "the NVIDIA driver (libcuda.so.1) has no "
+		 "cuLaunchCooperativeKernel: update the driver");
+	RJ_FORWARD(rj_nv_enter(device, &prev, &switched));
+	r = coop((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
+		 (CUstream)stream, args);
+	rj_nv_leave(prev, switched);
+	if (r != CUDA_SUCCESS)
+		CU_FAIL(r, "cuLaunchCooperativeKernel");
 	return 0;
 }
 
@@ -669,6 +676,7 @@ const struct rj_platform rj_platform_nvidia = {
 	.module_unload = nv_module_unload,
 	.function_get = nv_function_get,
 	.launch = nv_launch,
+	.launch_cooperative = nv_launch_cooperative,
 	.attribute = rj_nv_attribute,
 	.occupancy = rj_nv_occupancy,
 	.block_size = rj_nv_block_size,

@@ -85,33 +85,39 @@ static int explain(const rocjit_kernel *k, int rc, const char *call, rocjit_dim3
 	RJ_FAIL(rc, "%s", driver);
 }
 
-static int launch(const char *call, const rocjit_kernel *k, rocjit_dim3 grid,
-		  rocjit_dim3 block, unsigned int shared_bytes, void *stream, void **args,
-		  int cooperative)
+/* The checks of both launches. */
+static int launchable(const rocjit_kernel *k, const char *call, rocjit_dim3 grid,
+		      rocjit_dim3 block)
 {
-	int rc;
-
 	RJ_FORWARD(usable(k, call));
 	RJ_CHECK(!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z,
 		 ROCJIT_EINVAL, "%s: %s has a zero grid or block dimension", call, k->name);
-	rc = k->platform->launch(k->function, k->device, grid, block, shared_bytes, stream, args,
-				 cooperative);
-	return rc ? explain(k, rc, call, grid, block, shared_bytes, cooperative) : 0;
+	return 0;
 }
 
+/* As rocjit_kernel_launch has always been: the checks, then one platform call. */
 ROCJIT_API int rocjit_kernel_launch(const rocjit_kernel *k, rocjit_dim3 grid,
 				    rocjit_dim3 block, unsigned int shared_bytes, void *stream,
 				    void **args)
 {
-	return launch("rocjit_kernel_launch", k, grid, block, shared_bytes, stream, args, 0);
+	int rc;
+
+	RJ_FORWARD(launchable(k, "rocjit_kernel_launch", grid, block));
+	rc = k->platform->launch(k->function, k->device, grid, block, shared_bytes, stream, args);
+	return rc ? explain(k, rc, "rocjit_kernel_launch", grid, block, shared_bytes, 0) : 0;
 }
 
 ROCJIT_API int rocjit_kernel_launch_cooperative(const rocjit_kernel *k, rocjit_dim3 grid,
 						rocjit_dim3 block, unsigned int shared_bytes,
 						void *stream, void **args)
 {
-	return launch("rocjit_kernel_launch_cooperative", k, grid, block, shared_bytes, stream,
-		      args, 1);
+	const char *call = "rocjit_kernel_launch_cooperative";
+	int rc;
+
+	RJ_FORWARD(launchable(k, call, grid, block));
+	rc = k->platform->launch_cooperative(k->function, k->device, grid, block, shared_bytes,
+					     stream, args);
+	return rc ? explain(k, rc, call, grid, block, shared_bytes, 1) : 0;
 }
 
 /* ---- Native handles and attributes ---- */
