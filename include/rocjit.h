@@ -691,10 +691,13 @@ typedef struct rocjit_kernel_resources {
 	unsigned int sgpr_spills; /* AMD: SGPRs spilled.  NVIDIA: 0                      */
 	uint64_t scratch_bytes;   /* per thread: AMD private segment (spills, stack);
 	                             NVIDIA stack frame (local memory: spills, arrays)   */
-	int dynamic_stack;        /* 1: the stack's size is not known at compile time
-	                             (recursion, indirect calls, alloca) and scratch_bytes
-	                             is a lower bound.  AMD only: CUBINs do not record
-	                             it (NVIDIA: 0)                                      */
+	int dynamic_stack;        /* 1: the code object says the stack's size is not
+	                             known at compile time (recursion, indirect calls,
+	                             alloca) and scratch_bytes is a lower bound.  AMD
+	                             only, where the compiler writes the flag: LLVM 15's
+	                             hipRTC does; HIP 5.7's reserves a fixed 16 KB stack
+	                             for recursion instead, in scratch_bytes.  CUBINs do
+	                             not record it (NVIDIA: 0)                           */
 	uint64_t shared_bytes;    /* static shared memory (LDS) per block                 */
 	uint64_t param_bytes;     /* bytes of kernel arguments (kernarg segment, or the
 	                             parameter constant bank)                            */
