@@ -1,32 +1,313 @@
 /*
- * driver_amd.c - the AMD platform's calls beyond a launch: function attributes,
- * occupancy, module variables and copies to and from them (device limits are read from
- * the device properties, in platform_amd.c).
+ * driver_amd.c - the AMD platform's devices: the HIP runtime (libamdhip64), loaded with
+ * dlopen (no HIP header is needed to build), its devices, modules, launches, and the
+ * per-kernel calls beyond a launch (function attributes, occupancy, device limits,
+ * module variables and copies to and from them).
  *
- * Each is one HIP runtime call, looked up at its first use, the counterpart of the CUDA
- * driver call driver_nvidia.c makes; amd.h says how far this is checked.  AMD has no
- * shared-memory opt-in and no L1/shared split: setting either attribute changes nothing
- * (request/launch.c has checked the value against the LDS a block may use).
+ * No AMD GPU is within reach of this project: every call here is one HIP runtime call,
+ * the counterpart of the CUDA driver call driver_nvidia.c makes where the GPU tests run
+ * them, and is checked by compiling only.  Only what the request path needs is looked up
+ * when the runtime loads; the rest at its first use.  AMD has no shared-memory opt-in and
+ * no L1/shared split: setting either attribute changes nothing (request/launch.c has
+ * checked the value against the LDS a block may use).  platform_amd.c (hipRTC, which
+ * before ROCm 5.3 lives in this same library) points the platform at these.
  */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/error.h"
 #include "compile/amd.h"
 #include "compile/platform.h"
+#include "compile/vendor_lib.h"
 
 typedef void *hipDeviceptr_t;
 
+/*
+ * hipDeviceProp_t up to gcnArchName, field for field as HIP 5.2.3's hip_runtime_api.h
+ * lays it out.  The unversioned hipGetDeviceProperties fills this layout in every
+ * libamdhip64: ROCm 6 keeps it as hipDeviceProp_tR0000 and gives its new layout another
+ * symbol (hipGetDevicePropertiesR0600).  The struct is longer than this head and grows
+ * between versions, so the caller passes a buffer far larger than any of them.
+ */
+struct hip_device_prop_head {
+	char name[256];
+	size_t totalGlobalMem;
+	size_t sharedMemPerBlock;
+	int regsPerBlock;
+	int warpSize;
+	int maxThreadsPerBlock;
+	int maxThreadsDim[3];
+	int maxGridSize[3];
+	int clockRate;
+	int memoryClockRate;
+	int memoryBusWidth;
+	size_t totalConstMem;
+	int major;
+	int minor;
+	int multiProcessorCount;
+	int l2CacheSize;
+	int maxThreadsPerMultiProcessor;
+	int computeMode;
+	int clockInstructionRate;
+	unsigned arch;  /* hipDeviceArch_t: 22 one-bit fields in one unsigned int */
+	int concurrentKernels;
+	int pciDomainID;
+	int pciBusID;
+	int pciDeviceID;
+	size_t maxSharedMemoryPerMultiProcessor;
+	int isMultiGpuBoard;
+	int canMapHostMemory;
+	int gcnArch;
+	char gcnArchName[256];  /* the full target id: "gfx90a:sramecc+:xnack-" */
+};
+/* offsetof(hipDeviceProp_t, gcnArchName) with HIP 5.2.3's header on x86-64 and aarch64. */
+_Static_assert(sizeof(size_t) != 8 || offsetof(struct hip_device_prop_head, gcnArchName) == 396,
+	       "hipDeviceProp_t layout");
+
 static struct {
-	void *_Atomic hipFuncGetAttribute;
+	struct rj_vendor_load runtime;
+	void *hip;
+	hipError_t (*hipRuntimeGetVersion)(int *);
+	hipError_t (*hipGetDeviceCount)(int *);
+	hipError_t (*hipGetDeviceProperties)(struct hip_device_prop_head *, int);
+	hipError_t (*hipSetDevice)(int);
+	hipError_t (*hipGetDevice)(int *);
+	hipError_t (*hipModuleLoadData)(hipModule_t *, const void *);
+	hipError_t (*hipModuleUnload)(hipModule_t);
+	hipError_t (*hipModuleGetFunction)(hipFunction_t *, hipModule_t, const char *);
+	hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned, unsigned, unsigned,
+					    unsigned, unsigned, unsigned, hipStream_t, void **,
+					    void **);
+	const char *(*hipGetErrorString)(hipError_t);
+	/* Beyond a launch, looked up at their first use. */
+	void *_Atomic hipModuleLaunchCooperativeKernel, *_Atomic hipFuncGetAttribute;
 	void *_Atomic hipModuleOccupancyMaxActiveBlocksPerMultiprocessor;
 	void *_Atomic hipModuleOccupancyMaxPotentialBlockSize;
 	void *_Atomic hipModuleGetGlobal;
 	void *_Atomic hipMemcpyHtoD, *_Atomic hipMemcpyDtoH;
 	void *_Atomic hipMemcpyHtoDAsync, *_Atomic hipMemcpyDtoHAsync;
-} late;
+} amd = { .runtime = RJ_VENDOR_LOAD_INIT };
+
+#define LOAD(handle, name) (*(void **)&amd.name = rj_vendor_sym((handle), #name))
+
+static void load_runtime(void)
+{
+	static const char *const hip_names[] = { "libamdhip64.so.6", "libamdhip64.so.5",
+						 "libamdhip64.so", NULL };
+	const char *env = getenv("ROCJIT_HIP_LIBRARY");
+	const char *const chosen[] = { env, NULL };
+
+	/* $ROCJIT_HIP_LIBRARY names the HIP runtime (and, before ROCm 5.3, hipRTC) exactly. */
+	amd.hip = rj_vendor_open(NULL, 0, env && *env ? chosen : hip_names);
+	LOAD(amd.hip, hipRuntimeGetVersion);
+	LOAD(amd.hip, hipGetDeviceCount);
+	LOAD(amd.hip, hipGetDeviceProperties);
+	LOAD(amd.hip, hipSetDevice);
+	LOAD(amd.hip, hipGetDevice);
+	LOAD(amd.hip, hipModuleLoadData);
+	LOAD(amd.hip, hipModuleUnload);
+	LOAD(amd.hip, hipModuleGetFunction);
+	LOAD(amd.hip, hipModuleLaunchKernel);
+	LOAD(amd.hip, hipGetErrorString);
+	if (!amd.hip || !amd.hipGetDeviceCount || !amd.hipGetDeviceProperties ||
+	    !amd.hipModuleLoadData || !amd.hipModuleGetFunction || !amd.hipModuleLaunchKernel ||
+	    !amd.hipSetDevice || !amd.hipGetDevice || !amd.hipModuleUnload ||
+	    !amd.hipGetErrorString) {
+		rj_vendor_load_fail(&amd.runtime, ROCJIT_ENODEV,
+				    "the HIP runtime (libamdhip64.so) could not be loaded: %s; "
+				    "install it (Debian: libamdhip64-5) to run kernels on an AMD "
+				    "GPU",
+				    amd.hip ? "symbols missing" : dlerror());
+	}
+}
+
+static int runtime_ready(void)
+{
+	return rj_vendor_load_ready(&amd.runtime, load_runtime);
+}
+
+/* Loads the runtime once, whoever asks first; its failure is the devices' concern (the
+ * compiler may still load: ROCm 5.3 on). */
+void *rj_amd_runtime(int *version, void **symbol)
+{
+	pthread_once(&amd.runtime.once, load_runtime);
+	if (version && amd.hipRuntimeGetVersion)
+		amd.hipRuntimeGetVersion(version);
+	if (symbol)
+		*symbol = *(void **)&amd.hipRuntimeGetVersion;
+	return amd.hip;
+}
+
+#define HIP_FAIL(code, err, what) \
+	RJ_FAIL((code), "%s failed: %s (%d)", (what), hip_error(err), (int)(err))
+
+static const char *hip_error(hipError_t e)
+{
+	return amd.hipGetErrorString ? amd.hipGetErrorString(e) : "unknown HIP error";
+}
+
+static void *late_sym(void *_Atomic *slot, const char *name)
+{
+	void *f = atomic_load_explicit(slot, memory_order_acquire);
+
+	if (!f && runtime_ready() == 0) {
+		f = rj_vendor_sym(amd.hip, name);
+		atomic_store_explicit(slot, f, memory_order_release);
+	}
+	return f;
+}
+
+static int enter(int device, int *prev)
+{
+	hipError_t e;
+
+	RJ_FORWARD(runtime_ready());
+	if (amd.hipGetDevice(prev) != hipSuccess)
+		*prev = -1;
+	if (*prev != device && (e = amd.hipSetDevice(device)) != hipSuccess)
+		HIP_FAIL(ROCJIT_EDEVICE, e, "hipSetDevice");
+	return 0;
+}
+
+static void leave(int device, int prev)
+{
+	if (prev >= 0 && prev != device)
+		amd.hipSetDevice(prev);
+}
+
+/* Room for any HIP version's hipDeviceProp_t; only its head is read (see struct
+ * hip_device_prop_head). */
+union device_props {
+	struct hip_device_prop_head prop;
+	char pad[16384];
+};
+
+static int device_props(int device, union device_props *u)
+{
+	int count = 0;
+	hipError_t e;
+
+	RJ_FORWARD(runtime_ready());
+	e = amd.hipGetDeviceCount(&count);
+	RJ_CHECK(e != hipSuccess || count == 0, ROCJIT_ENODEV,
+		 "no AMD GPU found (hipGetDeviceCount: %s)",
+		 e != hipSuccess ? amd.hipGetErrorString(e) : "0 devices");
+	RJ_CHECK(device < 0 || device >= count, ROCJIT_ENODEV,
+		 "device %d does not exist: this machine has %d AMD GPU(s)", device, count);
+	memset(u, 0, sizeof *u);
+	e = amd.hipGetDeviceProperties(&u->prop, device);
+	if (e != hipSuccess)
+		HIP_FAIL(ROCJIT_EDEVICE, e, "hipGetDeviceProperties");
+	return 0;
+}
+
+int rj_amd_device_target(int device, char *out, size_t size)
+{
+	union device_props u;
+
+	RJ_FORWARD(device_props(device, &u));
+	u.prop.gcnArchName[sizeof u.prop.gcnArchName - 1] = 0;
+	RJ_CHECK(strlen(u.prop.gcnArchName) >= size, ROCJIT_EDEVICE, "device target too long");
+	memcpy(out, u.prop.gcnArchName, strlen(u.prop.gcnArchName) + 1);
+	return 0;
+}
+
+/* From the properties' head, which every HIP version lays out alike: AMD has no opt-in
+ * for shared memory, a block may use the target's LDS (sharedMemPerBlock). */
+int rj_amd_device_limit(int device, int which, int *value)
+{
+	union device_props u;
+
+	RJ_FORWARD(device_props(device, &u));
+	*value = which == RJ_DEV_MULTIPROCESSORS ? u.prop.multiProcessorCount
+						 : (int)u.prop.sharedMemPerBlock;
+	return 0;
+}
+
+int rj_amd_module_load(int device, const void *code, size_t size, void **module)
+{
+	hipError_t e;
+	int prev;
+
+	(void)size; /* the code object's ELF header gives its extent */
+	/* Load on device, then give the thread its own device back (as the NVIDIA side). */
+	RJ_FORWARD(enter(device, &prev));
+	e = amd.hipModuleLoadData((hipModule_t *)module, code);
+	leave(device, prev);
+	if (e != hipSuccess)
+		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLoadData");
+	return 0;
+}
+
+void rj_amd_module_unload(void *module)
+{
+	if (module && amd.hipModuleUnload)
+		amd.hipModuleUnload((hipModule_t)module);
+}
+
+int rj_amd_function_get(void *module, const char *name, void **function)
+{
+	hipError_t e = amd.hipModuleGetFunction((hipFunction_t *)function, (hipModule_t)module,
+						name);
+	RJ_CHECK(e == hipErrorNotFound, ROCJIT_ENOTFOUND,
+		 "no kernel named \"%s\" in the code object", name);
+	if (e != hipSuccess)
+		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleGetFunction");
+	return 0;
+}
+
+/* The stream (or, for NULL, the calling thread's current device) picks the device. */
+int rj_amd_launch(void *function, int device, rocjit_dim3 grid, rocjit_dim3 block,
+		      unsigned int shared_bytes, void *stream, void **args)
+{
+	(void)device;
+	hipError_t e = amd.hipModuleLaunchKernel((hipFunction_t)function, grid.x, grid.y, grid.z,
+						 block.x, block.y, block.z, shared_bytes,
+						 (hipStream_t)stream, args, NULL);
+	if (e != hipSuccess)
+		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLaunchKernel");
+	return 0;
+}
+
+int rj_amd_launch_cooperative(void *function, int device, rocjit_dim3 grid,
+				  rocjit_dim3 block, unsigned int shared_bytes, void *stream,
+				  void **args)
+{
+	hipError_t (*coop)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned,
+			   unsigned, unsigned, hipStream_t, void **);
+	hipError_t e;
+
+	(void)device;
+	*(void **)&coop = late_sym(&amd.hipModuleLaunchCooperativeKernel,
+					  "hipModuleLaunchCooperativeKernel");
+	RJ_CHECK(!coop, ROCJIT_EUNSUPPORTED, "the HIP runtime has no "
+		 "hipModuleLaunchCooperativeKernel: a newer ROCm has it");
+	e = coop((hipFunction_t)function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+		 shared_bytes, (hipStream_t)stream, args);
+	if (e != hipSuccess)
+		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLaunchCooperativeKernel");
+	return 0;
+}
+
+int rj_amd_device_count(int *count)
+{
+	*count = 0;
+	if (runtime_ready() != 0 || amd.hipGetDeviceCount(count) != hipSuccess)
+		*count = 0;
+	rj_error_clear();
+	return 0;
+}
+
+/* ---- Beyond a launch ---- */
 
 #define LATE(fn, name)                                                                  \
 	do {                                                                            \
-		*(void **)&(fn) = rj_amd_late_sym(&late.name, #name);                   \
+		*(void **)&(fn) = late_sym(&amd.name, #name);                   \
 		RJ_CHECK(!(fn), ROCJIT_EUNSUPPORTED, "the HIP runtime (libamdhip64) "    \
 			 "has no " #name ": a newer ROCm has it");                      \
 	} while (0)
@@ -37,9 +318,9 @@ static struct {
 		int prev_;                                                              \
 		hipError_t e_;                                                          \
                                                                                         \
-		RJ_FORWARD(rj_amd_enter((device), &prev_));                             \
+		RJ_FORWARD(enter((device), &prev_));                             \
 		e_ = (call);                                                            \
-		rj_amd_leave((device), prev_);                                          \
+		leave((device), prev_);                                          \
 		if (e_ != hipSuccess)                                                   \
 			HIP_FAIL(ROCJIT_EDEVICE, e_, (what));                           \
 	} while (0)
@@ -84,9 +365,9 @@ int rj_amd_global_get(void *module, int device, const char *name, void **address
 	int prev;
 
 	LATE(get, hipModuleGetGlobal);
-	RJ_FORWARD(rj_amd_enter(device, &prev));
+	RJ_FORWARD(enter(device, &prev));
 	e = get(address, size, (hipModule_t)module, name);
-	rj_amd_leave(device, prev);
+	leave(device, prev);
 	if (e == hipErrorNotFound)
 		return ROCJIT_ENOTFOUND; /* the caller says which names there are */
 	if (e != hipSuccess)

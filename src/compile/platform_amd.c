@@ -1,22 +1,19 @@
 /*
- * platform_amd.c - the AMD platform: hipRTC for compiles, the HIP module API for devices.
+ * platform_amd.c - the AMD platform: hipRTC for compiles, and rj_platform_amd, whose
+ * devices, modules and launches are driver_amd.c's (the HIP module API).
  *
- * Owns every call into libamdhip64, libhiprtc and libamd_comgr, all loaded with dlopen.
- * The few types, values and entry points used are declared below with their C ABI, so no
- * AMD header is needed to build rocjit and one build serves both vendors.  hipRTC lives in
- * libhiprtc.so from ROCm 5.3 on and inside libamdhip64.so before (Debian 12 ships HIP 5.2).
+ * Owns every call into libhiprtc and libamd_comgr, loaded with dlopen.  The few types,
+ * values and entry points used are declared below with their C ABI, so no AMD header is
+ * needed to build rocjit and one build serves both vendors.  hipRTC lives in
+ * libhiprtc.so from ROCm 5.3 on and inside libamdhip64.so before (Debian 12 ships HIP
+ * 5.2), which driver_amd.c loads.
  *
  * Hazards handled here (measured: the project's platform notes, README "What runs where"):
  *  - comgr ABORTS the process on a target it does not know, so every target is first
  *    checked with amd_comgr_get_isa_metadata, which fails cleanly instead;
  *  - hipRTC 5.2 is not thread-safe, so compiles hold compile_lock;
  *  - the log size has no NUL and nothing is written when it is 0 (vendor_lib.c reads it).
- *
- * The device half (device_target, module_*, launch) cannot run on any machine this
- * project can reach (no AMD GPU); it is kept thin, one vendor call each, and mirrors
- * the NVIDIA platform's path, which does run on a GPU.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,54 +45,12 @@ typedef int amd_comgr_status_t;                   /* enum amd_comgr_status_s */
 typedef struct { uint64_t handle; } amd_comgr_metadata_node_t;
 #define AMD_COMGR_STATUS_SUCCESS 0
 
-/*
- * hipDeviceProp_t up to gcnArchName, field for field as HIP 5.2.3's hip_runtime_api.h
- * lays it out.  The unversioned hipGetDeviceProperties fills this layout in every
- * libamdhip64: ROCm 6 keeps it as hipDeviceProp_tR0000 and gives its new layout another
- * symbol (hipGetDevicePropertiesR0600).  The struct is longer than this head and grows
- * between versions, so the caller passes a buffer far larger than any of them.
- */
-struct hip_device_prop_head {
-	char name[256];
-	size_t totalGlobalMem;
-	size_t sharedMemPerBlock;
-	int regsPerBlock;
-	int warpSize;
-	int maxThreadsPerBlock;
-	int maxThreadsDim[3];
-	int maxGridSize[3];
-	int clockRate;
-	int memoryClockRate;
-	int memoryBusWidth;
-	size_t totalConstMem;
-	int major;
-	int minor;
-	int multiProcessorCount;
-	int l2CacheSize;
-	int maxThreadsPerMultiProcessor;
-	int computeMode;
-	int clockInstructionRate;
-	unsigned arch;  /* hipDeviceArch_t: 22 one-bit fields in one unsigned int */
-	int concurrentKernels;
-	int pciDomainID;
-	int pciBusID;
-	int pciDeviceID;
-	size_t maxSharedMemoryPerMultiProcessor;
-	int isMultiGpuBoard;
-	int canMapHostMemory;
-	int gcnArch;
-	char gcnArchName[256];  /* the full target id: "gfx90a:sramecc+:xnack-" */
-};
-/* offsetof(hipDeviceProp_t, gcnArchName) with HIP 5.2.3's header on x86-64 and aarch64. */
-_Static_assert(sizeof(size_t) != 8 || offsetof(struct hip_device_prop_head, gcnArchName) == 396,
-	       "hipDeviceProp_t layout");
-
 #define ISA_PREFIX "amdgcn-amd-amdhsa--"
 
 static struct {
-	struct rj_vendor_load compiler, runtime;
+	struct rj_vendor_load compiler;
 	char id[128];
-	void *hip, *rtc, *comgr;
+	void *rtc, *comgr;
 	/* compiler */
 	hiprtcResult (*hiprtcVersion)(int *, int *);
 	hiprtcResult (*hiprtcCreateProgram)(hiprtcProgram *, const char *, const char *, int,
@@ -114,20 +69,7 @@ static struct {
 	amd_comgr_status_t (*amd_comgr_get_isa_name)(size_t, const char **);
 	amd_comgr_status_t (*amd_comgr_get_isa_metadata)(const char *, amd_comgr_metadata_node_t *);
 	amd_comgr_status_t (*amd_comgr_destroy_metadata)(amd_comgr_metadata_node_t);
-	/* runtime */
-	hipError_t (*hipRuntimeGetVersion)(int *);
-	hipError_t (*hipGetDeviceCount)(int *);
-	hipError_t (*hipGetDeviceProperties)(struct hip_device_prop_head *, int);
-	hipError_t (*hipSetDevice)(int);
-	hipError_t (*hipGetDevice)(int *);
-	hipError_t (*hipModuleLoadData)(hipModule_t *, const void *);
-	hipError_t (*hipModuleUnload)(hipModule_t);
-	hipError_t (*hipModuleGetFunction)(hipFunction_t *, hipModule_t, const char *);
-	hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned, unsigned, unsigned,
-					    unsigned, unsigned, unsigned, hipStream_t, void **,
-					    void **);
-	const char *(*hipGetErrorString)(hipError_t);
-} amd = { .compiler = RJ_VENDOR_LOAD_INIT, .runtime = RJ_VENDOR_LOAD_INIT };
+} amd = { .compiler = RJ_VENDOR_LOAD_INIT };
 
 static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -142,37 +84,6 @@ static void *open_beside(const char *lib, const char *const *names)
 }
 
 #define LOAD(handle, name) (*(void **)&amd.name = rj_vendor_sym((handle), #name))
-
-static void load_runtime(void)
-{
-	static const char *const hip_names[] = { "libamdhip64.so.6", "libamdhip64.so.5",
-						 "libamdhip64.so", NULL };
-	const char *env = getenv("ROCJIT_HIP_LIBRARY");
-	const char *const chosen[] = { env, NULL };
-
-	/* $ROCJIT_HIP_LIBRARY names the HIP runtime (and, before ROCm 5.3, hipRTC) exactly. */
-	amd.hip = rj_vendor_open(NULL, 0, env && *env ? chosen : hip_names);
-	LOAD(amd.hip, hipRuntimeGetVersion);
-	LOAD(amd.hip, hipGetDeviceCount);
-	LOAD(amd.hip, hipGetDeviceProperties);
-	LOAD(amd.hip, hipSetDevice);
-	LOAD(amd.hip, hipGetDevice);
-	LOAD(amd.hip, hipModuleLoadData);
-	LOAD(amd.hip, hipModuleUnload);
-	LOAD(amd.hip, hipModuleGetFunction);
-	LOAD(amd.hip, hipModuleLaunchKernel);
-	LOAD(amd.hip, hipGetErrorString);
-	if (!amd.hip || !amd.hipGetDeviceCount || !amd.hipGetDeviceProperties ||
-	    !amd.hipModuleLoadData || !amd.hipModuleGetFunction || !amd.hipModuleLaunchKernel ||
-	    !amd.hipSetDevice || !amd.hipGetDevice || !amd.hipModuleUnload ||
-	    !amd.hipGetErrorString) {
-		rj_vendor_load_fail(&amd.runtime, ROCJIT_ENODEV,
-				    "the HIP runtime (libamdhip64.so) could not be loaded: %s; "
-				    "install it (Debian: libamdhip64-5) to run kernels on an AMD "
-				    "GPU",
-				    amd.hip ? "symbols missing" : dlerror());
-	}
-}
 
 /*
  * "; rocprim X.Y.Z" when rocPRIM's headers are where hipRTC looks by itself
@@ -216,8 +127,6 @@ static void load_compiler(void)
 
 	const char *env = getenv("ROCJIT_HIP_LIBRARY");
 
-	/* Its failure is the devices' concern: hipRTC may still load (ROCm 5.3 on). */
-	pthread_once(&amd.runtime.once, load_runtime);
 	if (env && *env) {
 		/* The named HIP's own hipRTC and comgr: from ROCm 5.3 on they are separate
 		   libraries in its folder; before, hipRTC is inside it.  Never another
@@ -230,7 +139,7 @@ static void load_compiler(void)
 	if (!amd.comgr)
 		amd.comgr = rj_vendor_open(NULL, 0, comgr_names);
 	/* Before ROCm 5.3 hipRTC is part of libamdhip64. */
-	rtc = amd.rtc ? amd.rtc : amd.hip;
+	rtc = amd.rtc ? amd.rtc : rj_amd_runtime(NULL, NULL);
 	LOAD(rtc, hiprtcVersion);
 	LOAD(rtc, hiprtcCreateProgram);
 	LOAD(rtc, hiprtcCompileProgram);
@@ -270,8 +179,7 @@ static void load_compiler(void)
 	amd.hiprtcVersion(&rtc_major, &rtc_minor);
 	if (amd.amd_comgr_get_version)
 		amd.amd_comgr_get_version(&major, &minor);
-	if (amd.hipRuntimeGetVersion)
-		amd.hipRuntimeGetVersion(&hip_version);
+	rj_amd_runtime(&hip_version, NULL);
 	snprintf(amd.id, sizeof amd.id, "hiprtc %d.%d; hip %d; comgr %zu.%zu%s", rtc_major,
 		 rtc_minor, hip_version, major, minor, rocprim_version());
 }
@@ -279,11 +187,6 @@ static void load_compiler(void)
 static int compiler_ready(void)
 {
 	return rj_vendor_load_ready(&amd.compiler, load_compiler);
-}
-
-static int runtime_ready(void)
-{
-	return rj_vendor_load_ready(&amd.runtime, load_runtime);
 }
 
 static const char *amd_compiler_id(void)
@@ -308,12 +211,13 @@ static size_t add_file(const char **paths, size_t n, size_t max, void *symbol)
 /* hipRTC's library, the HIP runtime's (the same one before ROCm 5.3) and comgr's. */
 static size_t amd_compiler_files(const char **paths, size_t max)
 {
+	void *symbol = NULL;
 	size_t n = 0;
 
 	if (compiler_ready() != 0)
 		return 0;
 	n = add_file(paths, n, max, *(void **)&amd.hiprtcCompileProgram);
-	n = add_file(paths, n, max, *(void **)&amd.hipRuntimeGetVersion);
+	n = add_file(paths, n, max, (rj_amd_runtime(NULL, &symbol), symbol));
 	n = add_file(paths, n, max, *(void **)&amd.amd_comgr_get_isa_metadata);
 	if (n < max) /* its version is part of the identity (there or not: both are kept) */
 		paths[n++] = ROCPRIM_VERSION_FILE;
@@ -371,15 +275,6 @@ static int amd_targets(char *buf, size_t size)
 {
 	RJ_FORWARD(compiler_ready());
 	list_targets(buf, size);
-	return 0;
-}
-
-static int amd_device_count(int *count)
-{
-	*count = 0;
-	if (runtime_ready() != 0 || amd.hipGetDeviceCount(count) != hipSuccess)
-		*count = 0;
-	rj_error_clear();
 	return 0;
 }
 
@@ -625,154 +520,6 @@ static int amd_compile(const char *target, const struct rj_compile_req *req,
 	return rc;
 }
 
-const char *rj_amd_error(hipError_t e)
-{
-	return amd.hipGetErrorString ? amd.hipGetErrorString(e) : "unknown HIP error";
-}
-
-void *rj_amd_late_sym(void *_Atomic *slot, const char *name)
-{
-	void *f = atomic_load_explicit(slot, memory_order_acquire);
-
-	if (!f && runtime_ready() == 0) {
-		f = rj_vendor_sym(amd.hip, name);
-		atomic_store_explicit(slot, f, memory_order_release);
-	}
-	return f;
-}
-
-int rj_amd_enter(int device, int *prev)
-{
-	hipError_t e;
-
-	RJ_FORWARD(runtime_ready());
-	if (amd.hipGetDevice(prev) != hipSuccess)
-		*prev = -1;
-	if (*prev != device && (e = amd.hipSetDevice(device)) != hipSuccess)
-		HIP_FAIL(ROCJIT_EDEVICE, e, "hipSetDevice");
-	return 0;
-}
-
-void rj_amd_leave(int device, int prev)
-{
-	if (prev >= 0 && prev != device)
-		amd.hipSetDevice(prev);
-}
-
-/* Room for any HIP version's hipDeviceProp_t; only its head is read (see struct
- * hip_device_prop_head). */
-union device_props {
-	struct hip_device_prop_head prop;
-	char pad[16384];
-};
-
-static int device_props(int device, union device_props *u)
-{
-	int count = 0;
-	hipError_t e;
-
-	RJ_FORWARD(runtime_ready());
-	e = amd.hipGetDeviceCount(&count);
-	RJ_CHECK(e != hipSuccess || count == 0, ROCJIT_ENODEV,
-		 "no AMD GPU found (hipGetDeviceCount: %s)",
-		 e != hipSuccess ? amd.hipGetErrorString(e) : "0 devices");
-	RJ_CHECK(device < 0 || device >= count, ROCJIT_ENODEV,
-		 "device %d does not exist: this machine has %d AMD GPU(s)", device, count);
-	memset(u, 0, sizeof *u);
-	e = amd.hipGetDeviceProperties(&u->prop, device);
-	if (e != hipSuccess)
-		HIP_FAIL(ROCJIT_EDEVICE, e, "hipGetDeviceProperties");
-	return 0;
-}
-
-static int amd_device_target(int device, char *out, size_t size)
-{
-	union device_props u;
-
-	RJ_FORWARD(device_props(device, &u));
-	u.prop.gcnArchName[sizeof u.prop.gcnArchName - 1] = 0;
-	RJ_CHECK(strlen(u.prop.gcnArchName) >= size, ROCJIT_EDEVICE, "device target too long");
-	memcpy(out, u.prop.gcnArchName, strlen(u.prop.gcnArchName) + 1);
-	return 0;
-}
-
-/* From the properties' head, which every HIP version lays out alike: AMD has no opt-in
- * for shared memory, a block may use the target's LDS (sharedMemPerBlock). */
-int rj_amd_device_limit(int device, int which, int *value)
-{
-	union device_props u;
-
-	RJ_FORWARD(device_props(device, &u));
-	*value = which == RJ_DEV_MULTIPROCESSORS ? u.prop.multiProcessorCount
-						 : (int)u.prop.sharedMemPerBlock;
-	return 0;
-}
-
-static int amd_module_load(int device, const void *code, size_t size, void **module)
-{
-	hipError_t e;
-	int prev;
-
-	(void)size; /* the code object's ELF header gives its extent */
-	/* Load on device, then give the thread its own device back (as the NVIDIA side). */
-	RJ_FORWARD(rj_amd_enter(device, &prev));
-	e = amd.hipModuleLoadData((hipModule_t *)module, code);
-	rj_amd_leave(device, prev);
-	if (e != hipSuccess)
-		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLoadData");
-	return 0;
-}
-
-static void amd_module_unload(void *module)
-{
-	if (module && amd.hipModuleUnload)
-		amd.hipModuleUnload((hipModule_t)module);
-}
-
-static int amd_function_get(void *module, const char *name, void **function)
-{
-	hipError_t e = amd.hipModuleGetFunction((hipFunction_t *)function, (hipModule_t)module,
-						name);
-	RJ_CHECK(e == hipErrorNotFound, ROCJIT_ENOTFOUND,
-		 "no kernel named \"%s\" in the code object", name);
-	if (e != hipSuccess)
-		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleGetFunction");
-	return 0;
-}
-
-/* The stream (or, for NULL, the calling thread's current device) picks the device. */
-static int amd_launch(void *function, int device, rocjit_dim3 grid, rocjit_dim3 block,
-		      unsigned int shared_bytes, void *stream, void **args)
-{
-	(void)device;
-	hipError_t e = amd.hipModuleLaunchKernel((hipFunction_t)function, grid.x, grid.y, grid.z,
-						 block.x, block.y, block.z, shared_bytes,
-						 (hipStream_t)stream, args, NULL);
-	if (e != hipSuccess)
-		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLaunchKernel");
-	return 0;
-}
-
-static int amd_launch_cooperative(void *function, int device, rocjit_dim3 grid,
-				  rocjit_dim3 block, unsigned int shared_bytes, void *stream,
-				  void **args)
-{
-	static void *_Atomic slot;
-	hipError_t (*coop)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned,
-			   unsigned, unsigned, hipStream_t, void **);
-	hipError_t e;
-
-	(void)device;
-	*(void **)&coop = rj_amd_late_sym(&slot, "hipModuleLaunchCooperativeKernel");
-	RJ_CHECK(!coop, ROCJIT_EUNSUPPORTED, "the HIP runtime has no "
-		 "hipModuleLaunchCooperativeKernel: a newer ROCm has it");
-	e = coop((hipFunction_t)function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-		 shared_bytes, (hipStream_t)stream, args);
-	if (e != hipSuccess)
-		HIP_FAIL(ROCJIT_EDEVICE, e, "hipModuleLaunchCooperativeKernel");
-	return 0;
-}
-
 const struct rj_platform rj_platform_amd = {
 	.id = ROCJIT_PLATFORM_AMD,
 	.name = "amd",
@@ -780,14 +527,14 @@ const struct rj_platform rj_platform_amd = {
 	.compiler_files = amd_compiler_files,
 	.target_check = amd_target_check,
 	.targets = amd_targets,
-	.device_count = amd_device_count,
+	.device_count = rj_amd_device_count,
 	.compile = amd_compile,
-	.device_target = amd_device_target,
-	.module_load = amd_module_load,
-	.module_unload = amd_module_unload,
-	.function_get = amd_function_get,
-	.launch = amd_launch,
-	.launch_cooperative = amd_launch_cooperative,
+	.device_target = rj_amd_device_target,
+	.module_load = rj_amd_module_load,
+	.module_unload = rj_amd_module_unload,
+	.function_get = rj_amd_function_get,
+	.launch = rj_amd_launch,
+	.launch_cooperative = rj_amd_launch_cooperative,
 	.attribute = rj_amd_attribute,
 	.occupancy = rj_amd_occupancy,
 	.block_size = rj_amd_block_size,

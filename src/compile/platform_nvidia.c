@@ -1,24 +1,18 @@
 /*
- * platform_nvidia.c - the NVIDIA platform: NVRTC for compiles, the CUDA driver API for
- * devices.
+ * platform_nvidia.c - the NVIDIA platform: NVRTC for compiles, and rj_platform_nvidia,
+ * whose devices, modules and launches are driver_nvidia.c's (the CUDA driver API).
  *
- * Owns every call into libnvrtc and libcuda, both loaded with dlopen so that one build
- * runs on machines without them (NVRTC still compiles for an explicit sm_XY where there
- * is no driver: the prewarm case).  The few driver and NVRTC entry points used are
- * declared here with their C ABI (int results, opaque handles), so no CUDA header is
- * needed to build rocjit.
+ * Owns every call into libnvrtc, loaded with dlopen so that one build runs on machines
+ * without it (NVRTC compiles for an explicit sm_XY where there is no driver: the prewarm
+ * case).  The few NVRTC entry points used are declared here with their C ABI (int
+ * results, opaque handles), so no CUDA header is needed to build rocjit.
  *
  * HIP source compiles unchanged through rocjit's own hip/hip_runtime.h (devlib/nvidia/
  * hip/hip_runtime.h, embedded at build time with the rest of devlib/nvidia/ and devlib/std/,
  * devlib.c), served as an in-memory header and pre-included as hipRTC pre-includes its
  * own.  It needs the CUDA headers (cuda_fp16.h), found at run time: $CUDA_PATH,
  * $CUDA_HOME, beside the NVRTC library, /usr/local/cuda.
- *
- * Modules are loaded into each device's primary context, the one the CUDA runtime uses,
- * so rocjit kernels run on the application's streams and buffers without copies.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,19 +29,16 @@
 typedef int nvrtcResult;
 typedef rj_vendor_program nvrtcProgram; /* struct _nvrtcProgram * */
 
-#define CU_ATTR_CC_MAJOR 75
-#define CU_ATTR_CC_MINOR 76
 #define NVRTC_SUCCESS 0
 #define NVRTC_ERROR_COMPILATION 6
-#define MAX_DEVICES 64
 
 static struct {
-	struct rj_vendor_load compiler, driver;
+	struct rj_vendor_load compiler;
 	char id[96];
 	char include_opt[4200];
 	char cccl_opt[4310];    /* -I<include>/cccl where it exists (CUDA 13), else "" */
 	char fp16_header[4300]; /* <include>/cuda_fp16.h: part of the compiler's files */
-	void *nvrtc, *cuda;
+	void *nvrtc;
 
 	nvrtcResult (*nvrtcVersion)(int *, int *);
 	nvrtcResult (*nvrtcGetNumSupportedArchs)(int *);
@@ -63,55 +54,9 @@ static struct {
 	const char *(*nvrtcGetErrorString)(nvrtcResult);
 	nvrtcResult (*nvrtcAddNameExpression)(nvrtcProgram, const char *);
 	nvrtcResult (*nvrtcGetLoweredName)(nvrtcProgram, const char *, const char **);
-
-	CUresult (*cuInit)(unsigned int);
-	CUresult (*cuDeviceGetCount)(int *);
-	CUresult (*cuDeviceGet)(CUdevice *, int);
-	CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
-	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-	CUresult (*cuCtxGetCurrent)(CUcontext *);
-	CUresult (*cuCtxSetCurrent)(CUcontext);
-	CUresult (*cuModuleLoadData)(CUmodule *, const void *);
-	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
-	/* Off a new process's first request, looked up at their first use (late_sym). */
-	void *_Atomic cuModuleUnload, *_Atomic cuLaunchKernel, *_Atomic cuGetErrorString;
-	void *_Atomic cuLaunchCooperativeKernel;
-
-	int device_count;
-	pthread_mutex_t ctx_lock;
-	CUcontext primary[MAX_DEVICES]; /* retained once, kept for the process's life */
-} nv = { .compiler = RJ_VENDOR_LOAD_INIT, .driver = RJ_VENDOR_LOAD_INIT,
-	 .ctx_lock = PTHREAD_MUTEX_INITIALIZER };
+} nv = { .compiler = RJ_VENDOR_LOAD_INIT };
 
 #define LOAD(handle, name) (*(void **)&nv.name = rj_vendor_sym((handle), #name))
-
-/* The first request calls none of the late ones (nvidia.h). */
-void *rj_nv_late_sym(void *_Atomic *slot, const char *name)
-{
-	void *f = atomic_load_explicit(slot, memory_order_acquire);
-
-	if (!f && nv.cuda) {
-		f = rj_vendor_sym(nv.cuda, name);
-		atomic_store_explicit(slot, f, memory_order_release);
-	}
-	return f;
-}
-
-typedef CUresult (*cu_launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned,
-				 unsigned, unsigned, unsigned, CUstream, void **, void **);
-typedef CUresult (*cu_coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-			       unsigned, unsigned, CUstream, void **);
-
-const char *rj_nv_error(CUresult r)
-{
-	const char *s = NULL;
-	CUresult (*error_string)(CUresult, const char **);
-
-	*(void **)&error_string = rj_nv_late_sym(&nv.cuGetErrorString, "cuGetErrorString");
-	if (error_string && error_string(r, &s) == CUDA_SUCCESS && s)
-		return s;
-	return "unknown CUDA error";
-}
 
 /* dlopen's search first, then the usual toolkit folders. */
 static void *open_nvrtc(void)
@@ -451,217 +396,6 @@ out:
 	return rc;
 }
 
-/* ---- Devices ------------------------------------------------------------------------------- */
-
-static void load_driver(void)
-{
-	CUresult r;
-
-	static const char *const names[] = { "libcuda.so.1", NULL };
-
-	nv.cuda = rj_vendor_open(NULL, 0, names);
-	if (!nv.cuda) {
-		rj_vendor_load_fail(&nv.driver, ROCJIT_ENODEV,
-				    "no NVIDIA driver (libcuda.so.1 could not be loaded)");
-		return;
-	}
-	LOAD(nv.cuda, cuInit);
-	LOAD(nv.cuda, cuDeviceGetCount);
-	LOAD(nv.cuda, cuDeviceGet);
-	LOAD(nv.cuda, cuDeviceGetAttribute);
-	LOAD(nv.cuda, cuDevicePrimaryCtxRetain);
-	LOAD(nv.cuda, cuCtxGetCurrent);
-	LOAD(nv.cuda, cuCtxSetCurrent);
-	LOAD(nv.cuda, cuModuleLoadData);
-	LOAD(nv.cuda, cuModuleGetFunction);
-	if (!nv.cuInit || !nv.cuDeviceGetCount || !nv.cuDeviceGet || !nv.cuDeviceGetAttribute ||
-	    !nv.cuDevicePrimaryCtxRetain || !nv.cuCtxGetCurrent || !nv.cuCtxSetCurrent ||
-	    !nv.cuModuleLoadData || !nv.cuModuleGetFunction) {
-		rj_vendor_load_fail(&nv.driver, ROCJIT_ENODEV,
-				    "the NVIDIA driver (libcuda.so.1) lacks functions rocjit "
-				    "needs");
-		return;
-	}
-	r = nv.cuInit(0);
-	if (r == CUDA_SUCCESS)
-		r = nv.cuDeviceGetCount(&nv.device_count);
-	if (r != CUDA_SUCCESS || nv.device_count <= 0) {
-		rj_vendor_load_fail(&nv.driver, ROCJIT_ENODEV, "no NVIDIA GPU found (%s)",
-				    r != CUDA_SUCCESS ? rj_nv_error(r) : "0 devices");
-	}
-}
-
-static int driver_ready(void)
-{
-	return rj_vendor_load_ready(&nv.driver, load_driver);
-}
-
-
-static int nv_device_count(int *count)
-{
-	*count = driver_ready() == 0 ? nv.device_count : 0;
-	rj_error_clear();
-	return 0;
-}
-
-int rj_nv_device_attribute(int device, int attr, int *value)
-{
-	CUdevice dev;
-	CUresult r;
-
-	RJ_FORWARD(driver_ready());
-	RJ_CHECK(device < 0 || device >= nv.device_count || device >= MAX_DEVICES, ROCJIT_ENODEV,
-		 "device %d does not exist: this machine has %d NVIDIA GPU(s)", device,
-		 nv.device_count);
-	if ((r = nv.cuDeviceGet(&dev, device)) != CUDA_SUCCESS)
-		CU_FAIL(r, "cuDeviceGet");
-	if ((r = nv.cuDeviceGetAttribute(value, attr, dev)) != CUDA_SUCCESS)
-		CU_FAIL(r, "cuDeviceGetAttribute");
-	return 0;
-}
-
-static int nv_device_target(int device, char *out, size_t size)
-{
-	int major = 0, minor = 0;
-
-	RJ_FORWARD(rj_nv_device_attribute(device, CU_ATTR_CC_MAJOR, &major));
-	RJ_FORWARD(rj_nv_device_attribute(device, CU_ATTR_CC_MINOR, &minor));
-	snprintf(out, size, "sm_%d%d", major, minor);
-	return 0;
-}
-
-/* The device's primary context, retained on first use and kept. */
-static int primary_context(int device, CUcontext *out)
-{
-	CUresult r = CUDA_SUCCESS;
-	CUdevice dev;
-
-	pthread_mutex_lock(&nv.ctx_lock);
-	if (!nv.primary[device]) {
-		r = nv.cuDeviceGet(&dev, device);
-		if (r == CUDA_SUCCESS)
-			r = nv.cuDevicePrimaryCtxRetain(&nv.primary[device], dev);
-	}
-	*out = nv.primary[device];
-	pthread_mutex_unlock(&nv.ctx_lock);
-	if (r != CUDA_SUCCESS)
-		CU_FAIL(r, "cuDevicePrimaryCtxRetain");
-	return 0;
-}
-
-int rj_nv_enter(int device, CUcontext *prev, int *switched)
-{
-	CUcontext want;
-	CUresult r;
-
-	*prev = NULL;
-	*switched = 0;
-	RJ_FORWARD(primary_context(device, &want));
-	if (nv.cuCtxGetCurrent(prev) == CUDA_SUCCESS && *prev == want)
-		return 0;
-	if ((r = nv.cuCtxSetCurrent(want)) != CUDA_SUCCESS)
-		CU_FAIL(r, "cuCtxSetCurrent");
-	*switched = 1;
-	return 0;
-}
-
-/* A thread that had no context keeps the primary. */
-void rj_nv_leave(CUcontext prev, int switched)
-{
-	if (switched && prev)
-		nv.cuCtxSetCurrent(prev);
-}
-
-static int nv_module_load(int device, const void *code, size_t size, void **module)
-{
-	CUcontext prev;
-	CUresult r;
-	int switched;
-
-	(void)size; /* the CUBIN's ELF header gives its extent */
-	RJ_FORWARD(driver_ready());
-	RJ_FORWARD(rj_nv_enter(device, &prev, &switched));
-	r = nv.cuModuleLoadData((CUmodule *)module, code);
-	rj_nv_leave(prev, switched);
-	if (r != CUDA_SUCCESS)
-		CU_FAIL(r, "cuModuleLoadData");
-	return 0;
-}
-
-static void nv_module_unload(void *module)
-{
-	CUresult (*unload)(CUmodule);
-
-	*(void **)&unload = rj_nv_late_sym(&nv.cuModuleUnload, "cuModuleUnload");
-	if (module && unload)
-		unload((CUmodule)module);
-}
-
-static int nv_function_get(void *module, const char *name, void **function)
-{
-	CUresult r = nv.cuModuleGetFunction((CUfunction *)function, (CUmodule)module, name);
-
-	RJ_CHECK(r == CUDA_ERROR_NOT_FOUND, ROCJIT_ENOTFOUND,
-		 "no kernel named \"%s\" in the code object (declare it extern \"C\" or pass "
-		 "its mangled name)", name);
-	if (r != CUDA_SUCCESS)
-		CU_FAIL(r, "cuModuleGetFunction");
-	return 0;
-}
-
-/*
- * One driver call on the hot path.  When the calling thread's current context is not
- * the kernel's device's (a fresh thread, or one working on another GPU), the launch is
- * retried once inside that device's primary context, and the thread's own is given back.
- */
-static int nv_launch(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
-		     unsigned int shared_bytes, void *stream, void **args)
-{
-	cu_launch_fn launch;
-	CUresult r;
-
-	*(void **)&launch = rj_nv_late_sym(&nv.cuLaunchKernel, "cuLaunchKernel");
-	RJ_CHECK(!launch, ROCJIT_EDEVICE, "the NVIDIA driver (libcuda.so.1) has no "
-		 "cuLaunchKernel: update the driver");
-	r = launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
-		   (CUstream)stream, args, NULL);
-	if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE) {
-		CUcontext prev;
-		int switched;
-
-		RJ_FORWARD(rj_nv_enter(device, &prev, &switched));
-		if (switched)
-			r = launch((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z,
-				   shared_bytes, (CUstream)stream, args, NULL);
-		rj_nv_leave(prev, switched);
-	}
-	if (r != CUDA_SUCCESS)
-		CU_FAIL(r, "cuLaunchKernel");
-	return 0;
-}
-
-/* Rare, so made in the kernel's context from the start rather than retried into it. */
-static int nv_launch_cooperative(void *function, int device, rocjit_dim3 g, rocjit_dim3 b,
-				 unsigned int shared_bytes, void *stream, void **args)
-{
-	cu_coop_fn coop;
-	CUcontext prev;
-	int switched;
-	CUresult r;
-
-	*(void **)&coop = rj_nv_late_sym(&nv.cuLaunchCooperativeKernel,
-					 "cuLaunchCooperativeKernel");
-	RJ_CHECK(!coop, ROCJIT_EUNSUPPORTED, "the NVIDIA driver (libcuda.so.1) has no "
-		 "cuLaunchCooperativeKernel: update the driver");
-	RJ_FORWARD(rj_nv_enter(device, &prev, &switched));
-	r = coop((CUfunction)function, g.x, g.y, g.z, b.x, b.y, b.z, shared_bytes,
-		 (CUstream)stream, args);
-	rj_nv_leave(prev, switched);
-	if (r != CUDA_SUCCESS)
-		CU_FAIL(r, "cuLaunchCooperativeKernel");
-	return 0;
-}
-
 const struct rj_platform rj_platform_nvidia = {
 	.id = ROCJIT_PLATFORM_NVIDIA,
 	.name = "nvidia",
@@ -669,14 +403,14 @@ const struct rj_platform rj_platform_nvidia = {
 	.compiler_files = nv_compiler_files,
 	.target_check = nv_target_check,
 	.targets = nv_targets,
-	.device_count = nv_device_count,
+	.device_count = rj_nv_device_count,
 	.compile = nv_compile,
-	.device_target = nv_device_target,
-	.module_load = nv_module_load,
-	.module_unload = nv_module_unload,
-	.function_get = nv_function_get,
-	.launch = nv_launch,
-	.launch_cooperative = nv_launch_cooperative,
+	.device_target = rj_nv_device_target,
+	.module_load = rj_nv_module_load,
+	.module_unload = rj_nv_module_unload,
+	.function_get = rj_nv_function_get,
+	.launch = rj_nv_launch,
+	.launch_cooperative = rj_nv_launch_cooperative,
 	.attribute = rj_nv_attribute,
 	.occupancy = rj_nv_occupancy,
 	.block_size = rj_nv_block_size,
