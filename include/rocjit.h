@@ -649,11 +649,15 @@ ROCJIT_API int rocjit_kernel_launch_cooperative(const rocjit_kernel *kernel, roc
 						void *stream, void **args);
 
 /*
- * A __device__ or __constant__ variable of the kernel's module, by its symbol name (one at
- * global scope has its plain name; one inside a namespace, or a static class member, a
- * mangled name unless declared extern "C"): its device address and size in bytes (either out
- * may be NULL).  The address is valid until rocjit_close.  0, ROCJIT_EINVAL,
- * ROCJIT_ENOTFOUND (the message lists the module's variables), ROCJIT_EDEVICE.
+ * A __device__ or __constant__ variable of the kernel's module: its device address and
+ * size in bytes (either out may be NULL), valid until rocjit_close.  name is its symbol
+ * (one at global scope has its plain name; one inside a namespace, or a static class
+ * member, a mangled one unless declared extern "C"), or, as CuPy's get_global takes it,
+ * a name expression the program was compiled with ("&ns::table", which NVRTC and hipRTC
+ * lower like a kernel's), with or without its "&": "ns::table" finds it too.  Entries
+ * with such expressions travel in bundles and the remote tier like any other.  0,
+ * ROCJIT_EINVAL, ROCJIT_ENOTFOUND (no such variable: a variable no kernel uses may be
+ * left out by the compiler), ROCJIT_EDEVICE.
  */
 ROCJIT_API int rocjit_global_get(void **address, size_t *size, const rocjit_kernel *kernel,
 				 const char *name);
@@ -1226,8 +1230,8 @@ ROCJIT_API int rocjit_cache_zero(rocjit_ctx *ctx);
  * written.  With a signing key (and keys given), the entries are signed first as
  * rocjit_cache_sign signs them, and nothing is exported when one of them cannot be
  * (ROCJIT_EFORMAT, saying which and why): a signed bundle never carries code its signer
- * does not vouch for.  Returns 0, ROCJIT_EINVAL (a key unknown or malformed, path
- * exists), ROCJIT_EFORMAT, ROCJIT_EIO.
+ * does not vouch for.  Returns 0, ROCJIT_EINVAL (no keys, a key unknown or malformed,
+ * path exists), ROCJIT_EFORMAT, ROCJIT_EIO.
  */
 ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const char *const *keys,
 				    size_t n, size_t *count);

@@ -28,6 +28,9 @@ static void make_bundle(char key[33])
 	ASSERT_INT(rocjit_bundle_export(ctx, bundle, keys, 1, &n), 0);
 	ASSERT_INT(n, 1);
 	ASSERT_INT(rocjit_bundle_export(ctx, bundle, keys, 1, &n), ROCJIT_EINVAL); /* exists */
+	/* No keys: said so, not an SQL constraint's words. */
+	ASSERT_INT(rocjit_bundle_export(ctx, bundle, NULL, 0, &n), ROCJIT_EINVAL);
+	ASSERT_CONTAINS(rocjit_last_error(), "no keys given");
 	rocjit_close(ctx);
 }
 

@@ -204,9 +204,14 @@ TEST(malformed_name_expressions_are_refused)
 	rocjit_close(ctx);
 }
 
-TEST(bundles_keep_name_expressions_for_lookup_and_import)
+/*
+ * p compiled for target, exported to a bundle, then served by the bundle in an empty
+ * cache that may not compile, and imported into another (the entry passes the import's
+ * checks) and hit from disk: check(c) holds for each.
+ */
+static void bundle_round_trip(const rocjit_program *p, const char *target,
+			      void (*check)(const rocjit_code *))
 {
-	rocjit_program p = program(exprs, 2);
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
 	const rocjit_code *c;
 	rocjit_ctx *ctx = rj_test_open();
@@ -214,33 +219,77 @@ TEST(bundles_keep_name_expressions_for_lookup_and_import)
 	const char *keys[1] = { key };
 	size_t n = 0;
 
-	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_INT(rocjit_compile(&c, ctx, target, p), 0);
+	check(c);
 	memcpy(key, c->key, 33);
-	snprintf(bundle, sizeof bundle, "%s/app.rocjit", rj_test_dir);
+	snprintf(bundle, sizeof bundle, "%s/app-%s.rocjit", rj_test_dir, target);
 	ASSERT_INT(rocjit_bundle_export(ctx, bundle, keys, 1, &n), 0);
 	ASSERT_INT(n, 1);
 	rocjit_close(ctx);
 
-	/* An empty cache with the bundle, compiling forbidden: served by the bundle. */
-	snprintf(other, sizeof other, "%s/other", rj_test_dir);
+	snprintf(other, sizeof other, "%s/other-%s", rj_test_dir, target);
 	o.cache_dir = other;
 	o.bundles = bundle;
 	o.flags = ROCJIT_OPEN_NO_COMPILE;
 	ASSERT_INT(rocjit_open(&ctx, &o), 0);
-	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_INT(rocjit_compile(&c, ctx, target, p), 0);
 	ASSERT_INT(c->from_cache, 1);
-	check_lowered(c);
+	check(c);
 	rocjit_close(ctx);
 
-	/* Imported (the entry passes the import's checks), then a disk hit. */
-	snprintf(fresh, sizeof fresh, "%s/fresh", rj_test_dir);
+	snprintf(fresh, sizeof fresh, "%s/fresh-%s", rj_test_dir, target);
 	o.cache_dir = fresh;
 	o.bundles = NULL;
 	ASSERT_INT(rocjit_open(&ctx, &o), 0);
 	ASSERT_INT(rocjit_bundle_import(ctx, bundle, &n), 0);
 	ASSERT_INT(n, 1);
-	ASSERT_INT(rocjit_compile(&c, ctx, "gfx90a", &p), 0);
+	ASSERT_INT(rocjit_compile(&c, ctx, target, p), 0);
 	ASSERT_INT(c->from_cache, 1);
-	check_lowered(c);
+	check(c);
 	rocjit_close(ctx);
+}
+
+TEST(bundles_keep_name_expressions_for_lookup_and_import)
+{
+	rocjit_program p = program(exprs, 2);
+
+	bundle_round_trip(&p, "gfx90a", check_lowered);
+}
+
+/* CuPy's get_global spelling: "&var" names a __device__ or __constant__ variable. */
+static const char variables[] =
+	"namespace ns { __constant__ float table[16]; }\n"
+	"__device__ int counter;\n"
+	"template <typename T> __global__ void k(T *y)\n"
+	"{\n"
+	"	y[threadIdx.x] = ns::table[threadIdx.x] + (T)counter;\n"
+	"}\n";
+static const char *const variable_exprs[] = { "&ns::table", "&counter", "k<float>" };
+
+static void check_variables(const rocjit_code *c)
+{
+	const char *lowered = NULL;
+
+	ASSERT_INT(rocjit_code_lowered_name(&lowered, c, "&ns::table"), 0);
+	ASSERT_STR(lowered, "_ZN2ns5tableE");
+	ASSERT_INT(rocjit_code_lowered_name(&lowered, c, "&counter"), 0);
+	ASSERT_STR(lowered, "counter");
+	ASSERT_INT(rocjit_code_lowered_name(&lowered, c, "k<float>"), 0);
+	ASSERT_STR(lowered, "_Z1kIfEvPT_");
+}
+
+TEST(variable_name_expressions_lower_and_travel_in_bundles)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+
+	p.source = variables;
+	p.name = "variables.hip";
+	p.name_expressions = variable_exprs;
+	p.num_name_expressions = 3;
+	bundle_round_trip(&p, "gfx90a", check_variables);
+	bundle_round_trip(&p, "gfx1030", check_variables);
+	if (have_nvrtc())
+		bundle_round_trip(&p, "sm_90", check_variables);
+	else
+		printf("NVRTC not installed: sm_90 not checked\n");
 }

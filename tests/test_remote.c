@@ -139,6 +139,53 @@ TEST(remote_hit_fills_the_local_cache)
 	rj_redis_stop(&server);
 }
 
+/* A value whose name expressions lower a variable ("&ns::table", CuPy's spelling for
+ * get_global) passes a consumer's checks like one naming kernels only. */
+static const char *const variable_exprs[] = { "&ns::table", "k<float>" };
+
+static int compile_variables(rocjit_ctx *ctx, const rocjit_code **c)
+{
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+
+	p.source = "namespace ns { __constant__ float table[16]; }\n"
+		   "template <typename T> __global__ void k(T *y) { y[0] = ns::table[1]; }\n";
+	p.name = "variables.hip";
+	p.name_expressions = variable_exprs;
+	p.num_name_expressions = 2;
+	return rocjit_compile(c, ctx, TARGET, &p);
+}
+
+static int node_b_gets_the_variables(int unused)
+{
+	const rocjit_code *c;
+	const char *lowered = NULL;
+	rocjit_ctx *ctx = rj_node_open("b", url);
+
+	(void)unused;
+	RJ_CHILD_CHECK(compile_variables(ctx, &c) == 0);
+	RJ_CHILD_CHECK(c->from_cache == 1);
+	RJ_CHILD_CHECK(rj_test_stats(ctx).remote_hits == 1);
+	RJ_CHILD_CHECK(rocjit_code_lowered_name(&lowered, c, "&ns::table") == 0);
+	RJ_CHILD_CHECK(strcmp(lowered, "_ZN2ns5tableE") == 0);
+	rocjit_close(ctx);
+	return 0;
+}
+
+TEST(remote_value_whose_name_expressions_lower_a_variable_is_served)
+{
+	const rocjit_code *c;
+	rocjit_ctx *a;
+
+	rj_redis_start(&server, "redis", NULL);
+	rj_node_url(url, sizeof url, &server, NULL);
+	a = rj_node_open("a", url);
+	ASSERT_INT(compile_variables(a, &c), 0);
+	ASSERT_INT(rj_test_stats(a).remote_puts, 1);
+	rocjit_close(a);
+	ASSERT_INT(rj_test_in_child(node_b_gets_the_variables, 0), 0);
+	rj_redis_stop(&server);
+}
+
 /* ---- Eight nodes at once: one compile --------------------------------------------------------- */
 
 #define NODES 8

@@ -35,6 +35,13 @@ int rj_codeobj_check(const void *data, size_t size, const char *target, char **k
  */
 int rj_codeobj_amd_pointee(const void *data, size_t size, const char *variable, char **func);
 
+/*
+ * Whether the object defines a variable (an STT_OBJECT symbol: a __device__ or
+ * __constant__ variable) named name: what a name expression "&ns::table" lowers to, as a
+ * kernel's expression lowers to a kernel.  1 yes, 0 no, ROCJIT_EFORMAT (malformed).
+ */
+int rj_codeobj_has_variable(const void *data, size_t size, const char *name);
+
 /* ---- CUBIN specifics (cubin.c), for codeobj.c ---- */
 
 #define RJ_SHT_CUDA_COMPAT 0x70000086u /* section type of .nv.compat */

@@ -69,3 +69,14 @@ int rj_codeobj_amd_pointee(const void *data, size_t size, const char *variable, 
 	}
 	RJ_FAIL(ROCJIT_ENOTFOUND, "code object has no relocation for %s", variable);
 }
+
+int rj_codeobj_has_variable(const void *data, size_t size, const char *name)
+{
+	struct elf e;
+	struct rj_sym sym;
+	int rc;
+
+	RJ_FORWARD(rj_elf_open(&e, data, size));
+	rc = rj_elf_sym_find(&e, STT_OBJECT, name, 0, &sym);
+	return rc < 0 ? rc : !rc;
+}

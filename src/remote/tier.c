@@ -165,9 +165,9 @@ static int check_value(const struct rj_record *rec, const struct rj_remote_want 
 	    memcmp(found, column, strlen(found)) != 0)
 		rc = rj_error_set(ROCJIT_EFORMAT, __FILE__, __LINE__, "the kernels it names are "
 				  "not those of its code object");
-	else if (rj_names_check(column, found, strlen(found)) != 0)
+	else if (rj_names_check(column, found, strlen(found), rec->code, rec->code_size) != 0)
 		rc = rj_error_set(ROCJIT_EFORMAT, __FILE__, __LINE__, "its name expressions "
-				  "name kernels its code object lacks");
+				  "name kernels or variables its code object lacks");
 	free(found);
 	if (rc != 0) {
 		free(column);

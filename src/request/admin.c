@@ -138,10 +138,12 @@ ROCJIT_API int rocjit_bundle_export(rocjit_ctx *ctx, const char *path, const cha
 
 	if (count)
 		*count = 0;
+	RJ_CHECK(!keys || n == 0, ROCJIT_EINVAL, "rocjit_bundle_export: no keys given: name "
+		 "the entries to export (rocjit_cache_foreach or `rocjit list` gives their keys)");
 	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE_FOR_BUNDLES));
 	/* With a signing key, what is exported is signed by it (in the cache first: the
 	   export copies entries with their signatures). */
-	if (ctx->signing.key && keys && n)
+	if (ctx->signing.key)
 		RJ_FORWARD(rocjit_cache_sign(ctx, keys, n, NULL));
 	return rj_bundle_export(c, path, keys, n, count);
 }

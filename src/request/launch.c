@@ -211,18 +211,34 @@ ROCJIT_API int rocjit_kernel_block_size_get(int *block_threads, int *min_grid_bl
 
 /* ---- Module variables ---- */
 
+/*
+ * A variable by its symbol, or by a name expression the program was compiled with (CuPy's
+ * name_expressions=["&ns::table"]), as given or without its "&": the lowered name.
+ */
 static int global_find(void **address, size_t *size, const rocjit_kernel *k, const char *name,
 		       const char *call)
 {
+	const char *lowered = NULL;
+	char amp[1024];
 	int rc;
 
 	RJ_FORWARD(usable(k, call));
 	RJ_CHECK(!name || !*name, ROCJIT_EINVAL, "%s: name is NULL or empty", call);
 	rc = k->platform->global_get(k->slot->module, k->device, name, address, size);
+	if (rc == ROCJIT_ENOTFOUND && k->slot->names) {
+		lowered = rj_names_lowered(k->slot->names, name);
+		if (!lowered && snprintf(amp, sizeof amp, "&%s", name) < (int)sizeof amp)
+			lowered = rj_names_lowered(k->slot->names, amp);
+		if (lowered)
+			rc = k->platform->global_get(k->slot->module, k->device, lowered, address,
+						     size);
+	}
 	RJ_CHECK(rc == ROCJIT_ENOTFOUND, ROCJIT_ENOTFOUND, "%s: the module of %s has no "
-		 "__device__ or __constant__ variable named \"%s\" (a variable the kernels do "
-		 "not use may be left out; one inside a namespace, or a static class member, has "
-		 "a mangled name unless declared extern \"C\")", call, k->name, name);
+		 "__device__ or __constant__ variable named \"%s\"%s%s%s (a variable the "
+		 "kernels do not use may be left out; one inside a namespace, or a static class "
+		 "member, has a mangled name: declare it extern \"C\", or compile with the name "
+		 "expression \"&%s\")", call, k->name, name, lowered ? " (lowered: " : "",
+		 lowered ? lowered : "", lowered ? ")" : "", name);
 	return rc;
 }
 

@@ -207,8 +207,10 @@ int rj_bundle_row_problem(char *why, size_t size, const struct rj_bundle_row *r)
 	else if (!r->kernels || strlen(kernels) != rj_kernels_symbols_len(r->kernels) ||
 		 strncmp(kernels, r->kernels, strlen(kernels)) != 0)
 		snprintf(why, size, "its kernel names are not those in its code (%s)", kernels);
-	else if (rj_names_check(r->kernels, kernels, strlen(kernels)) != 0)
-		snprintf(why, size, "its name expressions do not name kernels in its code");
+	else if (rj_names_check(r->kernels, kernels, strlen(kernels), r->code,
+				(size_t)r->code_len) != 0)
+		snprintf(why, size, "its name expressions do not name kernels or variables in "
+			 "its code");
 	free(kernels);
 	/* Names and targets inside the code are the bundle writer's bytes: shown, not run. */
 	for (char *p = why; *p; p++)

@@ -91,8 +91,11 @@ char *rj_names_pairs(const char *names);
 /* The lowered name of expr in pairs (rj_names_pairs; NULL ok), or NULL. */
 const char *rj_names_lowered(const char *pairs, const char *expr);
 /* 0 when every line of column's name part is "expr\tlowered" with lowered one of the
- * symbols[symbols_len] (comma separated), else -1: what a bundle import checks. */
-int rj_names_check(const char *column, const char *symbols, size_t symbols_len);
+ * symbols[symbols_len] (comma separated, the kernels) or a variable the code object
+ * code[0..code_size) defines (an expression "&var"), else -1: what a bundle import and a
+ * remote value are checked for. */
+int rj_names_check(const char *column, const char *symbols, size_t symbols_len,
+		   const void *code, size_t code_size);
 
 /*
  * Looks key up: in the read index first (cache_index.c), then in the database.  On a hit

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codeobj/codeobj.h"
 #include "store/cache.h"
 
 char *rj_kernels_column(const char *kernels, const char *const *exprs, char *const *lowered,
@@ -77,7 +78,8 @@ const char *rj_names_lowered(const char *pairs, const char *expr)
 	return NULL;
 }
 
-int rj_names_check(const char *column, const char *symbols, size_t symbols_len)
+int rj_names_check(const char *column, const char *symbols, size_t symbols_len,
+		   const void *code, size_t code_size)
 {
 	const char *p = rj_kernels_names(column);
 
@@ -97,6 +99,13 @@ int rj_names_check(const char *column, const char *symbols, size_t symbols_len)
 				slen = symbols_len - (size_t)(s - symbols);
 			found = slen == nlen && memcmp(s, name, nlen) == 0;
 			s += slen + 1;
+		}
+		if (!found && nlen < 4096) {
+			char var[4096];
+
+			memcpy(var, name, nlen);
+			var[nlen] = 0;
+			found = rj_codeobj_has_variable(code, code_size, var) == 1;
 		}
 		if (!found)
 			return -1;

@@ -219,6 +219,60 @@ TEST(constant_table_written_through_rocjit_is_what_the_kernel_reads)
 	rocjit_close(ctx);
 }
 
+/* CuPy's way to a variable in a namespace: compile with the name expression "&ns::scale"
+ * and ask for it by that expression, with or without its "&". */
+static const char namespaced_src[] =
+	"#include <hip/hip_runtime.h>\n"
+	"namespace ns { __constant__ float scale[4]; }\n"
+	"template <typename T> __global__ void apply(const T *x, T *y, int n)\n"
+	"{\n"
+	"	int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"	if (i < n)\n"
+	"		y[i] = x[i] * ns::scale[i % 4];\n"
+	"}\n";
+
+TEST(a_namespaced_constant_is_found_by_its_name_expression_as_cupy_does)
+{
+	static const char *const exprs[] = { "&ns::scale", "apply<float>" };
+	enum { N = 256 };
+	float scale[4] = { 1.0f, -2.0f, 0.5f, 3.0f }, hx[N], hy[N], *dx, *dy;
+	int n = N;
+	void *args[] = { &dx, &dy, &n }, *a = NULL, *b = NULL, *c = NULL;
+	rocjit_program p = ROCJIT_PROGRAM_INIT;
+	size_t size = 0;
+	rocjit_kernel *k;
+	rocjit_ctx *ctx;
+
+	gpu_require();
+	ctx = gpu_open();
+	p.source = namespaced_src;
+	p.name = "namespaced.hip";
+	p.name_expressions = exprs;
+	p.num_name_expressions = 2;
+	OK(rocjit_kernel_get(&k, ctx, &p, "apply<float>"));
+	OK(rocjit_global_get(&a, &size, k, "ns::scale"));
+	ASSERT_INT(size, sizeof scale);
+	OK(rocjit_global_get(&b, NULL, k, "&ns::scale"));
+	OK(rocjit_global_get(&c, NULL, k, "_ZN2ns5scaleE"));
+	ASSERT(a == b && b == c);
+	REFUSED(rocjit_global_get(&a, NULL, k, "scale"), ROCJIT_ENOTFOUND, "\"&scale\"");
+
+	for (int i = 0; i < N; i++)
+		hx[i] = (float)(i - 100);
+	dx = dev_alloc(sizeof hx);
+	dy = dev_alloc(sizeof hy);
+	to_dev(dx, hx, sizeof hx);
+	OK(rocjit_global_write(k, "ns::scale", 0, scale, sizeof scale, NULL));
+	OK(rocjit_kernel_launch(k, dim1(N / 64), dim1(64), 0, NULL, args));
+	sync_stream(NULL);
+	from_dev(hy, dy, sizeof hy);
+	for (int i = 0; i < N; i++)
+		ASSERT(hy[i] == hx[i] * scale[i % 4]);
+	CUDA(rt.cudaFree(dx));
+	CUDA(rt.cudaFree(dy));
+	rocjit_close(ctx);
+}
+
 /* ---- Cooperative launch ----------------------------------------------------------------- */
 
 /* Every thread writes its slot, the whole grid waits, then each reads its neighbour's
