@@ -5,16 +5,17 @@ set -eu
 # libhiredis-dev: the remote tier's client (src/remote/conn.c); redis-server (with
 # redis-tools' redis-cli, which makes a cluster): its tests start their own servers
 # (tests/redis_server.c).  libsodium-dev: signed code objects (src/sign/sign.c).
-# python3-pytest: the Python binding's tests (bindings/python); python3-venv, -setuptools,
-# -wheel: installing it offline.  rustc, cargo (Debian's 1.63): the Rust crates
+# python3-pytest, python3-numpy: the Python binding's tests (bindings/python; NumPy scalars
+# as kernel arguments); python3-venv: installing it offline (its in-tree build backend needs
+# no setuptools or wheel).  rustc, cargo (Debian's 1.63): the Rust crates
 # (bindings/rust), only where no Rust toolchain is on PATH already (rustup's is kept).
 # librocprim-dev (header-only): the CUB subset rocjit serves on AMD is built on it
 # (src/compile/devlib/cuda/cub; tests/test_cub.c skips without it).  llvm (Debian 12: 14):
 # /usr/bin/llvm-readelf, the independent reading of AMDGPU metadata tests/test_resources.c
 # checks rocjit's kernel resources against.
 pkgs="cmake make gcc g++ pkg-config libamdhip64-dev libsqlite3-dev libxxhash-dev python3
-      libhiredis-dev redis-server redis-tools libsodium-dev python3-pytest python3-venv
-      python3-setuptools python3-wheel librocprim-dev llvm"
+      libhiredis-dev redis-server redis-tools libsodium-dev python3-pytest python3-numpy
+      python3-venv librocprim-dev llvm"
 command -v cargo >/dev/null 2>&1 && command -v rustc >/dev/null 2>&1 ||
 	pkgs="$pkgs rustc cargo"
 missing=""

@@ -8,7 +8,11 @@ dynamic loader looks, else the build/ folder of the checkout these bindings lie 
     with rocjit.Context(target="gfx90a") as ctx:
         code = ctx.compile(SOURCE, name="axpy.hip")        # bytes + metadata, no GPU needed
         k = ctx.get_kernel(SOURCE, "axpy", name="axpy.hip")
-        k.launch((n + 255) // 256, 256, [rocjit.i32(n), rocjit.f32(2.0), x, y], stream=s)
+        k.launch((n + 255) // 256, 256, [numpy.int32(n), numpy.float32(2.0), x, y])
+
+    # CuPy's shapes (launches go to CuPy's current stream when the program uses CuPy):
+    mod = rocjit.RawModule(code=SOURCE, options=("-O3",), name_expressions=["scale<float>"])
+    mod.get_function("axpy")((blocks,), (256,), (numpy.int32(n), numpy.float32(2.0), x, y))
 
 include/rocjit.h is the specification of every call underneath.
 """
@@ -94,6 +98,8 @@ from ._core import (  # noqa: F401
     u64,
     version,
 )
+from ._args import Pointer  # noqa: F401
+from ._raw import RawKernel, RawModule  # noqa: F401
 from ._errors import (  # noqa: F401
     EDEVICE,
     EFORMAT,
@@ -126,7 +132,7 @@ from ._log import log_to_python  # noqa: F401
 __version__ = "0.1.0"
 
 # Classes show as rocjit.X (in tracebacks, reprs), where users import them from.
-for _cls in (Context, Kernel, KernelNative, KernelResources, BlockSize, GlobalVar, Attribute,
+for _cls in (Context, Kernel, Pointer, RawModule, RawKernel, KernelNative, KernelResources, BlockSize, GlobalVar, Attribute,
              CodeObject, CodeObjectInfo, Entry, BadEntry, VerifyResult, Stats,
              Counters, RemoteCounters, LibraryNotFoundError, RocjitError, CompileError,
              DeviceError, FormatError, InvalidArgumentError, NoCompilerError, NoDeviceError,

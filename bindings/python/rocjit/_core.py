@@ -11,11 +11,12 @@ import ctypes
 import dataclasses
 import enum
 import os
+import sys
 import threading
 from ctypes import byref, c_char_p, c_int, c_size_t, c_uint64, c_void_p, sizeof
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
-from . import _errors, _lib, _log
+from . import _args, _errors, _lib, _log
 from ._errors import error_for
 
 # ---- Constants (include/rocjit.h; tests/test_layout.py compares them with the header) -----
@@ -352,7 +353,9 @@ class CodeObject:
     data: bytes = dataclasses.field(repr=False)
     target: str
     key: str
-    from_cache: bool  # read from the on-disk cache (else compiled by this context)
+    from_cache: bool  # no compile ran for this request: a disk (or remote) hit, or a
+    # repeat served by the context's in-memory table (rocjit_code.from_cache says 0
+    # there: the object is the one this context compiled; see Context.compile)
     compile_ms: float
     lowered_names: dict  # name expression -> lowered (mangled) kernel name
     log: str = dataclasses.field(repr=False)  # compiler log of a compile done now, or ""
@@ -446,33 +449,8 @@ def _dim3(v, what: str) -> _lib.Dim3:
     return _lib.Dim3(*t)
 
 
-_CTYPES_VALUES = (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array,
-                  ctypes._Pointer)
-
-
-def _arg(a, i: int):
-    """One kernel argument -> a ctypes object whose address is passed."""
-    if isinstance(a, bool):
-        raise TypeError(f"argument {i}: a bool has no C type here: pass rocjit.u8(...) or "
-                        "rocjit.i32(...)")
-    if isinstance(a, int):
-        if not 0 <= a < 1 << 64:
-            raise ValueError(f"argument {i}: an int is a device pointer (0 to 2**64-1); "
-                             "pass integer scalars as rocjit.i32(x), rocjit.i64(x), ...")
-        return c_void_p(a)
-    if a is None:
-        return c_void_p(None)
-    if isinstance(a, _CTYPES_VALUES):
-        return a
-    cai = getattr(a, "__cuda_array_interface__", None)
-    if cai is not None:
-        return c_void_p(cai["data"][0])
-    if isinstance(a, float):
-        raise TypeError(f"argument {i}: a Python float has no C type: pass rocjit.f32(x) or "
-                        "rocjit.f64(x)")
-    raise TypeError(f"argument {i}: cannot pass {type(a).__name__} to a kernel: give an int "
-                    "(device pointer), a ctypes value (rocjit.f32(1.5), rocjit.i32(3)) or "
-                    "an object with __cuda_array_interface__")
+_arg = _args.kernel_arg
+_stream = _args.stream_handle
 
 
 def _host_buffer(data, what: str, writable: bool, stream):
@@ -508,24 +486,6 @@ def _host_buffer(data, what: str, writable: bool, stream):
     return ctypes.addressof(buf), mv.nbytes, buf
 
 
-def _stream(stream):
-    if stream is None:
-        return None
-    if isinstance(stream, int) and not isinstance(stream, bool):
-        return stream or None
-    if isinstance(stream, c_void_p):
-        return stream.value
-    proto = getattr(stream, "__cuda_stream__", None)
-    if proto is not None:
-        version_handle = proto() if callable(proto) else proto
-        return version_handle[1] or None
-    handle = getattr(stream, "ptr", None)  # cupy.cuda.Stream
-    if isinstance(handle, int):
-        return handle or None
-    raise TypeError(f"stream must be an int handle, None, or a stream object with .ptr or "
-                    f"__cuda_stream__, not {type(stream).__name__}")
-
-
 # ---- Kernel ---------------------------------------------------------------------------------
 
 
@@ -533,12 +493,27 @@ class Kernel:
     """A launchable kernel (rocjit_kernel), valid while its Context is open.  Shareable
     between threads."""
 
-    __slots__ = ("_ctx", "_handle", "name")
+    __slots__ = ("_ctx", "_handle", "name", "_platform")
 
     def __init__(self, ctx: "Context", handle: int):
         self._ctx = ctx
         self._handle = handle
+        self._platform = None
         self.name = _text(_L().rocjit_kernel_name(handle))
+
+    def _launch_stream(self, stream):
+        """stream None: CuPy's current stream when CuPy is in use, for this kernel's
+        platform (asked once: a launch needs the device anyway)."""
+        if stream is not None:
+            return _stream(stream)
+        if "cupy" not in sys.modules:
+            return None
+        if self._platform is None:
+            try:
+                self._platform = self.native().platform
+            except _errors.UnsupportedError:  # a librocjit before issue 29
+                self._platform = 0
+        return _args.current_stream(self._platform or None)
 
     def _h(self):
         if self._ctx._handle is None:
@@ -555,20 +530,23 @@ class Kernel:
         ptrs = (c_void_p * max(len(values), 1))()
         for i, v in enumerate(values):
             ptrs[i] = ctypes.addressof(v)
-        rc = fn(h, g, b, int(shared_mem), _stream(stream), ptrs)
+        rc = fn(h, g, b, int(shared_mem), self._launch_stream(stream), ptrs)
         if rc < 0:
             _raise(rc)
 
     def launch(self, grid, block, args: Sequence[Any] = (), shared_mem: int = 0,
-               stream=0) -> None:
-        """Launches on stream (an int handle, None/0 for the default stream, or an object
-        with .ptr such as cupy.cuda.Stream, or __cuda_stream__).  grid, block: an int or 1
-        to 3 ints.  args: ints (device pointers), ctypes values (rocjit.f32(1.5)), or
-        objects exposing __cuda_array_interface__ (CuPy arrays).  Asynchronous."""
+               stream=None) -> None:
+        """Launches on stream: an int handle (0: the legacy default stream), an object
+        with .ptr such as cupy.cuda.Stream, or __cuda_stream__; None: CuPy's current
+        stream when the program imported CuPy, else the legacy default stream.  grid,
+        block: an int or 1 to 3 ints.  args: converted as CuPy's RawKernel converts them
+        (see rocjit/_args.py): Python and NumPy scalars by their type, CuPy arrays and
+        __cuda_array_interface__ objects by address, rocjit.Pointer(addr), ctypes
+        values.  Asynchronous."""
         self._launch(_L().rocjit_kernel_launch, grid, block, args, shared_mem, stream)
 
     def launch_cooperative(self, grid, block, args: Sequence[Any] = (), shared_mem: int = 0,
-                           stream=0) -> None:
+                           stream=None) -> None:
         """As launch, as a cooperative launch (rocjit_kernel_launch_cooperative): every
         block is resident at once, so the kernel may synchronize the whole grid
         (cooperative groups' this_grid().sync()).  A grid larger than the device holds at
@@ -669,7 +647,7 @@ class Kernel:
         return _resources(_issue29(_L(), "rocjit_kernel_resources_get"), self._h())
 
     def __call__(self, grid, block, args: Sequence[Any] = (), *, shared_mem: int = 0,
-                 stream=0) -> None:
+                 stream=None) -> None:
         """Same as launch (CuPy RawKernel's calling convention)."""
         self.launch(grid, block, args, shared_mem=shared_mem, stream=stream)
 
@@ -696,6 +674,7 @@ class Context:
                  trusted_keys=None, require_signed: int | None = None,
                  no_cache: bool = False, no_compile: bool = False, readonly: bool = False):
         self._handle = None
+        self._returned = set()  # addresses of the rocjit_code objects compile() returned
         lib = _L()
         o = _lib.Options()
         _lib.negotiate_version(lib, o, "rocjit_options_init")
@@ -718,9 +697,17 @@ class Context:
 
     # -- lifetime
 
+    def _compiles(self) -> int:
+        """The context's compiles so far: a version 1 rocjit_stats reads only counters."""
+        s = _lib.Stats()
+        s.version = 1
+        _check(_L().rocjit_stats_get(byref(s), self._h()))
+        return s.compiles
+
     def close(self) -> None:
         """Closes the context (rocjit_close); its kernels may not be launched after."""
         h, self._handle = self._handle, None
+        self._returned.clear()
         if h is not None:
             self._close_fn(h)
 
@@ -760,6 +747,7 @@ class Context:
         h = self._h()
         out = ctypes.POINTER(_lib.Code)()
         t = _b(target, "target")
+        compiles = self._compiles()
         if registered is not None:
             if source is not None:
                 raise TypeError("give source or registered, not both")
@@ -780,11 +768,19 @@ class Context:
             name_out = c_char_p()
             _check(lib.rocjit_code_lowered_name(byref(name_out), out, _b(expr, "expression")))
             lowered[expr] = _text(name_out.value)
+        # rocjit_code.from_cache is 1 only for an object read from disk or the remote
+        # tier; an object this context compiled keeps 0 when a repeat request is served
+        # from memory.  A request compiled nothing when its object was returned before
+        # (exact, whatever other threads do) or no compile ran meanwhile (exact with
+        # one thread; with several, another thread's compile makes it say False).
+        address = ctypes.addressof(code)
+        repeat = address in self._returned or self._compiles() == compiles
+        self._returned.add(address)
         return CodeObject(
             data=ctypes.string_at(code.data, code.size),
             target=_text(code.target),
             key=_text(code.key),
-            from_cache=bool(code.from_cache),
+            from_cache=bool(code.from_cache) or repeat,
             compile_ms=code.compile_ms,
             lowered_names=lowered,
             log=log,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 OK = 0
 EINVAL = -1
 ENOMEM = -2
@@ -23,11 +25,16 @@ class RocjitError(Exception):
     name:    rocjit_strerror(code), e.g. "compile error"
     message: rocjit_last_error() of the failing call: the detail, what to do included
     log:     the compiler log of the call's compile ("" when none ran or it said nothing)
+
+    c_message: rocjit_last_error() as the C library wrote it (message names the Python
+             parameters where it names C fields: target= for rocjit_options.target)
     """
 
     code: int | None = None
 
     def __init__(self, code: int, message: str, name: str = "", log: str = ""):
+        self.c_message = message
+        message = python_terms(message)
         super().__init__(code, message)
         self.code = code
         self.message = message
@@ -121,6 +128,29 @@ BY_CODE = {
         NotCachedError,
     )
 }
+
+
+# The C library's hints name its own API; a Python caller spells them differently.
+# rocjit_options.X is Context(X=...), rocjit_program.X a keyword of compile/get_kernel.
+_C_TERMS = [
+    (re.compile(r"\brocjit_(?:options|program|registered_options)\.(\w+)"), r"\1="),
+    (re.compile(r"\bROCJIT_ATTR_(\w+)"), r"rocjit.Attribute.\1"),
+    (re.compile(r"\bROCJIT_OPEN_NO_CACHE\b"), "no_cache=True"),
+    (re.compile(r"\bROCJIT_OPEN_NO_COMPILE\b"), "no_compile=True"),
+    (re.compile(r"\bROCJIT_OPEN_READONLY\b"), "readonly=True"),
+    (re.compile(r"\brocjit_compile\b"), "Context.compile"),
+    (re.compile(r"\brocjit_kernel_get\b"), "Context.get_kernel"),
+    (re.compile(r"\brocjit_kernel_attribute_set\b"), "Kernel.set_attribute"),
+    (re.compile(r"\brocjit_global_get\b"), "Kernel.get_global"),
+    (re.compile(r"\brocjit_register_(sources|headers)\b"), r"rocjit.register_\1"),
+]
+
+
+def python_terms(message: str) -> str:
+    """message with the C API's names of parameters replaced by the Python ones."""
+    for pattern, repl in _C_TERMS:
+        message = pattern.sub(repl, message)
+    return message
 
 
 def error_for(code: int, message: str, name: str = "", log: str = "") -> RocjitError:

@@ -74,20 +74,10 @@ def test_missing_library_says_what_to_set(tmp_path):
     assert "LibraryNotFoundError" in out.stderr and "set ROCJIT_LIBRARY" in out.stderr
 
 
-def test_kernel_arguments_are_checked_before_any_call():
-    from rocjit._core import _arg, _dim3, _stream
+def test_grid_and_stream_arguments_are_checked_before_any_call():
+    # (kernel arguments: tests/test_args.py)
+    from rocjit._core import _dim3, _stream
 
-    class Array:
-        __cuda_array_interface__ = {"data": (0x7000, False), "shape": (4,), "typestr": "<f4",
-                                    "version": 3}
-
-    assert _arg(0x1234, 0).value == 0x1234
-    assert _arg(Array(), 0).value == 0x7000
-    f = rocjit.f32(1.5)
-    assert _arg(f, 0) is f
-    for bad, err in ((1.5, TypeError), (True, TypeError), (-1, ValueError), ("x", TypeError)):
-        with pytest.raises(err):
-            _arg(bad, 0)
     assert tuple(getattr(_dim3((4, 2), "grid"), a) for a in "xyz") == (4, 2, 1)
     with pytest.raises(ValueError):
         _dim3((1, 2, 3, 4), "grid")
