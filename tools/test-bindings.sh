@@ -1,7 +1,8 @@
 #!/bin/sh
 # The bindings' tests against the library of a build folder (tools/test.sh runs it after
 # the C tests): the Rust crates (cargo test, offline, no registry) and the Python package
-# (pytest, then an offline pip install into a venv and an import from outside the tree).
+# (pytest, then an offline pip install into a venv without setuptools or wheel, an import
+# from outside the tree, and examples/cupy_style.py run with the installed package).
 #
 #   tools/test-bindings.sh [BUILD]      (default: build)
 set -eu
@@ -21,6 +22,14 @@ ROCJIT_LIBRARY="$lib/librocjit.so" "$py" -m pytest -p no:cacheprovider -q -rs \
 venv="$lib/pyvenv"
 rm -rf "$venv"
 "$py" -m venv "$venv"
+# As a venv of a non-Debian Python can be: no setuptools, no wheel.  The package builds
+# with its in-tree backend (bindings/python/pyproject.toml) and needs neither.
+"$venv/bin/pip" uninstall -q -y setuptools wheel 2>/dev/null || true
+if "$venv/bin/python" -c 'import setuptools' 2>/dev/null ||
+	"$venv/bin/python" -c 'import wheel' 2>/dev/null; then
+	echo "test-bindings.sh: setuptools or wheel is still in $venv" >&2
+	exit 1
+fi
 # --no-index: as offline as a machine without a network (nothing may be downloaded).
 "$venv/bin/pip" install -q --no-index bindings/python
 (cd / && ROCJIT_LIBRARY="$lib/librocjit.so" "$venv/bin/python" -c \
