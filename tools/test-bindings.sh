@@ -1,8 +1,8 @@
 #!/bin/sh
 # The bindings' tests against the library of a build folder (tools/test.sh runs it after
 # the C tests): the Rust crates (cargo test, offline, no registry) and the Python package
-# (pytest, then an offline pip install into a venv without setuptools or wheel, an import
-# from outside the tree, and examples/cupy_style.py run with the installed package).
+# (pytest, then an offline pip install into a venv without setuptools or wheel, and an
+# import from outside the tree).
 #
 #   tools/test-bindings.sh [BUILD]      (default: build)
 set -eu

@@ -135,11 +135,12 @@ class RawModule:
         """A __device__ / __constant__ variable by name (or by name expression, "&var"):
         as CuPy, a cupy.cuda.MemoryPointer to it where the program uses CuPy, else
         rocjit.GlobalVar(address, size)."""
-        var = self._any_kernel().get_global(name)
+        kernel = self._any_kernel()
+        var = kernel.get_global(name)
         cp = sys.modules.get("cupy")
         if cp is None:
             return var
-        memory = cp.cuda.UnownedMemory(var.address, var.size, self)
+        memory = cp.cuda.UnownedMemory(var.address, var.size, self, kernel.native().device)
         return cp.cuda.MemoryPointer(memory, 0)
 
     def __repr__(self) -> str:

@@ -97,3 +97,51 @@ def test_launch_after_close_is_refused(cupy, tmp_path, lib):
     ctx.close()
     with pytest.raises(rocjit.InvalidArgumentError, match="closed"):
         k.launch(1, 1, [rocjit.i32(0), rocjit.f32(0), 0, 0])
+
+
+SLOW = r"""
+extern "C" __global__ void slow_set(int *p, long long cycles, int value)
+{
+	long long start = clock64();
+	while (clock64() - start < cycles)
+		;
+	*p = value;
+}
+"""
+
+
+def test_a_launch_without_a_stream_is_ordered_inside_a_cupy_stream_block(cupy, gpu_ctx):
+    # The kernel spins ~50 ms before writing: CuPy's read after it sees the write only if
+    # the launch went to the with block's (non-blocking) stream.
+    np = pytest.importorskip("numpy")
+    k = gpu_ctx.get_kernel(SLOW, "slow_set", name="slow.cu")
+    with cupy.cuda.Stream(non_blocking=True):
+        p = cupy.zeros(1, dtype=cupy.int32)
+        k(1, 1, [p, 100_000_000, np.int32(42)])  # Python int: int64, as the kernel takes
+        assert int(p.get()[0]) == 42
+
+
+def test_raw_module_as_a_cupy_user_writes_it(cupy, tmp_path, lib):
+    np = pytest.importorskip("numpy")
+    if rocjit.device_count() == 0:
+        pytest.skip("rocjit finds no GPU")
+    with rocjit.Context(cache_dir=tmp_path, remote="") as ctx:
+        mod = rocjit.RawModule(code=AXPY + "__device__ float offset;\n",
+                               name_expressions=["scale<float>"], context=ctx)
+        axpy, scale = mod.get_function("axpy"), mod.get_function("scale<float>")
+        assert axpy.max_threads_per_block > 0 and axpy.num_regs > 0
+        n = 5000
+        with cupy.cuda.Stream(non_blocking=True) as s:
+            x = cupy.arange(n, dtype=cupy.float32)
+            y = cupy.ones(n, dtype=cupy.float32)
+            axpy(((n + 255) // 256,), (256,), (np.int32(n), np.float32(2.0), x, y))
+            scale(((n + 255) // 256,), (256,), (y, np.float32(0.5), np.int32(n)))
+            off = cupy.ndarray((1,), cupy.float32, mod.get_global("offset"))
+            off.fill(3.0)
+            got, got_off = y.get(), float(off.get()[0])
+            s.synchronize()
+        assert np.allclose(got, (2.0 * np.arange(n, dtype=np.float32) + 1.0) * 0.5)
+        assert got_off == 3.0
+        raw = rocjit.RawKernel(AXPY, "axpy", context=ctx)
+        raw(((n + 255) // 256,), (256,), (np.int32(n), np.float32(-1.0), x, y))
+        cupy.cuda.get_current_stream().synchronize()
