@@ -28,6 +28,8 @@ import ctypes
 import sys
 from ctypes import c_void_p
 
+from . import _core  # a cycle (_core imports this module): used at call time only
+
 # NumPy type characters CuPy passes by value: bool, signed and unsigned ints, float16/32/64,
 # complex64/128.
 _NUMPY_CHARS = "?bhilqBHILQefdFD"
@@ -89,10 +91,8 @@ def kernel_arg(a, i: int):
         return ctypes.c_double(a)
     if isinstance(a, complex):
         return (ctypes.c_double * 2)(a.real, a.imag)
-    # GlobalVar (a NamedTuple; imported late: _core imports this module).
-    address = getattr(a, "address", None)
-    if isinstance(a, tuple) and type(a).__name__ == "GlobalVar" and isinstance(address, int):
-        return c_void_p(address)
+    if isinstance(a, _core.GlobalVar):
+        return c_void_p(a.address)
     cp = sys.modules.get("cupy")
     if cp is not None:
         address = _cupy_address(a, cp)
