@@ -70,6 +70,7 @@ from ._core import (  # noqa: F401
     KernelResources,
     RemoteCounters,
     Stats,
+    Transfer,
     VerifyResult,
     cache_dir,
     compiler_identity,
@@ -83,6 +84,7 @@ from ._core import (  # noqa: F401
     i32,
     i64,
     inspect,
+    keygen,
     last_log,
     library_path,
     normalize_target,
@@ -133,7 +135,7 @@ __version__ = "0.1.0"
 
 # Classes show as rocjit.X (in tracebacks, reprs), where users import them from.
 for _cls in (Context, Kernel, Pointer, RawModule, RawKernel, KernelNative, KernelResources, BlockSize, GlobalVar, Attribute,
-             CodeObject, CodeObjectInfo, Entry, BadEntry, VerifyResult, Stats,
+             CodeObject, CodeObjectInfo, Entry, BadEntry, VerifyResult, Stats, Transfer,
              Counters, RemoteCounters, LibraryNotFoundError, RocjitError, CompileError,
              DeviceError, FormatError, InvalidArgumentError, NoCompilerError, NoDeviceError,
              NotCachedError, NotFoundError, OutOfMemoryError, RocjitIOError, UnsupportedError):

@@ -106,14 +106,26 @@ def _check(rc: int) -> int:
     return rc
 
 
-def _issue29(lib, name: str):
-    """An issue 29 function, or UnsupportedError from a library that predates it."""
+def _optional(lib, name: str, since: str = ""):
+    """A function of _lib._OPTIONAL, or UnsupportedError from a library without it."""
     fn = getattr(lib, name, None)
     if fn is None:
         raise _errors.UnsupportedError(
-            _errors.EUNSUPPORTED, f"{name}: the librocjit at {lib.path} predates it (issue "
-            "29); use a newer librocjit (ROCJIT_LIBRARY)", "not supported")
+            _errors.EUNSUPPORTED, f"{name}: the librocjit at {lib.path} predates it{since}; "
+            "use a newer librocjit (ROCJIT_LIBRARY)", "not supported")
     return fn
+
+
+def _issue29(lib, name: str):
+    """An issue 29 function, or UnsupportedError from a library that predates it."""
+    return _optional(lib, name, " (issue 29)")
+
+
+def _keys(keys):
+    """Cache keys (32-hex-digit strings or Entry objects, or one of them) -> _strings."""
+    if isinstance(keys, (str, bytes, Entry)):
+        keys = [keys]
+    return _strings([k.key if isinstance(k, Entry) else k for k in keys], "keys")
 
 
 def _b(s, what: str) -> bytes | None:
@@ -334,6 +346,15 @@ class VerifyResult:
     @property
     def ok(self) -> bool:
         return not self.bad
+
+
+class Transfer(NamedTuple):
+    """What import_bundle / push did: entries copied (pushed), already there (push
+    only), and [(key, reason)] of those refused (or that failed)."""
+
+    done: int
+    present: int
+    refused: list
 
 
 @dataclasses.dataclass(frozen=True)
@@ -894,13 +915,64 @@ class Context:
     def remove(self, keys) -> int:
         """Removes entries (keys: 32-hex-digit strings or Entry objects, or one of them) in
         one transaction; returns how many existed (rocjit_cache_remove)."""
-        if isinstance(keys, (str, bytes, Entry)):
-            keys = [keys]
-        keys = [k.key if isinstance(k, Entry) else k for k in keys]
-        arr, n, _keep = _strings(keys, "keys")
+        arr, n, _keep = _keys(keys)
         removed = c_size_t()
         _check(_L().rocjit_cache_remove(self._h(), arr, n, byref(removed)))
         return removed.value
+
+    # -- bundles, signing, the remote tier
+
+    def export_bundle(self, path, keys) -> int:
+        """Writes a new bundle file at path holding these entries (keys as remove()
+        takes them), signed with the context's signing key when it has one; returns how
+        many it wrote (rocjit_bundle_export)."""
+        arr, n, _keep = _keys(keys)
+        count = c_size_t()
+        fn = _optional(_L(), "rocjit_bundle_export")
+        _check(fn(self._h(), _b(path, "path"), arr, n, byref(count)))
+        return count.value
+
+    def import_bundle(self, path) -> "Transfer":
+        """Copies a bundle's entries into the cache, each checked first (and its signature
+        where the context trusts keys) (rocjit_bundle_import_v2).  Entries refused are in
+        the result's .refused, not raised; the call raises only when the bundle cannot be
+        used at all."""
+        copied, rejected, refused = c_size_t(), c_size_t(), []
+        cb = _lib.REJECT_FN(lambda key, why, user: refused.append((_text(key), _text(why))))
+        fn = _optional(_L(), "rocjit_bundle_import_v2")
+        rc = fn(self._h(), _b(path, "path"), byref(copied), byref(rejected), cb, None)
+        if rc < 0 and not (rc == _errors.EFORMAT and rejected.value):
+            _raise(rc)
+        return Transfer(copied.value, 0, refused)
+
+    def sign(self, keys=None) -> int:
+        """Signs these entries (None: every entry) with the context's signing key, as far
+        as their origin allows; returns how many carry such a signature
+        (rocjit_cache_sign).  FormatError names entries it would not sign."""
+        arr, n, _keep = _keys(keys) if keys is not None else (None, 0, None)
+        count = c_size_t()
+        _check(_optional(_L(), "rocjit_cache_sign")(self._h(), arr, n, byref(count)))
+        return count.value
+
+    def sign_bundle(self, path, keys=None) -> int:
+        """sign() on the bundle file path (replaced by a signed copy; rocjit_bundle_sign)."""
+        arr, n, _keep = _keys(keys) if keys is not None else (None, 0, None)
+        count = c_size_t()
+        fn = _optional(_L(), "rocjit_bundle_sign")
+        _check(fn(self._h(), _b(path, "path"), arr, n, byref(count)))
+        return count.value
+
+    def push(self, keys) -> "Transfer":
+        """Puts these entries on the remote tier, never replacing a value there
+        (rocjit_remote_push).  Entries that could not be pushed are in .refused."""
+        arr, n, _keep = _keys(keys)
+        pushed, present, failed, refused = c_size_t(), c_size_t(), c_size_t(), []
+        cb = _lib.REJECT_FN(lambda key, why, user: refused.append((_text(key), _text(why))))
+        fn = _optional(_L(), "rocjit_remote_push")
+        rc = fn(self._h(), arr, n, byref(pushed), byref(present), byref(failed), cb, None)
+        if rc < 0 and not failed.value:
+            _raise(rc)
+        return Transfer(pushed.value, present.value, refused)
 
     def purge(self, where: Callable[[Entry], bool] | None = None, *, dry_run: bool = False,
               compact: bool = True) -> list:
@@ -1077,6 +1149,16 @@ def _register(files, what: str, v1: str, v2: str) -> None:
         _check(getattr(lib, v2)(arr, len(pairs), sizeof(_lib.SourceFile)))
     else:
         _check(getattr(lib, v1)(arr, len(pairs)))
+
+
+def keygen(name: str, dir) -> str:
+    """Makes an ed25519 key pair, dir/NAME.secret (mode 0600: Context(signing_key=...))
+    and dir/NAME.pub; returns the public key line "NAME:BASE64" to give consumers
+    (Context(trusted_keys=...)) (rocjit_keygen)."""
+    buf = ctypes.create_string_buffer(256)
+    fn = _optional(_L(), "rocjit_keygen")
+    _check(fn(_b(name, "name"), _b(dir, "dir"), buf, len(buf)))
+    return _text(buf.value)
 
 
 def register_sources(files) -> None:

@@ -329,6 +329,7 @@ ENTRY_FN = CFUNCTYPE(c_int, POINTER(Entry), c_void_p)
 FIND_FN = CFUNCTYPE(c_int, POINTER(Entry), c_void_p, c_size_t, c_void_p)
 VERIFY_FN = CFUNCTYPE(None, POINTER(Entry), c_int, c_char_p, c_void_p)
 LOG_FN = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
+REJECT_FN = CFUNCTYPE(None, c_char_p, c_char_p, c_void_p)
 
 ctx_p = c_void_p
 kernel_p = c_void_p
@@ -422,6 +423,22 @@ _OPTIONAL = {
         [POINTER(KernelResources), c_void_p, c_size_t, c_char_p],
     ),
     "rocjit_kernel_resources_get": (c_int, [POINTER(KernelResources), kernel_p]),
+    # bundles, signing, pushing to the remote tier (issues 21-27)
+    "rocjit_bundle_export": (
+        c_int, [ctx_p, c_char_p, POINTER(c_char_p), c_size_t, POINTER(c_size_t)]),
+    "rocjit_bundle_import_v2": (
+        c_int,
+        [ctx_p, c_char_p, POINTER(c_size_t), POINTER(c_size_t), REJECT_FN, c_void_p],
+    ),
+    "rocjit_keygen": (c_int, [c_char_p, c_char_p, c_char_p, c_size_t]),
+    "rocjit_cache_sign": (c_int, [ctx_p, POINTER(c_char_p), c_size_t, POINTER(c_size_t)]),
+    "rocjit_bundle_sign": (
+        c_int, [ctx_p, c_char_p, POINTER(c_char_p), c_size_t, POINTER(c_size_t)]),
+    "rocjit_remote_push": (
+        c_int,
+        [ctx_p, POINTER(c_char_p), c_size_t, POINTER(c_size_t), POINTER(c_size_t),
+         POINTER(c_size_t), REJECT_FN, c_void_p],
+    ),
     # the spellings issue 17 deprecates (a library may one day drop them)
     "rocjit_cache_counters": (c_int, [ctx_p, POINTER(CountersV0)]),
     "rocjit_codeobj_free": (None, [POINTER(CodeobjInfo)]),
