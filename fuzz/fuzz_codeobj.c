@@ -7,7 +7,8 @@
  * must agree with it for every target: the same error when inspection fails, success only
  * for an object of the target's platform, success whenever the object reads as exactly that
  * target, and the kernel list inspection gives, joined by commas.  rj_codeobj_amd_pointee
- * (the function a pointer variable points to) must stay inside the input as well.
+ * (the function a pointer variable points to) and the variable readers
+ * (rj_codeobj_variables, rj_codeobj_has_variable) must stay inside the input as well.
  * rocjit_codeobj_resources_get runs for every kernel inspection lists, plus a name no
  * object holds and "axpy" (the seeds' kernel, read even where inspection fails): it stays
  * inside the input, gives only its documented errors, writes *out only on success, and
@@ -138,6 +139,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   rc3 == ROCJIT_ENOMEM);
 		if (rc3 == 0)
 			free(func);
+	}
+	/* So do the variable readers (name expressions "&var", the not-found message). */
+	{
+		char vars[64];
+		int rc4 = rj_codeobj_variables(data, size, vars, sizeof vars);
+		int rc5 = rj_codeobj_has_variable(data, size, "counter");
+
+		FUZZ_CHECK(rc4 == 0 || rc4 == ROCJIT_EFORMAT);
+		FUZZ_CHECK(memchr(vars, 0, sizeof vars) != NULL);
+		FUZZ_CHECK(rc5 == 0 || rc5 == 1 || rc5 == ROCJIT_EFORMAT);
 	}
 	if (rc == 0)
 		for (t = 0; t < info->num_kernels && t < 64; t++)

@@ -1384,3 +1384,40 @@ TEST(codeobj_pointer_variable_names_its_kernel_and_truncation_is_an_error)
 	}
 	rocjit_close(ctx);
 }
+
+/* What a module's variable lookup can find, listed for its not-found message: real
+ * hipRTC and NVRTC objects, namespaced and plain variables, never a kernel. */
+TEST(codeobj_lists_the_variables_of_real_objects)
+{
+	static const char src[] = "namespace ns { __constant__ float table[16]; }\n"
+				  "__device__ int counter;\n"
+				  "extern \"C\" __global__ void k(float *y)\n"
+				  "{ y[threadIdx.x] = ns::table[threadIdx.x] + counter; }\n";
+	static const char *const targets[] = { "gfx90a", "sm_90" };
+	rocjit_ctx *ctx = rj_test_open();
+
+	for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+		const rocjit_code *c;
+		char vars[256], cut[16];
+
+		if (rj_test_compile(&c, ctx, targets[i], "vars.hip", src, NULL, 0, NULL, 0, NULL,
+				    0) != 0) {
+			printf("%s: no compiler (%s): not checked\n", targets[i],
+			       rocjit_last_error());
+			continue;
+		}
+		ASSERT_INT(rj_codeobj_variables(c->data, c->size, vars, sizeof vars), 0);
+		printf("%s: %s\n", targets[i], vars);
+		ASSERT_CONTAINS(vars, "_ZN2ns5tableE");
+		ASSERT_CONTAINS(vars, "counter");
+		ASSERT(strstr(vars, ".kd") == NULL);
+		ASSERT_INT(rj_codeobj_has_variable(c->data, c->size, "counter"), 1);
+		ASSERT_INT(rj_codeobj_has_variable(c->data, c->size, "k"), 0);
+		/* Cut short: says so. */
+		ASSERT_INT(rj_codeobj_variables(c->data, c->size, cut, sizeof cut), 0);
+		ASSERT(strlen(cut) < sizeof cut);
+		ASSERT_CONTAINS(cut, "...");
+	}
+	ASSERT_INT(rj_codeobj_variables("junk", 4, (char[16]){ 0 }, 16), ROCJIT_EFORMAT);
+	rocjit_close(ctx);
+}

@@ -8,16 +8,15 @@ set -eu
 # python3-pytest, python3-numpy: the Python binding's tests (bindings/python; NumPy scalars
 # as kernel arguments); python3-venv: installing it offline (its in-tree build backend needs
 # no setuptools or wheel).  rustc, cargo (Debian's 1.63): the Rust crates
-# (bindings/rust), only where no Rust toolchain is on PATH already (rustup's is kept).
+# (bindings/rust), always: their tests run with that toolchain, the crates' minimum
+# (tools/test-bindings.sh), whatever newer one (rustup's) is also on PATH.
 # librocprim-dev (header-only): the CUB subset rocjit serves on AMD is built on it
 # (src/compile/devlib/cuda/cub; tests/test_cub.c skips without it).  llvm (Debian 12: 14):
 # /usr/bin/llvm-readelf, the independent reading of AMDGPU metadata tests/test_resources.c
 # checks rocjit's kernel resources against.
 pkgs="cmake make gcc g++ pkg-config libamdhip64-dev libsqlite3-dev libxxhash-dev python3
       libhiredis-dev redis-server redis-tools libsodium-dev python3-pytest python3-numpy
-      python3-venv librocprim-dev llvm"
-command -v cargo >/dev/null 2>&1 && command -v rustc >/dev/null 2>&1 ||
-	pkgs="$pkgs rustc cargo"
+      python3-venv librocprim-dev llvm rustc cargo"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -12,9 +12,20 @@ lib=$(cd "${1:-build}" && pwd)
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 
+# Debian's cargo and rustc (1.63, the crates' rust-version) where installed, so that the
+# minimum is what is tested: /usr/bin first on PATH makes cargo run that rustc, RUSTC and
+# RUSTDOC pin it against a rustup toolchain's environment.  Else whatever is on PATH.
 echo "== Rust bindings (cargo test)"
-(cd bindings/rust && CARGO_HOME="$PWD/target/cargo-home" ROCJIT_LIB_DIR="$lib" \
-	ROCJIT_INCLUDE_DIR="$PWD/../../include" cargo test --offline --locked)
+(
+	cd bindings/rust
+	if [ -x /usr/bin/cargo ] && [ -x /usr/bin/rustc ]; then
+		PATH=/usr/bin:$PATH RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
+		export PATH RUSTC RUSTDOC
+	fi
+	echo "$(cargo --version), $(rustc --version)"
+	CARGO_HOME="$PWD/target/cargo-home" ROCJIT_LIB_DIR="$lib" \
+		ROCJIT_INCLUDE_DIR="$PWD/../../include" cargo test --offline --locked
+)
 
 echo "== Python bindings (pytest)"
 ROCJIT_LIBRARY="$lib/librocjit.so" "$py" -m pytest -p no:cacheprovider -q -rs \

@@ -42,6 +42,15 @@ int rj_codeobj_amd_pointee(const void *data, size_t size, const char *variable, 
  */
 int rj_codeobj_has_variable(const void *data, size_t size, const char *name);
 
+/*
+ * The variables the object defines, what a module's variable lookup can find (AMD:
+ * those of global binding, kernel descriptors "NAME.kd" left out; CUBIN: its local
+ * objects but the toolchain's own, "." and "$" names), each once, comma separated into
+ * out[out_size], which ends in "..." when they do not all fit ("" when none).  0 or
+ * ROCJIT_EFORMAT.
+ */
+int rj_codeobj_variables(const void *data, size_t size, char *out, size_t out_size);
+
 /* ---- CUBIN specifics (cubin.c), for codeobj.c ---- */
 
 #define RJ_SHT_CUDA_COMPAT 0x70000086u /* section type of .nv.compat */

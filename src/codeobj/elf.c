@@ -120,10 +120,12 @@ int rj_elf_amdgpu_metadata(const struct elf *e, const unsigned char **desc, size
 }
 
 /* read_kernels (codeobj.c) checks the same tables the same way. */
-int rj_elf_sym_find(const struct elf *e, unsigned stt, const char *name, uint64_t value,
-		    struct rj_sym *found)
+int rj_elf_sym_each(const struct elf *e, unsigned stt,
+		    int (*fn)(const struct rj_sym *sym, void *user), void *user)
 {
 	struct shdr sh, str;
+	struct rj_sym sym;
+	int rc;
 
 	for (unsigned i = 1; i < e->shnum; i++) {
 		shdr_get(e, i, &sh);
@@ -145,15 +147,40 @@ int rj_elf_sym_find(const struct elf *e, unsigned stt, const char *name, uint64_
 			s = (const char *)e->p + str.off + off;
 			if (!memchr(s, 0, (size_t)(str.size - off)))
 				continue;
-			if (name ? strcmp(s, name) != 0 : le(q + 8, 8) != value)
-				continue;
-			found->index = k;
-			found->value = le(q + 8, 8);
-			found->shndx = (unsigned)le(q + 6, 2);
-			found->other = q[5];
-			found->name = s;
-			return 0;
+			sym.index = k;
+			sym.value = le(q + 8, 8);
+			sym.shndx = (unsigned)le(q + 6, 2);
+			sym.other = q[5];
+			sym.bind = q[4] >> 4;
+			sym.name = s;
+			if ((rc = fn(&sym, user)) != 0)
+				return rc;
 		}
 	}
+	return 0;
+}
+
+struct sym_query {
+	const char *name;
+	uint64_t value;
+	struct rj_sym *found;
+};
+
+static int sym_matches(const struct rj_sym *sym, void *user)
+{
+	struct sym_query *q = user;
+
+	if (q->name ? strcmp(sym->name, q->name) != 0 : sym->value != q->value)
+		return 0;
+	*q->found = *sym;
 	return 1;
+}
+
+int rj_elf_sym_find(const struct elf *e, unsigned stt, const char *name, uint64_t value,
+		    struct rj_sym *found)
+{
+	struct sym_query q = { name, value, found };
+	int rc = rj_elf_sym_each(e, stt, sym_matches, &q);
+
+	return rc < 0 ? rc : rc == 1 ? 0 : 1;
 }

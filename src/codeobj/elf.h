@@ -93,14 +93,22 @@ int rj_elf_open(struct elf *e, const unsigned char *p, size_t size);
  * and NUL-terminated name (inside the object). */
 struct rj_sym {
 	uint64_t index, value;
-	unsigned shndx, other;
+	unsigned shndx, other, bind; /* bind: STB_LOCAL 0, STB_GLOBAL 1, STB_WEAK 2 */
 	const char *name;
 };
 
 /*
- * The first defined symbol of type stt (STT_OBJECT, STT_FUNC) in e's symbol tables whose
- * name is `name` (when name is not NULL) or whose value is `value` (when name is NULL)
- * goes to *found.  0 found, 1 none, ROCJIT_EFORMAT for a malformed table.
+ * Calls fn for each defined symbol of type stt (STT_OBJECT, STT_FUNC) in e's symbol
+ * tables whose name lies inside the object, in table order, until fn returns non-zero,
+ * which is returned.  0 when fn never did, ROCJIT_EFORMAT for a malformed table.
+ */
+int rj_elf_sym_each(const struct elf *e, unsigned stt,
+		    int (*fn)(const struct rj_sym *sym, void *user), void *user);
+
+/*
+ * The first defined symbol of type stt whose name is `name` (when name is not NULL) or
+ * whose value is `value` (when name is NULL) goes to *found.  0 found, 1 none,
+ * ROCJIT_EFORMAT for a malformed table.
  */
 int rj_elf_sym_find(const struct elf *e, unsigned stt, const char *name, uint64_t value,
 		    struct rj_sym *found);

@@ -4,6 +4,7 @@
  * `const void *v = &(EXPR);` per expression and asks which kernel v points to).  Pure
  * functions over the caller's bytes; every read bounds-checked (elf.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,4 +80,65 @@ int rj_codeobj_has_variable(const void *data, size_t size, const char *name)
 	RJ_FORWARD(rj_elf_open(&e, data, size));
 	rc = rj_elf_sym_find(&e, STT_OBJECT, name, 0, &sym);
 	return rc < 0 ? rc : !rc;
+}
+
+struct var_list {
+	char *out;
+	size_t size, len;
+	int cuda;
+};
+
+/* Whether the list out[0..len) ("a, b") holds name already: .symtab and .dynsym both
+ * list an AMD object's variables. */
+static int var_listed(const struct var_list *v, const char *name, size_t n)
+{
+	for (const char *p = v->out; p < v->out + v->len; p += strcspn(p, ",") + 2)
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == 0))
+			return 1;
+	return 0;
+}
+
+/*
+ * AMD: variables have global binding (weak ones are the runtime's template statics);
+ * CUBIN: every variable is local, in .nv.global or .nv.constantN, beside the toolchain's
+ * own objects (".nv.reservedSmem...", "$str" for printf's formats).  On both, what the
+ * served headers define (std::integral_constant<...>::value, HIP's coordinates) is no
+ * variable a user asks for.
+ */
+static int var_add(const struct rj_sym *sym, void *user)
+{
+	struct var_list *v = user;
+	size_t n = strlen(sym->name);
+
+	if (v->cuda ? sym->name[0] == '.' || sym->name[0] == '$' || n == 0
+		    : sym->bind != 1 || (n > 3 && strcmp(sym->name + n - 3, ".kd") == 0))
+		return 0;
+	/* The served headers' own: std's constants, HIP's built-in coordinates. */
+	if (strncmp(sym->name, "_ZNSt", 5) == 0 || strncmp(sym->name, "_ZSt", 4) == 0 ||
+	    strstr(sym->name, "__HIP_"))
+		return 0;
+	if (var_listed(v, sym->name, n))
+		return 0;
+	if (v->len + n + (v->len ? 2 : 0) + 4 > v->size) { /* room for ", ..." */
+		snprintf(v->out + v->len, v->size - v->len, "%s...", v->len ? ", " : "");
+		return 1;
+	}
+	v->len += (size_t)snprintf(v->out + v->len, v->size - v->len, "%s%s",
+				   v->len ? ", " : "", sym->name);
+	return 0;
+}
+
+int rj_codeobj_variables(const void *data, size_t size, char *out, size_t out_size)
+{
+	struct var_list v = { out, out_size, 0, 0 };
+	struct elf e;
+	int rc;
+
+	if (out_size)
+		out[0] = 0;
+	RJ_CHECK(out_size < 8, ROCJIT_EINVAL, "rj_codeobj_variables: no room");
+	RJ_FORWARD(rj_elf_open(&e, data, size));
+	v.cuda = e.machine == EM_CUDA;
+	rc = rj_elf_sym_each(&e, STT_OBJECT, var_add, &v);
+	return rc < 0 ? rc : 0;
 }

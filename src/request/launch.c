@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "codeobj/codeobj.h"
 #include "request/context.h"
 
 /* Whether the kernel can be used in this process; a message naming call if not. */
@@ -233,12 +234,20 @@ static int global_find(void **address, size_t *size, const rocjit_kernel *k, con
 			rc = k->platform->global_get(k->slot->module, k->device, lowered, address,
 						     size);
 	}
-	RJ_CHECK(rc == ROCJIT_ENOTFOUND, ROCJIT_ENOTFOUND, "%s: the module of %s has no "
-		 "__device__ or __constant__ variable named \"%s\"%s%s%s (a variable the "
-		 "kernels do not use may be left out; one inside a namespace, or a static class "
-		 "member, has a mangled name: declare it extern \"C\", or compile with the name "
-		 "expression \"&%s\")", call, k->name, name, lowered ? " (lowered: " : "",
-		 lowered ? lowered : "", lowered ? ")" : "", name);
+	if (rc == ROCJIT_ENOTFOUND) {
+		char vars[512];
+
+		if (rj_codeobj_variables(k->slot->code.data, k->slot->code.size, vars,
+					 sizeof vars) != 0)
+			vars[0] = 0;
+		RJ_FAIL(ROCJIT_ENOTFOUND, "%s: the module of %s has no __device__ or "
+			"__constant__ variable named \"%s\"%s%s%s; %s%s (a variable the kernels "
+			"do not use may be left out; one inside a namespace, or a static class "
+			"member, has a mangled name: declare it extern \"C\", or compile with the "
+			"name expression \"&%s\")", call, k->name, name,
+			lowered ? " (lowered: " : "", lowered ? lowered : "", lowered ? ")" : "",
+			vars[0] ? "the variables it has: " : "it has no variables", vars, name);
+	}
 	return rc;
 }
 

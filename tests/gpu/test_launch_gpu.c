@@ -181,7 +181,8 @@ TEST(constant_table_written_through_rocjit_is_what_the_kernel_reads)
 	ASSERT(address != NULL);
 	ASSERT_INT((int)size, 64 * (int)sizeof(float));
 	REFUSED(rocjit_global_get(&address, &size, k, "no_such_table"), ROCJIT_ENOTFOUND,
-		"no_such_table", "scale_by_table");
+		"no_such_table", "scale_by_table", "the variables it has: ", "scale_table",
+		"calls");
 	REFUSED(rocjit_global_write(k, "scale_table", 200, table, 64, NULL), ROCJIT_EINVAL,
 		"256 bytes");
 

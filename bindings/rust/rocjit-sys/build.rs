@@ -7,6 +7,13 @@
 //!  3. the repository's `build/` folder and `include/` (in-tree development:
 //!     `../../../build` from this crate, i.e. `../../build` from bindings/rust).
 //!
+//! Linking: librocjit.so, with the library's folder as the RUNPATH of this crate's own
+//! tests (the rocjit crate does the same for its tests and examples; a dependent's
+//! binary gets none, cargo passing link arguments to the package's own targets only).
+//! With the `static` feature: librocjit.a from that folder, and the libraries it needs
+//! as `pkg-config --static --libs rocjit` lists them (rocjit.pc, looked for beside the
+//! library first), so that a binary runs with no librocjit installed and no environment.
+//!
 //! The layout probe: a small C program that includes rocjit.h and prints sizeof, alignof
 //! and offsetof of every struct and field declared in src/lib.rs, and the value of every
 //! integer `#define ROCJIT_*` of the header, compiled with the system C compiler (`$CC`,
@@ -135,7 +142,11 @@ fn main() {
         println!("cargo:rustc-link-arg=-Wl,--enable-new-dtags,-rpath,{}", lib.display());
     }
     println!("cargo:include={}", include_dir.display());
-    println!("cargo:rustc-link-lib=dylib=rocjit");
+    if env::var_os("CARGO_FEATURE_STATIC").is_some() {
+        link_static(found.lib_dir.as_deref().map(canonical));
+    } else {
+        println!("cargo:rustc-link-lib=dylib=rocjit");
+    }
     println!("cargo:rustc-env=ROCJIT_SYS_HEADER={}", header.display());
 
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
@@ -155,6 +166,64 @@ fn main() {
         }
     };
     fs::write(out_dir.join("layout_expected.rs"), expected).unwrap();
+}
+
+/// The `static` feature: librocjit.a and its dependencies, as rocjit.pc gives them for
+/// static linking (sqlite3, xxhash, sodium, hiredis where built with it, dl, threads).
+/// Panics, saying what to do, when either cannot be found: a build that silently fell
+/// back to the shared library would fail only where the binary is run.
+fn link_static(lib_dir: Option<PathBuf>) {
+    if let Some(dir) = &lib_dir {
+        if !dir.join("librocjit.a").is_file() {
+            panic!(
+                "rocjit-sys: the `static` feature needs librocjit.a, which {} lacks: build it \
+                 (cmake --build build --target rocjit_static) or set ROCJIT_LIB_DIR",
+                dir.display()
+            );
+        }
+    }
+    println!("cargo:rustc-link-lib=static=rocjit");
+    // rocjit.pc beside the library (a build folder) or in its pkgconfig/ (an install)
+    // comes before any other on PKG_CONFIG_PATH.
+    let mut path = env::var_os("PKG_CONFIG_PATH").unwrap_or_default();
+    if let Some(dir) = &lib_dir {
+        let mine = env::join_paths([dir.clone(), dir.join("pkgconfig")]).unwrap();
+        path = if path.is_empty() {
+            mine
+        } else {
+            let mut p = mine;
+            p.push(":");
+            p.push(&path);
+            p
+        };
+    }
+    let out = Command::new(env::var("PKG_CONFIG").unwrap_or_else(|_| "pkg-config".into()))
+        .args(["--static", "--libs", "rocjit"])
+        .env("PKG_CONFIG_PATH", &path)
+        .output();
+    let text = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Ok(o) => panic!(
+            "rocjit-sys: the `static` feature takes librocjit.a's dependencies from \
+             `pkg-config --static --libs rocjit`, which failed: {}put rocjit.pc's folder \
+             on PKG_CONFIG_PATH (a build folder has one)",
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => panic!("rocjit-sys: the `static` feature needs pkg-config: {}", e),
+    };
+    for tok in text.split_whitespace() {
+        if let Some(l) = tok.strip_prefix("-l") {
+            if l != "rocjit" {
+                println!("cargo:rustc-link-lib=dylib={}", l);
+            }
+        } else if tok == "-pthread" {
+            println!("cargo:rustc-link-lib=dylib=pthread");
+        } else if let Some(d) = tok.strip_prefix("-L") {
+            // rocjit.pc's own libdir (wrong for a build folder) is harmless: it is searched
+            // after lib_dir.
+            println!("cargo:rustc-link-search=native={}", d);
+        }
+    }
 }
 
 /// The `#[repr(C)]` structs of src/lib.rs and their fields, in order; opaque ones

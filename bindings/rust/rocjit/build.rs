@@ -2,7 +2,7 @@
 //!  - Its tests and examples run against the librocjit rocjit-sys found, without
 //!    LD_LIBRARY_PATH: a RUNPATH entry (LD_LIBRARY_PATH still wins where it is set, as on
 //!    a GPU machine the example binary is carried to).
-//!  - The example candle_store embeds examples/kernels with this crate's own embedding
+//!  - The example candle_device embeds examples/kernels with this crate's own embedding
 //!    helper (src/build.rs, included here as a module: a build script cannot depend on
 //!    its own crate), into $OUT_DIR/rocjit_kernels.rs.
 #[path = "src/build.rs"]

@@ -9,6 +9,7 @@ use std::os::raw::c_char;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::ptr::{self, NonNull};
+use std::sync::Arc;
 
 /// A GPU platform (`ROCJIT_PLATFORM_*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -206,32 +207,38 @@ impl ContextBuilder {
         let mut raw = ptr::null_mut();
         // SAFETY: o and the strings it points to live across the call.
         check(unsafe { sys::rocjit_open(&mut raw, &o) })?;
-        Ok(Context { raw: NonNull::new(raw).expect("rocjit_open gave no context") })
+        let raw = NonNull::new(raw).expect("rocjit_open gave no context");
+        Ok(Context { raw: Arc::new(Open(raw)) })
     }
 }
 
 /// A rocjit context: one device of one platform, one cache, the in-process table of
-/// compiled and loaded kernels.  Internally locked (Send + Sync): share it between
-/// threads by reference or in an `Arc`.  Dropping it closes it (rocjit_close), which
-/// the borrow checker allows only once no [`Kernel`] or [`Code`] of it is left.
+/// compiled and loaded kernels.  Internally locked (Send + Sync) and a cheap handle:
+/// `clone()` gives another handle of the same context (an `Arc` inside), as does every
+/// [`Kernel`] it gives.  The context is closed (rocjit_close) when the last handle and
+/// the last kernel of it are dropped; a [`Code`] borrows the handle it came from.
+#[derive(Clone)]
 pub struct Context {
-    raw: NonNull<sys::rocjit_ctx>,
+    raw: Arc<Open>,
 }
 
-// SAFETY: rocjit contexts are internally locked; every call may come from any thread.
-unsafe impl Send for Context {}
-unsafe impl Sync for Context {}
+/// The open rocjit_ctx, shared by the context's handles and kernels.
+struct Open(NonNull<sys::rocjit_ctx>);
 
-impl Drop for Context {
+// SAFETY: rocjit contexts are internally locked; every call may come from any thread.
+unsafe impl Send for Open {}
+unsafe impl Sync for Open {}
+
+impl Drop for Open {
     fn drop(&mut self) {
-        // SAFETY: &mut self: no kernel, code or call of this context is left.
-        unsafe { sys::rocjit_close(self.raw.as_ptr()) }
+        // SAFETY: the last handle and kernel are gone: no call of this context is left.
+        unsafe { sys::rocjit_close(self.0.as_ptr()) }
     }
 }
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Context").field("raw", &self.raw).finish()
+        f.debug_struct("Context").field("raw", &self.raw.0).finish()
     }
 }
 
@@ -325,13 +332,19 @@ impl Context {
     }
 
     pub fn as_raw(&self) -> *mut sys::rocjit_ctx {
-        self.raw.as_ptr()
+        self.raw.0.as_ptr()
+    }
+
+    /// Whether two handles are of the same open context.
+    pub fn same(&self, other: &Context) -> bool {
+        Arc::ptr_eq(&self.raw, &other.raw)
     }
 
     /// A launchable kernel: `kernel_name` of `program`, compiled for the context's
-    /// device (rocjit_kernel_get).  `kernel_name` is an `extern "C"` symbol, a mangled
+    /// device (rocjit_kernel_get).  The kernel holds the context open: it may outlive
+    /// this handle, go into a map of a `'static` device type, move between threads.  `kernel_name` is an `extern "C"` symbol, a mangled
     /// name, or one of the program's name expressions as given.
-    pub fn kernel(&self, program: &Program, kernel_name: &str) -> Result<Kernel<'_>> {
+    pub fn kernel(&self, program: &Program, kernel_name: &str) -> Result<Kernel> {
         let name = c_string(kernel_name, "the kernel name")?;
         let mut out = ptr::null_mut();
         let rc = program.with_raw(|p| {
@@ -339,7 +352,7 @@ impl Context {
             unsafe { sys::rocjit_kernel_get(&mut out, self.as_raw(), p, name.as_ptr()) }
         })?;
         check_request(rc)?;
-        Ok(Kernel::from_raw(out))
+        Ok(Kernel::from_raw(out, self.clone()))
     }
 
     /// A kernel of a registered (embedded) source (rocjit_kernel_get_registered_v2).
@@ -348,7 +361,7 @@ impl Context {
         source_name: &str,
         kernel_name: &str,
         options: &RegisteredOptions,
-    ) -> Result<Kernel<'_>> {
+    ) -> Result<Kernel> {
         let source = c_string(source_name, "the source name")?;
         let name = c_string(kernel_name, "the kernel name")?;
         let mut out = ptr::null_mut();
@@ -365,7 +378,7 @@ impl Context {
             }
         })?;
         check_request(rc)?;
-        Ok(Kernel::from_raw(out))
+        Ok(Kernel::from_raw(out, self.clone()))
     }
 
     /// The code object of `program` for `target` (None: the context's target), from the

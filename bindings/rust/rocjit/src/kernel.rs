@@ -150,33 +150,45 @@ macro_rules! args {
     }};
 }
 
-/// A launchable kernel on its context's device.  Immutable and shareable between
-/// threads; owned by the context, so it cannot outlive it (`'ctx`).  Holding it and
-/// launching again costs no lookup.
-#[derive(Clone, Copy)]
-pub struct Kernel<'ctx> {
+/// A launchable kernel on its context's device: `Clone + Send + Sync + 'static`.
+/// Immutable; it holds its [`Context`] open (a clone of the context's handle), so it can
+/// be kept anywhere, e.g. in the function map of a framework's device type, and the
+/// context closes only when its last kernel and handle are gone.  Launching again costs
+/// no lookup; a clone costs an atomic increment.
+///
+/// (The crate once had a `Kernel<'ctx>` borrowing its context.  It is gone: a borrowed
+/// kernel cannot live in a `'static` device type, and the only thing it saved, that
+/// increment per kernel looked up, is nothing beside the lookup itself.)
+#[derive(Clone)]
+pub struct Kernel {
     raw: NonNull<sys::rocjit_kernel>,
-    _ctx: PhantomData<&'ctx Context>,
+    ctx: Context,
 }
 
-// SAFETY: rocjit kernels are immutable and shareable between threads (rocjit.h).
-unsafe impl<'ctx> Send for Kernel<'ctx> {}
-unsafe impl<'ctx> Sync for Kernel<'ctx> {}
+// SAFETY: rocjit kernels are immutable and shareable between threads (rocjit.h), and
+// valid while their context is open, which `ctx` ensures.
+unsafe impl Send for Kernel {}
+unsafe impl Sync for Kernel {}
 
-impl<'ctx> std::fmt::Debug for Kernel<'ctx> {
+impl std::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Kernel").field("name", &self.name()).finish()
     }
 }
 
-impl<'ctx> Kernel<'ctx> {
-    pub(crate) fn from_raw(raw: *mut sys::rocjit_kernel) -> Kernel<'ctx> {
-        Kernel { raw: NonNull::new(raw).expect("rocjit returned a NULL kernel"), _ctx: PhantomData }
+impl Kernel {
+    pub(crate) fn from_raw(raw: *mut sys::rocjit_kernel, ctx: Context) -> Kernel {
+        Kernel { raw: NonNull::new(raw).expect("rocjit returned a NULL kernel"), ctx }
+    }
+
+    /// The context the kernel belongs to (and keeps open).
+    pub fn context(&self) -> &Context {
+        &self.ctx
     }
 
     /// The kernel's symbol (for a name expression, its lowered name).
     pub fn name(&self) -> String {
-        // SAFETY: the kernel is valid while its context lives ('ctx).
+        // SAFETY: the kernel is valid while its context is open (self.ctx).
         string_from(unsafe { sys::rocjit_kernel_name(self.raw.as_ptr()) })
     }
 

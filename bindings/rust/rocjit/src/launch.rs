@@ -14,8 +14,9 @@ use std::ptr;
 /// The driver's own handles of a kernel (`rocjit_kernel_native`), to launch or query it
 /// with the platform's API (cudarc, rocm-rs, `cuLaunchKernel`, `hipModuleLaunchKernel`).
 ///
-/// Both handles are owned by the context: valid while it is open (the `'ctx` of the
-/// [`Kernel`] they came from), and never to be unloaded or destroyed by the caller.
+/// Both handles are owned by the context: valid while it is open (while the [`Kernel`]
+/// they came from, a clone of it, or a handle of its context lives), and never to be
+/// unloaded or destroyed by the caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NativeHandles {
     /// What the handles are: [`Platform::Amd`] (HIP) or [`Platform::Nvidia`] (CUDA).
@@ -120,12 +121,12 @@ fn non_negative(v: c_int, what: &str) -> Result<u32> {
     })
 }
 
-impl<'ctx> Kernel<'ctx> {
+impl Kernel {
     /// The kernel's native function and module (`rocjit_kernel_native_get`).  See
-    /// [`NativeHandles`]: owned by the context, valid for `'ctx`.
+    /// [`NativeHandles`]: owned by the context, valid while it is open.
     pub fn native(&self) -> Result<NativeHandles> {
         let mut n = sys::rocjit_kernel_native::init();
-        // SAFETY: n is initialised for its version; the kernel is valid for 'ctx.
+        // SAFETY: n is initialised for its version; the kernel's context is open (it holds it).
         check(unsafe { sys::rocjit_kernel_native_get(&mut n, self.as_raw()) })?;
         Ok(NativeHandles {
             platform: Platform::from_raw(n.platform).ok_or_else(|| {

@@ -96,12 +96,12 @@ impl<'ctx> Code<'ctx> {
     }
 }
 
-impl<'ctx> Kernel<'ctx> {
+impl Kernel {
     /// The kernel's resources, read from the code object it was loaded from (not from the
     /// driver) when asked (`rocjit_kernel_resources_get`).
     pub fn resources(&self) -> Result<Resources> {
         let mut r = sys::rocjit_kernel_resources::init();
-        // SAFETY: valid pointers; the kernel is valid for 'ctx.
+        // SAFETY: valid pointers; the kernel's context is open (it holds it).
         check(unsafe { sys::rocjit_kernel_resources_get(&mut r, self.as_raw()) })?;
         Resources::from_raw(&r)
     }

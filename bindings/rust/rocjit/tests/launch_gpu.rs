@@ -107,3 +107,35 @@ fn a_cooperative_launch_synchronizes_the_whole_grid() {
     assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{}", e);
     assert!(e.message().contains("at most"), "{}", e);
 }
+
+/// What a framework's `'static` device type needs of a kernel (checked at compile time).
+#[test]
+fn a_kernel_is_clone_send_sync_static() {
+    fn owned<T: Clone + Send + Sync + 'static>() {}
+    owned::<rocjit::Kernel>();
+    owned::<rocjit::Context>();
+}
+
+#[test]
+fn a_kernel_keeps_its_context_open_after_the_last_handle_is_dropped() {
+    if !gpu_or_skip("a_kernel_keeps_its_context_open_after_the_last_handle_is_dropped") {
+        return;
+    }
+    let (ctx, _dir) = context("gpu-owned");
+    let k = ctx.kernel(&Program::new(TABLE).name("table.cu"), "scale_table").unwrap();
+    let copy = ctx.clone();
+    assert!(copy.same(k.context()));
+    drop((ctx, copy));
+    // On another thread, after every handle went: the kernel still holds the context.
+    let k2 = k.clone();
+    let t = std::thread::spawn(move || {
+        k2.global_write("table", 0, &[1.0f32; 64]).unwrap();
+        // SAFETY: the kernel takes one float; 64 threads, one per entry of the tables.
+        unsafe { k2.launch(1, 64, 0, std::ptr::null_mut(), &rocjit::args![&2.0f32]).unwrap() };
+    });
+    t.join().unwrap();
+    let mut out = [0f32; 64];
+    k.global_read("scaled", 0, &mut out).unwrap();
+    assert_eq!(out, [2.0f32; 64]);
+    assert!(k.native().unwrap().module == k.clone().native().unwrap().module);
+}

@@ -1,28 +1,29 @@
-//! candle_store: rocjit as the kernel store of a Candle-style CUDA/HIP backend.
+//! candle_device: rocjit as the kernel source of a Candle-style CUDA/HIP device.
 //!
-//! Candle's CUDA backend keeps, per device, a store of loaded modules and asks it for a
-//! function with `device.get_or_load_func(fn_name, PTX)`, the PTX compiled ahead of time
-//! into the binary.  Here the modules are kernel *sources* embedded at build time
-//! (examples/kernels, by this crate's build.rs with `rocjit::build`), registered at start,
-//! and compiled by rocjit at first use for whatever GPU is present: the first run
-//! compiles (once per machine, in a worker process), every later run and process is
-//! served from rocjit's cache.
+//! Candle's device type is `Clone + Send + Sync + 'static` and keeps its loaded
+//! functions in a map (cudarc's `CudaFunction` holds an `Arc` of its module).  So does
+//! [`Device`] here: a `#[derive(Clone)]` struct holding an `Arc<rocjit::Context>` and a
+//! shared map of [`rocjit::Kernel`]s, which keep their context open themselves.  The
+//! modules are kernel *sources* embedded at build time (examples/kernels, by this crate's
+//! build.rs with `rocjit::build`), registered at start and compiled by rocjit at first
+//! use: once per machine, every later run and process is served from rocjit's cache.
 //!
-//!   candle_store                       launch affine, usqr and urelu on the GPU, on a
-//!                                      stream of its own, and check the results against
-//!                                      the CPU; "SKIP: no GPU" (exit 0) without one
-//!   candle_store --compile-only [--target T]...
+//!   candle_device                      launch affine, usqr and urelu on the GPU, from
+//!                                      clones of the device on two threads, on a stream
+//!                                      of its own, and check the results against the
+//!                                      CPU; "SKIP: no GPU" (exit 0) without one
+//!   candle_device --compile-only [--target T]...
 //!                                      compile every module for T (default gfx90a) with
-//!                                      no GPU: the prewarm path
+//!                                      no GPU, and check its kernels and resources
 //!
-//! rocjit does not allocate device memory: the example loads the vendor's driver itself
-//! (libcuda.so.1 on NVIDIA, libamdhip64.so on AMD) with dlopen, through the tiny FFI in
-//! `mod gpu` below (alloc, copy, stream, synchronize; nothing else).  On NVIDIA, rocjit
-//! loads kernels into the device's primary context, which the example makes current.
-//! The cache is rocjit's default ($ROCJIT_CACHE_DIR, else ~/.cache/rocjit).
+//! tests/candle_device.rs runs both.  rocjit does not allocate device memory: the example
+//! loads the vendor's driver itself (libcuda.so.1 on NVIDIA, libamdhip64.so on AMD) with
+//! dlopen, through the tiny FFI in `mod gpu` below (alloc, copy, stream, synchronize).  On
+//! NVIDIA, rocjit loads kernels into the device's primary context, which the example makes
+//! current.  The cache is rocjit's default ($ROCJIT_CACHE_DIR, else ~/.cache/rocjit).
 use rocjit::{Context, DevicePtr, Kernel, Platform, RegisteredOptions};
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/rocjit_kernels.rs"));
@@ -36,61 +37,75 @@ mod kernels {
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
-/// The per-device module store (Candle's `ModuleStore` + `get_or_load_func`): one map
-/// of loaded functions per device, filled from rocjit on a miss.  rocjit has a table of
-/// its own (a repeat request is a hash and a lookup); this map only saves even that.
-pub struct ModuleStore<'ctx> {
-    ctx: &'ctx Context,
-    funcs: RwLock<HashMap<(String, String), Kernel<'ctx>>>,
+/// The device (Candle's `CudaDevice` with its `get_or_load_func`): the rocjit context of
+/// one GPU and a map of loaded functions shared by every clone, filled from rocjit on a
+/// miss.  rocjit has a table of its own (a repeat request is a hash and a lookup); the
+/// map only saves even that.
+#[derive(Clone)]
+pub struct Device {
+    ctx: Arc<Context>,
+    funcs: Arc<RwLock<HashMap<(&'static str, &'static str), Kernel>>>,
 }
 
-impl<'ctx> ModuleStore<'ctx> {
-    pub fn new(ctx: &'ctx Context) -> Self {
-        ModuleStore { ctx, funcs: RwLock::new(HashMap::new()) }
+/// What Candle asks of its device type; a borrowed kernel would fail it.
+fn assert_device_bounds<T: Clone + Send + Sync + 'static>() {}
+
+impl Device {
+    /// The device `ordinal` of `platform`; needs no GPU until a function is loaded.
+    pub fn new(platform: Platform, ordinal: i32) -> rocjit::Result<Device> {
+        assert_device_bounds::<Device>();
+        kernels::register_kernels()?;
+        let ctx = Context::builder().platform(platform).device(ordinal).open()?;
+        Ok(Device { ctx: Arc::new(ctx), funcs: Arc::new(RwLock::new(HashMap::new())) })
     }
 
-    /// The function `func_name` of the module `module_name` (an embedded kernel file),
-    /// loaded on this store's device: from the map, else from rocjit (its table, its
-    /// cache, or a compile).
+    /// The function `func` of the module `module` (an embedded kernel file), loaded on
+    /// this device: from the map, else from rocjit (its table, its cache, or a compile).
+    /// The kernel is the caller's to keep, send to another thread, or store.
     pub fn get_or_load_func(
         &self,
-        module_name: &str,
-        func_name: &str,
-    ) -> rocjit::Result<Kernel<'ctx>> {
-        let key = (module_name.to_string(), func_name.to_string());
-        if let Some(k) = self.funcs.read().unwrap().get(&key) {
-            return Ok(*k);
+        module: &'static str,
+        func: &'static str,
+    ) -> rocjit::Result<Kernel> {
+        if let Some(k) = self.funcs.read().unwrap().get(&(module, func)) {
+            return Ok(k.clone());
         }
-        let k = self.ctx.kernel_registered(module_name, func_name, &RegisteredOptions::new())?;
-        self.funcs.write().unwrap().insert(key, k);
+        let k = self.ctx.kernel_registered(module, func, &RegisteredOptions::new())?;
+        self.funcs.write().unwrap().entry((module, func)).or_insert_with(|| k.clone());
         Ok(k)
     }
-}
 
-fn compile_only(targets: &[String]) -> Result<()> {
-    kernels::register_kernels()?;
-    let ctx = Context::open()?;
-    for t in targets {
+    /// Compiles every module for `target` with no GPU (the prewarm path) and checks that
+    /// each has its functions, with the resources a launcher sizes blocks by.
+    pub fn compile_all(&self, target: &str) -> Result<()> {
         for (module, funcs) in kernels::ALL {
-            let code = ctx.compile_registered(Some(t), module, &RegisteredOptions::new())?;
-            let info = rocjit::codeobj_inspect(code.data())?;
+            let code =
+                self.ctx.compile_registered(Some(target), module, &RegisteredOptions::new())?;
+            let all = code.all_resources()?;
             for f in funcs {
-                if !info.kernels.iter().any(|k| k == f) {
-                    return Err(format!("{} for {} lacks {}", module, t, f).into());
+                let r = match all.iter().find(|(k, _)| k == f) {
+                    Some((_, r)) => r,
+                    None => return Err(format!("{} for {} lacks {}", module, target, f).into()),
+                };
+                if r.registers == 0 || r.param_bytes < 24 || r.wavefront == 0 {
+                    return Err(
+                        format!("{} for {}: implausible resources {:?}", f, target, r).into()
+                    );
                 }
+                println!(
+                    "{} {} -> {}: {} registers, {} bytes of arguments, warp {}, {}",
+                    target,
+                    f,
+                    code.target(),
+                    r.registers,
+                    r.param_bytes,
+                    r.wavefront,
+                    if code.from_cache() { "from the cache" } else { "compiled" }
+                );
             }
-            println!(
-                "{} -> {}: {} bytes, kernels {:?}, {} [key {}]",
-                module,
-                code.target(),
-                code.data().len(),
-                info.kernels,
-                if code.from_cache() { "from the cache" } else { "compiled" },
-                &code.key()[..12]
-            );
         }
+        Ok(())
     }
-    Ok(())
 }
 
 fn close(a: &[f32], b: &[f32]) -> bool {
@@ -98,10 +113,8 @@ fn close(a: &[f32], b: &[f32]) -> bool {
 }
 
 fn run_on_gpu(platform: Platform) -> Result<()> {
-    kernels::register_kernels()?;
     let gpu = gpu::Gpu::open(platform, 0)?;
-    let ctx = Context::builder().platform(platform).device(0).open()?;
-    let store = ModuleStore::new(&ctx);
+    let device = Device::new(platform, 0)?;
     println!("device 0: {} ({})", rocjit::device_target(platform, 0)?, platform.name());
 
     let n: usize = 100_003;
@@ -112,13 +125,29 @@ fn run_on_gpu(platform: Platform) -> Result<()> {
     let dz: DevicePtr<f32> = DevicePtr::from_addr(gpu.alloc(bytes)?);
     gpu.htod(dx.addr(), &x)?;
 
-    let (mul, add) = (2.0f32, 1.0f32);
-    let block = 256u32;
+    // Clones of the device load the functions on other threads, as Candle's ops do; the
+    // kernels come back to this one, which launches them.
+    let loaders: Vec<_> = [
+        (kernels::AFFINE, "affine_f32"),
+        (kernels::UNARY, "usqr_f32"),
+        (kernels::UNARY, "urelu_f32"),
+    ]
+    .iter()
+    .map(|&(m, f)| {
+        let d = device.clone();
+        std::thread::spawn(move || d.get_or_load_func(m, f))
+    })
+    .collect();
+    let mut loaded = Vec::new();
+    for t in loaders {
+        loaded.push(t.join().expect("a loader thread panicked")?);
+    }
+    let (affine, usqr, urelu) = (&loaded[0], &loaded[1], &loaded[2]);
+    let b = affine.suggested_block_size(0, 256)?;
+    let block = b.block_threads.max(32);
     let grid = ((n as u32) + block - 1) / block;
+    let (mul, add) = (2.0f32, 1.0f32);
     let stream = gpu.stream();
-    let affine = store.get_or_load_func(kernels::AFFINE, "affine_f32")?;
-    let usqr = store.get_or_load_func(kernels::UNARY, "usqr_f32")?;
-    let urelu = store.get_or_load_func(kernels::UNARY, "urelu_f32")?;
     // SAFETY: the arguments are the kernels' parameters (size_t n, const float *x,
     // float *y[, float mul, float add]); the buffers hold n floats on this device and
     // outlive the launches (synchronized below); stream is a live stream of the device.
@@ -141,15 +170,25 @@ fn run_on_gpu(platform: Platform) -> Result<()> {
     if !close(&sqr, &want_sqr) || !close(&relu, &want_relu) {
         return Err("FAIL: the GPU's results differ from the CPU's".into());
     }
-    // A second ask is served by the store's map: rocjit is not even asked.
-    let again = store.get_or_load_func(kernels::AFFINE, "affine_f32")?;
+    // A second ask is served by the map: rocjit is not even asked.
+    let again = device.get_or_load_func(kernels::AFFINE, "affine_f32")?;
     assert_eq!(again.as_raw(), affine.as_raw());
-    let s = ctx.stats()?;
+    let native = again.native()?;
+    assert!(!native.function.is_null() && native.platform == platform);
+    // The kernels outlive the device and every handle of the context: they hold it open.
+    let s = device.ctx.stats()?;
+    drop(device);
+    assert_eq!(again.name(), "affine_f32");
     println!(
-        "OK: affine -> usqr and relu over {} floats match the CPU; rocjit: {} compiled, {} from the disk cache, {} from memory",
-        n, s.compiles, s.disk_hits, s.memory_hits
+        "OK: affine -> usqr and relu over {} floats match the CPU (block {}); rocjit: {} compiled, {} from the disk cache, {} from memory",
+        n, block, s.compiles, s.disk_hits, s.memory_hits
     );
     Ok(())
+}
+
+fn usage() -> ! {
+    eprintln!("usage: candle_device [--compile-only [--target T]...]");
+    std::process::exit(2);
 }
 
 fn main() {
@@ -160,19 +199,17 @@ fn main() {
         while let Some(a) = it.next() {
             match (a.as_str(), it.next()) {
                 ("--target", Some(t)) => targets.push(t.clone()),
-                _ => {
-                    eprintln!("usage: candle_store [--compile-only [--target T]...]");
-                    std::process::exit(2);
-                }
+                _ => usage(),
             }
         }
         if targets.is_empty() {
             targets.push("gfx90a".into());
         }
-        compile_only(&targets)
+        Device::new(Platform::Auto, 0)
+            .map_err(|e| e.into())
+            .and_then(|d| targets.iter().try_for_each(|t| d.compile_all(t)))
     } else if !args.is_empty() {
-        eprintln!("usage: candle_store [--compile-only [--target T]...]");
-        std::process::exit(2);
+        usage()
     } else {
         let nvidia = rocjit::device_count(Platform::Nvidia).unwrap_or(0);
         let amd = rocjit::device_count(Platform::Amd).unwrap_or(0);
@@ -183,7 +220,7 @@ fn main() {
         run_on_gpu(if nvidia > 0 { Platform::Nvidia } else { Platform::Amd })
     };
     if let Err(e) = result {
-        eprintln!("candle_store: {}", e);
+        eprintln!("candle_device: {}", e);
         std::process::exit(1);
     }
 }
