@@ -19,7 +19,10 @@
 //! Errors are [`Error`]: rocjit's code, its message (rocjit_last_error) and, for a
 //! compile, the compiler's log (rocjit_last_log).
 mod admin;
-pub mod build;
+/// Embedding kernel files at build time: the `rocjit-build` crate, re-exported.  A build
+/// script should depend on `rocjit-build` itself, which links nothing (a build-dependency
+/// on this crate links librocjit.so into the build script).
+pub use rocjit_build as build;
 mod context;
 mod error;
 mod kernel;
