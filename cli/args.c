@@ -1,10 +1,14 @@
 /*
  * args.c - reading a command's arguments: options in git's forms (--name V, --name=V,
- * -n V, -nV, "--" ending the options), values with units (sizes, ages, counts, seconds)
- * and target lists (--arch, $ROCJIT_ARCH, else the GPUs present).
+ * -n V, -nV, "--" ending the options), the global options (before the command or after
+ * it), "did you mean" for a mistyped option, the options a command takes listed for shell
+ * completion (--completion-helper, as git's --git-completion-helper), values with units
+ * (sizes, ages, counts, seconds) and target lists (--arch, $ROCJIT_ARCH, else the GPUs
+ * present).
  *
- * Owns no state beyond the parser a command passes in.  A bad argument is reported through
- * diagnostics.c; nothing here opens a cache or runs a command.
+ * Owns no state beyond the parser a command passes in; sets cli_global from the global
+ * options.  A bad argument is reported through diagnostics.c; nothing here opens a cache
+ * or runs a command.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +18,185 @@
 #include <string.h>
 
 #include "cli.h"
+
+const char *const cli_global_names[] = { "cache", "remote", "quiet", NULL };
+
+/*
+ * Whether a --remote URL holds a password (a ':' in the part before its last '@', the
+ * rule by which the library masks one): a command line shows in `ps` to every user of
+ * the machine, so such a URL is refused before anything runs, pointing to where a
+ * password belongs.  A user name alone is allowed (the library masks it in messages).
+ */
+static int url_has_password(const char *url)
+{
+	const char *start = strstr(url, "://"), *at;
+
+	if (!start)
+		return strchr(url, '@') && strchr(url, ':');
+	start += 3;
+	at = strrchr(start, '@');
+	return at && memchr(start, ':', (size_t)(at - start)) != NULL;
+}
+
+/* argv[*i] is --name or --name=V: V, the next argument (*i moved on), or NULL. */
+static char *global_value(int end, char **argv, int *i, const char *name, int *is)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	*is = 0;
+	if (strncmp(a, "--", 2) || strncmp(a + 2, name, n) || (a[n + 2] && a[n + 2] != '='))
+		return NULL;
+	*is = 1;
+	if (a[n + 2] == '=')
+		return argv[*i] + n + 3;
+	return *i + 1 < end ? argv[++*i] : NULL;
+}
+
+/*
+ * The one reading of the global options: main.c calls it before the command, cli_next
+ * after it, so `rocjit stats --cache DIR` is `rocjit --cache DIR stats`.  No command has
+ * an option of these names (a command's own option would win: cli_next asks here only for
+ * names the command does not know), so taking them anywhere is unambiguous.
+ */
+int cli_global_option(int end, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	char *v;
+	int is;
+
+	if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+		cli_global.quiet = 1;
+		(*i)++;
+		return 1;
+	}
+	v = global_value(end, argv, i, "cache", &is);
+	if (is) {
+		if (!v || !*v)
+			return cli_usage_error(NULL, "--cache needs a folder"), CLI_ARG_ERROR;
+		cli_global.cache_dir = v;
+		(*i)++;
+		return 1;
+	}
+	v = global_value(end, argv, i, "remote", &is);
+	if (is) {
+		if (!v)
+			return cli_usage_error(NULL, "--remote needs a URL (redis://host:port; "
+					       "\"\" for none)"), CLI_ARG_ERROR;
+		if (url_has_password(v))
+			return cli_usage_error(NULL, "--remote: a password on the command line is "
+					       "visible to every user of this machine (ps): give "
+					       "the URL without it, and the password in a file only "
+					       "you can read, ROCJIT_REMOTE_PASSWORD_FILE=FILE (or "
+					       "the whole URL in ROCJIT_REMOTE)"), CLI_ARG_ERROR;
+		cli_global.remote = v;
+		(*i)++;
+		return 1;
+	}
+	return 0;
+}
+
+/* Optimal string alignment distance (Damerau-Levenshtein without reuse of a swapped
+ * pair) between a[0..n) and b, for names of at most 63 bytes; 99 beyond. */
+static int edit_distance(const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b);
+	int d[64][64];
+
+	if (n > 63 || m > 63)
+		return 99;
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			int cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m];
+}
+
+/* 0 for a prefix (2 bytes at least), else the edit distance when at most 2 (1 for names
+ * of less than five letters); -1 when not near. */
+static int near(const char *typed, size_t len, const char *name)
+{
+	int d;
+
+	if (len >= 2 && len < strlen(name) && strncmp(typed, name, len) == 0)
+		return 0;
+	d = edit_distance(typed, len, name);
+	return d <= (strlen(name) < 5 ? 1 : 2) ? d : -1;
+}
+
+void cli_suggest_init(struct cli_suggest *s, const char *typed, size_t len)
+{
+	memset(s, 0, sizeof *s);
+	s->typed = typed;
+	s->len = len;
+	s->score = 99;
+}
+
+void cli_suggest_add(struct cli_suggest *s, const char *name)
+{
+	int d = name ? near(s->typed, s->len, name) : -1;
+
+	if (d < 0 || d > s->score)
+		return;
+	if (d < s->score)
+		s->n = 0, s->score = d;
+	if (s->n < 3)
+		s->best[s->n++] = name;
+}
+
+const char *cli_suggest_text(const struct cli_suggest *s, char *buf, size_t size,
+			     const char *quote)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < s->n && used < size; k++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s%s%s",
+					 k == 0 ? "; did you mean " : k == s->n - 1 ? " or " : ", ",
+					 quote, s->best[k], strcmp(quote, "--") ? quote : "");
+	if (s->n && used < size)
+		snprintf(buf + used, size - used, "?");
+	return buf;
+}
+
+/* The hint for a mistyped option: the nearest of opts' names and the global options'. */
+static const char *option_hint(char *buf, size_t size, const struct cli_opt *opts,
+			       const char *typed, size_t len)
+{
+	struct cli_suggest s;
+
+	cli_suggest_init(&s, typed, len);
+	for (; opts && opts->name; opts++)
+		cli_suggest_add(&s, opts->name);
+	for (size_t g = 0; cli_global_names[g]; g++)
+		cli_suggest_add(&s, cli_global_names[g]);
+	return cli_suggest_text(&s, buf, size, "--");
+}
+
+/*
+ * `rocjit CMD --completion-helper`: the command's long options, then the global ones,
+ * one per line, "--name=" for one that takes a value (git's form), for the completion
+ * scripts, which so never list options by hand.  Ends the process.
+ */
+static void completion_helper(const struct cli_opt *opts)
+{
+	for (; opts && opts->name; opts++)
+		printf("--%s%s\n", opts->name, opts->has_arg ? "=" : "");
+	printf("--help\n--cache=\n--remote=\n--quiet\n");
+	exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);
+}
 
 void cli_parser_init(struct cli_parser *p, const char *cmd, int argc, char **argv,
 		     const struct cli_opt *opts, int allow_rest)
@@ -80,13 +263,24 @@ int cli_next(struct cli_parser *p, const char **value)
 	}
 	if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 		return CLI_ARG_HELP;
+	if (!strcmp(a, "--completion-helper"))
+		completion_helper(p->opts);
 	if (a[1] == '-') {
 		const char *eq = strchr(a + 2, '=');
 		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		char hint[160];
 		o = find_long(p->opts, a + 2, len);
-		if (!o)
-			return arg_error(p, "unknown option --%.*s", (int)len,
-					       a + 2);
+		if (!o) {
+			int k = p->i - 1, g = cli_global_option(p->rest, p->argv, &k);
+			if (g == 1) {
+				p->i = k;
+				return cli_next(p, value);
+			}
+			if (g == CLI_ARG_ERROR)
+				return CLI_ARG_ERROR;
+			return arg_error(p, "unknown option --%.*s%s", (int)len, a + 2,
+					 option_hint(hint, sizeof hint, p->opts, a + 2, len));
+		}
 		if (!o->has_arg) {
 			if (eq)
 				return arg_error(p, "--%s takes no value",
@@ -99,6 +293,13 @@ int cli_next(struct cli_parser *p, const char **value)
 			*value = p->argv[p->i++];
 	} else {
 		o = find_short(p->opts, a[1]);
+		if (!o && !a[2]) {
+			int k = p->i - 1;
+			if (cli_global_option(p->rest, p->argv, &k) == 1) {
+				p->i = k;
+				return cli_next(p, value);
+			}
+		}
 		if (!o)
 			return arg_error(p, "unknown option %s", a);
 		if (!o->has_arg) {

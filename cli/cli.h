@@ -58,6 +58,7 @@ int64_t cli_now_s(void);
 struct cli_global {
 	char *cache_dir;       /* --cache DIR, or NULL: the library's default             */
 	char *remote;          /* --remote URL, or NULL: $ROCJIT_REMOTE                   */
+	int quiet;             /* --quiet: no progress, no summary of a command that acts  */
 };
 extern struct cli_global cli_global;
 
@@ -82,6 +83,13 @@ const struct cli_help_entry *cli_help_find(const char *name);
 int cli_help(const char *cmd);
 /* Prints `rocjit --help` on f; CLI_OK. */
 int cli_main_help(FILE *f);
+/* The command entries, in --help's order (hidden ones included): *n gets their count. */
+const struct cli_help_entry *cli_help_entries(size_t *n);
+/* `rocjit help --commands`: "NAME:SUMMARY" per listed command and alias (for shell
+ * completion); `rocjit help --all`: every command's help, each under "rocjit NAME" (for
+ * the man page). */
+int cli_help_commands(FILE *f);
+int cli_help_all(FILE *f);
 
 /* ---- Output (output.c) -------------------------------------------------------------------- */
 
@@ -152,6 +160,26 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "rocjit: warning: <message>" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The status line (progress.c's bar): shown on stderr until cleared, and every other
+ * line written to stderr through this file - the tool's messages, the library's log
+ * lines (cli_log_start) - clears it first and draws it again after, so that no message
+ * is written over it.  Any thread.
+ */
+void cli_status_show(const char *line);
+void cli_status_clear(void);
+/* Writes text (whole lines) on stderr under the status line's rule. */
+void cli_stderr_text(const char *text);
+/*
+ * Routes the library's log lines to stderr as the library prints them ("rocjit:
+ * warning: ..."), under the status line's rule; --quiet drops its info and debug lines.
+ * The library's warning of a code object without kernels is dropped: the commands say it
+ * themselves (CLI_NO_KERNELS_WARNING), for cached objects too, with the tool's remedies.
+ * cli_log_line is the hook itself, for a command that filters lines first (compile.c).
+ */
+void cli_log_start(void);
+void cli_log_line(void *user, int level, const char *message);
+
 /* The warning for a code object that holds no kernel (compile, prewarm): what it is and
  * its likely cause, after "FILE (TARGET): ". */
 #define CLI_NO_KERNELS_WARNING \
@@ -167,6 +195,31 @@ int cli_usage_verror(const char *cmd, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
 /* ---- Arguments (args.c) ------------------------------------------------------------------- */
+
+/* The global options, before the command or after it (where the command has no option
+ * of that name, and before "--"): --cache DIR, --remote URL, -q/--quiet.  argv[*i] is
+ * looked at; end bounds the arguments.  Returns 1 (cli_global set, *i moved past the
+ * option and its value), 0 (not a global option) or CLI_ARG_ERROR (printed). */
+int cli_global_option(int end, char **argv, int *i);
+/* The global options' names, for --help's suggestions and completion. */
+extern const char *const cli_global_names[];
+/*
+ * "Did you mean": the names nearest to what was typed (len bytes), among those added: a
+ * name it is a prefix of (2 bytes at least), else one an edit away (a letter changed,
+ * added, dropped, or two swapped) or two (one for names of less than five letters).
+ * cli_suggest_text gives "; did you mean 'a' or 'b'?" with each name between quote
+ * ("--": --a), or "" when none is near.
+ */
+struct cli_suggest {
+	const char *typed;
+	size_t len;
+	const char *best[3];
+	int score, n;
+};
+void cli_suggest_init(struct cli_suggest *s, const char *typed, size_t len);
+void cli_suggest_add(struct cli_suggest *s, const char *name);
+const char *cli_suggest_text(const struct cli_suggest *s, char *buf, size_t size,
+			     const char *quote);
 
 /* One option a command takes. */
 struct cli_opt {
@@ -232,6 +285,25 @@ char *cli_read_file(const char *path, size_t *len);
 const char *cli_read_error(int err);
 /* Writes data to path ("-" is stdout).  0, or -1 with a message printed. */
 int cli_write_file(const char *path, const void *data, size_t size);
+
+/* An output named on the command line (-o), opened before the work that fills it. */
+struct cli_output {
+	const char *path;
+	int fd;      /* -1: stdout ("-"), or closed                                   */
+	int created; /* this run created the file: removed when abandoned             */
+	int regular; /* emptied when written (not before: a failed run keeps it)      */
+};
+/* Opens path for writing ("-": stdout): a regular file, a character device or a pipe
+ * with a reader; a folder, a missing folder or a path that cannot be written fails at
+ * once.  0, or -1 with a message printed saying what to do. */
+int cli_output_open(struct cli_output *o, const char *path);
+/* Writes data as the whole output and closes it.  0, or -1 (printed). */
+int cli_output_write(struct cli_output *o, const void *data, size_t size);
+/* Closes an output that will not be written, removing the file if this run made it. */
+void cli_output_abandon(struct cli_output *o);
+/* A new file (export's bundle): path must not exist, its folder must be writable.
+ * CLI_OK, CLI_USAGE or CLI_FAIL (printed). */
+int cli_output_new_check(const char *cmd, const char *path);
 /* ---- The cache a command works on (cache.c) ----------------------------------------------- */
 
 /*

@@ -37,6 +37,7 @@ struct compile {
 	int language;   /* --lang: ROCJIT_LANG_*, AUTO by the file's name */
 	const char **exprs; /* --name-expr, in order */
 	size_t nexprs;
+	struct cli_output out; /* -o, opened before compiling */
 };
 
 static int parse(struct compile *c, int argc, char **argv)
@@ -168,7 +169,7 @@ static void json_result(struct cli_json *j, const struct compile *c, const char 
 }
 
 /* Compiles for one target; CLI_OK or CLI_FAIL.  Diagnostics go to stderr either way. */
-static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *target,
+static int compile_one(struct compile *c, rocjit_ctx *ctx, const char *target,
 		       const char *text, size_t len, struct cli_json *j)
 {
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
@@ -204,10 +205,10 @@ static int compile_one(const struct compile *c, rocjit_ctx *ctx, const char *tar
 			 CLI_NO_KERNELS_WARNING);
 	if (j)
 		json_result(j, c, target, rc, code, info, message, log, stored);
-	else if (rc == 0)
+	else if (rc == 0 && !cli_global.quiet)
 		print_result(c, code, info, stored);
 	rocjit_codeobj_info_free(info);
-	if (rc == 0 && c->output && cli_write_file(c->output, code->data, code->size) != 0)
+	if (rc == 0 && c->output && cli_output_write(&c->out, code->data, code->size) != 0)
 		return CLI_FAIL;
 	if (rc == 0 && stored == CLI_NOT_STORED)
 		return cli_fail("%s compiled for %s but is not in the cache: %s; make room or "
@@ -231,7 +232,6 @@ static void log_without_compiler_blocks(void *user, int level, const char *messa
 {
 	int *in_block = user;
 
-	(void)level;
 	if (strncmp(message, "compiler said for ", 18) == 0) {
 		*in_block = 1;
 		return;
@@ -239,7 +239,7 @@ static void log_without_compiler_blocks(void *user, int level, const char *messa
 	if (*in_block && strncmp(message, "  |", 3) == 0)
 		return;
 	*in_block = 0;
-	fprintf(stderr, "rocjit: %s\n", message);
+	cli_log_line(NULL, level, message);
 }
 
 int cli_compile(int argc, char **argv)
@@ -266,6 +266,10 @@ int cli_compile(int argc, char **argv)
 		rc = cli_usage_error("compile", "-o - and --json both write to stdout");
 	if (rc == CLI_OK && !(text = cli_read_file(c.file, &len)))
 		rc = cli_fail("cannot read %s: %s; check the path", c.file, cli_read_error(errno));
+	/* -o is checked before the compile: a bad path fails at once, not after it. */
+	c.out.fd = -1;
+	if (rc == CLI_OK && c.output && cli_output_open(&c.out, c.output) != 0)
+		rc = CLI_FAIL;
 	if (rc == CLI_OK)
 		rc = cli_open(&ctx, c.no_cache ? ROCJIT_OPEN_NO_CACHE : 0, 0);
 	if (rc == CLI_OK) {
@@ -287,6 +291,7 @@ int cli_compile(int argc, char **argv)
 			cli_json_finish(&j);
 		}
 	}
+	cli_output_abandon(&c.out); /* not written: a failure */
 	free(text);
 	rocjit_close(ctx);
 	cli_targets_free(&c.targets);

@@ -3,7 +3,9 @@
  * help (`rocjit help CMD`, `rocjit CMD --help`), and `rocjit --help`.  The usage line is
  * also what a usage error prints (diagnostics.c).
  *
- * Owns the texts, in the order `rocjit --help` lists the commands.  Data and printing
+ * Owns the texts, in the order `rocjit --help` lists the commands.  They are the one
+ * source of the man page too: the build runs help2man on `rocjit --help`, with every
+ * command's help from `rocjit help --all` as a section of it (cli/CMakeLists.txt).  Data and printing
  * only: below the commands and the diagnostics, it calls no other file of cli/ and runs no
  * command (main.c's table does); a command added there gets its entry here.
  */
@@ -12,7 +14,7 @@
 
 #include "cli.h"
 
-const char cli_main_usage[] = "rocjit [--cache DIR] [--remote URL] COMMAND [ARGS...]";
+const char cli_main_usage[] = "rocjit [--cache DIR] [--remote URL] [--quiet] COMMAND [ARGS...]";
 
 static const struct cli_help_entry commands[] = {
 	{ "prewarm", NULL, "compile kernels into the cache for one or more targets",
@@ -288,9 +290,16 @@ int cli_main_help(FILE *f)
 		   "                unix:///path/to/redis.sock, redis-cluster://host:port,...\n"
 		   "                (no password here: ps shows it to all; give it in\n"
 		   "                $ROCJIT_REMOTE_PASSWORD_FILE, a file only you can read)\n"
+		   "  -q, --quiet   no progress and no summary of what a command did: only\n"
+		   "                errors and warnings (on stderr), and the output a command\n"
+		   "                is asked for (list, show, stats, --json ...); the library's\n"
+		   "                info lines ($ROCJIT_LOG=info) are dropped too\n"
 		   "  --version     print the version\n"
 		   "  -h, --help    this text; `rocjit help COMMAND` or `rocjit COMMAND --help`\n"
-		   "                for a command\n"
+		   "                for a command; `rocjit help --all` for every command\n"
+		   "\n"
+		   "The global options may also follow the command (rocjit stats --cache DIR),\n"
+		   "before a \"--\" that starts compiler options.\n"
 		   "\n"
 		   "Commands that read the cache (list, show, stats, verify, purge) never\n"
 		   "create one: where there is none they say \"no cache at DIR\" (exit status 0;\n"
@@ -299,6 +308,34 @@ int cli_main_help(FILE *f)
 		   "\n"
 		   "Exit status: 0 success, 1 failure (also when standard output cannot be\n"
 		   "written), 2 bad arguments.\n");
+	return CLI_OK;
+}
+
+const struct cli_help_entry *cli_help_entries(size_t *n)
+{
+	*n = NCOMMANDS;
+	return commands;
+}
+
+int cli_help_commands(FILE *f)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (commands[i].hidden)
+			continue;
+		fprintf(f, "%s:%s\n", commands[i].name, commands[i].summary);
+		if (commands[i].alias)
+			fprintf(f, "%s:%s\n", commands[i].alias, commands[i].summary);
+	}
+	fprintf(f, "help:show the help of a command\n");
+	return CLI_OK;
+}
+
+int cli_help_all(FILE *f)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!commands[i].hidden)
+			fprintf(f, "%srocjit %s\n%s\n\n%s\n", i ? "\n" : "", commands[i].name,
+				commands[i].usage, commands[i].help);
 	return CLI_OK;
 }
 

@@ -3,8 +3,10 @@
  * table (name -> the function that runs it) and dispatch, and the check that all output
  * reached standard output.
  *
- *   rocjit [--cache DIR] [--remote URL] COMMAND [ARGS...]
+ *   rocjit [--cache DIR] [--remote URL] [--quiet] COMMAND [ARGS...]
  *
+ * (args.c reads the global options, here and after the command.)  A mistyped command
+ * gets the nearest names ("did you mean").
  * Owns the command table.  The top of the tool: it calls every command, and nothing calls
  * it.  The commands live in one file each (prewarm.c, purge.c, ...), their help texts in
  * help.c, the global options they read in global.c; the tool uses the public API only.
@@ -28,23 +30,6 @@ static const struct command {
 	{ "keygen", cli_keygen },   { "sign", cli_sign },
 };
 
-/*
- * Whether a --remote URL holds a password (a ':' in the part before its last '@', the
- * rule by which the library masks one): a command line shows in `ps` to every user of
- * the machine, so such a URL is refused before anything runs, pointing to where a
- * password belongs.  A user name alone is allowed (the library masks it in messages).
- */
-static int url_has_password(const char *url)
-{
-	const char *start = strstr(url, "://"), *at;
-
-	if (!start)
-		return strchr(url, '@') && strchr(url, ':');
-	start += 3;
-	at = strrchr(start, '@');
-	return at && memchr(start, ':', (size_t)(at - start)) != NULL;
-}
-
 /* The command named name or its alias ("ls"), or NULL. */
 static const struct command *find_command(const char *name)
 {
@@ -56,14 +41,43 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* "; did you mean 'stats'?" for the commands nearest to typed, or "". */
+static const char *command_hint(char *buf, size_t size, const char *typed)
+{
+	size_t n;
+	const struct cli_help_entry *e = cli_help_entries(&n);
+	struct cli_suggest s;
+
+	cli_suggest_init(&s, typed, strlen(typed));
+	for (size_t i = 0; i < n; i++)
+		if (!e[i].hidden) {
+			cli_suggest_add(&s, e[i].name);
+			cli_suggest_add(&s, e[i].alias);
+		}
+	cli_suggest_add(&s, "help");
+	return cli_suggest_text(&s, buf, size, "'");
+}
+
+static int not_a_command(const char *typed)
+{
+	char hint[128];
+
+	return cli_usage_error(NULL, "'%s' is not a rocjit command%s", typed,
+			       command_hint(hint, sizeof hint, typed));
+}
+
 static int help_command(int argc, char **argv)
 {
-	if (argc < 2)
+	if (argc < 2 || (argc == 2 && !strcmp(argv[1], "help")))
 		return cli_main_help(stdout);
+	if (argc == 2 && !strcmp(argv[1], "--commands"))
+		return cli_help_commands(stdout);
+	if (argc == 2 && !strcmp(argv[1], "--all"))
+		return cli_help_all(stdout);
 	if (argc > 2)
 		return cli_usage_error(NULL, "help takes one command name");
 	if (!cli_help_find(argv[1]))
-		return cli_usage_error(NULL, "'%s' is not a rocjit command", argv[1]);
+		return not_a_command(argv[1]);
 	return cli_help(argv[1]);
 }
 
@@ -100,46 +114,53 @@ static int run(int argc, char **argv)
 
 	while (i < argc && argv[i][0] == '-') {
 		const char *a = argv[i];
-		if (!strcmp(a, "--cache") || !strncmp(a, "--cache=", 8)) {
-			char *v = a[7] == '=' ? argv[i] + 8 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!v || !*v)
-				return cli_usage_error(NULL, "--cache needs a folder");
-			cli_global.cache_dir = v;
-		} else if (!strcmp(a, "--remote") || !strncmp(a, "--remote=", 9)) {
-			char *v = a[8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!v)
-				return cli_usage_error(NULL, "--remote needs a URL (redis://host:port; "
-						       "\"\" for none)");
-			if (url_has_password(v))
-				return cli_usage_error(NULL, "--remote: a password on the command "
-						       "line is visible to every user of this "
-						       "machine (ps): give the URL without it, and "
-						       "the password in a file only you can read, "
-						       "ROCJIT_REMOTE_PASSWORD_FILE=FILE (or the "
-						       "whole URL in ROCJIT_REMOTE)");
-			cli_global.remote = v;
-		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+		int g = cli_global_option(argc, argv, &i);
+		if (g == 1)
+			continue;
+		if (g == CLI_ARG_ERROR)
+			return CLI_USAGE;
+		if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
 			int v = rocjit_version();
 			printf("rocjit %s (library %d.%d.%d)\n", ROCJIT_VERSION_STRING, v / 10000,
 			       v / 100 % 100, v % 100);
 			return CLI_OK;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			return cli_main_help(stdout);
+		} else if (!strcmp(a, "--completion-helper")) {
+			/* The global options, for the completion scripts (args.c does a
+			   command's). */
+			for (size_t k = 0; cli_global_names[k]; k++)
+				printf("--%s%s\n", cli_global_names[k],
+				       strcmp(cli_global_names[k], "quiet") ? "=" : "");
+			printf("--version\n--help\n");
+			return CLI_OK;
 		} else {
-			return cli_usage_error(NULL, "unknown option %s", a);
+			char hint[160] = "";
+			struct cli_suggest sg;
+			cli_suggest_init(&sg, a + 2, strlen(a + 2));
+			cli_suggest_add(&sg, "version");
+			cli_suggest_add(&sg, "help");
+			for (size_t k = 0; cli_global_names[k]; k++)
+				cli_suggest_add(&sg, cli_global_names[k]);
+			if (a[1] == '-')
+				cli_suggest_text(&sg, hint, sizeof hint, "--");
+			if (!hint[0])
+				snprintf(hint, sizeof hint, " before the command (a command's "
+					 "options go after it: rocjit COMMAND %s)", a);
+			return cli_usage_error(NULL, "unknown option %s%s", a, hint);
 		}
-		i++;
 	}
 	if (i >= argc) {
 		fprintf(stderr, "usage: %s\n", cli_main_usage);
 		fprintf(stderr, "rocjit: a command is missing; `rocjit --help` lists them\n");
 		return CLI_USAGE;
 	}
+	cli_log_start();
 	if (!strcmp(argv[i], "help"))
 		return help_command(argc - i, argv + i);
 	c = find_command(argv[i]);
 	if (!c)
-		return cli_usage_error(NULL, "'%s' is not a rocjit command", argv[i]);
+		return not_a_command(argv[i]);
 	return c->run(argc - i, argv + i);
 }
 

@@ -676,10 +676,9 @@ static int parse(struct run *r, const char *cmd, int argc, char **argv)
 		return rc;
 	if (!strcmp(cmd, "export") && !r->output)
 		return cli_usage_error("export", "name the bundle to write: -o FILE.rocjit");
-	/* lstat: a symbolic link (even dangling) counts as existing; the library refuses it. */
-	if (r->output && lstat(r->output, &(struct stat){ 0 }) == 0)
-		return cli_usage_error("export", "%s exists: a bundle is written whole, to a new "
-				       "file; remove it first", r->output);
+	/* Before any compile: a path the bundle cannot be written to fails at once. */
+	if (r->output && (rc = cli_output_new_check("export", r->output)) != CLI_OK)
+		return rc;
 	if (!r->ninputs)
 		return cli_usage_error("prewarm", "name the kernels: a manifest (--manifest "
 				       "FILE), a folder or a file");
@@ -708,7 +707,7 @@ static int export_bundle(const struct run *r)
 		if (rocjit_bundle_export(ctx, r->output, keys, n, &written) != 0) {
 			fprintf(stderr, "rocjit export: %s\n", cli_text(rocjit_last_error()));
 			rc = CLI_FAIL;
-		} else if (!r->json) {
+		} else if (!r->json && !cli_global.quiet) {
 			printf("export: %zu entries written to %s\n", written, cli_text(r->output));
 		}
 		rocjit_close(ctx);
@@ -796,12 +795,12 @@ static int run_command(const char *cmd, int argc, char **argv)
 			warn_no_kernels(&r);
 			if (r.push)
 				push_entries(&r);
-			if (r.json)
-				summary_json(&r, count, cli_now_ms() - r.t0);
-			else
-				summary_text(&r, count, cli_now_ms() - r.t0);
 			rc = count[JOB_FAILED] || count[JOB_UNSTORED] || r.push_failed ||
 			     r.push_error[0] ? CLI_FAIL : CLI_OK;
+			if (r.json)
+				summary_json(&r, count, cli_now_ms() - r.t0);
+			else if (rc != CLI_OK || !cli_global.quiet)
+				summary_text(&r, count, cli_now_ms() - r.t0);
 			if (rc == CLI_OK && r.output)
 				rc = export_bundle(&r);
 		}

@@ -3,8 +3,11 @@
  * (done/total, the kernel started last, elapsed, ETA); otherwise one plain line per
  * finished job, so logs and CI output stay readable.
  *
- * Owns only the state the caller passes in.  Uses output.c and clock.c only; it knows
- * nothing of jobs or workers beyond the labels it is given.
+ * The bar is diagnostics.c's status line: a warning or a library log line written
+ * meanwhile clears it, is printed, and the bar is drawn again below it.  --quiet: none.
+ *
+ * Owns only the state the caller passes in.  Uses diagnostics.c, output.c, global.c and
+ * clock.c only; it knows nothing of jobs or workers beyond the labels it is given.
  */
 #include <string.h>
 #include <sys/ioctl.h>
@@ -17,7 +20,7 @@ void cli_progress_start(struct cli_progress *pr, int enabled, size_t total)
 	memset(pr, 0, sizeof *pr);
 	pr->total = total;
 	pr->t0 = cli_now_ms();
-	if (enabled && total > 0)
+	if (enabled && total > 0 && !cli_global.quiet)
 		pr->mode = isatty(STDERR_FILENO) ? 2 : 1;
 }
 
@@ -61,9 +64,7 @@ static void draw(struct cli_progress *pr)
 		     pr->total, elapsed, eta, pr->current);
 	if (n >= width)
 		line[width - 1] = 0;
-	/* \r, the line, then clear to its end: a shorter line leaves no tail behind. */
-	fprintf(stderr, "\r%s\033[K", line);
-	fflush(stderr);
+	cli_status_show(line);
 	pr->last_draw = now;
 }
 
@@ -81,9 +82,10 @@ void cli_progress_finished(struct cli_progress *pr, const char *label, const cha
 
 	pr->done++;
 	if (pr->mode == 1) {
-		fprintf(stderr, "[%zu/%zu] %s %s (%s)\n", pr->done, pr->total, what, cli_text(label),
-			cli_fmt_ms(t, sizeof t, ms));
-		fflush(stderr);
+		char line[1024];
+		snprintf(line, sizeof line, "[%zu/%zu] %s %s (%s)\n", pr->done, pr->total, what,
+			 cli_text(label), cli_fmt_ms(t, sizeof t, ms));
+		cli_stderr_text(line);
 	} else if (pr->mode == 2) {
 		draw(pr);
 	}
@@ -97,9 +99,7 @@ void cli_progress_tick(struct cli_progress *pr)
 
 void cli_progress_end(struct cli_progress *pr)
 {
-	if (pr->mode == 2) {
-		fprintf(stderr, "\r\033[K");
-		fflush(stderr);
-	}
+	if (pr->mode == 2)
+		cli_status_clear();
 	pr->mode = 0;
 }

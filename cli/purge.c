@@ -148,6 +148,8 @@ static void report(const struct purge *pg, struct cli_row **gone, size_t k, uint
 	if (pg->dry_run || pg->verbose)
 		for (size_t i = 0; i < k; i++)
 			print_row(pg->dry_run ? "would remove" : "removed", gone[i], now);
+	if (cli_global.quiet && !pg->dry_run)
+		return;
 	if (pg->dry_run)
 		printf("purge --dry-run: %zu of %zu entries (%s of code) would be removed; "
 		       "nothing was changed\n", k, total, cli_fmt_size(a, sizeof a, bytes));

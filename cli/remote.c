@@ -305,7 +305,7 @@ int cli_push(int argc, char **argv)
 		cli_json_num(&j, "ms", cli_now_ms() - t0);
 		cli_json_end_object(&j);
 		cli_json_finish(&j);
-	} else if (!dry) {
+	} else if (!dry && (failed || !cli_global.quiet)) {
 		printf("push: %zu pushed, %zu already there, %zu failed, to %s\n", pushed, present,
 		       failed, cli_text(st.remote_url));
 		if (failed)

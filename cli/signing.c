@@ -109,7 +109,7 @@ int cli_sign(int argc, char **argv)
 		    : rocjit_cache_sign(ctx, n ? keys : NULL, n, &count);
 	if (rc != 0)
 		rc = cli_fail("sign: %s", rocjit_last_error());
-	else
+	else if (!cli_global.quiet)
 		fprintf(stderr, "rocjit: signed %zu entries\n", count);
 	rocjit_close(ctx);
 	free(keys);

@@ -120,7 +120,7 @@ int cli_verify(int argc, char **argv)
 		cli_json_end_array(&j);
 		cli_json_end_object(&j);
 		cli_json_finish(&j);
-	} else if (rc == CLI_OK) {
+	} else if (rc == CLI_OK && (nbad || !cli_global.quiet)) {
 		for (size_t i = 0; i < v.n; i++)
 			printf("bad %.12s  %s  %s: %s: %s\n", v.bad[i].row.key,
 			       cli_text(v.bad[i].row.target), cli_text(v.bad[i].row.source_name),
