@@ -54,17 +54,30 @@ foreach(f hello_kernels hello_kernels.rocjit)
   endif()
 endforeach()
 
-# Components: runtime is the shared library (not its development link) and the tool;
-# every installed file is in runtime or development.
+# Components: runtime is the shared library (not its development link) and the tool, with
+# its man page (where help2man made one) and shell completion; every installed file is in
+# runtime or development.
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/runtime --component runtime)
 installed_files(runtime_files ${WORK_DIR}/runtime)
 foreach(f ${runtime_files})
   if(NOT f MATCHES "^${LIBDIR}/librocjit\\.so\\.[0-9.]+$" AND NOT f STREQUAL "bin/rocjit"
-     AND NOT f STREQUAL "${LIBEXECDIR}/rocjit/rocjit-worker")
+     AND NOT f STREQUAL "${LIBEXECDIR}/rocjit/rocjit-worker"
+     AND NOT f MATCHES "^share/man/man1/rocjit\\.1$"
+     AND NOT f MATCHES "^share/bash-completion/completions/rocjit$"
+     AND NOT f MATCHES "^share/zsh/site-functions/_rocjit$")
     message(FATAL_ERROR "--component runtime installed ${f}; it holds only "
-            "${LIBDIR}/librocjit.so.*, ${LIBEXECDIR}/rocjit/rocjit-worker and bin/rocjit")
+            "${LIBDIR}/librocjit.so.*, ${LIBEXECDIR}/rocjit/rocjit-worker, bin/rocjit, "
+            "its man page and its bash and zsh completion")
   endif()
 endforeach()
+foreach(f share/bash-completion/completions/rocjit share/zsh/site-functions/_rocjit)
+  if(NOT EXISTS ${WORK_DIR}/runtime/${f})
+    message(FATAL_ERROR "--component runtime lacks the tool's completion ${f}")
+  endif()
+endforeach()
+if(EXISTS ${BUILD_DIR}/cli/rocjit.1 AND NOT EXISTS ${WORK_DIR}/runtime/share/man/man1/rocjit.1)
+  message(FATAL_ERROR "--component runtime lacks the man page share/man/man1/rocjit.1")
+endif()
 if(NOT EXISTS ${WORK_DIR}/runtime/${LIBEXECDIR}/rocjit/rocjit-worker)
   message(FATAL_ERROR "--component runtime lacks the compile worker:\n${runtime_files}")
 endif()

@@ -430,8 +430,8 @@ TEST(every_command_has_help_and_the_man_page_holds_it)
 	free(list);
 	if (!man) {
 		if (ROCJIT_TEST_HAVE_HELP2MAN)
-			rj_test_fail(__FILE__, __LINE__, "help2man is installed but the build "
-				     "made no %s", ROCJIT_TEST_MAN);
+			rj_test_fail(__FILE__, __LINE__, "the build has a man page target but "
+				     "%s was not made", ROCJIT_TEST_MAN);
 		rj_test_skip("help2man is not installed: no man page was built");
 	}
 	/* The page is --help: the global options and the text are there. */
