@@ -14,7 +14,8 @@
  *     workers.c progress.c kernelset.c     prewarm's compile slots, progress and inputs;
  *     entries.c                            cache entries as the commands see them
  *     cache.c files.c args.c               the cache, the user's files, the arguments
- *     diagnostics.c                        failure, warning and usage messages
+ *     diagnostics.c                        failure, warning and usage messages; the
+ *                                          status line; the library's log lines
  *     output.c help.c global.c clock.c     printing, help texts, global options, clocks
  *     alloc.c                              memory
  * The sections below follow the same order, bottom up.
@@ -54,7 +55,8 @@ int64_t cli_now_s(void);
 
 /* ---- Global options (global.c) ------------------------------------------------------------ */
 
-/* Set by main.c before a command runs; read-only for the commands. */
+/* Set by args.c's cli_global_option (before the command, from main.c, or among the
+ * command's options, from cli_next); read-only for the commands. */
 struct cli_global {
 	char *cache_dir;       /* --cache DIR, or NULL: the library's default             */
 	char *remote;          /* --remote URL, or NULL: $ROCJIT_REMOTE                   */
@@ -245,7 +247,10 @@ struct cli_parser {
 
 void cli_parser_init(struct cli_parser *p, const char *cmd, int argc, char **argv,
 		     const struct cli_opt *opts, int allow_rest);
-/* The next option's id (its value in *value), or a CLI_ARG_* code. */
+/* The next option's id (its value in *value), or a CLI_ARG_* code.  Also takes the global
+ * options the command has no option of that name for (cli_global_option), answers a
+ * mistyped option with the nearest names, and `--completion-helper` by printing the
+ * command's options and the global ones for the completion scripts (then exits 0). */
 int cli_next(struct cli_parser *p, const char **value);
 /* The whole command line of a command that takes only on/off options (ids below 32) and
  * no other argument: bit 1 << id of *on set for each given.  CLI_OK, CLI_USAGE (printed),

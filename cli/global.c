@@ -1,9 +1,10 @@
 /*
- * global.c - the global options (`rocjit --cache DIR COMMAND`): the state every command
- * may read, set once by main.c before the command runs.
+ * global.c - the global options (`rocjit --cache DIR COMMAND`, or after the command): the
+ * state every command may read, set while the command line is read.
  *
- * Owns cli_global.  Uses no other file of cli/; it parses nothing (main.c reads the
- * options) and no command may write cli_global.
+ * Owns cli_global.  Uses no other file of cli/; it parses nothing (args.c reads the
+ * options, for main.c before the command and for cli_next after it) and no command may
+ * write cli_global.
  */
 #include "cli.h"
 
