@@ -492,9 +492,49 @@ TEST(bash_completion_offers_commands_options_and_files)
 			}
 		free(out);
 	}
-	/* The zsh script at least parses, where zsh is installed. */
-	if (access("/usr/bin/zsh", X_OK) == 0) {
-		const char *zsh[] = { "/usr/bin/zsh", "-n", ROCJIT_TEST_ZSH_COMPLETION, NULL };
-		ASSERT_INT(rj_test_run(zsh, NULL, NULL), 0);
+}
+
+/*
+ * The zsh script in a real zsh, with the completion system's functions it calls
+ * (compadd, _describe, _files) standing in as functions that print what they are given:
+ * what it offers for each line, one line per call.
+ */
+TEST(zsh_completion_offers_commands_options_and_files)
+{
+	static const struct {
+		const char *words, *want;
+		int current;
+	} cases[] = {
+		{ "rocjit pre", "describe prewarm:compile kernels", 2 },
+		{ "rocjit --cache d st", "describe prewarm:", 4 },
+		{ "rocjit compile --n", "--name-expr", 3 },
+		{ "rocjit compile --n", "--no-cache", 3 },
+		{ "rocjit stats --z", "--zero", 3 },
+		{ "rocjit prewarm --manifest x", "files", 4 },
+		{ "rocjit compile a.hip -- -D", "files", 5 },
+		{ "rocjit --", "--quiet", 2 },
+	};
+	const char *zsh = "/usr/bin/zsh";
+	char script[8192], *out;
+	const char *argv[] = { zsh, "-f", "-c", script, NULL };
+
+	if (access(zsh, X_OK) != 0)
+		rj_test_skip("zsh is not installed (Debian: zsh)");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *last = strrchr(cases[i].words, ' ') + 1;
+		snprintf(script, sizeof script,
+			 "PATH='%s':$PATH\n"
+			 "compadd() { if [[ $1 == -a ]]; then shift; local a; for a; do "
+			 "print -r -- ${(P)a}; done; else print -r -- \"$@\"; fi }\n"
+			 "_describe() { print -r -- \"describe ${(P)2}\" }\n"
+			 "_files() { print -r -- files }\n"
+			 "words=(%s) CURRENT=%d PREFIX='%s'\n"
+			 "source '%s'\n",
+			 ROCJIT_TEST_CLI_DIR, cases[i].words, cases[i].current, last,
+			 ROCJIT_TEST_ZSH_COMPLETION);
+		ASSERT_INT(rj_test_run(argv, NULL, &out), 0);
+		printf("zsh: %s -> %s\n", cases[i].words, out);
+		ASSERT_CONTAINS(out, cases[i].want);
+		free(out);
 	}
 }

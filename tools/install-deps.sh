@@ -14,10 +14,11 @@ set -eu
 # (src/compile/devlib/cuda/cub; tests/test_cub.c skips without it).  llvm (Debian 12: 14):
 # /usr/bin/llvm-readelf, the independent reading of AMDGPU metadata tests/test_resources.c
 # checks rocjit's kernel resources against.  help2man: the man page rocjit.1, made from
-# `rocjit --help` at build time (cli/man.cmake; skipped with a message without it).
+# `rocjit --help` at build time (cli/man.cmake; skipped with a message without it).  zsh:
+# tests/test_cli_ux.c runs the zsh completion script in it (skipped without).
 pkgs="cmake make gcc g++ pkg-config libamdhip64-dev libsqlite3-dev libxxhash-dev python3
       libhiredis-dev redis-server redis-tools libsodium-dev python3-pytest python3-numpy
-      python3-venv librocprim-dev llvm rustc cargo help2man"
+      python3-venv librocprim-dev llvm rustc cargo help2man zsh"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
