@@ -8,7 +8,12 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${ROCJIT} help --commands failed (${rc})")
 endif()
 string(REPLACE "\n" ";" list "${list}")
-set(text "[COMMANDS]\nEach command's help, as `rocjit help COMMAND` prints it.\n")
+# SYNOPSIS: the usage line of --help (help2man looks for "Usage:" only).
+execute_process(COMMAND ${ROCJIT} --help OUTPUT_VARIABLE main RESULT_VARIABLE rc)
+string(REGEX MATCH "^usage: ([^\n]*)" usage "${main}")
+string(REPLACE "-" "\\-" synopsis "${CMAKE_MATCH_1}")
+set(text "[SYNOPSIS]\n${synopsis}\n.br\nrocjit help COMMAND\n\n")
+string(APPEND text "[COMMANDS]\nEach command's help, as `rocjit help COMMAND` prints it.\n")
 foreach(line ${list})
   string(REGEX REPLACE ":.*" "" name "${line}")
   # An alias (ls) prints its command's usage, listed under the command; help has none.

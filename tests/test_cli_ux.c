@@ -437,6 +437,7 @@ TEST(every_command_has_help_and_the_man_page_holds_it)
 	/* The page is --help: the global options and the text are there. */
 	ASSERT_CONTAINS(man, "\\-\\-quiet");
 	ASSERT_CONTAINS(man, ".SH COMMANDS");
+	ASSERT_CONTAINS(man, ".SH SYNOPSIS");
 	free(man);
 }
 
