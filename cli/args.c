@@ -194,8 +194,16 @@ static void completion_helper(const struct cli_opt *opts)
 {
 	for (; opts && opts->name; opts++)
 		printf("--%s%s\n", opts->name, opts->has_arg ? "=" : "");
-	printf("--help\n--cache=\n--remote=\n--quiet\n");
+	printf("--help\n");
+	cli_print_global_options();
 	exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);
+}
+
+void cli_print_global_options(void)
+{
+	for (size_t k = 0; cli_global_names[k]; k++)
+		printf("--%s%s\n", cli_global_names[k],
+		       strcmp(cli_global_names[k], "quiet") ? "=" : "");
 }
 
 void cli_parser_init(struct cli_parser *p, const char *cmd, int argc, char **argv,

@@ -203,8 +203,10 @@ int cli_usage_verror(const char *cmd, const char *fmt, va_list ap)
  * looked at; end bounds the arguments.  Returns 1 (cli_global set, *i moved past the
  * option and its value), 0 (not a global option) or CLI_ARG_ERROR (printed). */
 int cli_global_option(int end, char **argv, int *i);
-/* The global options' names, for --help's suggestions and completion. */
+/* The global options' names, for suggestions and completion. */
 extern const char *const cli_global_names[];
+/* Prints them for the completion scripts, one a line, "--name=" for one with a value. */
+void cli_print_global_options(void);
 /*
  * "Did you mean": the names nearest to what was typed (len bytes), among those added: a
  * name it is a prefix of (2 bytes at least), else one an edit away (a letter changed,

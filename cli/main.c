@@ -129,9 +129,7 @@ static int run(int argc, char **argv)
 		} else if (!strcmp(a, "--completion-helper")) {
 			/* The global options, for the completion scripts (args.c does a
 			   command's). */
-			for (size_t k = 0; cli_global_names[k]; k++)
-				printf("--%s%s\n", cli_global_names[k],
-				       strcmp(cli_global_names[k], "quiet") ? "=" : "");
+			cli_print_global_options();
 			printf("--version\n--help\n");
 			return CLI_OK;
 		} else {
