@@ -722,7 +722,7 @@ static void add_expr(struct run *r, const char *expr)
 static int parse_name_expr(struct run *r, const char *cmd, const char *v)
 {
 	const char *problem;
-	char *text, *line, *save = NULL;
+	char *text, *line, *next;
 	size_t len = 0, before = r->nexprs;
 	int lineno = 0;
 
@@ -739,8 +739,11 @@ static int parse_name_expr(struct run *r, const char *cmd, const char *v)
 		return cli_usage_error(cmd, "--name-expr %s: cannot read %s: %s; give a file of "
 				       "name expressions, one a line", v, v + 1,
 				       cli_read_error(errno));
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		size_t n = strlen(line);
+	for (line = text; line; line = next) {
+		size_t n;
+		if ((next = strchr(line, '\n')))
+			*next++ = 0;
+		n = strlen(line);
 		lineno++;
 		if (n && line[n - 1] == '\r')
 			line[--n] = 0;

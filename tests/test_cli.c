@@ -1352,6 +1352,10 @@ TEST(prewarm_bad_name_expr_names_it_and_says_what_to_do)
 	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--name-expr", at, NULL), 2);
 	ASSERT_CONTAINS(out, "holds no name expression");
 	free(out);
+	write_text(rj_test_dir, "none.txt", "# a comment\n\nk<int,\tfloat>\n");
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--name-expr", at, NULL), 2);
+	ASSERT_CONTAINS(out, "none.txt: line 3: it holds a control character");
+	free(out);
 }
 
 /*
