@@ -412,10 +412,19 @@ struct cli_source {
 	                   prewarm --header): an in-memory header of every source          */
 };
 
+/* One program a manifest names with an expr= line: a source compiled with these name
+ * expressions instantiated (rocjit_program.name_expressions, in this order). */
+struct cli_program {
+	size_t file;    /* index into the set's files                                    */
+	char **exprs;
+	size_t nexprs;
+};
+
 /*
  * What one input names: a manifest's or a folder's files (each header is given to every
  * source, in the set's order, exactly as the library does for registered sources), or one
- * file alone (no headers).
+ * file alone (no headers).  A source that programs[] names is compiled as those programs
+ * only; any other source once, whole (or with prewarm's --name-expr).
  */
 struct cli_set {
 	char *origin;              /* the path given                                    */
@@ -424,6 +433,8 @@ struct cli_set {
 	size_t n;
 	rocjit_header *headers;    /* the header files, in the same order               */
 	size_t nheaders;
+	struct cli_program *programs; /* a manifest's expr= lines, in order              */
+	size_t nprograms;
 };
 
 #define CLI_SET_FILE 1
@@ -437,6 +448,9 @@ struct cli_set {
 int cli_set_load(struct cli_set *set, const char *path, int as_manifest,
 		 const char *const *headers, size_t num_headers);
 void cli_set_free(struct cli_set *set);
+/* Checks a name expression as the library will (non-empty, no control character: the
+ * manifest keeps one a line, tab-separated): NULL when usable, else what is wrong. */
+const char *cli_name_expr_problem(const char *expr);
 
 /* ---- Prewarm's compile slots (workers.c) -------------------------------------------------- */
 
@@ -451,6 +465,8 @@ struct cli_job {
 	const rocjit_header *headers;
 	size_t nheaders;
 	int language;   /* ROCJIT_LANG_*, as rocjit_program.language */
+	const char *const *exprs; /* name expressions, as rocjit_program.name_expressions */
+	size_t nexprs;
 };
 
 /* The job could not be run at all (no compile slot could be started): not a ROCJIT_E*

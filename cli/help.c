@@ -20,8 +20,8 @@ static const struct cli_help_entry commands[] = {
 	{ "prewarm", NULL, "compile kernels into the cache for one or more targets",
 	  "rocjit prewarm [--arch T[,T...]]... [--jobs N] [--manifest FILE]... [--json]\n"
 	  "                      [--no-progress] [--timeout SECONDS] [--header NAME]...\n"
-	  "                      [--lang cuda|hip] [--push] [PATH...]\n"
-	  "                      [-- COMPILER-OPTIONS...]",
+	  "                      [--lang cuda|hip] [--push] [--name-expr EXPR|@FILE]...\n"
+	  "                      [PATH...] [-- COMPILER-OPTIONS...]",
 	  "Compiles every kernel source of the given inputs for every target and stores the\n"
 	  "code objects in the cache, so that applications find them there.  Keys already in\n"
 	  "the cache are skipped at once.\n"
@@ -34,7 +34,9 @@ static const struct cli_help_entry commands[] = {
 	  "                   and *.inc of the set, and each name its HEADERS listed, is an\n"
 	  "                   in-memory header of every source, in the manifest's order.  A\n"
 	  "                   PATH whose first line is \"# rocjit-manifest N\" is read as a\n"
-	  "                   manifest too.\n"
+	  "                   manifest too.  A source its expr= lines name (format 3:\n"
+	  "                   rocjit_add_kernels(NAME_EXPRESSIONS)) is compiled once per line,\n"
+	  "                   with that line's name expressions, and never whole.\n"
 	  "  FOLDER           the files rocjit_add_kernels(DIR FOLDER) embeds by default\n"
 	  "                   (*.hip *.cu *.h *.hpp *.cuh under it, recursively), treated like\n"
 	  "                   a manifest of them.  An application that embeds other patterns\n"
@@ -65,12 +67,18 @@ static const struct cli_help_entry commands[] = {
 	  "                    1 when one could not be pushed.  (With a remote tier, what\n"
 	  "                    prewarm compiles goes there anyway, once per key across the\n"
 	  "                    machines prewarming at the same time.)\n"
+	  "  --name-expr EXPR  a kernel template instantiation to compile ('scale<float, 4>',\n"
+	  "                    'ns::k<int>'), as rocjit_program.name_expressions; repeatable:\n"
+	  "                    every source is compiled once with all of them, in the order\n"
+	  "                    given (part of the key).  @FILE: FILE's lines, one expression\n"
+	  "                    each ('#' lines skipped).  For every source of the inputs but\n"
+	  "                    those a manifest's expr= lines name.\n"
 	  "  -- OPTIONS        compiler options for every source (-DN=4 -O2); they are part\n"
 	  "                    of the key, so give the ones the application passes.\n"
 	  "\n"
 	  "Compiling is what prewarm is for: $ROCJIT_NO_COMPILE is ignored here.\n"
 	  "A code object with 0 kernels is a warning on stderr (and \"warnings\" in --json):\n"
-	  "most often templates never instantiated.\n"
+	  "most often templates never instantiated: give --name-expr.\n"
 	  "The summary counts what the cache holds at the end: \"N compiled, M stored\".  A\n"
 	  "code object that was compiled but not kept (a full disk, a read-only cache, a\n"
 	  "ROCJIT_CACHE_MAXSIZE too small for it or for the whole set) is listed as NOT\n"
@@ -80,7 +88,8 @@ static const struct cli_help_entry commands[] = {
 	  0 },
 	{ "export", NULL, "write a read-only bundle of prebuilt kernels to ship",
 	  "rocjit export -o FILE.rocjit [--arch T[,T...]]... [--jobs N] [--manifest FILE]...\n"
-	  "                     [--json] [--no-progress] [PATH...] [-- COMPILER-OPTIONS...]",
+	  "                     [--json] [--no-progress] [--name-expr EXPR|@FILE]...\n"
+	  "                     [PATH...] [-- COMPILER-OPTIONS...]",
 	  "Prewarms the inputs for the targets (see rocjit help prewarm: the same inputs and\n"
 	  "options), then writes their entries to a new bundle file.  Ship it next to the\n"
 	  "application as <executable>.rocjit, or name it in $ROCJIT_BUNDLE_PATH: rocjit\n"

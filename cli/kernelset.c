@@ -11,9 +11,11 @@
  * is compiled and keyed as the application compiles it.  rocjit_add_kernels() registers
  * a folder's files sorted by their relative path and writes that order into the manifest
  * ("# rocjit-manifest 1", "dir=<folder>", one name per line; with HEADERS, format 2:
- * "file=<name>" and "header=<name>" lines).  A folder given here is read as the manifest
- * rocjit_add_kernels(DIR folder) would write with its default patterns, the names given
- * with --header (prewarm) being its HEADERS.
+ * "file=<name>" and "header=<name>" lines; with NAME_EXPRESSIONS, format 3: format 2 plus
+ * "expr=<name>\t<expression>[\t<expression>...]" lines, each one program: that source
+ * compiled with those name expressions, as the application asks for it; docs/prewarm.md).
+ * A folder given here is read as the manifest rocjit_add_kernels(DIR folder) would write
+ * with its default patterns, the names given with --header (prewarm) being its HEADERS.
  *
  * Owns the sets it loads (texts and names), freed with cli_set_free.  Reads through
  * files.c and src/base/fsutil.c; below the commands (prewarm, export), it compiles nothing
@@ -102,9 +104,76 @@ static void collect_headers(struct cli_set *set)
 	}
 }
 
+const char *cli_name_expr_problem(const char *expr)
+{
+	if (!*expr)
+		return "it is empty";
+	for (const char *c = expr; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return "it holds a control character (a tab or a line break): write each "
+			       "expression on one line, without tabs";
+	return NULL;
+}
+
+/*
+ * Format 3's "expr=<name>\t<expression>[\t<expression>...]" (line is past "expr="): one
+ * program, its source resolved once every file= line is read (the lines may come in any
+ * order after dir=).  Its name goes to (*names)[i].  CLI_OK or CLI_FAIL.
+ */
+static int add_program(struct cli_set *set, char ***names, char *line, int lineno)
+{
+	char *tab = strchr(line, '\t'), *e, *next;
+	const char *problem;
+	struct cli_program *p;
+
+	if (!tab || tab == line)
+		return cli_fail("%s:%d: expected expr=<file><TAB><name expression>[<TAB><name "
+				"expression>...], a tab after the file name: write the "
+				"instantiations the application asks for, e.g. "
+				"expr=scale.hip<TAB>scale<float, 4>", set->origin, lineno);
+	*tab = 0;
+	set->programs = cli_realloc(set->programs, (set->nprograms + 1) * sizeof *set->programs);
+	*names = cli_realloc(*names, (set->nprograms + 1) * sizeof **names);
+	p = &set->programs[set->nprograms];
+	memset(p, 0, sizeof *p);
+	(*names)[set->nprograms++] = cli_strdup(line);
+	/* Split by hand: strtok_r would skip an empty field, which must be an error. */
+	for (e = tab + 1; e; e = next) {
+		next = strchr(e, '\t');
+		if (next)
+			*next++ = 0;
+		if ((problem = cli_name_expr_problem(e)))
+			return cli_fail("%s:%d: name expression %zu of %s: %s", set->origin,
+					lineno, p->nexprs + 1, line, problem);
+		p->exprs = cli_realloc(p->exprs, (p->nexprs + 1) * sizeof *p->exprs);
+		p->exprs[p->nexprs++] = cli_strdup(e);
+	}
+	return CLI_OK;
+}
+
+/* Each program's source, by name: a file of the manifest that is not a header. */
+static int resolve_programs(struct cli_set *set, char **names)
+{
+	for (size_t i = 0; i < set->nprograms; i++) {
+		size_t f = 0;
+		while (f < set->n && strcmp(set->files[f].name, names[i]) != 0)
+			f++;
+		if (f == set->n)
+			return cli_fail("%s: expr=%s names no file of the manifest: add "
+					"file=%s, or correct the name", set->origin, names[i],
+					names[i]);
+		if (set->files[f].header)
+			return cli_fail("%s: expr=%s names a header, which is compiled into "
+					"no kernel of its own: give the expressions to the source "
+					"that includes it", set->origin, names[i]);
+		set->programs[i].file = f;
+	}
+	return CLI_OK;
+}
+
 static int load_manifest(struct cli_set *set, char *text)
 {
-	char *save = NULL, *line, *dir = NULL;
+	char *save = NULL, *line, *dir = NULL, **names = NULL;
 	int lineno = 0, rc = CLI_OK, format = 1;
 
 	for (line = strtok_r(text, "\n", &save); line && rc == CLI_OK;
@@ -121,6 +190,8 @@ static int load_manifest(struct cli_set *set, char *text)
 						set->origin);
 			if (strcmp(line + sizeof MANIFEST_MAGIC - 1, "2") == 0)
 				format = 2;
+			else if (strcmp(line + sizeof MANIFEST_MAGIC - 1, "3") == 0)
+				format = 3;
 			else if (strcmp(line + sizeof MANIFEST_MAGIC - 1, "1") != 0)
 				return cli_fail("%s is a manifest of format %s, which this rocjit "
 						"(%s) does not read: upgrade rocjit", set->origin,
@@ -139,18 +210,26 @@ static int load_manifest(struct cli_set *set, char *text)
 			continue;
 		}
 		{
-			/* Format 2 (HEADERS given): "file=<name>" or "header=<name>". */
+			/* Format 2 (HEADERS given): "file=<name>" or "header=<name>"; format 3
+			   (name expressions given) adds "expr=<name>\t<expression>...". */
 			int header = 0;
-			if (format == 2) {
+			if (format >= 2) {
 				if (strncmp(line, "file=", 5) == 0) {
 					line += 5;
 				} else if (strncmp(line, "header=", 7) == 0) {
 					line += 7;
 					header = 1;
+				} else if (format == 3 && strncmp(line, "expr=", 5) == 0) {
+					rc = add_program(set, &names, line + 5, lineno);
+					continue;
 				} else {
-					return cli_fail("%s:%d: expected file=<name> or header=<name>: "
-							"the manifest is damaged; rebuild the "
-							"application to rewrite it", set->origin, lineno);
+					rc = cli_fail("%s:%d: expected file=<name>%s header=<name>%s: "
+						      "the manifest is damaged; rebuild the "
+						      "application to rewrite it", set->origin, lineno,
+						      format == 3 ? "," : " or",
+						      format == 3 ? " or expr=<name><TAB><expression>"
+								  : "");
+					break;
 				}
 			}
 			rc = read_member(set, dir, line, header,
@@ -159,11 +238,16 @@ static int load_manifest(struct cli_set *set, char *text)
 		}
 	}
 	if (rc == CLI_OK && !dir)
-		return cli_fail("%s names no kernel folder (no dir= line): rebuild the "
-				"application with this rocjit to rewrite it", set->origin);
+		rc = cli_fail("%s names no kernel folder (no dir= line): rebuild the "
+			      "application with this rocjit to rewrite it", set->origin);
 	if (rc == CLI_OK && set->n == 0)
-		return cli_fail("%s names no kernel files: check the application's "
-				"rocjit_add_kernels() call", set->origin);
+		rc = cli_fail("%s names no kernel files: check the application's "
+			      "rocjit_add_kernels() call", set->origin);
+	if (rc == CLI_OK)
+		rc = resolve_programs(set, names);
+	for (size_t i = 0; i < set->nprograms; i++)
+		free(names[i]);
+	free(names);
 	return rc;
 }
 
@@ -340,6 +424,12 @@ void cli_set_free(struct cli_set *set)
 		free(set->files[i].text);
 	}
 	free(set->files);
+	for (size_t i = 0; i < set->nprograms; i++) {
+		for (size_t k = 0; k < set->programs[i].nexprs; k++)
+			free(set->programs[i].exprs[k]);
+		free(set->programs[i].exprs);
+	}
+	free(set->programs);
 	free(set->headers);
 	free(set->origin);
 	memset(set, 0, sizeof *set);

@@ -2,15 +2,18 @@
  * prewarm.c - `rocjit prewarm`: compile kernels into the cache for one or more targets,
  * so that applications find exactly the keys they look up.
  *
- * Steps: read the inputs into kernel sets (kernelset.c); make one job per source file and
- * target (identical programs once); skip at once the jobs whose key is already cached (a
- * context opened with ROCJIT_OPEN_NO_COMPILE answers ROCJIT_ENOTCACHED for a missing key,
- * and READONLY keeps these look-ups out of the cache's hit counters; an empty cache needs
- * no look-up); run the rest --jobs at a time (workers.c; each compile runs in one of the
- * library's compile worker processes), largest first; a target the
- * compiler refuses fails its remaining jobs untried; look up at the end which compiled
- * keys the cache still holds (a small size limit evicts what this run stored); print a
- * summary with every failure's compiler log and every reason something was not stored.
+ * Steps: read the inputs into kernel sets (kernelset.c); make one job per program and
+ * target (identical programs once): a program is a source file compiled whole, or with
+ * the name expressions that --name-expr or a manifest's expr= lines give (one program per
+ * expr= line, as the application asks for each); skip at once the jobs whose key is
+ * already cached (a context opened with ROCJIT_OPEN_NO_COMPILE answers ROCJIT_ENOTCACHED
+ * for a missing key, and READONLY keeps these look-ups out of the cache's hit counters;
+ * an empty cache needs no look-up); run the rest --jobs at a time (workers.c; each
+ * compile runs in one of the library's compile worker processes), largest first; a
+ * target the compiler refuses fails its remaining jobs untried; look up at the end which
+ * compiled keys the cache still holds (a small size limit evicts what this run stored);
+ * print a summary with every failure's compiler log and every reason something was not
+ * stored.
  * Exit status 1 unless everything asked for is in the cache.
  *
  * `rocjit export` is prewarm, then the entries it stored or found written to a new bundle.
@@ -18,6 +21,7 @@
  * Owns the jobs and sets of one run.  Uses the files below the commands (kernelset.c,
  * workers.c, progress.c, cache.c, ...), never another command's file.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,6 +41,8 @@
 struct pjob {
 	const struct cli_set *set;
 	const struct cli_source *file;
+	const char *const *exprs; /* the program's name expressions (NULL: none)       */
+	size_t nexprs;
 	const char *target;
 	size_t t;       /* index of target in run.targets */
 	int state;
@@ -65,6 +71,9 @@ struct run {
 	const char **headers; /* --header: folder members that are headers by name */
 	size_t nheaders;
 	int language;         /* --lang: ROCJIT_LANG_* for every source; AUTO by name */
+	char **exprs;         /* --name-expr: for every source no expr= line names    */
+	size_t nexprs;
+	int any_exprs;        /* some job has name expressions: jobs are "programs"  */
 	int push;             /* --push: put every entry of the run on the remote tier    */
 	int pushed_done;      /* the push ran: the counts below are its                   */
 	size_t pushed, present, push_failed;
@@ -73,14 +82,14 @@ struct run {
 };
 
 enum { OPT_ARCH = 1, OPT_JOBS, OPT_MANIFEST, OPT_JSON, OPT_NO_PROGRESS, OPT_OUTPUT,
-       OPT_TIMEOUT, OPT_HEADER, OPT_LANG, OPT_PUSH };
+       OPT_TIMEOUT, OPT_HEADER, OPT_LANG, OPT_PUSH, OPT_NAME_EXPR };
 
 static const struct cli_opt prewarm_opts[] = {
 	{ "arch", 'a', 1, OPT_ARCH },	      { "jobs", 'j', 1, OPT_JOBS },
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "timeout", 0, 1, OPT_TIMEOUT },
 	{ "header", 0, 1, OPT_HEADER }, { "lang", 0, 1, OPT_LANG }, { "push", 0, 0, OPT_PUSH },
-	{ NULL, 0, 0, 0 }
+	{ "name-expr", 0, 1, OPT_NAME_EXPR }, { NULL, 0, 0, 0 }
 };
 
 /* export takes prewarm's options and -o FILE. */
@@ -89,7 +98,7 @@ static const struct cli_opt export_opts[] = {
 	{ "manifest", 'm', 1, OPT_MANIFEST }, { "json", 0, 0, OPT_JSON },
 	{ "no-progress", 0, 0, OPT_NO_PROGRESS }, { "output", 'o', 1, OPT_OUTPUT },
 	{ "timeout", 0, 1, OPT_TIMEOUT }, { "header", 0, 1, OPT_HEADER },
-	{ "lang", 0, 1, OPT_LANG }, { NULL, 0, 0, 0 }
+	{ "lang", 0, 1, OPT_LANG }, { "name-expr", 0, 1, OPT_NAME_EXPR }, { NULL, 0, 0, 0 }
 };
 
 static void add_input(struct run *r, const char *path, int as_manifest)
@@ -132,6 +141,9 @@ static uint64_t job_hash(const struct pjob *j, int language)
 	h = mix(h, &lang, 1);
 	h = mix(h, j->target, strlen(j->target));
 	h = mix(h, j->file->text, j->file->length);
+	for (size_t i = 0; i < j->nexprs; i++)
+		h = mix(h, j->exprs[i], strlen(j->exprs[i]));
+	h = mix(h, (const char *)&j->nexprs, sizeof j->nexprs);
 	for (size_t i = 0; i < j->set->nheaders; i++) {
 		h = mix(h, j->set->headers[i].name, strlen(j->set->headers[i].name));
 		h = mix(h, j->set->headers[i].source, j->set->headers[i].length);
@@ -139,29 +151,53 @@ static uint64_t job_hash(const struct pjob *j, int language)
 	return h;
 }
 
-/* One job per (target, source file); header files are not compiled on their own. */
+static void add_job(struct run *r, size_t s, size_t f, size_t t, const char *const *exprs,
+		    size_t nexprs)
+{
+	struct pjob *j;
+
+	r->jobs = cli_realloc(r->jobs, (r->njobs + 1) * sizeof *r->jobs);
+	j = &r->jobs[r->njobs++];
+	memset(j, 0, sizeof *j);
+	j->set = &r->sets[s];
+	j->file = &r->sets[s].files[f];
+	j->exprs = nexprs ? exprs : NULL;
+	j->nexprs = nexprs;
+	j->target = r->targets.ids[t];
+	j->t = t;
+	j->hash = job_hash(j, r->language);
+	r->any_exprs |= nexprs > 0;
+	for (size_t k = 0; k + 1 < r->njobs; k++)
+		if (r->jobs[k].hash == j->hash && r->jobs[k].state != JOB_DUPLICATE) {
+			j->state = JOB_DUPLICATE;
+			break;
+		}
+}
+
+/*
+ * One job per (target, program); header files are not compiled on their own.  A source
+ * that expr= lines name is compiled as each of those programs and never whole (the
+ * application never asks for it whole); any other source once, with --name-expr's
+ * expressions when given.
+ */
 static void make_jobs(struct run *r)
 {
 	for (size_t t = 0; t < r->targets.n; t++)
 		for (size_t s = 0; s < r->nsets; s++)
 			for (size_t f = 0; f < r->sets[s].n; f++) {
-				struct pjob *j;
-				if (r->sets[s].files[f].header)
+				const struct cli_set *set = &r->sets[s];
+				int named = 0;
+				if (set->files[f].header)
 					continue;
-				r->jobs = cli_realloc(r->jobs, (r->njobs + 1) * sizeof *r->jobs);
-				j = &r->jobs[r->njobs++];
-				memset(j, 0, sizeof *j);
-				j->set = &r->sets[s];
-				j->file = &r->sets[s].files[f];
-				j->target = r->targets.ids[t];
-				j->t = t;
-				j->hash = job_hash(j, r->language);
-				for (size_t k = 0; k + 1 < r->njobs; k++)
-					if (r->jobs[k].hash == j->hash &&
-					    r->jobs[k].state != JOB_DUPLICATE) {
-						j->state = JOB_DUPLICATE;
-						break;
+				for (size_t p = 0; p < set->nprograms; p++)
+					if (set->programs[p].file == f) {
+						add_job(r, s, f, t,
+							(const char *const *)set->programs[p].exprs,
+							set->programs[p].nexprs);
+						named = 1;
 					}
+				if (!named)
+					add_job(r, s, f, t, (const char *const *)r->exprs, r->nexprs);
 			}
 }
 
@@ -176,6 +212,8 @@ static void job_program(const struct run *r, const struct pjob *j, struct cli_jo
 	out->headers = j->set->headers;
 	out->nheaders = j->set->nheaders;
 	out->language = r->language;
+	out->exprs = j->exprs;
+	out->nexprs = j->nexprs;
 }
 
 static void fail_job(struct pjob *j, int rc, const char *message)
@@ -212,6 +250,8 @@ static int check_cached(struct run *r)
 		p.headers = job.nheaders ? job.headers : NULL;
 		p.num_headers = job.nheaders;
 		p.language = job.language;
+		p.name_expressions = job.nexprs ? job.exprs : NULL;
+		p.num_name_expressions = job.nexprs;
 		rc = rocjit_compile(&code, ctx, j->target, &p);
 		if (rc == 0) {
 			rocjit_codeobj_info *info = NULL;
@@ -254,9 +294,25 @@ static int cost_cmp(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
+/* What a job compiles, for people: "axpy.hip", or "unary.hip 'unary<rj_op_neg, float>'"
+ * with its first name expression (and "+N more"). */
+static const char *job_program_name(char *buf, size_t size, const struct pjob *j)
+{
+	if (!j->nexprs)
+		snprintf(buf, size, "%s", j->file->name);
+	else if (j->nexprs == 1)
+		snprintf(buf, size, "%s '%s'", j->file->name, j->exprs[0]);
+	else
+		snprintf(buf, size, "%s '%s' +%zu more", j->file->name, j->exprs[0],
+			 j->nexprs - 1);
+	return buf;
+}
+
 static void job_label(char *buf, size_t size, const struct pjob *j)
 {
-	snprintf(buf, size, "%s (%s)", j->file->name, j->target);
+	char what[400];
+
+	snprintf(buf, size, "%s (%s)", job_program_name(what, sizeof what, j), j->target);
 }
 
 /* Whether a failure is the target's, not the source's: no source compiles for it. */
@@ -476,13 +532,25 @@ static int no_kernels(const struct pjob *p)
 	       p->state != JOB_PENDING && p->res.kernels && !*p->res.kernels;
 }
 
+/* A code object without kernels, from prewarm: usually a templated kernel library given
+ * as a folder or file, compiled whole, where nothing instantiated its templates. */
+#define NO_KERNELS_WARNING                                                                  \
+	"the code object holds 0 kernels; likely cause: templates that were never "         \
+	"instantiated: give the instantiations the application asks for with --name-expr "  \
+	"'k<float>' (repeatable; --name-expr @FILE reads one a line) or as expr= lines of a " \
+	"manifest (docs/prewarm.md), or write explicit instantiations (template __global__ " \
+	"void k<float>(float *);)"
+
 /* One warning per code object without kernels, on stderr (text and --json alike). */
 static void warn_no_kernels(const struct run *r)
 {
+	char what[400];
+
 	for (size_t i = 0; i < r->njobs; i++)
 		if (no_kernels(&r->jobs[i]))
-			cli_warn("%s (%s): %s", cli_text(r->jobs[i].file->name),
-				 cli_text(r->jobs[i].target), CLI_NO_KERNELS_WARNING);
+			cli_warn("%s (%s): %s",
+				 cli_text(job_program_name(what, sizeof what, &r->jobs[i])),
+				 cli_text(r->jobs[i].target), NO_KERNELS_WARNING);
 }
 
 static void summary_json(const struct run *r, const size_t count[JOB_STATES], double ms)
@@ -527,6 +595,12 @@ static void summary_json(const struct run *r, const size_t count[JOB_STATES], do
 			continue;
 		cli_json_object(&j, NULL);
 		cli_json_str(&j, "source", p->file->name);
+		if (p->nexprs) {
+			cli_json_array(&j, "name_expressions");
+			for (size_t k = 0; k < p->nexprs; k++)
+				cli_json_str(&j, NULL, p->exprs[k]);
+			cli_json_end_array(&j);
+		}
 		cli_json_str(&j, "input", p->set->origin);
 		cli_json_str(&j, "target", p->target);
 		cli_json_str(&j, "status", state_name(p->state));
@@ -541,7 +615,7 @@ static void summary_json(const struct run *r, const size_t count[JOB_STATES], do
 		if (no_kernels(p)) {
 			cli_json_uint(&j, "num_kernels", 0);
 			cli_json_array(&j, "warnings");
-			cli_json_str(&j, NULL, CLI_NO_KERNELS_WARNING);
+			cli_json_str(&j, NULL, NO_KERNELS_WARNING);
 			cli_json_end_array(&j);
 		}
 		if (p->state == JOB_FAILED) {
@@ -560,7 +634,7 @@ static void summary_json(const struct run *r, const size_t count[JOB_STATES], do
 static void summary_text(const struct run *r, const size_t count[JOB_STATES], double ms)
 {
 	size_t sources = r->njobs / (r->targets.n ? r->targets.n : 1);
-	char t[32];
+	char t[32], what[400];
 
 	unsigned char *told = cli_alloc(r->targets.n ? r->targets.n : 1);
 
@@ -577,8 +651,8 @@ static void summary_text(const struct run *r, const size_t count[JOB_STATES], do
 				       cli_text(p->res.message));
 			continue;
 		}
-		printf("FAILED %s for %s: %s\n", cli_text(p->file->name), cli_text(p->target),
-		       cli_text(p->res.message));
+		printf("FAILED %s for %s: %s\n", cli_text(job_program_name(what, sizeof what, p)),
+		       cli_text(p->target), cli_text(p->res.message));
 		if (n)
 			printf("%s%s", cli_text_lines(p->res.log),
 			       p->res.log[n - 1] == '\n' ? "" : "\n");
@@ -596,20 +670,23 @@ static void summary_text(const struct run *r, const size_t count[JOB_STATES], do
 				seen += k < i, same++;
 		if (seen)
 			continue;
-		printf("NOT STORED %s for %s%s: %s\n", cli_text(p->file->name),
-		       cli_text(p->target), same > 1 ? " and others" : "",
+		printf("NOT STORED %s for %s%s: %s\n",
+		       cli_text(job_program_name(what, sizeof what, p)), cli_text(p->target), same > 1 ? " and others" : "",
 		       cli_text(p->res.message));
 		if (same > 1)
 			for (size_t k = i + 1; k < r->njobs; k++)
 				if (r->jobs[k].state == JOB_UNSTORED &&
 				    !strcmp(r->jobs[k].res.message, p->res.message))
-					printf("  also %s for %s\n", cli_text(r->jobs[k].file->name),
+					printf("  also %s for %s\n",
+					       cli_text(job_program_name(what, sizeof what,
+									 &r->jobs[k])),
 					       cli_text(r->jobs[k].target));
 	}
 	printf("prewarm: %zu compiled, %zu stored, %zu already cached, %zu failed; %zu "
-	       "source%s x %zu target%s", count[JOB_COMPILED] + count[JOB_UNSTORED],
+	       "%s%s x %zu target%s", count[JOB_COMPILED] + count[JOB_UNSTORED],
 	       count[JOB_COMPILED], count[JOB_CACHED], count[JOB_FAILED], sources,
-	       sources == 1 ? "" : "s", r->targets.n, r->targets.n == 1 ? "" : "s");
+	       r->any_exprs ? "program" : "source", sources == 1 ? "" : "s", r->targets.n,
+	       r->targets.n == 1 ? "" : "s");
 	if (count[JOB_DUPLICATE])
 		printf(" (%zu identical, done once)", count[JOB_DUPLICATE]);
 	printf(" in %s", cli_fmt_ms(t, sizeof t, ms));
@@ -631,6 +708,61 @@ static void summary_text(const struct run *r, const size_t count[JOB_STATES], do
 	fflush(stdout);
 }
 
+static void add_expr(struct run *r, const char *expr)
+{
+	r->exprs = cli_realloc(r->exprs, (r->nexprs + 1) * sizeof *r->exprs);
+	r->exprs[r->nexprs++] = cli_strdup(expr);
+}
+
+/*
+ * --name-expr EXPR, or @FILE: FILE's lines, one expression each (blank lines and lines
+ * starting with '#', which no C++ expression does, skipped), as if each were given.
+ * Checked here as the library would, so a typo is a usage error before any compile.
+ */
+static int parse_name_expr(struct run *r, const char *cmd, const char *v)
+{
+	const char *problem;
+	char *text, *line, *next;
+	size_t len = 0, before = r->nexprs;
+	int lineno = 0;
+
+	if (v[0] != '@') {
+		if ((problem = cli_name_expr_problem(v)))
+			return cli_usage_error(cmd, "--name-expr '%s': %s; give a kernel template "
+					       "instantiation, e.g. --name-expr 'scale<float, 4>'",
+					       v, problem);
+		add_expr(r, v);
+		return CLI_OK;
+	}
+	text = cli_read_file(v + 1, &len);
+	if (!text)
+		return cli_usage_error(cmd, "--name-expr %s: cannot read %s: %s; give a file of "
+				       "name expressions, one a line", v, v + 1,
+				       cli_read_error(errno));
+	for (line = text; line; line = next) {
+		size_t n;
+		if ((next = strchr(line, '\n')))
+			*next++ = 0;
+		n = strlen(line);
+		lineno++;
+		if (n && line[n - 1] == '\r')
+			line[--n] = 0;
+		if (!n || line[0] == '#')
+			continue;
+		if ((problem = cli_name_expr_problem(line))) {
+			free(text);
+			return cli_usage_error(cmd, "--name-expr %s: line %d: %s", v, lineno,
+					       problem);
+		}
+		add_expr(r, line);
+	}
+	free(text);
+	if (r->nexprs == before)
+		return cli_usage_error(cmd, "--name-expr %s: %s holds no name expression: write "
+				       "one a line, e.g. scale<float, 4>", v, v + 1);
+	return CLI_OK;
+}
+
 static int parse(struct run *r, const char *cmd, int argc, char **argv)
 {
 	struct cli_parser p;
@@ -649,6 +781,7 @@ static int parse(struct run *r, const char *cmd, int argc, char **argv)
 			r->headers = cli_realloc(r->headers, (r->nheaders + 1) * sizeof *r->headers);
 			r->headers[r->nheaders++] = v;
 			break;
+		case OPT_NAME_EXPR: rc = parse_name_expr(r, cmd, v); break;
 		case OPT_LANG:
 			if (cli_parse_language(&r->language, v) != 0)
 				rc = cli_usage_error(cmd, "--lang %s: give cuda or hip for every "
@@ -815,6 +948,9 @@ out:
 	free(r.inputs);
 	free(r.as_manifest);
 	free(r.headers);
+	for (size_t i = 0; i < r.nexprs; i++)
+		free(r.exprs[i]);
+	free(r.exprs);
 	cli_targets_free(&r.targets);
 	return rc;
 }

@@ -107,6 +107,8 @@ static void run_job(struct slot *s)
 	p.headers = s->job.nheaders ? s->job.headers : NULL;
 	p.num_headers = s->job.nheaders;
 	p.language = s->job.language;
+	p.name_expressions = s->job.nexprs ? s->job.exprs : NULL;
+	p.num_name_expressions = s->job.nexprs;
 	rc = cli_compile_stored(&code, s->ctx, s->job.target, &p, &stored, why, sizeof why);
 	memset(&s->res, 0, sizeof s->res);
 	s->res.rc = rc;

@@ -1,6 +1,7 @@
 # RocjitKernels.cmake - rocjit_add_kernels(): ship kernel sources inside a target.
 #
 #   rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...] [HEADERS <name>...]
+#                      [NAME_EXPRESSIONS <file>]
 #                      [BUNDLE_ARCHS <target-id>...] [BUNDLE_OPTIONS <option>...]
 #                      [BUNDLE_DESTINATION <install dir>] [BUNDLE_NO_INSTALL]
 #                      [SIGNING_KEY <file>])
@@ -43,12 +44,26 @@
 # recompiles nothing.  The file list is globbed at configure time with CONFIGURE_DEPENDS:
 # adding or removing a kernel file re-runs CMake by itself.
 #
+# NAME_EXPRESSIONS names a file of the programs the application compiles from templated
+# sources, one a line: "expr=<name><TAB><name expression>[<TAB><name expression>...]", the
+# source <name> (relative to DIR) compiled with those name expressions instantiated, as
+# rocjit_kernel_get_registered_v2() with rocjit_registered_options.name_expressions asks for
+# it ("expr=scale.hip<TAB>scale<float, 4>"); '#' lines are comments.  They go into the
+# manifest (format 3), so that `rocjit prewarm --manifest` and the BUNDLE_ARCHS bundle
+# compile exactly those programs: a source named there is never compiled whole, where its
+# templates would instantiate nothing.  The file is read at build time: it may be the
+# OUTPUT of a custom command of this directory, such as a program of the build that prints
+# the list (ops/CMakeLists.txt does this for the op set); relative paths are relative to
+# ${CMAKE_CURRENT_SOURCE_DIR}.  The manifest is then written at build time too, by the
+# target <target>_rocjit_manifest (built by default).
+#
 # Call it from the directory that defines <target> (custom commands and source properties
 # are per directory).
 #
 # Also writes ${CMAKE_CURRENT_BINARY_DIR}/<target>.rocjit-manifest ("# rocjit-manifest 1",
 # "dir=<dir>", then one embedded name per line; with HEADERS, "# rocjit-manifest 2" and
-# "file=<name>" or "header=<name>" lines) and sets these properties on <target>:
+# "file=<name>" or "header=<name>" lines; with NAME_EXPRESSIONS, "# rocjit-manifest 3", the
+# lines of format 2 and the expr= lines) and sets these properties on <target>:
 #   ROCJIT_MANIFEST     the manifest's path
 #   ROCJIT_KERNELS_DIR  <dir>, absolute (useful as $ROCJIT_KERNEL_PATH while developing)
 #
@@ -73,7 +88,7 @@ set_property(GLOBAL PROPERTY _ROCJIT_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(rocjit_add_kernels)
   cmake_parse_arguments(PARSE_ARGV 0 arg "BUNDLE_NO_INSTALL"
-                        "TARGET;DIR;BUNDLE_DESTINATION;SIGNING_KEY"
+                        "TARGET;DIR;BUNDLE_DESTINATION;SIGNING_KEY;NAME_EXPRESSIONS"
                         "GLOB;HEADERS;BUNDLE_ARCHS;BUNDLE_OPTIONS")
   set(usage "usage: rocjit_add_kernels(TARGET <target> DIR <dir> [GLOB <pattern>...])")
 
@@ -153,8 +168,20 @@ function(rocjit_add_kernels)
   # The manifest names the folder and every embedded file (sorted: the registration
   # order, which registered headers' order in the cache key follows).  `rocjit prewarm
   # --manifest` reads it to store exactly what the application will look up.  Format 2
-  # (only with HEADERS, so other manifests stay readable by older tools) tags each name.
-  if(header_paths)
+  # (only with HEADERS, so other manifests stay readable by older tools) tags each name;
+  # format 3 (only with NAME_EXPRESSIONS) is format 2 with expr= lines after the files.
+  set(expressions "")
+  if(DEFINED arg_NAME_EXPRESSIONS OR "NAME_EXPRESSIONS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
+    if(arg_NAME_EXPRESSIONS STREQUAL "")
+      message(FATAL_ERROR "rocjit_add_kernels: NAME_EXPRESSIONS needs the file that lists "
+        "the programs (lines expr=<file><TAB><name expression>)")
+    endif()
+    get_filename_component(expressions "${arg_NAME_EXPRESSIONS}" ABSOLUTE
+                           BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  endif()
+  if(expressions)
+    set(manifest_text "# rocjit-manifest 3\ndir=${dir}\n")
+  elseif(header_paths)
     set(manifest_text "# rocjit-manifest 2\ndir=${dir}\n")
   else()
     set(manifest_text "# rocjit-manifest 1\ndir=${dir}\n")
@@ -169,7 +196,7 @@ function(rocjit_add_kernels)
     endif()
     file(RELATIVE_PATH name "${dir}" "${path}")
     list(APPEND names "${name}")
-    if(NOT header_paths)
+    if(NOT header_paths AND NOT expressions)
       string(APPEND manifest_text "${name}\n")
     elseif(path IN_LIST header_paths)
       list(APPEND header_names "${name}")
@@ -179,14 +206,36 @@ function(rocjit_add_kernels)
     endif()
   endforeach()
 
-  # The manifest is (re)written only when its content changes.
+  # The manifest is (re)written only when its content changes.  With NAME_EXPRESSIONS
+  # the files' part is written here and the manifest at build time (rocjit_manifest.cmake),
+  # by a target of its own: the expressions may come from a program that links <target>.
   set(manifest "${CMAKE_CURRENT_BINARY_DIR}/${target}.rocjit-manifest")
+  set(written "${manifest}")
+  if(expressions)
+    set(written "${manifest}.files")
+  endif()
   set(old "")
-  if(EXISTS "${manifest}")
-    file(READ "${manifest}" old)
+  if(EXISTS "${written}")
+    file(READ "${written}" old)
   endif()
   if(NOT old STREQUAL manifest_text)
-    file(WRITE "${manifest}" "${manifest_text}")
+    file(WRITE "${written}" "${manifest_text}")
+  endif()
+  set(script_dir "${_ROCJIT_KERNELS_DIR}")
+  if(NOT script_dir)
+    get_property(script_dir GLOBAL PROPERTY _ROCJIT_KERNELS_DIR)
+  endif()
+  set(manifest_target "")
+  if(expressions)
+    add_custom_command(
+      OUTPUT "${manifest}"
+      COMMAND "${CMAKE_COMMAND}" "-DBASE=${written}" "-DEXPRESSIONS=${expressions}"
+        "-DOUT=${manifest}" -P "${script_dir}/rocjit_manifest.cmake"
+      DEPENDS "${written}" "${expressions}" "${script_dir}/rocjit_manifest.cmake"
+      COMMENT "Writing the kernel manifest of ${target} with its name expressions"
+      VERBATIM)
+    set(manifest_target "${target}_rocjit_manifest")
+    add_custom_target("${manifest_target}" ALL DEPENDS "${manifest}")
   endif()
 
   # The rule's output is a stamp, the C file a byproduct: the script leaves the C file alone
@@ -198,10 +247,6 @@ function(rocjit_add_kernels)
   set(stamp "${out}.stamp")
   if(EXISTS "${stamp}" AND NOT EXISTS "${out}")
     file(REMOVE "${stamp}")
-  endif()
-  set(script_dir "${_ROCJIT_KERNELS_DIR}")
-  if(NOT script_dir)
-    get_property(script_dir GLOBAL PROPERTY _ROCJIT_KERNELS_DIR)
   endif()
   set(script "${script_dir}/rocjit_embed.cmake")
   # $<SEMICOLON> keeps the list one argument on the command line.
@@ -240,6 +285,9 @@ function(rocjit_add_kernels)
     _rocjit_add_bundle("${target}" "${manifest}" "${arg_BUNDLE_ARCHS}" "${arg_BUNDLE_OPTIONS}"
                        "${arg_BUNDLE_DESTINATION}" "${arg_BUNDLE_NO_INSTALL}" "${paths}"
                        "${signing_key}")
+    if(manifest_target)
+      add_dependencies("${target}_rocjit_bundle" "${manifest_target}")
+    endif()
   endif()
 endfunction()
 

@@ -3,10 +3,17 @@
  * and prints what happened as key=value pairs on one line.
  *
  *   rocjit_probe [--cache DIR] [--target T] (--registered NAME | --file PATH)
- *                [--option OPT]... [--repeat N] [--threads N] [--start-at EPOCH_MS]
+ *                [--option OPT]... [--name-expr EXPR]... [--repeat N] [--threads N]
+ *                [--start-at EPOCH_MS]
+ *   rocjit_probe [--cache DIR] [--target T] --programs MANIFEST
  *
  * --threads N: N threads make the request at once (one context); --start-at: wait until
- * that wall-clock time first, so that many probes start together.
+ * that wall-clock time first, so that many probes start together.  --name-expr: the
+ * program's name expressions (rocjit_registered_options / rocjit_program).
+ * --programs: every expr= line of a kernel manifest (format 3) requested as its own
+ * program of the registered sources, as an application asks for each kernel; prints
+ * "programs=N" and the counters; each code object must hold the lowered name of each
+ * expression.
  *
  * Exit 0 on success; else 1 and the error on stderr.
  */
@@ -73,6 +80,65 @@ static void *request(void *arg)
 	return NULL;
 }
 
+/* A registered source with name expressions, as rocjit_ops' launches ask for it. */
+static int compile_registered(const rocjit_code **code, rocjit_ctx *ctx, const char *target,
+			      const char *name, const char **options, size_t nopt,
+			      const char *const *exprs, size_t nexprs)
+{
+	rocjit_registered_options ro = ROCJIT_REGISTERED_OPTIONS_INIT;
+
+	ro.options = options;
+	ro.num_options = nopt;
+	ro.name_expressions = nexprs ? exprs : NULL;
+	ro.num_name_expressions = nexprs;
+	return rocjit_compile_registered_v2(code, ctx, target, name, &ro);
+}
+
+/* --programs: each "expr=<name>\t<expr>[\t<expr>...]" line of the manifest at path. */
+static int serve_programs(rocjit_ctx *ctx, const char *target, const char *path,
+			  size_t *served)
+{
+	size_t len;
+	char *text = read_file(path, &len), *line, *save = NULL;
+
+	*served = 0;
+	if (!text) {
+		fprintf(stderr, "cannot read %s\n", path);
+		return 1;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *exprs[64];
+		const rocjit_code *code;
+		size_t n = 0;
+		char *tab, *e;
+		if (strncmp(line, "expr=", 5) != 0 || !(tab = strchr(line, '\t')))
+			continue;
+		*tab = 0;
+		for (e = strtok(tab + 1, "\t"); e && n < 64; e = strtok(NULL, "\t"))
+			exprs[n++] = e;
+		if (compile_registered(&code, ctx, target, line + 5, NULL, 0, exprs, n) != 0) {
+			fprintf(stderr, "%s '%s': %s\n", line + 5, exprs[0], rocjit_last_error());
+			free(text);
+			return 1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const char *lowered;
+			rocjit_kernel_resources res = { .version = ROCJIT_KERNEL_RESOURCES_VERSION };
+			if (rocjit_code_lowered_name(&lowered, code, exprs[i]) != 0 ||
+			    rocjit_codeobj_resources_get(&res, code->data, code->size,
+							 lowered) != 0) {
+				fprintf(stderr, "%s '%s': the code object lacks its kernel: %s\n",
+					line + 5, exprs[i], rocjit_last_error());
+				free(text);
+				return 1;
+			}
+		}
+		(*served)++;
+	}
+	free(text);
+	return 0;
+}
+
 static void wait_until(long long epoch_ms)
 {
 	struct timespec ts;
@@ -94,8 +160,9 @@ int main(int argc, char **argv)
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
 	const char *options[32], *registered = NULL, *file = NULL, *target = NULL;
+	const char *exprs[32], *programs = NULL;
 	const rocjit_code *code = NULL;
-	size_t nopt = 0;
+	size_t nopt = 0, nexprs = 0, served = 0;
 	int repeat = 1, rc = 0, threads = 0;
 	long long start_at = 0;
 	char *text = NULL;
@@ -113,6 +180,10 @@ int main(int argc, char **argv)
 			file = argv[++i];
 		else if (!strcmp(argv[i], "--option") && i + 1 < argc && nopt < 32)
 			options[nopt++] = argv[++i];
+		else if (!strcmp(argv[i], "--name-expr") && i + 1 < argc && nexprs < 32)
+			exprs[nexprs++] = argv[++i];
+		else if (!strcmp(argv[i], "--programs") && i + 1 < argc)
+			programs = argv[++i];
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 			repeat = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
@@ -121,8 +192,8 @@ int main(int argc, char **argv)
 			start_at = atoll(argv[++i]);
 		else {
 			fprintf(stderr, "usage: rocjit_probe [--cache DIR] [--target T] "
-					"(--registered NAME | --file PATH) [--option O]... "
-					"[--repeat N]\n");
+					"(--registered NAME | --file PATH | --programs MANIFEST) "
+					"[--option O]... [--name-expr E]... [--repeat N]\n");
 			return 2;
 		}
 	}
@@ -140,6 +211,18 @@ int main(int argc, char **argv)
 		p.name = file;
 		p.options = options;
 		p.num_options = nopt;
+		p.name_expressions = nexprs ? exprs : NULL;
+		p.num_name_expressions = nexprs;
+	}
+	if (programs) {
+		rc = serve_programs(ctx, target, programs, &served);
+		rocjit_stats_get(&st, ctx);
+		if (rc == 0)
+			printf("programs=%zu compiles=%llu disk_hits=%llu misses=%llu\n", served,
+			       (unsigned long long)st.compiles,
+			       (unsigned long long)st.disk_hits, (unsigned long long)st.misses);
+		rocjit_close(ctx);
+		return rc;
 	}
 	if (start_at)
 		wait_until(start_at);
@@ -162,8 +245,8 @@ int main(int argc, char **argv)
 	}
 	t0 = now_ms();
 	for (int i = 0; i < repeat && rc == 0; i++)
-		rc = registered ? rocjit_compile_registered(&code, ctx, target, registered, options,
-							    nopt)
+		rc = registered ? compile_registered(&code, ctx, target, registered, options,
+						     nopt, exprs, nexprs)
 				: rocjit_compile(&code, ctx, target, &p);
 	ms = now_ms() - t0;
 	if (rc != 0) {

@@ -1204,6 +1204,254 @@ TEST(prewarm_reads_a_format_2_manifest_with_headers_by_name)
 	free(out);
 }
 
+/* ---- Name expressions in prewarm and its manifest (issue 31) ------------------------------ */
+
+/* Kernel templates: nothing in them is a kernel until instantiated.  LIB_K comes from
+ * lib.h in the folder, from a #define in the file alone (solo.hip). */
+#define TMPL_BODY                                                                          \
+	"template <typename T, int N> __global__ void scale(T *y) { y[0] = (T)(N * LIB_K); }\n" \
+	"namespace ns { template <typename T> __global__ void k(T *y) { y[0] = 1; } }\n"       \
+	"template <unsigned B> __global__ void mm(float *y) { y[0] = B; }\n"
+
+/* rj_test_dir/solo.hip, the templates alone, into path. */
+static void write_template_file(char *path, size_t size)
+{
+	snprintf(path, size, "%s/solo.hip", rj_test_dir);
+	write_text(rj_test_dir, "solo.hip", "#define LIB_K 3\n" TMPL_BODY);
+}
+
+/* dir/lib.hip (templates), dir/lib.h, dir/plain.hip (an extern "C" kernel). */
+static void write_template_folder(char *dir, size_t size)
+{
+	snprintf(dir, size, "%s/tlib", rj_test_dir);
+	write_text(dir, "lib.hip", "#include \"lib.h\"\n" TMPL_BODY);
+	write_text(dir, "lib.h", "#pragma once\n#define LIB_K 3\n");
+	write_text(dir, "plain.hip", "extern \"C\" __global__ void plain(int *x) { x[0] = 2; }\n");
+}
+
+/* The probe (another process) compiling path with these expressions, compiling forbidden:
+ * its summary line. */
+static char *probe_file_exprs(const char *path, const char *target, const char *e1,
+			      const char *e2)
+{
+	const char *env[] = { "ROCJIT_NO_COMPILE=1", NULL };
+	const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", rj_test_cache_dir, "--target",
+			       target, "--file", path, "--name-expr", e1,
+			       e2 ? "--name-expr" : NULL, e2, NULL };
+	char *out;
+	int rc = rj_test_run(argv, env, &out);
+
+	printf("$ ROCJIT_NO_COMPILE=1 probe --file %s --name-expr %s%s%s\n%s(exit %d)\n", path,
+	       e1, e2 ? " --name-expr " : "", e2 ? e2 : "", out, rc);
+	ASSERT_INT(rc, 0);
+	return out;
+}
+
+/*
+ * A template file compiled whole holds no kernel, and the warning says to give
+ * --name-expr; with --name-expr (repeatable, or @FILE) prewarm stores the program an
+ * application compiles with those name expressions: another process finds it with
+ * compiling forbidden.  For hipRTC (gfx90a, an expression its textual lookup misses too)
+ * and NVRTC (sm_90).
+ */
+TEST(prewarm_name_expr_instantiates_the_templates_of_a_file)
+{
+	char path[4300], list[4300], *out, *json;
+
+	write_template_file(path, sizeof path);
+	/* Whole: 0 kernels, and what to do about it. */
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "the code object holds 0 kernels");
+	ASSERT_CONTAINS(out, "--name-expr 'k<float>'");
+	free(out);
+	json = cli_json(0, "prewarm", path, "--arch", "gfx90a", "--name-expr", "scale<float, 4>",
+			"--name-expr", "ns::k<int>", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"compiled\": 1");
+	ASSERT_CONTAINS(json, "\"name_expressions\": [\n        \"scale<float, 4>\",\n"
+			      "        \"ns::k<int>\"\n      ]");
+	ASSERT_CONTAINS(json, "\"_Z5scaleIfLi4EEvPT_\"");
+	ASSERT_CONTAINS(json, "\"_ZN2ns1kIiEEvPT_\"");
+	ASSERT(!strstr(json, "0 kernels"));
+	free(json);
+	out = probe_file_exprs(path, "gfx90a", "scale<float, 4>", "ns::k<int>");
+	ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 ");
+	free(out);
+	/* @FILE: the same expressions one a line (a comment, a blank line, CRLF): the same
+	   program, already there. */
+	snprintf(list, sizeof list, "%s/exprs.txt", rj_test_dir);
+	write_text(rj_test_dir, "exprs.txt", "# the app's instantiations\r\nscale<float, 4>\r\n"
+		   "\nns::k<int>\n");
+	{
+		char at[4400];
+		snprintf(at, sizeof at, "@%s", list);
+		ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--no-progress",
+			       "--name-expr", at, NULL), 0);
+		ASSERT_CONTAINS(out, "0 compiled, 0 stored, 1 already cached, 0 failed; 1 program");
+		free(out);
+	}
+	/* An expression hipRTC's textual lookup misses (an unsigned parameter): lowered all
+	   the same, and served. */
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--no-progress", "--name-expr",
+		       "mm<16>", NULL), 0);
+	ASSERT_CONTAINS(out, "1 compiled, 1 stored");
+	free(out);
+	out = probe_file_exprs(path, "gfx90a", "mm<16>", NULL);
+	ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 ");
+	free(out);
+	if (have_nvrtc()) {
+		json = cli_json(0, "prewarm", path, "--arch", "sm_90", "--name-expr", "mm<16>",
+				"--name-expr", "scale<double, 2>", "--json", NULL);
+		ASSERT_CONTAINS(json, "\"_Z2mmILj16EEvPf\"");
+		ASSERT_CONTAINS(json, "\"_Z5scaleIdLi2EEvPT_\"");
+		free(json);
+		out = probe_file_exprs(path, "sm_90", "mm<16>", "scale<double, 2>");
+		ASSERT_CONTAINS(out, "compiles=0 disk_hits=1 ");
+		free(out);
+	}
+}
+
+/* Each kind of bad expression: the message names it and says what to give instead. */
+TEST(prewarm_bad_name_expr_names_it_and_says_what_to_do)
+{
+	char path[4300], empty[4300], at[4400], *out;
+
+	write_template_file(path, sizeof path);
+	/* Names nothing, or no instantiation of a template (a missing argument). */
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--no-progress", "--name-expr",
+		       "nosuch<int>", NULL), 1);
+	ASSERT_CONTAINS(out, "solo.hip 'nosuch<int>' for gfx90a: ");
+	ASSERT_CONTAINS(out, "the name expression \"nosuch<int>\" names no kernel of it");
+	ASSERT_CONTAINS(out, "give a __global__ function template of");
+	free(out);
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--no-progress", "--name-expr",
+		       "scale<float, 4>", "--name-expr", "scale<double>", NULL), 1);
+	ASSERT_CONTAINS(out, "the name expression \"scale<double>\" names no kernel of it");
+	free(out);
+	if (have_nvrtc()) {
+		ASSERT_INT(cli(&out, "prewarm", path, "--arch", "sm_90", "--no-progress",
+			       "--name-expr", "nosuch<int>", NULL), 1);
+		ASSERT_CONTAINS(out, "the name expression \"nosuch<int>\" names no kernel of it");
+		free(out);
+	}
+	/* Refused before any compile: usage errors, exit 2. */
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--name-expr", "", NULL), 2);
+	ASSERT_CONTAINS(out, "--name-expr needs a value");
+	free(out);
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--name-expr", "k<int,\tfloat>",
+		       NULL), 2);
+	ASSERT_CONTAINS(out, "control character");
+	free(out);
+	snprintf(at, sizeof at, "%s/x.rocjit", rj_test_dir);
+	ASSERT_INT(cli(&out, "export", "-o", at, path, "--arch", "gfx90a",
+		       "--name-expr", "@/nonexistent/exprs", NULL), 2);
+	ASSERT_CONTAINS(out, "cannot read /nonexistent/exprs");
+	free(out);
+	snprintf(empty, sizeof empty, "%s/none.txt", rj_test_dir);
+	write_text(rj_test_dir, "none.txt", "# nothing yet\n\n");
+	snprintf(at, sizeof at, "@%s", empty);
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--name-expr", at, NULL), 2);
+	ASSERT_CONTAINS(out, "holds no name expression");
+	free(out);
+	write_text(rj_test_dir, "none.txt", "# a comment\n\nk<int,\tfloat>\n");
+	ASSERT_INT(cli(&out, "prewarm", path, "--arch", "gfx90a", "--name-expr", at, NULL), 2);
+	ASSERT_CONTAINS(out, "none.txt: line 3: it holds a control character");
+	free(out);
+}
+
+/*
+ * A manifest of format 3 (rocjit_add_kernels(NAME_EXPRESSIONS)): each expr= line is one
+ * program; a source they name is never compiled whole, the others are.  The entries are
+ * the ones an application registering these files asks for with those expressions
+ * (looked up here through rocjit_compile_registered_v2, compiling forbidden).
+ */
+TEST(prewarm_manifest_with_name_expressions_compiles_each_program)
+{
+	static const char *const one[] = { "scale<float, 4>" };
+	static const char *const two[] = { "ns::k<int>", "mm<16u>" };
+	char dir[4200], manifest[4300], text[8192], *out, *json;
+	rocjit_source_file files[3];
+	char *texts[3];
+	rocjit_options o = ROCJIT_OPTIONS_INIT;
+	rocjit_ctx *ctx;
+
+	write_template_folder(dir, sizeof dir);
+	snprintf(manifest, sizeof manifest, "%s/app.rocjit-manifest", rj_test_dir);
+	snprintf(text, sizeof text, "# rocjit-manifest 3\ndir=%s\nfile=lib.h\nfile=lib.hip\n"
+		 "file=plain.hip\nexpr=lib.hip\tscale<float, 4>\nexpr=lib.hip\tns::k<int>\t"
+		 "mm<16u>\n", dir);
+	rj_test_write_file(manifest, text, strlen(text));
+	ASSERT_INT(cli(&out, "prewarm", "--manifest", manifest, "--arch", "gfx90a",
+		       "--no-progress", NULL), 0);
+	ASSERT_CONTAINS(out, "3 compiled, 3 stored, 0 already cached, 0 failed; 3 programs x 1 "
+			     "target");
+	ASSERT(!strstr(out, "0 kernels"));
+	free(out);
+	json = cli_json(0, "prewarm", "--manifest", manifest, "--arch", "gfx90a", "--json", NULL);
+	ASSERT_CONTAINS(json, "\"cached\": 3");
+	ASSERT_CONTAINS(json, "\"name_expressions\": [\n        \"ns::k<int>\",\n"
+			      "        \"mm<16u>\"\n      ]");
+	ASSERT_CONTAINS(json, "\"plain\"");
+	free(json);
+
+	/* An application of these files, in this process: every program is there. */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const names[] = { "lib.h", "lib.hip", "plain.hip" };
+		char p[4300];
+		size_t len;
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		texts[i] = rj_test_read_file(p, &len);
+		files[i].name = names[i];
+		files[i].text = texts[i];
+		files[i].length = len;
+	}
+	ASSERT_INT(rocjit_register_sources(files, 3), 0);
+	o.cache_dir = rj_test_cache_dir;
+	o.flags = ROCJIT_OPEN_NO_COMPILE;
+	ASSERT_INT(rocjit_open(&ctx, &o), 0);
+	{
+		rocjit_registered_options ro = ROCJIT_REGISTERED_OPTIONS_INIT;
+		const rocjit_code *code;
+		ro.name_expressions = one;
+		ro.num_name_expressions = 1;
+		ASSERT_INT(rocjit_compile_registered_v2(&code, ctx, "gfx90a", "lib.hip", &ro), 0);
+		ro.name_expressions = two;
+		ro.num_name_expressions = 2;
+		ASSERT_INT(rocjit_compile_registered_v2(&code, ctx, "gfx90a", "lib.hip", &ro), 0);
+		ASSERT_INT(rocjit_compile_registered_v2(&code, ctx, "gfx90a", "plain.hip", NULL), 0);
+		/* lib.hip whole was never stored: the application never asks for it. */
+		ASSERT_INT(rocjit_compile_registered_v2(&code, ctx, "gfx90a", "lib.hip", NULL),
+			   ROCJIT_ENOTCACHED);
+	}
+	rocjit_close(ctx);
+
+	/* Damaged lines, each named with what to do. */
+	static const struct { const char *lines, *says; } bad[] = {
+		{ "file=lib.hip\nexpr=nosuch.hip\tk<int>\n", "expr=nosuch.hip names no file" },
+		{ "file=lib.hip\nfile=lib.h\nexpr=lib.h\tk<int>\n", "names a header" },
+		{ "file=lib.hip\nexpr=lib.hip k<int>\n", "a tab after the file name" },
+		{ "file=lib.hip\nexpr=lib.hip\tk<int>\t\n", "name expression 2 of lib.hip: it is "
+							 "empty" },
+		{ "file=lib.hip\nsomething\n", "expected file=<name>, header=<name> or expr=" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text, "# rocjit-manifest 3\ndir=%s\n%s", dir, bad[i].lines);
+		rj_test_write_file(manifest, text, strlen(text));
+		ASSERT_INT(cli(&out, "prewarm", "--manifest", manifest, "--arch", "gfx90a", NULL),
+			   1);
+		ASSERT_CONTAINS(out, bad[i].says);
+		free(out);
+	}
+	/* expr= lines belong to format 3: an older format rejects them. */
+	snprintf(text, sizeof text, "# rocjit-manifest 2\ndir=%s\nfile=lib.hip\n"
+		 "expr=lib.hip\tk<int>\n", dir);
+	rj_test_write_file(manifest, text, strlen(text));
+	ASSERT_INT(cli(&out, "prewarm", "--manifest", manifest, "--arch", "gfx90a", NULL), 1);
+	ASSERT_CONTAINS(out, "expected file=<name> or header=<name>");
+	free(out);
+	for (size_t i = 0; i < 3; i++)
+		free(texts[i]);
+}
+
 /* ---- Signed code (issue 16) ------------------------------------------------------------------ */
 
 /* rocjit keygen NAME into dir (made when missing): the public line it prints, into pub. */

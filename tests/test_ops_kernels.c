@@ -4,7 +4,8 @@
  * rocjit_ops_foreach_kernel lists, and each code object holds exactly those kernels; the
  * first use of an op compiles its one instantiation alone; and the op library's own logic -
  * views, broadcasting, checks, empty tensors, the launch shapes - which needs no device
- * because it runs before any kernel is fetched.
+ * because it runs before any kernel is fetched; and the set prewarmed and exported with the
+ * rocjit tool from the manifest its build writes, then served from that bundle alone.
  */
 #include "harness.h"
 #include "ops_internal.h"
@@ -260,6 +261,174 @@ TEST(registered_v2_refuses_bad_options_and_needs_a_device_for_kernels)
 	ASSERT_INT(rocjit_kernel_get_registered_v2(&k, ctx, "unary.hip", ok[0], &ro),
 		   ROCJIT_ENODEV);
 	rocjit_close(ctx);
+}
+
+/* ---- Prewarmed and exported from the command line ------------------------------------- */
+
+struct expr_lines {
+	char *text; /* the expected "expr=<file>\t<kernel>\n" lines, in the set's order */
+	size_t len, cap, count;
+};
+
+static int expect_line(const char *file, const char *kernel, void *user)
+{
+	struct expr_lines *e = user;
+	size_t n = strlen(file) + strlen(kernel) + 8;
+
+	if (e->len + n + 1 > e->cap) {
+		e->cap = (e->len + n + 1) * 2;
+		e->text = realloc(e->text, e->cap);
+		ASSERT(e->text != NULL);
+	}
+	e->len += (size_t)snprintf(e->text + e->len, e->cap - e->len, "expr=%s\t%s\n", file,
+				   kernel);
+	e->count++;
+	return 0;
+}
+
+/* The op set's manifest, which its build generates (ops/CMakeLists.txt): format 3, every
+ * file it embeds, then one expr= line per kernel the launches fetch, in the same order. */
+TEST(op_set_manifest_lists_every_kernel_the_launches_fetch)
+{
+	struct expr_lines e = { 0 };
+	char *text = rj_test_read_file(ROCJIT_TEST_OPS_MANIFEST, NULL), *first;
+
+	ASSERT_INT(rocjit_ops_foreach_kernel(expect_line, &e), 0);
+	ASSERT(e.count > 400);
+	ASSERT(strncmp(text, "# rocjit-manifest 3\ndir=", 24) == 0);
+	ASSERT_CONTAINS(text, "/kernels-src/ops\n");
+	ASSERT_CONTAINS(text, "\nfile=unary.hip\n");
+	ASSERT_CONTAINS(text, "\nfile=rj_ops.h\n");
+	first = strstr(text, "\nexpr=");
+	ASSERT(first != NULL);
+	ASSERT_STR(first + 1, e.text);
+	printf("%s: %zu programs\n", ROCJIT_TEST_OPS_MANIFEST, e.count);
+	free(e.text);
+	free(text);
+}
+
+/*
+ * The op set's manifest cut down to the first n expr= lines of each file: the same files
+ * and headers, so the same keys, at the cost of 7n compiles instead of 436 (all of them
+ * take minutes on a CI machine: README "The op set" gives the measured time).  Written to
+ * path; returns how many programs it lists.
+ */
+static size_t write_subset(const char *path, size_t n)
+{
+	char *text = rj_test_read_file(ROCJIT_TEST_OPS_MANIFEST, NULL), *line, *save = NULL;
+	char files[16][64];
+	size_t nfiles = 0, count[16] = { 0 }, kept = 0;
+	FILE *out = fopen(path, "w");
+
+	ASSERT(out != NULL);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t f = 0, len = strcspn(line + 5, "\t");
+		if (strncmp(line, "expr=", 5) != 0) {
+			fprintf(out, "%s\n", line);
+			continue;
+		}
+		while (f < nfiles && (strlen(files[f]) != len || strncmp(files[f], line + 5, len)))
+			f++;
+		if (f == nfiles) {
+			ASSERT(nfiles < 16 && len < 64);
+			snprintf(files[nfiles++], 64, "%.*s", (int)len, line + 5);
+		}
+		if (count[f]++ < n) {
+			fprintf(out, "%s\n", line);
+			kept++;
+		}
+	}
+	ASSERT_INT(fclose(out), 0);
+	ASSERT_INT(nfiles, 7);
+	free(text);
+	return kept;
+}
+
+/* The (n+1)-th kernel rocjit_ops_foreach_kernel lists for a file: one the subset leaves out. */
+struct nth_of {
+	const char *file;
+	size_t n, seen;
+	char kernel[OPS_EXPR_MAX];
+};
+
+static int find_nth(const char *file, const char *kernel, void *user)
+{
+	struct nth_of *f = user;
+
+	if (strcmp(file, f->file) != 0 || f->seen++ < f->n)
+		return 0;
+	snprintf(f->kernel, sizeof f->kernel, "%s", kernel);
+	return 1;
+}
+
+/*
+ * Issue 31: the op set prewarmed and exported with the rocjit tool alone, from the
+ * manifest its build writes, then an application of the op set (rocjit_probe_ops, a real
+ * second process) served every program from the bundle alone: an empty cache folder,
+ * compiling forbidden, no compiler loadable.  A program the bundle lacks is refused, so
+ * the hits are the bundle's.
+ */
+TEST(op_set_prewarmed_and_exported_from_the_cli_serves_a_fresh_process_from_the_bundle)
+{
+	char subset[4300], bundle[4300], bundle_env[4400], empty[4300], summary[128];
+	const char *const app_env[] = { "ROCJIT_NO_COMPILE=1",
+					"ROCJIT_HIP_LIBRARY=/nonexistent/libamdhip64.so",
+					"ROCJIT_NVRTC_LIBRARY=/nonexistent/libnvrtc.so", bundle_env,
+					NULL };
+	struct nth_of left_out = { .file = "cast.hip", .n = 2 };
+	size_t n;
+	char *out;
+
+	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	snprintf(subset, sizeof subset, "%s/ops.rocjit-manifest", rj_test_dir);
+	snprintf(bundle, sizeof bundle, "%s/ops.rocjit", rj_test_dir);
+	snprintf(bundle_env, sizeof bundle_env, "ROCJIT_BUNDLE_PATH=%s", bundle);
+	snprintf(empty, sizeof empty, "%s/empty-cache", rj_test_dir);
+	n = write_subset(subset, 2);
+	ASSERT_INT(n, 14);
+	{
+		const char *argv[] = { ROCJIT_TEST_CLI, "--cache", rj_test_cache_dir, "prewarm",
+				       "--manifest", subset, "--arch", "gfx90a", "--no-progress",
+				       NULL };
+		ASSERT_INT(rj_test_run(argv, NULL, &out), 0);
+		printf("%s", out);
+		snprintf(summary, sizeof summary, "prewarm: %zu compiled, %zu stored, 0 already "
+			 "cached, 0 failed; %zu programs x 1 target", n, n, n);
+		ASSERT_CONTAINS(out, summary);
+		ASSERT(!strstr(out, "0 kernels")); /* no file was compiled whole */
+		free(out);
+	}
+	{
+		const char *argv[] = { ROCJIT_TEST_CLI, "--cache", rj_test_cache_dir, "export",
+				       "-o", bundle, "--manifest", subset, "--arch", "gfx90a",
+				       "--no-progress", NULL };
+		ASSERT_INT(rj_test_run(argv, NULL, &out), 0);
+		printf("%s", out);
+		snprintf(summary, sizeof summary, "%zu already cached", n);
+		ASSERT_CONTAINS(out, summary);
+		snprintf(summary, sizeof summary, "export: %zu entries written", n);
+		ASSERT_CONTAINS(out, summary);
+		free(out);
+	}
+	{
+		const char *argv[] = { ROCJIT_TEST_PROBE_OPS, "--cache", empty, "--target",
+				       "gfx90a", "--programs", subset, NULL };
+		ASSERT_INT(rj_test_run(argv, app_env, &out), 0);
+		printf("%s", out);
+		snprintf(summary, sizeof summary, "programs=%zu compiles=0 disk_hits=%zu ", n, n);
+		ASSERT_CONTAINS(out, summary);
+		free(out);
+	}
+	/* A kernel of the set the bundle lacks: refused, not compiled (no compiler could). */
+	ASSERT_INT(rocjit_ops_foreach_kernel(find_nth, &left_out), 1);
+	{
+		const char *argv[] = { ROCJIT_TEST_PROBE_OPS, "--cache", empty, "--target",
+				       "gfx90a", "--registered", "cast.hip", "--name-expr",
+				       left_out.kernel, NULL };
+		ASSERT_INT(rj_test_run(argv, app_env, &out), 1);
+		ASSERT_CONTAINS(out, "cast.hip for gfx90a is in no bundle");
+		free(out);
+	}
 }
 
 /* ---- The library's logic, before any launch -------------------------------------------- */

@@ -209,6 +209,29 @@ int rj_vendor_lowered_names(char ***out, rj_vendor_program prog,
 	return 0;
 }
 
+int rj_vendor_failed_name(const char *log, const char *source, size_t length,
+			  const char *const *exprs, size_t n)
+{
+	const char *e = log ? strstr(log, "error") : NULL, *line, *end;
+	size_t len;
+
+	if (!e || !(line = strchr(e, '\n')))
+		return -1;
+	line++;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	end = strchr(line, '\n');
+	len = end ? (size_t)(end - line) : strlen(line);
+	if (!len || (source && memmem(source, length, line, len)))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = strlen(exprs[i]);
+		if (k && k <= len && memmem(line, len, exprs[i], k))
+			return (int)i;
+	}
+	return -1;
+}
+
 char *rj_vendor_log_error(char *log, const char *source_name)
 {
 	const char *msg = rocjit_last_error();

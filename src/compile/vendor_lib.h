@@ -95,6 +95,17 @@ int rj_vendor_lowered_names(char ***out, rj_vendor_program prog,
  * one when out of memory).
  */
 char *rj_vendor_log_error(char *log, const char *source_name);
+/*
+ * Which name expression a failed compile's log blames, or -1.  Both compilers compile
+ * each expression as a line of their own after the source (hipRTC a declaration, NVRTC a
+ * pragma) and quote the line of an error after it: when the line quoted after the log's
+ * first error is not the caller's source (source, length bytes) and holds an expression,
+ * that expression is what failed ("nope<int>" naming nothing, "k<double>" matching no
+ * template).  The compiler's text mentions the added line only, so the caller's message
+ * must name the expression, which the log alone does not make clear.
+ */
+int rj_vendor_failed_name(const char *log, const char *source, size_t length,
+			  const char *const *exprs, size_t n);
 /* Frees what rj_vendor_lowered_names returned (NULL ok). */
 void rj_vendor_names_free(char **names, size_t n);
 

@@ -115,7 +115,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	struct rj_worker_run run;
 	char *source, *kernels = NULL, hex[33], first[512];
 	double t0;
-	int rc;
+	int rc, bad;
 
 	rj_key_hex(&s->key, hex);
 	RJ_CHECK(ctx->flags & ROCJIT_OPEN_NO_COMPILE, ROCJIT_ENOTCACHED,
@@ -156,9 +156,17 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 			atomic_fetch_add(&ctx->compile_errors, 1);
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
 		first_error(first, sizeof first, out.log);
+		bad = rj_vendor_failed_name(out.log, r->source, r->length, r->name_expressions,
+					    r->num_name_expressions);
 		free(out.log);
 		RJ_LOG(RJ_LOG_INFO, "compile failed key=%s target=%s source=%s %.1f ms", hex,
 		       s->target, r->name, s->code.compile_ms);
+		/* The compiler's words point at a line it added: name the expression. */
+		if (rc == ROCJIT_ECOMPILE && !run.lost && bad >= 0)
+			RJ_FAIL(rc, "%s did not compile for %s: the name expression \"%s\" names "
+				"no kernel of it (%s); give a __global__ function template of %s "
+				"with all its template arguments (\"scale<float, 4>\")", r->name,
+				s->target, r->name_expressions[bad], first + 2, r->name);
 		if (rc == ROCJIT_ECOMPILE && !run.lost)
 			RJ_FAIL(rc, "%s did not compile for %s%s", r->name, s->target,
 				first[0] ? first : " (no diagnostics; see the log)");
