@@ -159,6 +159,7 @@ void rj_cache_evict_locked(rj_cache *c)
 	uint64_t total = 0, low = c->max_bytes / 10 * 9;
 	int evicted = 0;
 
+	rj_cache_limit_refresh_locked(c);
 	if (!c->max_bytes || !(totals = rj_cache_totals_stmt(c)))
 		return;
 	if (sqlite3_step(totals) != SQLITE_ROW) {
@@ -190,7 +191,7 @@ void rj_cache_evict_locked(rj_cache *c)
 		rj_cache_exec(c, "ROLLBACK");
 	else if (evicted)
 		RJ_LOG(RJ_LOG_INFO, "cache %s: evicted %d least recently used entries to stay under "
-		       "ROCJIT_CACHE_MAXSIZE (%llu bytes)", c->path, evicted,
+		       "its size limit (cache_maxsize, %llu bytes)", c->path, evicted,
 		       (unsigned long long)c->max_bytes);
 }
 
