@@ -256,14 +256,15 @@ static int open_trusted(const char *path, struct stat *st, char *why, size_t siz
 			 rj_fs_why(errno, st));
 		return -2;
 	}
+	/* Group write only for root's group: a user's primary group may hold others. */
 	if ((st->st_uid != 0 && st->st_uid != geteuid()) || (st->st_mode & S_IWOTH) ||
-	    ((st->st_mode & S_IWGRP) && st->st_gid != 0 && st->st_gid != getegid())) {
+	    ((st->st_mode & S_IWGRP) && st->st_gid != 0)) {
 		snprintf(why, size, "configuration file %s skipped: it is %s (owner uid %u, mode "
 			 "%04o), so another user could choose what rocjit trusts and loads; make "
 			 "it yours or root's and writable by nobody else (chmod go-w %s)", path,
 			 (st->st_mode & S_IWOTH) ? "writable by every user" :
 			 (st->st_uid != 0 && st->st_uid != geteuid()) ? "owned by another user" :
-									"writable by another group",
+									"writable by its group",
 			 (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777), path);
 		close(fd);
 		return -2;

@@ -289,6 +289,7 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 		rocjit_close(ctx);
 		RJ_FAIL(ROCJIT_EINVAL, "rocjit_open: %s", msg);
 	}
+	rj_log_level(); /* a ROCJIT_LOG that names no level is said now, not at the first log */
 	check_kernel_path(kpath);
 	if (kpath && *kpath && !(ctx->kernel_path = strdup(kpath))) {
 		rocjit_close(ctx);

@@ -46,7 +46,9 @@ void rj_cache_limit_refresh_locked(rj_cache *c)
 	sqlite3_stmt *st = NULL;
 	uint64_t bytes;
 
-	c->max_stored[0] = 0;
+	/* The process's caches outlive its contexts: what the environment and the files say
+	   is read again too (getenv and a lookup: this runs after stores, not after hits). */
+	rj_cache_limit_init(c);
 	c->max_bytes = c->max_fallback;
 	c->max_from = c->max_fallback_from;
 	if (!c->db || sqlite3_prepare_v2(c->db, "SELECT value FROM settings WHERE name = '"
