@@ -331,6 +331,8 @@ static void environment_help(FILE *f)
 				p++;
 		}
 	}
+	fprintf(f, "Also read: HOME, XDG_CACHE_HOME (the cache folder), XDG_CONFIG_HOME (the\n"
+		   "user file), CUDA_PATH and CUDA_HOME (NVRTC and its headers), TMPDIR.\n");
 }
 
 int cli_main_help(FILE *f)

@@ -213,8 +213,10 @@ ROCJIT_API void rocjit_set_log_callback(rocjit_log_fn fn, void *user);
 /* ---- Values rocjit reads from people ------------------------------------------------------ */
 
 /*
- * Reads the environment variable name as a switch, the one way rocjit reads all of its own
- * (ROCJIT_DISABLE_CACHE, ROCJIT_NO_COMPILE, ROCJIT_CACHE_SHARED, ...): 1 when it is 1,
+ * Reads setting name as a switch, the one way rocjit reads all of its own
+ * (ROCJIT_DISABLE_CACHE, ROCJIT_NO_COMPILE, ROCJIT_CACHE_SHARED, ...), from the environment
+ * or a configuration file as rocjit_config_get finds it (a name that is no setting: from
+ * the environment alone): 1 when it is 1,
  * true, yes or on (any case); 0 when it is unset, empty, 0, false, no or off.  Anything
  * else is 0, with a warning once a process for that variable (on stderr, or to the log
  * callback).  Any thread.
