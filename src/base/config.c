@@ -1,7 +1,8 @@
 /*
  * config.c - rocjit's settings: the table of every ROCJIT_* setting (its file key, its
  * variable, what it takes, its default and one line saying what it does), the
- * configuration files, and the one accessor the library reads a setting through.
+ * configuration files, and the look-up under rj_config (env.c), the one accessor every
+ * reader of a setting uses.
  *
  * A setting's value is, first found: the environment (ROCJIT_X, when set and not empty),
  * the user file ($XDG_CONFIG_HOME/rocjit/rocjit.conf, else ~/.config/rocjit/rocjit.conf),

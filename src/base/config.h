@@ -1,6 +1,6 @@
 /*
- * config.h - rocjit's settings: the one table of them, and the one accessor every part of
- * the library reads a ROCJIT_* setting through (see config.c).  rocjit_config_get(),
+ * config.h - rocjit's settings: the one table of them (config.c), and the one accessor
+ * every part of the library reads a ROCJIT_* setting through (rj_config, env.c).  rocjit_config_get(),
  * rocjit_setting_at() and the rest are public (rocjit.h): the CLI shows and sets the same
  * settings the same way.
  */
