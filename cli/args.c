@@ -478,7 +478,7 @@ void cli_targets_free(struct cli_targets *t)
 int cli_targets_default(struct cli_targets *t, const char *cmd)
 {
 	static const int platforms[] = { ROCJIT_PLATFORM_AMD, ROCJIT_PLATFORM_NVIDIA };
-	const char *env = getenv("ROCJIT_ARCH");
+	const char *env = rocjit_config_get("ROCJIT_ARCH", NULL);
 
 	if (env && *env) {
 		if (cli_targets_add(t, cmd, env) != CLI_OK)

@@ -63,7 +63,7 @@ int cli_open(rocjit_ctx **out, unsigned int flags, int need_cache)
 	if (need_cache && rocjit_env_flag("ROCJIT_DISABLE_CACHE"))
 		return cli_fail("ROCJIT_DISABLE_CACHE=%s turns the on-disk cache off, and this "
 				"command works on it: unset ROCJIT_DISABLE_CACHE",
-				getenv("ROCJIT_DISABLE_CACHE"));
+				rocjit_config_get("ROCJIT_DISABLE_CACHE", NULL));
 	if (need_cache == CLI_EXISTING && !cache_exists(dir))
 		return CLI_MISSING;
 	o.cache_dir = cli_global.cache_dir;

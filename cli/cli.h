@@ -10,7 +10,7 @@
  *     main.c                               the command table, dispatch
  *     prewarm.c import.c purge.c list.c    the commands, one file each (commands.h);
  *     show.c stats.c verify.c compile.c    none calls another or main.c
- *     targets.c remote.c
+ *     targets.c remote.c config.c
  *     workers.c progress.c kernelset.c     prewarm's compile slots, progress and inputs;
  *     entries.c                            cache entries as the commands see them
  *     cache.c files.c args.c               the cache, the user's files, the arguments

@@ -23,5 +23,6 @@ int cli_remote(int argc, char **argv);  /* remote.c: remote ping|stats */
 int cli_push(int argc, char **argv);    /* remote.c: put local entries on the remote tier */
 int cli_keygen(int argc, char **argv);  /* signing.c: a key pair to sign code with */
 int cli_sign(int argc, char **argv);    /* signing.c: sign a cache's entries */
+int cli_config(int argc, char **argv);  /* config.c: show and set the settings */
 
 #endif

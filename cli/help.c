@@ -259,6 +259,37 @@ static const struct cli_help_entry commands[] = {
 	  "\n"
 	  "Exit status 1 when an entry could not be pushed (each one is named, with why).",
 	  0 },
+	{ "config", NULL, "show the settings and where each comes from; set one",
+	  "rocjit config [show] [--json]\n"
+	  "       rocjit config get KEY\n"
+	  "       rocjit config set [--file] KEY VALUE\n"
+	  "       rocjit config unset [--file] KEY",
+	  "Every setting has a key (cache_maxsize) and an environment variable\n"
+	  "(ROCJIT_CACHE_MAXSIZE); `rocjit --help` lists them.  A setting's value is, first\n"
+	  "found: the variable, when set and not empty; the user file\n"
+	  "($XDG_CONFIG_HOME/rocjit/rocjit.conf, else ~/.config/rocjit/rocjit.conf); the system\n"
+	  "file (/etc/rocjit/rocjit.conf, or $ROCJIT_CONFIG; \"\" for none); the default.\n"
+	  "cache_maxsize has one more step after the variable: the limit stored in the cache\n"
+	  "itself, which every process using the cache enforces (ccache -M).  The files hold\n"
+	  "`key = value` lines (the key, or the variable's name) and # comments; a file is\n"
+	  "read only when it is owned by you or root and writable by nobody else.\n"
+	  "\n"
+	  "  show           every setting, its value (the default in parentheses) and where\n"
+	  "                 it comes from: environment, user, system, cache or default\n"
+	  "  get KEY        the value alone (an empty line: the default applies)\n"
+	  "  set KEY VALUE  writes KEY to the user file, checked as rocjit reads it; for\n"
+	  "                 cache_maxsize, stores it in the cache (--cache DIR) instead\n"
+	  "  unset KEY      removes KEY from the user file (cache_maxsize: from the cache)\n"
+	  "  --file         set or unset cache_maxsize in the user file, not the cache\n"
+	  "  --json         show as JSON: user_file, system_file, cache, and settings, each\n"
+	  "                 with name, env, value (null: the default), source, where,\n"
+	  "                 default, kind, description\n"
+	  "\n"
+	  "A file's malformed line, unknown key or bad value is warned of as FILE:LINE and\n"
+	  "skipped.  A process reads the files once, when it starts using rocjit.\n"
+	  "Exit status: 0 ok, 1 when a file or the cache cannot be written, 2 for a bad\n"
+	  "key or value.",
+	  0 },
 	{ "targets", NULL, "list the targets the compilers support and the GPUs present",
 	  "rocjit targets [--json]",
 	  "For each platform (amd: hipRTC, nvidia: NVRTC): the compiler's identity as it\n"
@@ -275,6 +306,44 @@ const struct cli_help_entry *cli_help_find(const char *name)
 		    (commands[i].alias && strcmp(commands[i].alias, name) == 0))
 			return &commands[i];
 	return NULL;
+}
+
+/*
+ * The ENVIRONMENT section: every setting of the library's table (rocjit_setting_at), with
+ * its description and default, so that no variable is missing from the help and the man
+ * page made from it.  Wrapped at 80 columns, under the variable's name.
+ */
+static void environment_help(FILE *f)
+{
+	const rocjit_setting *s;
+
+	fprintf(f, "\nEnvironment:\n"
+		   "Each variable may also be set in a configuration file as `key = value`, key\n"
+		   "the name without ROCJIT_ in lower case (`rocjit help config`); the\n"
+		   "environment wins.\n");
+	for (size_t i = 0; (s = rocjit_setting_at(i)); i++) {
+		char text[1024];
+		const char *p = text;
+
+		snprintf(text, sizeof text, "%s (%s; default: %s)", s->description, s->kind,
+			 s->default_value);
+		fprintf(f, "  %s\n", s->env);
+		while (*p) {
+			size_t n = strlen(p), cut = n;
+			if (n > 72) {
+				for (cut = 72; cut > 0 && p[cut] != ' '; cut--)
+					;
+				if (!cut)
+					cut = 72;
+			}
+			fprintf(f, "      %.*s\n", (int)cut, p);
+			p += cut;
+			while (*p == ' ')
+				p++;
+		}
+	}
+	fprintf(f, "Also read: HOME, XDG_CACHE_HOME (the cache folder), XDG_CONFIG_HOME (the\n"
+		   "user file), CUDA_PATH and CUDA_HOME (NVRTC and its headers), TMPDIR.\n");
 }
 
 int cli_main_help(FILE *f)
@@ -317,6 +386,7 @@ int cli_main_help(FILE *f)
 		   "\n"
 		   "Exit status: 0 success, 1 failure (also when standard output cannot be\n"
 		   "written), 2 bad arguments.\n");
+	environment_help(f);
 	return CLI_OK;
 }
 

@@ -27,7 +27,7 @@ static const struct command {
 	{ "purge", cli_purge },	    { "stats", cli_stats },	{ "list", cli_list },
 	{ "show", cli_show },	    { "verify", cli_verify },	{ "compile", cli_compile },
 	{ "targets", cli_targets }, { "remote", cli_remote },	{ "push", cli_push },
-	{ "keygen", cli_keygen },   { "sign", cli_sign },
+	{ "keygen", cli_keygen },   { "sign", cli_sign },	{ "config", cli_config },
 };
 
 /* The command named name or its alias ("ls"), or NULL. */

@@ -37,8 +37,8 @@ static int open_remote(rocjit_ctx **ctx, int need_cache, const char *cmd)
 				"(redis://host:port, unix:///path/to/redis.sock, "
 				"redis-cluster://host:port,...)%s", cmd,
 				(cli_global.remote && *cli_global.remote) ||
-				(!cli_global.remote && getenv("ROCJIT_REMOTE") &&
-				 *getenv("ROCJIT_REMOTE")) ?
+				(!cli_global.remote && rocjit_config_get("ROCJIT_REMOTE", NULL) &&
+				 *rocjit_config_get("ROCJIT_REMOTE", NULL)) ?
 				" (the warning above says why the one given is not used)" : "");
 	}
 	return CLI_OK;

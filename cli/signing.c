@@ -87,7 +87,7 @@ int cli_sign(int argc, char **argv)
 	}
 	if (key)
 		setenv("ROCJIT_SIGNING_KEY", key, 1);
-	if (!getenv("ROCJIT_SIGNING_KEY") || !*getenv("ROCJIT_SIGNING_KEY")) {
+	if (!rocjit_config_get("ROCJIT_SIGNING_KEY", NULL) || !*rocjit_config_get("ROCJIT_SIGNING_KEY", NULL)) {
 		free(keys);
 		return cli_usage_error("sign", "no key: give --key FILE or set ROCJIT_SIGNING_KEY "
 				       "(rocjit keygen NAME writes one)");

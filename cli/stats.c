@@ -70,15 +70,17 @@ static void groups_text(const char *title, const struct group *g, size_t n)
 		       cli_fmt_size(size, sizeof size, g[i].bytes));
 }
 
-/* The size limit the library keeps ($ROCJIT_CACHE_MAXSIZE), in words. */
+/* The size limit the library keeps (cache_maxsize: the environment, the cache, the
+ * files), in words. */
 static const char *limits_text(char *buf, size_t size, uint64_t max_bytes)
 {
 	char s[32];
 
 	if (!max_bytes)
-		return "no size limit (ROCJIT_CACHE_MAXSIZE=0); trim with `rocjit purge`";
-	snprintf(buf, size, "%s of code (ROCJIT_CACHE_MAXSIZE): least recently used entries "
-		 "go beyond it", cli_fmt_size(s, sizeof s, max_bytes));
+		return "no size limit (cache_maxsize 0; `rocjit config` says where it is set); "
+		       "trim with `rocjit purge`";
+	snprintf(buf, size, "%s of code (cache_maxsize; `rocjit config` says where it is set): "
+		 "least recently used entries go beyond it", cli_fmt_size(s, sizeof s, max_bytes));
 	return buf;
 }
 

@@ -139,7 +139,7 @@ int cli_verify(int argc, char **argv)
 				       : "",
 			       v.signatures[ROCJIT_SIGNATURE_TRUSTED] ||
 					       v.signatures[ROCJIT_SIGNATURE_BAD] ||
-					       getenv("ROCJIT_TRUSTED_KEYS")
+					       rocjit_config_get("ROCJIT_TRUSTED_KEYS", NULL)
 				       ? ""
 				       : " (no key is trusted: set ROCJIT_TRUSTED_KEYS to check "
 					 "signatures)");

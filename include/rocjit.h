@@ -213,8 +213,10 @@ ROCJIT_API void rocjit_set_log_callback(rocjit_log_fn fn, void *user);
 /* ---- Values rocjit reads from people ------------------------------------------------------ */
 
 /*
- * Reads the environment variable name as a switch, the one way rocjit reads all of its own
- * (ROCJIT_DISABLE_CACHE, ROCJIT_NO_COMPILE, ROCJIT_CACHE_SHARED, ...): 1 when it is 1,
+ * Reads setting name as a switch, the one way rocjit reads all of its own
+ * (ROCJIT_DISABLE_CACHE, ROCJIT_NO_COMPILE, ROCJIT_CACHE_SHARED, ...), from the environment
+ * or a configuration file as rocjit_config_get finds it (a name that is no setting: from
+ * the environment alone): 1 when it is 1,
  * true, yes or on (any case); 0 when it is unset, empty, 0, false, no or off.  Anything
  * else is 0, with a warning once a process for that variable (on stderr, or to the log
  * callback).  Any thread.
@@ -229,6 +231,64 @@ ROCJIT_API int rocjit_env_flag(const char *name);
  * infinity, hex, exponents, or more than 2^64-1 bytes.  Any thread.
  */
 ROCJIT_API int rocjit_parse_size(uint64_t *bytes, const char *text);
+
+/* ---- Settings and configuration files ----------------------------------------------------- */
+
+/*
+ * Every ROCJIT_* setting is read one way (rocjit_config_get): the environment variable
+ * when set and not empty, else the user file ($XDG_CONFIG_HOME/rocjit/rocjit.conf, else
+ * ~/.config/rocjit/rocjit.conf), else the system file (/etc/rocjit/rocjit.conf, or the
+ * file $ROCJIT_CONFIG names; "" for none), else the default.  The cache's size limit has
+ * one more step between the environment and the files: the limit stored in the cache
+ * (rocjit_cache_maxsize_set).  Files hold `key = value` lines, key the variable's name
+ * without ROCJIT_ in lower case (cache_maxsize) or the variable's name; '#' starts a
+ * comment.  A file is read once a process, and only when it is a regular file owned by
+ * root or the user and writable by nobody else; a skipped file, a malformed line, an
+ * unknown key and a bad value are each warned of (FILE:LINE), never fatal.
+ */
+
+/* One setting, from the library's table: immutable, valid for the process's lifetime. */
+typedef struct rocjit_setting {
+	const char *name;          /* its key in a configuration file: "cache_maxsize"     */
+	const char *env;           /* its environment variable: "ROCJIT_CACHE_MAXSIZE"     */
+	const char *kind;          /* what it takes: "switch", "size", "number", "seconds",
+				      "path", "text", or its words: "amd|nvidia|auto"       */
+	const char *default_value; /* the default, in words: "4G", "the GPUs of this machine" */
+	const char *description;   /* one line                                             */
+} rocjit_setting;
+
+/* The index-th setting (0, 1, ...), or NULL past the last.  Any thread. */
+ROCJIT_API const rocjit_setting *rocjit_setting_at(size_t index);
+/* The setting whose key or variable is name, or NULL.  Any thread. */
+ROCJIT_API const rocjit_setting *rocjit_setting_find(const char *name);
+
+/*
+ * The effective value of setting name (its key or its variable) from the environment or a
+ * file, or NULL when none sets it (the default applies).  *source (may be NULL) gets
+ * "environment", the file's path, or "default".  The returned text is the environment's
+ * (valid until it changes) or the loaded file's (valid for the process).  A name that is
+ * no setting is read from the environment alone.  Any thread.
+ */
+ROCJIT_API const char *rocjit_config_get(const char *name, const char **source);
+
+/* 0 when value is one setting name takes (checked by the parser rocjit reads it with),
+ * else ROCJIT_EINVAL, rocjit_last_error() saying why.  Any thread. */
+ROCJIT_API int rocjit_config_check(const char *name, const char *value);
+
+#define ROCJIT_CONFIG_USER 0
+#define ROCJIT_CONFIG_SYSTEM 1
+/* The path of the user (ROCJIT_CONFIG_USER) or system file into out[size], whether it
+ * exists or not: 0, ROCJIT_ENOTFOUND when no user file can be named (no HOME), or
+ * ROCJIT_EINVAL. */
+ROCJIT_API int rocjit_config_file(char *out, size_t size, int which);
+
+/*
+ * Sets setting name to value in the user file (value NULL: removes it there), keeping its
+ * other lines; the folder is made when missing.  value is checked first (ROCJIT_EINVAL).
+ * Takes effect in processes started afterwards: a process reads the files once.
+ * ROCJIT_EIO when the file cannot be read or written.  One writer at a time.
+ */
+ROCJIT_API int rocjit_config_write(const char *name, const char *value);
 
 /* ---- Platforms and targets ---------------------------------------------------------------- */
 
@@ -1145,6 +1205,26 @@ ROCJIT_API int rocjit_cache_remove(rocjit_ctx *ctx, const char *const *keys, siz
 
 /* Gives free pages back to the file system (VACUUM): the file really shrinks. */
 ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx);
+
+/*
+ * The size limit kept in the cache itself, which every process using the cache enforces
+ * (ccache -M): size as rocjit_parse_size takes it ("5G"; "0": no limit), or NULL to remove
+ * it.  A process whose environment sets ROCJIT_CACHE_MAXSIZE enforces that instead; the
+ * stored limit comes before the configuration files and the default (4G).  Evicts at once
+ * when the cache holds more.  ROCJIT_EINVAL for a bad size, ROCJIT_EIO when the cache is
+ * read-only, missing or cannot be written.  Any thread.
+ */
+ROCJIT_API int rocjit_cache_maxsize_set(rocjit_ctx *ctx, const char *size);
+/*
+ * The limit the context's cache enforces now into *bytes (0: none), and where it comes
+ * from into *source (may be NULL): "environment", "cache" (stored by
+ * rocjit_cache_maxsize_set), a configuration file's path, or "default"; valid until the
+ * context is closed.  *stored (may be NULL) gets the stored limit's text, or NULL when the
+ * cache holds none (valid until the next call on ctx's cache).  ROCJIT_EIO without a
+ * cache.  Any thread.
+ */
+ROCJIT_API int rocjit_cache_maxsize_get(uint64_t *bytes, const char **source,
+					const char **stored, rocjit_ctx *ctx);
 
 /* Why rocjit_cache_verify found an entry bad (the reason argument of its callback). */
 #define ROCJIT_VERIFY_CHECKSUM 1  /* the code does not match its checksum or size    */

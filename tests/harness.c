@@ -256,6 +256,9 @@ int main(int argc, char **argv)
 	/* Never touch the user's real cache or config from a test. */
 	setenv("HOME", rj_test_dir, 1);
 	unsetenv("XDG_CACHE_HOME");
+	/* Nor the machine's configuration files (ROCJIT_CONFIG: none, unless a test says). */
+	unsetenv("XDG_CONFIG_HOME");
+	setenv("ROCJIT_CONFIG", "", 1);
 	unsetenv("ROCJIT_CACHE_DIR");
 	unsetenv("ROCJIT_KERNEL_PATH");
 	unsetenv("ROCJIT_DISABLE_CACHE");

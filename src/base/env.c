@@ -1,21 +1,26 @@
 /*
  * env.c - how rocjit reads the values people write: switches and sizes, from the
- * environment and (through the public API) from the command line.
+ * environment and the configuration files (config.c) and, through the public API, from
+ * the command line; and the public calls on the settings (rocjit_config_*).
  *
- * Owns one parser per kind of value, so that every ROCJIT_* switch means the same thing
+ * Owns the accessor every reader of a setting uses (rj_config), and one reader per kind
+ * of value (parse.c parses), so that every ROCJIT_* switch means the same thing
  * ("" and "0" are off everywhere) and every size refuses the same garbage (NaN, infinity,
- * hex, exponents, overflow).  Reads the environment only; knows nothing of what the
- * values are for.
+ * hex, exponents, overflow).  Reads a setting through config.c (the environment, then
+ * the configuration files); knows nothing of what the values are for.
  */
-#include <ctype.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "base/config.h"
 #include "base/env.h"
 #include "base/error.h"
+#include "base/parse.h"
 
 /* Names of the switches already warned about, so each bad one is said once a process. */
 #define WARNED_MAX 32
@@ -38,22 +43,6 @@ static int first_warning(const char *name)
 	return first;
 }
 
-int rj_parse_flag(const char *text)
-{
-	static const char *const on[] = { "1", "true", "yes", "on" };
-	static const char *const off[] = { "", "0", "false", "no", "off" };
-
-	if (!text)
-		return 0;
-	for (size_t i = 0; i < sizeof on / sizeof on[0]; i++)
-		if (strcasecmp(text, on[i]) == 0)
-			return 1;
-	for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
-		if (strcasecmp(text, off[i]) == 0)
-			return 0;
-	return -1;
-}
-
 /*
  * A value that is neither on nor off counts as off: every switch rocjit has loosens a
  * default (shares a cache, trusts a network file system, turns the cache off), so the
@@ -61,7 +50,7 @@ int rj_parse_flag(const char *text)
  */
 ROCJIT_API int rocjit_env_flag(const char *name)
 {
-	const char *v = name ? getenv(name) : NULL;
+	const char *v = rj_config(name, NULL);
 	int on = rj_parse_flag(v);
 
 	if (on >= 0)
@@ -72,45 +61,26 @@ ROCJIT_API int rocjit_env_flag(const char *name)
 	return 0;
 }
 
-/*
- * Digits, an optional fraction, then an optional unit.  Written out rather than with
- * strtod, which also takes "nan", "inf", "0x10" and "1e9", none of which is a size
- * anybody means.
- */
 ROCJIT_API int rocjit_parse_size(uint64_t *bytes, const char *text)
 {
-	static const char units[] = "KMGT";
-	long double value = 0, scale = 1;
-	const char *p = text, *u;
-	int digits = 0;
+	uint64_t n = 0;
+	int rc;
 
 	if (bytes)
 		*bytes = 0;
 	RJ_CHECK(!bytes || !text, ROCJIT_EINVAL, "rocjit_parse_size: NULL argument");
-	for (; *p >= '0' && *p <= '9'; p++, digits++)
-		value = value * 10 + (*p - '0');
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
-			value += (*p - '0') * (scale /= 10);
-	if (digits && *p && (u = strchr(units, toupper((unsigned char)*p))) != NULL) {
-		for (const char *q = units; q <= u; q++)
-			value *= 1024;
-		p++;
-		p += *p == 'i' || *p == 'I';
-		p += *p == 'b' || *p == 'B';
-	}
-	RJ_CHECK(!digits || *p, ROCJIT_EINVAL,
+	rc = rj_parse_size_raw(text, &n);
+	RJ_CHECK(rc == -1, ROCJIT_EINVAL,
 		 "\"%s\" is not a size: write a number of bytes with an optional unit K, M, G "
 		 "or T (powers of 1024), e.g. 4096, 500M, 1.5G", text);
-	RJ_CHECK(value >= 18446744073709551616.0L, ROCJIT_EINVAL,
-		 "\"%s\" is larger than any size (2^64 bytes)", text);
-	*bytes = (uint64_t)value;
+	RJ_CHECK(rc == -2, ROCJIT_EINVAL, "\"%s\" is larger than any size (2^64 bytes)", text);
+	*bytes = n;
 	return 0;
 }
 
 int rj_env_size(const char *name, uint64_t fallback, uint64_t *out)
 {
-	const char *v = getenv(name);
+	const char *v = rj_config(name, NULL);
 
 	*out = fallback;
 	if (!v || !*v)
@@ -125,7 +95,7 @@ int rj_env_size(const char *name, uint64_t fallback, uint64_t *out)
 
 long rj_env_long(const char *name, long fallback, long min, long max)
 {
-	const char *v = getenv(name);
+	const char *v = rj_config(name, NULL);
 	long n = 0;
 	const char *p = v;
 
@@ -139,4 +109,70 @@ long rj_env_long(const char *name, long fallback, long min, long max)
 		rj_log(RJ_LOG_WARN, "%s=%s is not a whole number from %ld to %ld: the default, "
 		       "%ld, applies", name, v, min, max, fallback);
 	return fallback;
+}
+
+/* ---- Settings (config.c holds the table and the files) ------------------------------------ */
+
+/*
+ * The one accessor (config.h).  The first reader says the warnings reading the files
+ * made, once a process: config.c cannot, being below the log.
+ */
+const char *rj_config(const char *name, int *from)
+{
+	static atomic_int said;
+	const char *v = rj_config_lookup(name, from), *w;
+
+	if (!atomic_load_explicit(&said, memory_order_acquire) && !atomic_exchange(&said, 1))
+		for (int i = 0; (w = rj_config_warning(i)); i++)
+			rj_log(RJ_LOG_WARN, "%s", w);
+	return v;
+}
+
+ROCJIT_API const char *rocjit_config_get(const char *name, const char **source)
+{
+	int from;
+	const char *v = rj_config(name, &from);
+
+	if (source)
+		*source = from == RJ_FROM_ENV ? "environment" :
+			  from == RJ_FROM_DEFAULT ? "default" : rj_config_file_of(from);
+	return v;
+}
+
+ROCJIT_API int rocjit_config_check(const char *name, const char *value)
+{
+	const rocjit_setting *s = rj_config_find(name, NULL);
+	char why[600];
+
+	RJ_CHECK(!s, ROCJIT_EINVAL, "\"%s\" is no rocjit setting: `rocjit config` lists them",
+		 name ? name : "(null)");
+	RJ_CHECK(!value, ROCJIT_EINVAL, "%s: no value", s->name);
+	RJ_CHECK(rj_config_check(s, value, why, sizeof why) != 0, ROCJIT_EINVAL, "%s", why);
+	return 0;
+}
+
+ROCJIT_API int rocjit_config_file(char *out, size_t size, int which)
+{
+	RJ_CHECK(!out || !size || (which != ROCJIT_CONFIG_USER && which != ROCJIT_CONFIG_SYSTEM),
+		 ROCJIT_EINVAL, "rocjit_config_file: bad argument");
+	RJ_CHECK(rj_config_path(out, size, which) != 0, ROCJIT_ENOTFOUND,
+		 "no user configuration file: neither XDG_CONFIG_HOME nor HOME is an absolute "
+		 "path (or the path is too long)");
+	return 0;
+}
+
+ROCJIT_API int rocjit_config_write(const char *name, const char *value)
+{
+	const rocjit_setting *s = rj_config_find(name, NULL);
+	char why[600];
+
+	RJ_CHECK(!s, ROCJIT_EINVAL, "\"%s\" is no rocjit setting: `rocjit config` lists them",
+		 name ? name : "(null)");
+	RJ_CHECK(!strcmp(s->name, "config"), ROCJIT_EINVAL, "%s is read from the environment "
+		 "only: no file can name another file", s->env);
+	if (value)
+		RJ_FORWARD(rocjit_config_check(name, value));
+	RJ_CHECK(rj_config_write_user(s, value, why, sizeof why) != 0, ROCJIT_EIO, "%s; not "
+		 "changed", why);
+	return 0;
 }

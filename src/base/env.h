@@ -10,17 +10,15 @@
 
 #include "rocjit.h"
 
-/* A switch's text: 1 on (1, true, yes, on, any case), 0 off (unset, "", 0, false, no,
- * off), -1 neither. */
-int rj_parse_flag(const char *text);
+#include "base/parse.h" /* rj_parse_flag */
 
 /*
- * The size in $name: 1 and *out set when it holds one, 0 with *out = fallback when it is
+ * The size in setting name (rj_config: the environment, then the files): 1 and *out set when it holds one, 0 with *out = fallback when it is
  * unset or empty, or is no size (then with a warning, once a process).
  */
 int rj_env_size(const char *name, uint64_t fallback, uint64_t *out);
 
-/* The whole number in $name, clamped up to min; fallback when unset, empty, not a whole
+/* The whole number in setting name, clamped up to min; fallback when unset, empty, not a whole
  * number or above max (the last two with a warning, once a process). */
 long rj_env_long(const char *name, long fallback, long min, long max);
 

@@ -14,7 +14,9 @@
  * the log hook.  Must not call into any other module (every module calls into this one)
  * but the pure text functions below it.
  */
+#include "base/config.h"
 #include "base/error.h"
+#include "base/parse.h"
 #include "base/text.h"
 
 #include <pthread.h>
@@ -131,23 +133,25 @@ int rj_error_set(int code, const char *file, int line, const char *fmt, ...)
 
 static atomic_int log_level = -1;
 
+/*
+ * The level from ROCJIT_LOG (the environment or a configuration file, where config.c has
+ * checked it).  A value that names no level is warned of once a process, and the default
+ * (warnings) applies: it was never silent, and it must not turn the warnings off.
+ */
 static void log_level_init(void)
 {
-	const char *v = getenv("ROCJIT_LOG");
-	int level = RJ_LOG_WARN;
+	static atomic_int warned;
+	const char *v = rj_config_lookup("ROCJIT_LOG", NULL);
+	int level = v && *v ? rj_log_parse(v) : RJ_LOG_WARN;
 
-	if (v && *v) {
-		if (!strcasecmp(v, "off") || !strcmp(v, "0") || !strcasecmp(v, "none"))
-			level = RJ_LOG_OFF;
-		else if (!strcasecmp(v, "info") || !strcmp(v, "1"))
-			level = RJ_LOG_INFO;
-		else if (!strcasecmp(v, "debug") || !strcmp(v, "2"))
-			level = RJ_LOG_DEBUG;
-	}
-	atomic_store_explicit(&log_level, level, memory_order_relaxed);
+	atomic_store_explicit(&log_level, level < 0 ? RJ_LOG_WARN : level, memory_order_relaxed);
+	if (level < 0 && !atomic_exchange(&warned, 1))
+		rj_log(RJ_LOG_WARN, "ROCJIT_LOG=%s is not a log level: off (or quiet, none, 0), "
+		       "error or warn (the default), info (or 1), debug (or 2); warnings are "
+		       "on", v);
 }
 
-/* Benign race: every thread computes the same value from the same environment. */
+/* Benign race: every thread computes the same value from the same settings. */
 int rj_log_level(void)
 {
 	int level = atomic_load_explicit(&log_level, memory_order_relaxed);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/config.h"
 #include "compile/compiler_id.h"
 #include "base/error.h"
 
@@ -131,7 +132,8 @@ static void environment(struct fp *b)
 
 	add(b, "LD_LIBRARY_PATH", ld, NULL);
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		add(b, vars[i], getenv(vars[i]), NULL);
+		add(b, vars[i], strncmp(vars[i], "ROCJIT_", 7) ? getenv(vars[i]) :
+						     rj_config(vars[i], NULL), NULL);
 	add_path(b, "ldcache", "/etc/ld.so.cache");
 	if (ld) {
 		char dir[4096];

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
 #include "base/error.h"
 #include "compile/amd.h"
 #include "compile/platform.h"
@@ -99,7 +100,7 @@ static void load_runtime(void)
 {
 	static const char *const hip_names[] = { "libamdhip64.so.6", "libamdhip64.so.5",
 						 "libamdhip64.so", NULL };
-	const char *env = getenv("ROCJIT_HIP_LIBRARY");
+	const char *env = rj_config("ROCJIT_HIP_LIBRARY", NULL);
 	const char *const chosen[] = { env, NULL };
 
 	/* $ROCJIT_HIP_LIBRARY names the HIP runtime (and, before ROCm 5.3, hipRTC) exactly. */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
 #include "base/error.h"
 #include "compile/amd.h"
 #include "compile/devlib.h"
@@ -125,7 +126,7 @@ static void load_compiler(void)
 	int rtc_major = 0, rtc_minor = 0, hip_version = 0;
 	void *rtc;
 
-	const char *env = getenv("ROCJIT_HIP_LIBRARY");
+	const char *env = rj_config("ROCJIT_HIP_LIBRARY", NULL);
 
 	if (env && *env) {
 		/* The named HIP's own hipRTC and comgr: from ROCm 5.3 on they are separate

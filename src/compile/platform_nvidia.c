@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/config.h"
 #include "base/error.h"
 #include "compile/devlib.h"
 #include "compile/inputs.h"
@@ -63,7 +64,7 @@ static void *open_nvrtc(void)
 {
 	static const char *const names[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
 					     NULL };
-	const char *env = getenv("ROCJIT_NVRTC_LIBRARY");
+	const char *env = rj_config("ROCJIT_NVRTC_LIBRARY", NULL);
 	const char *const chosen[] = { env, NULL };
 	const char *dirs[] = { getenv("CUDA_PATH"), getenv("CUDA_HOME"), "/usr/local/cuda" };
 	char lib64[4200];

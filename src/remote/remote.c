@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
 #include "base/error.h"
 #include "remote/remote_internal.h"
 
@@ -94,7 +95,7 @@ int rj_remote_open(struct rj_remote **out, const char *url, const char *from)
 	RJ_CHECK(!t, ROCJIT_ENOMEM, "out of memory opening the remote cache");
 	pthread_once(&atfork_once, register_atfork);
 	t->readonly = t->url.readonly || rocjit_env_flag("ROCJIT_REMOTE_READONLY");
-	rc = rj_redis_open(&t->client, &t->url, getenv("ROCJIT_REMOTE_PASSWORD_FILE"),
+	rc = rj_redis_open(&t->client, &t->url, rj_config("ROCJIT_REMOTE_PASSWORD_FILE", NULL),
 			   t->url.retry_ms);
 	/* The client keeps the password; here a mark that there is one, for the URL shown. */
 	if (t->url.password[0]) {

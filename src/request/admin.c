@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
 #include "base/error.h"
 #include "request/context.h"
 #include "store/bundle_transfer.h"
@@ -70,6 +71,45 @@ ROCJIT_API int rocjit_cache_compact(rocjit_ctx *ctx)
 
 	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
 	return rj_cache_compact(c);
+}
+
+ROCJIT_API int rocjit_cache_maxsize_set(rocjit_ctx *ctx, const char *size)
+{
+	rj_cache *c = NULL;
+	uint64_t bytes;
+
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	if (size)
+		RJ_FORWARD(rocjit_parse_size(&bytes, size));
+	return rj_cache_limit_set(c, size);
+}
+
+ROCJIT_API int rocjit_cache_maxsize_get(uint64_t *bytes, const char **source,
+					const char **stored, rocjit_ctx *ctx)
+{
+	rj_cache *c = NULL;
+	const char *file = NULL, *text = NULL;
+	uint64_t n = 0;
+	int from = RJ_FROM_DEFAULT;
+
+	if (bytes)
+		*bytes = 0;
+	if (source)
+		*source = NULL;
+	if (stored)
+		*stored = NULL;
+	RJ_CHECK(!bytes, ROCJIT_EINVAL, "rocjit_cache_maxsize_get: bytes is NULL");
+	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
+	RJ_FORWARD(rj_cache_limit_get(c, &n, &from, &text));
+	rocjit_config_get("ROCJIT_CACHE_MAXSIZE", &file);
+	*bytes = n;
+	if (source)
+		*source = from == RJ_FROM_CACHE ? "cache" :
+			  from == RJ_FROM_ENV	? "environment" :
+			  from == RJ_FROM_DEFAULT ? "default" : file;
+	if (stored)
+		*stored = text;
+	return 0;
 }
 
 ROCJIT_API int rocjit_cache_verify(rocjit_ctx *ctx, int fix,

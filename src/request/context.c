@@ -20,8 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/config.h"
 #include "request/context.h"
 #include "base/error.h"
 
@@ -30,7 +32,7 @@
 /* The platform from the options, else $ROCJIT_PLATFORM; AUTO is decided at the device. */
 static int choose_platform(rocjit_ctx *ctx, int requested)
 {
-	const char *env = getenv("ROCJIT_PLATFORM");
+	const char *env = rj_config("ROCJIT_PLATFORM", NULL);
 
 	if (requested == ROCJIT_PLATFORM_AUTO && env && *env && strcmp(env, "auto") != 0) {
 		if (strcmp(env, "amd") == 0)
@@ -188,7 +190,7 @@ static void register_atfork(void)
  * meant, and its hits are not warned about. */
 static int unsigned_fleet_chosen(const rocjit_options *opts)
 {
-	const char *req = getenv("ROCJIT_REQUIRE_SIGNED");
+	const char *req = rj_config("ROCJIT_REQUIRE_SIGNED", NULL);
 
 	if (opts->version >= 4 && opts->require_signed != ROCJIT_REQUIRE_SIGNED_DEFAULT)
 		return opts->require_signed == ROCJIT_REQUIRE_SIGNED_NONE;
@@ -206,7 +208,7 @@ static int unsigned_fleet_chosen(const rocjit_options *opts)
 static int open_remote(rocjit_ctx *ctx, const rocjit_options *opts)
 {
 	int from_options = opts->version >= 3 && opts->remote;
-	const char *url = from_options ? opts->remote : getenv("ROCJIT_REMOTE");
+	const char *url = from_options ? opts->remote : rj_config("ROCJIT_REMOTE", NULL);
 	int rc;
 
 	if (!url || !*url)
@@ -225,10 +227,31 @@ static int open_remote(rocjit_ctx *ctx, const rocjit_options *opts)
 	return 0;
 }
 
+/*
+ * A ROCJIT_KERNEL_PATH that names no folder (mistyped) would serve every registered kernel
+ * from its embedded text without a word: the edits the developer is testing never run.
+ * Said once a process; the embedded text still serves.
+ */
+static void check_kernel_path(const char *kpath)
+{
+	struct stat st;
+
+	if (!kpath || !*kpath)
+		return;
+	if (stat(kpath, &st) != 0)
+		rj_warn_once("kernel-path", "ROCJIT_KERNEL_PATH=%s: %s; registered kernels come "
+			     "from their embedded text: check the folder's name", kpath,
+			     strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		rj_warn_once("kernel-path", "ROCJIT_KERNEL_PATH=%s is not a folder; registered "
+			     "kernels come from their embedded text: name the folder that holds "
+			     "the kernel files", kpath);
+}
+
 ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 {
 	static const rocjit_options defaults = ROCJIT_OPTIONS_INIT;
-	const char *target, *kpath = getenv("ROCJIT_KERNEL_PATH");
+	const char *target, *kpath = rj_config("ROCJIT_KERNEL_PATH", NULL);
 	rocjit_ctx *ctx;
 	int rc;
 
@@ -258,7 +281,7 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 		ctx->flags |= ROCJIT_OPEN_NO_CACHE;
 	if (rocjit_env_flag("ROCJIT_NO_COMPILE"))
 		ctx->flags |= ROCJIT_OPEN_NO_COMPILE;
-	target = opts->target ? opts->target : getenv("ROCJIT_ARCH");
+	target = opts->target ? opts->target : rj_config("ROCJIT_ARCH", NULL);
 	if (choose_platform(ctx, opts->platform) != 0 ||
 	    (target && *target && rj_target_normalize(ctx->target, target) != 0)) {
 		char msg[MSG_MAX];
@@ -266,6 +289,8 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 		rocjit_close(ctx);
 		RJ_FAIL(ROCJIT_EINVAL, "rocjit_open: %s", msg);
 	}
+	rj_log_level(); /* a ROCJIT_LOG that names no level is said now, not at the first log */
+	check_kernel_path(kpath);
 	if (kpath && *kpath && !(ctx->kernel_path = strdup(kpath))) {
 		rocjit_close(ctx);
 		RJ_FAIL(ROCJIT_ENOMEM, "out of memory opening a context");

@@ -11,6 +11,7 @@
  * context first loads it; the context's table serves its repeats without a look.  What a
  * signature covers: src/sign/sign.h.
  */
+#include "base/config.h"
 #include "request/signing.h"
 
 #include <stdio.h>
@@ -38,10 +39,10 @@ int rj_signing_open(struct rj_signing *g, const struct rocjit_options *opts)
 {
 	int v4 = opts && opts->version >= 4;
 	const char *keyfile = v4 && opts->signing_key ? opts->signing_key :
-			      getenv("ROCJIT_SIGNING_KEY");
+			      rj_config("ROCJIT_SIGNING_KEY", NULL);
 	const char *trusted = v4 && opts->trusted_keys ? opts->trusted_keys :
-			      getenv("ROCJIT_TRUSTED_KEYS");
-	const char *req = getenv("ROCJIT_REQUIRE_SIGNED");
+			      rj_config("ROCJIT_TRUSTED_KEYS", NULL);
+	const char *req = rj_config("ROCJIT_REQUIRE_SIGNED", NULL);
 	int key_from_opts = v4 && opts->signing_key, trust_from_opts = v4 && opts->trusted_keys;
 	int rc;
 

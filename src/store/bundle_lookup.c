@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/config.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "codeobj/codeobj.h"
@@ -139,7 +140,7 @@ struct rj_bundle *rj_bundles_open(const char *paths)
 	struct rj_bundle *list = NULL;
 
 	add_list(&list, paths, 0);
-	add_list(&list, getenv("ROCJIT_BUNDLE_PATH"), 0);
+	add_list(&list, rj_config("ROCJIT_BUNDLE_PATH", NULL), 0);
 	return list;
 }
 

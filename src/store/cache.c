@@ -248,8 +248,9 @@ static int storable(const rj_cache *c, size_t size)
 	/* Storing it would evict every other entry, then it too: keep the others. */
 	RJ_CHECK(c->max_bytes && size > c->max_bytes, ROCJIT_EIO,
 		 "cache %s: the code object (%zu bytes) is larger than the cache's size limit "
-		 "(ROCJIT_CACHE_MAXSIZE, %llu bytes), so it is not stored: raise "
-		 "ROCJIT_CACHE_MAXSIZE", c->path, size, (unsigned long long)c->max_bytes);
+		 "(%llu bytes), so it is not stored: raise ROCJIT_CACHE_MAXSIZE, or the limit "
+		 "`rocjit config` shows (rocjit config set cache_maxsize SIZE)",
+		 c->path, size, (unsigned long long)c->max_bytes);
 	return 0;
 }
 
@@ -283,8 +284,9 @@ int rj_cache_put(rj_cache *c, const rj_key *key, const struct rj_cache_meta *m,
 	if (c->max_bytes && !has_key_locked(c, key)) {
 		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: the entry was evicted "
 				  "as soon as it was stored, by the cache's size limit "
-				  "(ROCJIT_CACHE_MAXSIZE, %llu bytes), which is too small for the "
-				  "entries in use: raise ROCJIT_CACHE_MAXSIZE", c->path,
+				  "(%llu bytes), which is too small for the entries in use: raise "
+				  "ROCJIT_CACHE_MAXSIZE, or the limit `rocjit config` shows "
+				  "(rocjit config set cache_maxsize SIZE)", c->path,
 				  (unsigned long long)c->max_bytes);
 		pthread_mutex_unlock(&c->lock);
 		return rc;

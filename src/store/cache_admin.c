@@ -1,6 +1,7 @@
 /*
  * cache_admin.c - administering a cache: walking, finding, removing, verifying and
- * compacting entries, and reading or zeroing the counters across processes.
+ * compacting entries, reading or zeroing the counters across processes, and storing the
+ * size limit kept in the cache (cache_settings.c reads it).
  *
  * Owns the administrative SQL, on the rj_cache it is given (cache_admin.h); the public
  * calls (rocjit_cache_*) that find that cache in a context are src/request/admin.c's.
@@ -651,4 +652,49 @@ int rj_cache_zero(rj_cache *c)
 	if (rc == 0)
 		rj_error_clear();
 	return rc;
+}
+
+/* ---- The size limit kept in the cache (cache_settings.c reads it) ---------------------- */
+
+int rj_cache_limit_set(rj_cache *c, const char *text)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is read-only: its size limit cannot be "
+		 "stored", c->path);
+	RJ_FORWARD(rj_cache_lock(c));
+	rc = text ? rj_cache_exec(c, "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY "
+				  "KEY, value TEXT NOT NULL)") : 0;
+	if (rc == 0 &&
+	    sqlite3_prepare_v2(c->db, text ? "INSERT OR REPLACE INTO settings (name, value) "
+					     "VALUES ('" RJ_CACHE_LIMIT_KEY "', ?1)" :
+					     "DELETE FROM settings WHERE name = '" RJ_CACHE_LIMIT_KEY "'",
+			       -1, &st, NULL) == SQLITE_OK) {
+		if (text)
+			sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: storing the "
+					  "size limit failed: %s", c->path, sqlite3_errmsg(c->db));
+	} else if (rc == 0 && text) {
+		rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: storing the size "
+				  "limit failed: %s", c->path, sqlite3_errmsg(c->db));
+	}
+	/* Removing from a cache that never had the table: nothing to remove. */
+	sqlite3_finalize(st);
+	if (rc == 0)
+		rj_cache_evict_locked(c); /* refreshes first: the new limit holds at once */
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int rj_cache_limit_get(rj_cache *c, uint64_t *bytes, int *from, const char **stored)
+{
+	RJ_FORWARD(rj_cache_lock(c));
+	rj_cache_limit_refresh_locked(c);
+	*bytes = c->max_bytes;
+	*from = c->max_from;
+	*stored = c->max_stored[0] ? c->max_stored : NULL;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
 }

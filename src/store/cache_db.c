@@ -24,14 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/config.h"
 #include "base/env.h"
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "store/cache_internal.h"
 #include "store/sqlite_fd.h"
 #include "store/trust.h"
-
-#define RJ_CACHE_DEFAULT_MAX (4ull << 30) /* 4 GiB of code, like the peers' few GiB */
 
 /* Each variable is read only when the ones before it are unset: the folder given is the
  * common case, and the environment is a list walked per getenv. */
@@ -42,7 +41,7 @@ ROCJIT_API int rocjit_cache_dir(char *out, size_t size, const char *dir)
 
 	if (dir && *dir)
 		rc = rj_fs_join(out, size, dir, NULL);
-	else if ((env = getenv("ROCJIT_CACHE_DIR")) && *env)
+	else if ((env = rj_config("ROCJIT_CACHE_DIR", NULL)) && *env)
 		rc = rj_fs_join(out, size, env, NULL);
 	else if ((xdg = getenv("XDG_CACHE_HOME")) && *xdg == '/')
 		rc = rj_fs_join(out, size, xdg, "rocjit");
@@ -372,8 +371,7 @@ int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly, in
 	c->dirfd = c->filefd = -1;
 	c->readonly = readonly;
 	c->may_defer = defer;
-	c->max_bytes = RJ_CACHE_DEFAULT_MAX;
-	rj_env_size("ROCJIT_CACHE_MAXSIZE", RJ_CACHE_DEFAULT_MAX, &c->max_bytes);
+	rj_cache_limit_init(c);
 	rc = open_db(c, dir);
 	if (rc < 0 && c->bad_file && !c->readonly)
 		rc = move_aside_and_reopen(c, dir);
@@ -385,6 +383,8 @@ int rj_cache_open_unregistered(rj_cache **out, const char *dir, int readonly, in
 		rj_cache_free(c);
 		return rj_error_set(rc, __FILE__, __LINE__, "%s", msg);
 	}
+	if (c->db)
+		rj_cache_limit_refresh_locked(c); /* nobody else has c yet */
 	*out = c;
 	return 0;
 }
@@ -427,6 +427,9 @@ int rj_cache_reopen_locked(rj_cache *c)
 		RJ_FAIL(rc, "cache %s could not be opened again after fork(): %s", c->path,
 			rocjit_last_error());
 	c->db = fresh->db;
+	c->max_bytes = fresh->max_bytes;
+	c->max_from = fresh->max_from;
+	memcpy(c->max_stored, fresh->max_stored, sizeof c->max_stored);
 	c->db_id = fresh->db_id;
 	c->db_id_known = fresh->db_id_known;
 	c->get = fresh->get;

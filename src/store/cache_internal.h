@@ -82,7 +82,12 @@ struct rj_cache {
 	int fs_cow;     /* on a copy-on-write file system (trust.h) */
 	int filefd;     /* a cache given as a file: the checked file SQLite reads, or -1 */
 	int bad_file;   /* open failed because the file is no usable rocjit cache: move it aside */
-	uint64_t max_bytes; /* $ROCJIT_CACHE_MAXSIZE: code bytes kept at most; 0 no limit */
+	uint64_t max_bytes; /* code bytes kept at most (cache_settings.c); 0 no limit */
+	int max_from;       /* where max_bytes came from: RJ_FROM_* (base/config.h) or
+			       RJ_FROM_CACHE */
+	uint64_t max_fallback; /* the limit without a stored one: environment, files, default */
+	int max_fallback_from;
+	char max_stored[64];   /* the stored limit's text, "" when none */
 	/* fork (cache_process.c): the connection is closed before every fork() and opened
 	   again, from what rj_cache_open was given, by the first use in parent or child. */
 	char opened_as[4096];
@@ -134,6 +139,23 @@ int rj_cache_lock(rj_cache *c);
 /* The same for a caller that holds c->lock already: opens the connection again when a
  * fork() closed it.  0, or ROCJIT_EIO recorded; the lock stays held either way. */
 int rj_cache_reopen_locked(rj_cache *c);
+
+/* ---- cache_settings.c: the settings kept in the cache (its size limit) ----------------- */
+
+#define RJ_CACHE_DEFAULT_MAX (4ull << 30) /* 4 GiB of code, like the peers' few GiB */
+#define RJ_FROM_CACHE 10                  /* max_from: the limit stored in the cache */
+#define RJ_CACHE_LIMIT_KEY "cache_maxsize" /* its row in table settings */
+
+/* The limit from the environment, the files or the default, at open. */
+void rj_cache_limit_init(rj_cache *c);
+/* The stored limit read again into c->max_bytes (caller holds lock, connection open). */
+void rj_cache_limit_refresh_locked(rj_cache *c);
+/* (cache_admin.c) Stores text as the cache's limit (NULL removes it), then evicts down to
+ * the limit in force: 0, or ROCJIT_EIO recorded.  Takes the lock. */
+int rj_cache_limit_set(rj_cache *c, const char *text);
+/* (cache_admin.c) The limit in force, where it comes from (RJ_FROM_* or RJ_FROM_CACHE)
+ * and the stored text (NULL: none; valid until the next call).  Takes the lock. */
+int rj_cache_limit_get(rj_cache *c, uint64_t *bytes, int *from, const char **stored);
 
 /* ---- cache_schema.c: what the database holds -------------------------------------------- */
 /* Each takes a cache whose connection (c->db) is open; 0 or ROCJIT_EIO with the message

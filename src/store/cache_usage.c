@@ -156,9 +156,11 @@ static void write_later_locked(rj_cache *c)
 void rj_cache_evict_locked(rj_cache *c)
 {
 	sqlite3_stmt *sel = NULL, *del = NULL, *totals;
-	uint64_t total = 0, low = c->max_bytes / 10 * 9;
+	uint64_t total = 0, low;
 	int evicted = 0;
 
+	rj_cache_limit_refresh_locked(c); /* another process may have stored a new limit */
+	low = c->max_bytes / 10 * 9;
 	if (!c->max_bytes || !(totals = rj_cache_totals_stmt(c)))
 		return;
 	if (sqlite3_step(totals) != SQLITE_ROW) {
@@ -190,7 +192,7 @@ void rj_cache_evict_locked(rj_cache *c)
 		rj_cache_exec(c, "ROLLBACK");
 	else if (evicted)
 		RJ_LOG(RJ_LOG_INFO, "cache %s: evicted %d least recently used entries to stay under "
-		       "ROCJIT_CACHE_MAXSIZE (%llu bytes)", c->path, evicted,
+		       "its size limit (cache_maxsize, %llu bytes)", c->path, evicted,
 		       (unsigned long long)c->max_bytes);
 }
 

@@ -39,6 +39,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "base/config.h"
 #include "base/env.h"
 #include "base/error.h"
 #include "compile/vendor_lib.h"
@@ -198,7 +199,7 @@ static int find_beside_library(char *out, size_t size, char *tried, size_t tried
  */
 static int locate_worker(void)
 {
-	const char *env = getenv("ROCJIT_WORKER");
+	const char *env = rj_config("ROCJIT_WORKER", NULL);
 	char tried[2 * PATH_MAX + 16];
 
 	if (pool.path_state)
@@ -285,7 +286,7 @@ static void release(struct rj_wproc *w)
 /* Seconds in $ROCJIT_COMPILE_TIMEOUT (a decimal number; 0 none), else the default. */
 static double timeout_s(void)
 {
-	const char *env = getenv("ROCJIT_COMPILE_TIMEOUT");
+	const char *env = rj_config("ROCJIT_COMPILE_TIMEOUT", NULL);
 	char *end;
 	double v;
 
