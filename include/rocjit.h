@@ -1437,6 +1437,20 @@ ROCJIT_API int rocjit_compiler_identity(const char **out, int platform);
  */
 ROCJIT_API int rocjit_compiler_targets_get(char *buf, size_t size, int platform);
 
+/*
+ * Where a platform's compiler libraries were loaded from, and which rule found each, into
+ * buf[size] (cut short when too small): one line per library, "NAME\tFILE\tRULE\n"
+ * (NAME: hiprtc, comgr, hip, nvrtc; RULE in words: "ROCJIT_HIP_LIBRARY=...",
+ * "ROCM_PATH=...", "the standard install folder /opt/rocm", "the versioned install folder
+ * /opt/rocm-6.0.0", "the loader's search path ..."), then "note\t\tTEXT\n" for each place
+ * searched and passed over (a ROCM_PATH without hipRTC).  AMD looks in ROCJIT_HIP_LIBRARY's
+ * folder alone when it is set, else $ROCM_PATH/lib, /opt/rocm/lib, /opt/rocm-X.Y.Z/lib
+ * (newest version first), then the loader's search path; comgr comes from hipRTC's folder.
+ * Loads the compiler.  Returns 0, ROCJIT_EINVAL, ROCJIT_ENOCOMPILER (the notes are
+ * written all the same).  Any thread.
+ */
+ROCJIT_API int rocjit_compiler_libraries_get(char *buf, size_t size, int platform);
+
 /* How many GPUs of the platform this machine has into *count (0 with no driver).
  * Returns 0, ROCJIT_EINVAL.  Any thread. */
 ROCJIT_API int rocjit_device_count_get(int *count, int platform);
