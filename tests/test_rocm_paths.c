@@ -101,7 +101,9 @@ TEST(rocm_folders_order_by_version_as_numbers)
 	ASSERT(rj_rocm_version_cmp("rocm-6.1", "rocm-6.0.2") > 0);
 	ASSERT(rj_rocm_version_cmp("rocm-6.0.0", "rocm-6.0.0") == 0);
 	ASSERT(rj_rocm_version_cmp("rocm-latest", "rocm-1.0.0") < 0); /* not a version */
-	ASSERT(rj_rocm_version_cmp("rocm-6.0.0", "rocm-6.0.0.1") > 0);
+	ASSERT(rj_rocm_version_cmp("rocm-6.0.0", "rocm-6.0.0.1") < 0);   /* a suffix: ties */
+	ASSERT(rj_rocm_version_cmp("rocm-6.0.0-rc1", "rocm-5.10.0") > 0);
+	ASSERT(rj_rocm_version_cmp("rocm-", "rocm-0") < 0);
 
 	/* The folders listed: ROCM_PATH's, /opt/rocm, then the versioned ones newest first
 	   (others ignored). */
@@ -110,6 +112,7 @@ TEST(rocm_folders_order_by_version_as_numbers)
 	test_path(tmp, sizeof tmp, "opt/rocm-6.0.0/lib", 1);
 	test_path(tmp, sizeof tmp, "opt/rocm-5.10.0/lib", 1);
 	test_path(tmp, sizeof tmp, "opt/rocm-old", 1);
+	test_path(tmp, sizeof tmp, "opt/rocm-.5", 1);
 	test_path(tmp, sizeof tmp, "opt/rocmfoo-9.0.0", 1);
 	rj_rocm_root = root;
 	setenv("ROCM_PATH", "/somewhere/rocm", 1);

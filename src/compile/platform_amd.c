@@ -215,6 +215,9 @@ static void load_compiler(void)
 		if (amd.comgr)
 			snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", amd.rtc_why);
 	} else {
+		/* The runtime first, by the same rules: a libhiprtc that needs libamdhip64
+		   (ROCm 5.3 on) is then given the one already loaded, by its soname. */
+		rj_amd_runtime(NULL, NULL);
 		find_in_rocm();
 		if (!amd.rtc && (amd.rtc = rj_vendor_open(NULL, 0, rtc_names)))
 			snprintf(amd.rtc_why, sizeof amd.rtc_why, "%s", LOADER_RULE);

@@ -17,28 +17,25 @@
 
 const char *rj_rocm_root = "/opt";
 
-/* The version of a folder name "rocm-X.Y.Z" (or "rocm-X.Y", "rocm-X") into v[3]: 1, or 0
- * when the name is no such folder. */
+/* The version of a folder name "rocm-X.Y.Z" (or "rocm-X.Y", "rocm-X", any of them with a
+ * suffix such as "-rc1" or ".1", which only breaks ties) into v[3]: 1, or 0 when the name
+ * is no such folder. */
 static int folder_version(const char *name, long v[3])
 {
 	const char *p = name + 5;
 
-	if (strncmp(name, "rocm-", 5) != 0)
+	if (strncmp(name, "rocm-", 5) != 0 || *p < '0' || *p > '9')
 		return 0;
 	v[0] = v[1] = v[2] = 0;
 	for (int i = 0; i < 3; i++) {
 		char *end;
-		if (*p < '0' || *p > '9')
-			return 0;
 		v[i] = strtol(p, &end, 10);
 		p = end;
-		if (!*p)
-			return 1;
-		if (*p != '.' || i == 2)
-			return 0;
+		if (p[0] != '.' || p[1] < '0' || p[1] > '9')
+			break;
 		p++;
 	}
-	return 0;
+	return 1;
 }
 
 int rj_rocm_version_cmp(const char *a, const char *b)
