@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "redis_server.h"
@@ -237,4 +241,55 @@ TEST(counters_version_1_callers_get_no_new_fields)
 	ASSERT_INT(c2.version, 2);
 	ASSERT_INT(c2.compile_errors + c2.evictions + c2.signature_rejects + c2.remote_errors, 0);
 	rocjit_close(ctx);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A process that keeps running: its failures are seen by others while it lives (written
+ * by its flusher, not only at close or exit), and it is killed without closing. */
+TEST(failures_of_a_running_process_are_seen_before_it_exits)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+	double t0, waited;
+	uint64_t seen = 0;
+
+	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "hipRTC compiles the broken kernel");
+	rocjit_close(rj_test_open()); /* the cache exists */
+	ASSERT_INT(counter("compile_errors"), 0);
+	ASSERT_INT(pipe(ready), 0);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		rocjit_ctx *ctx = rj_test_open();
+		const rocjit_code *code;
+		int rc = rj_test_compile(&code, ctx, "gfx90a", "undeclared.hip", broken_undeclared,
+					 NULL, 0, NULL, 0, NULL, 0);
+		c = rc == ROCJIT_ECOMPILE ? 'y' : 'n';
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause(); /* never closes: killed */
+	}
+	close(ready[1]);
+	ASSERT_INT(read(ready[0], &c, 1), 1);
+	ASSERT(c == 'y');
+	/* Written within the flusher's delay (2 s); waited for with a wide bound, since a
+	   loaded machine is slow to schedule it, and the time it took printed. */
+	t0 = now_s();
+	while ((seen = counter("compile_errors")) == 0 && now_s() - t0 < 60)
+		usleep(200000);
+	waited = now_s() - t0;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	printf("seen after %.2f s\n", waited);
+	ASSERT_INT(seen, 1);
+	ASSERT_INT(counter("compile_errors"), 1); /* once: nothing more at its death */
 }
