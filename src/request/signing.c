@@ -132,7 +132,8 @@ void rj_signing_rejected(struct rj_signing *g, const char *what, uint64_t n)
 	rj_cache_count(g->counts, RJ_COUNT_SIGNATURE_REJECT, n);
 	if (atomic_fetch_add(&g->rejects, n) == 0)
 		rj_log(RJ_LOG_WARN, "%s; it is not loaded (counted in rocjit_stats."
-		       "signature_rejects), and compiled here where a compiler is", what);
+		       "signature_rejects and in `rocjit stats`), and compiled here where a "
+		       "compiler is", what);
 	else
 		RJ_LOG(RJ_LOG_INFO, "%s; not loaded", what);
 }
