@@ -343,7 +343,8 @@ static void environment_help(FILE *f)
 		}
 	}
 	fprintf(f, "Also read: HOME, XDG_CACHE_HOME (the cache folder), XDG_CONFIG_HOME (the\n"
-		   "user file), CUDA_PATH and CUDA_HOME (NVRTC and its headers), TMPDIR.\n");
+		   "user file), ROCM_PATH (hipRTC, comgr and the HIP runtime, before /opt/rocm),\n"
+		   "CUDA_PATH and CUDA_HOME (NVRTC and its headers), TMPDIR.\n");
 }
 
 int cli_main_help(FILE *f)

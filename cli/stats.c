@@ -1,6 +1,7 @@
 /*
  * stats.c - `rocjit stats`: what the cache holds (per target, per compiler version) and
- * how well it serves (the counters every process adds to, since the last --zero).
+ * how well it serves and what failed (the counters every process adds to, since the last
+ * --zero, which zeroes them all).
  *
  * Owns nothing beyond one report.  Uses the files below the commands, never another
  * command's file or main.c.
@@ -179,6 +180,10 @@ int cli_stats(int argc, char **argv)
 		cli_json_num(&j, "hit_ratio", ratio);
 		cli_json_num(&j, "compile_ms", c.compile_ms);
 		cli_json_num(&j, "saved_ms", c.saved_ms);
+		cli_json_uint(&j, "compile_errors", c.compile_errors);
+		cli_json_uint(&j, "evictions", c.evictions);
+		cli_json_uint(&j, "signature_rejects", c.signature_rejects);
+		cli_json_uint(&j, "remote_errors", c.remote_errors);
 		cli_json_end_object(&j);
 		cli_remote_counters_json(&j, "remote", &rcnt);
 		if (st.remote_url[0])
@@ -211,6 +216,12 @@ int cli_stats(int argc, char **argv)
 		printf("  hit ratio:    - (no look-ups yet)\n");
 	printf("  time saved:   %s of compiling the hits did not spend again\n",
 	       cli_fmt_ms(b, sizeof b, c.saved_ms));
+	printf("  evictions:    %" PRIu64 " (least recently used entries, for the size limit)\n",
+	       c.evictions);
+	printf("  failures:     %" PRIu64 " compile error%s, %" PRIu64 " signature reject%s, %"
+	       PRIu64 " remote error%s\n", c.compile_errors, c.compile_errors == 1 ? "" : "s",
+	       c.signature_rejects, c.signature_rejects == 1 ? "" : "s", c.remote_errors,
+	       c.remote_errors == 1 ? "" : "s");
 	remote_text(&st, &rcnt);
 	groups_text("per target:", targets, nt);
 	groups_text("per compiler:", compilers, nc);

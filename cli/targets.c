@@ -1,6 +1,7 @@
 /*
  * targets.c - `rocjit targets`: per platform, the compiler's identity (as it enters cache
- * keys), the targets it compiles for, and the GPUs of this machine.
+ * keys), the library files it was loaded from and the rule that found each (with the
+ * places passed over), the targets it compiles for, and the GPUs of this machine.
  *
  * Owns nothing; opens no cache.  Uses the files below the commands, never another
  * command's file or main.c.
@@ -20,6 +21,7 @@ struct platform_info {
 	const char *identity;          /* NULL: no compiler                             */
 	char why[1024];                /* why not                                       */
 	char targets[8192];
+	char libs[8192];               /* rocjit_compiler_libraries_get's lines          */
 	int ndev;
 	char dev[16][ROCJIT_MAX_TARGET];
 };
@@ -34,6 +36,7 @@ static void probe(struct platform_info *p, int id)
 	} else if (rocjit_compiler_targets_get(p->targets, sizeof p->targets, id) != 0) {
 		snprintf(p->targets, sizeof p->targets, "(unknown: %s)", rocjit_last_error());
 	}
+	rocjit_compiler_libraries_get(p->libs, sizeof p->libs, id); /* notes even on failure */
 	if (rocjit_device_count_get(&p->ndev, id) != 0)
 		p->ndev = 0;
 	if (p->ndev > 16)
@@ -41,6 +44,57 @@ static void probe(struct platform_info *p, int id)
 	for (int d = 0; d < p->ndev; d++)
 		if (rocjit_device_target_get(p->dev[d], sizeof p->dev[d], id, d) != 0)
 			snprintf(p->dev[d], sizeof p->dev[d], "(unknown)");
+}
+
+/* Calls each(name, file, rule, arg) per line of libs ("NAME\tFILE\tRULE"), for the
+ * libraries (notes 0) or the notes (notes 1: name "note", file empty). */
+static void each_library(const char *libs, int notes,
+			 void (*each)(const char *name, const char *file, const char *rule,
+				      void *arg), void *arg)
+{
+	char line[4096], *f[3];
+
+	while (*libs) {
+		size_t len = strcspn(libs, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)len, libs);
+		libs += len + (libs[len] != 0);
+		f[0] = line;
+		if (!(f[1] = strchr(f[0], '\t')) || !(f[2] = strchr(f[1] + 1, '\t')))
+			continue;
+		*f[1]++ = 0;
+		*f[2]++ = 0;
+		if ((strcmp(f[0], "note") == 0) == notes)
+			each(f[0], f[1], f[2], arg);
+	}
+}
+
+static void library_json(const char *name, const char *file, const char *rule, void *arg)
+{
+	struct cli_json *j = arg;
+
+	cli_json_object(j, NULL);
+	cli_json_str(j, "name", name);
+	cli_json_str(j, "file", file);
+	cli_json_str(j, "found_by", rule);
+	cli_json_end_object(j);
+}
+
+static void note_json(const char *name, const char *file, const char *rule, void *arg)
+{
+	(void)name, (void)file;
+	cli_json_str(arg, NULL, rule);
+}
+
+static void library_text(const char *name, const char *file, const char *rule, void *arg)
+{
+	char label[32];
+
+	(void)arg;
+	snprintf(label, sizeof label, "%s:", name);
+	if (*file)
+		printf("  %-10s %s (found by %s)\n", label, cli_text(file), cli_text(rule));
+	else
+		printf("  %-10s %s\n", label, cli_text(rule));
 }
 
 static void print_json(const struct platform_info *p, size_t n)
@@ -60,6 +114,12 @@ static void print_json(const struct platform_info *p, size_t n)
 		} else {
 			cli_json_str(&j, "error", p[i].why);
 		}
+		cli_json_array(&j, "libraries");
+		each_library(p[i].libs, 0, library_json, &j);
+		cli_json_end_array(&j);
+		cli_json_array(&j, "notes");
+		each_library(p[i].libs, 1, note_json, &j);
+		cli_json_end_array(&j);
 		cli_json_array(&j, "devices");
 		for (int d = 0; d < p[i].ndev; d++)
 			cli_json_str(&j, NULL, p[i].dev[d]);
@@ -81,6 +141,8 @@ static void print_text(const struct platform_info *p, size_t n)
 		} else {
 			printf("  compiler:  not available: %s\n", cli_text(p[i].why));
 		}
+		each_library(p[i].libs, 0, library_text, NULL);
+		each_library(p[i].libs, 1, library_text, NULL);
 		printf("  GPUs:      ");
 		if (!p[i].ndev)
 			printf("none");

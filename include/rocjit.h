@@ -1256,7 +1256,7 @@ ROCJIT_API int rocjit_cache_verify_each(rocjit_ctx *ctx, int fix,
 						     const char *message, void *user),
 					void *user, uint64_t *checked, uint64_t *bad_count);
 
-#define ROCJIT_COUNTERS_VERSION 1
+#define ROCJIT_COUNTERS_VERSION 2
 
 /* Counters kept in the cache across processes, since the last rocjit_cache_zero. */
 typedef struct rocjit_counters {
@@ -1267,9 +1267,16 @@ typedef struct rocjit_counters {
 	double compile_ms;        /* time spent compiling                               */
 	double saved_ms;          /* compile time the disk hits did not spend again     */
 	int64_t since;            /* unix seconds of the last zeroing (or creation)     */
+	/* version 2: failures, each counted once by the process where it happened (written
+	   within seconds, and at close or exit); 0 in a cache no such process wrote. */
+	uint64_t compile_errors;    /* compiles that failed (a refused target ran none) */
+	uint64_t evictions;         /* entries removed to stay under the size limit     */
+	uint64_t signature_rejects; /* entries of any tier refused for their signature  */
+	uint64_t remote_errors;     /* remote tier commands that failed (also
+	                               rocjit_remote_counters.errors)                   */
 } rocjit_counters;
 
-#define ROCJIT_COUNTERS_INIT { ROCJIT_COUNTERS_VERSION, 0, 0, 0, 0.0, 0.0, 0 }
+#define ROCJIT_COUNTERS_INIT { ROCJIT_COUNTERS_VERSION, 0, 0, 0, 0.0, 0.0, 0, 0, 0, 0, 0 }
 
 /* Initialises *c as ROCJIT_COUNTERS_INIT does, for version (1 to
  * ROCJIT_COUNTERS_VERSION).  0, or ROCJIT_EINVAL.  Any thread. */
@@ -1284,8 +1291,8 @@ ROCJIT_API int rocjit_counters_init(rocjit_counters *c, unsigned int version);
  */
 ROCJIT_API int rocjit_counters_get(rocjit_counters *out, rocjit_ctx *ctx);
 
-/* Deprecated (its arguments are in the old order): rocjit_counters_get for the current
- * version; sets out->version to ROCJIT_COUNTERS_VERSION whatever it was. */
+/* Deprecated (its arguments are in the old order): rocjit_counters_get for version 1 (the
+ * last it was declared with: its callers' structs end there); sets out->version to 1. */
 ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
 	ROCJIT_DEPRECATED("use rocjit_counters_get(out, ctx)");
 /* Sets them to zero, now. */
@@ -1509,6 +1516,20 @@ ROCJIT_API int rocjit_compiler_identity(const char **out, int platform);
  * ROCJIT_EINVAL, ROCJIT_ENOCOMPILER.  Any thread.
  */
 ROCJIT_API int rocjit_compiler_targets_get(char *buf, size_t size, int platform);
+
+/*
+ * Where a platform's compiler libraries were loaded from, and which rule found each, into
+ * buf[size] (cut short when too small): one line per library, "NAME\tFILE\tRULE\n"
+ * (NAME: hiprtc, comgr, hip, nvrtc; RULE in words: "ROCJIT_HIP_LIBRARY=...",
+ * "ROCM_PATH=...", "the standard install folder /opt/rocm", "the versioned install folder
+ * /opt/rocm-6.0.0", "the loader's search path ..."), then "note\t\tTEXT\n" for each place
+ * searched and passed over (a ROCM_PATH without hipRTC).  AMD looks in ROCJIT_HIP_LIBRARY's
+ * folder alone when it is set, else $ROCM_PATH/lib, /opt/rocm/lib, /opt/rocm-X.Y.Z/lib
+ * (newest version first), then the loader's search path; comgr comes from hipRTC's folder.
+ * Loads the compiler.  Returns 0, ROCJIT_EINVAL, ROCJIT_ENOCOMPILER (the notes are
+ * written all the same).  Any thread.
+ */
+ROCJIT_API int rocjit_compiler_libraries_get(char *buf, size_t size, int platform);
 
 /* How many GPUs of the platform this machine has into *count (0 with no driver).
  * Returns 0, ROCJIT_EINVAL.  Any thread. */

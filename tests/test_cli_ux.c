@@ -65,7 +65,7 @@ static const char tmpl_only[] = "template <unsigned B> __global__ void tk(float 
 /* dir/name with text; the path into out. */
 static void put(char *out, size_t size, const char *dir, const char *name, const char *text)
 {
-	snprintf(out, size, "%s/%s", dir, name);
+	ASSERT((size_t)snprintf(out, size, "%s/%s", dir, name) < size);
 	mkdir(dir, 0700);
 	rj_test_write_file(out, text, strlen(text));
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "compile/compiler_id.h"
+#include "compile/rocm_paths.h"
 #include "store/cache_internal.h"
 #include "harness.h"
 
@@ -140,7 +141,8 @@ TEST(memo_text_is_the_one_earlier_versions_wrote_and_read)
 	struct timespec old[2] = { { 0, UTIME_OMIT }, { -7, 250000000 } };
 	struct timespec small[2] = { { 0, UTIME_OMIT }, { 1700000000, 1234 } };
 	char want[8192], dir[4300];
-	size_t n;
+	struct rj_rocm_place place[16];
+	size_t n, places;
 	char *memo;
 
 	set_up();
@@ -148,12 +150,18 @@ TEST(memo_text_is_the_one_earlier_versions_wrote_and_read)
 	ASSERT_INT(utimensat(AT_FDCWD, files_held[0], old, 0), 0);
 	ASSERT_INT(utimensat(AT_FDCWD, files_held[1], small, 0), 0);
 	ASSERT_INT(remembered(), 0);
-	n = (size_t)snprintf(want, sizeof want, "rocjit-compiler-memo-2\nid=fake 1.0\n"
+	n = (size_t)snprintf(want, sizeof want, "rocjit-compiler-memo-3\nid=fake 1.0\n"
 			     "LD_LIBRARY_PATH=%s\n", getenv("LD_LIBRARY_PATH"));
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
 		n += (size_t)snprintf(want + n, sizeof want - n, "%s=%s\n", vars[i],
 				      getenv(vars[i]) ? getenv(vars[i]) : "");
 	n += line(want + n, sizeof want - n, "ldcache", "/etc/ld.so.cache");
+	/* Version 3: where ROCm may be (rocm_paths.h): ROCM_PATH's lib is /opt/rocm/lib, once. */
+	n += line(want + n, sizeof want - n, "rocmroot", rj_rocm_root);
+	places = rj_rocm_places(place, sizeof place / sizeof place[0]);
+	ASSERT_STR(place[0].dir, "/opt/rocm/lib");
+	for (size_t i = 0; i < places; i++)
+		n += line(want + n, sizeof want - n, "rocmdir", place[i].dir);
 	snprintf(dir, sizeof dir, "%s/libs", rj_test_dir);
 	n += line(want + n, sizeof want - n, "lddir", dir);
 	snprintf(dir, sizeof dir, "%s/missing", rj_test_dir);
@@ -174,6 +182,31 @@ TEST(memo_is_used_while_the_files_and_the_environment_hold)
 	ASSERT_INT(remembered(), 0);
 	ASSERT_INT(remembered(), 1);
 	ASSERT_INT(remembered(), 1);
+}
+
+/* A ROCm installed where the AMD platform looks (issue 31) may hold another hipRTC: a new
+ * versioned folder, or a library added to one, makes the memo stale. */
+TEST(memo_is_stale_after_a_rocm_install_appears)
+{
+	char root[4300], dir[4400];
+
+	snprintf(root, sizeof root, "%s/opt", rj_test_dir);
+	ASSERT_INT(mkdir(root, 0700), 0);
+	rj_rocm_root = root;
+	set_up();
+	ASSERT_INT(remembered(), 0);
+	ASSERT_INT(remembered(), 1);
+	snprintf(dir, sizeof dir, "%s/rocm-6.0.0", root);
+	ASSERT_INT(mkdir(dir, 0700), 0);
+	ASSERT_INT(remembered(), 0);
+	ASSERT_INT(remembered(), 1);
+	snprintf(dir, sizeof dir, "%s/rocm-6.0.0/lib", root);
+	ASSERT_INT(mkdir(dir, 0700), 0);
+	ASSERT_INT(remembered(), 0);
+	ASSERT_INT(remembered(), 1);
+	snprintf(dir, sizeof dir, "%s/rocm-6.0.0/lib/libhiprtc.so.6", root);
+	rj_test_write_file(dir, "x", 1);
+	ASSERT_INT(remembered(), 0);
 }
 
 /* LD_LIBRARY_PATH as rj_test_dir followed by rest. */
@@ -277,7 +310,7 @@ TEST(memo_with_a_line_changed_added_or_cut_is_refused)
 	bad[strlen("rocjit-compiler-memo-")] = '9';
 	memo_set(bad);
 	ASSERT_INT(remembered(), 0);
-	snprintf(bad, len + 200, "rocjit-compiler-memo-2\nid=%0200d\n%s", 7,
+	snprintf(bad, len + 200, "rocjit-compiler-memo-3\nid=%0200d\n%s", 7,
 		 strchr(strchr(memo, '\n') + 1, '\n') + 1);
 	memo_set(bad);
 	ASSERT_INT(remembered(), 0); /* an identity too long for the key's field */

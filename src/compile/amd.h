@@ -28,6 +28,10 @@ typedef struct ihipStream_t *hipStream_t;
  * is one, *symbol (may be NULL) an address inside the library, for naming its file.
  */
 void *rj_amd_runtime(int *version, void **symbol);
+/* Which rule found the runtime, in words (after rj_amd_runtime; "" when none did). */
+const char *rj_amd_runtime_found_by(void);
+/* The runtime's file names, newest first (NULL-terminated). */
+extern const char *const rj_amd_runtime_names[];
 
 /* The platform's device calls (driver_amd.c; platform.h says what each does). */
 int rj_amd_device_count(int *count);

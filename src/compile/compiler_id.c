@@ -24,9 +24,12 @@
 
 #include "base/config.h"
 #include "compile/compiler_id.h"
+#include "compile/rocm_paths.h"
 #include "base/error.h"
 
-#define MEMO_VERSION "rocjit-compiler-memo-2" /* 2: the AMD identity names rocPRIM */
+/* 2: the AMD identity names rocPRIM; 3: the ROCm folders searched (issue 31; a memo of 2
+   is not read: the compiler is loaded once and the memo written anew) */
+#define MEMO_VERSION "rocjit-compiler-memo-3"
 #define MEMO_MAX 8192
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -121,11 +124,15 @@ static void add_path(struct fp *b, const char *tag, const char *path)
 }
 
 /*
- * What picks the compiler: the environment, the loader's cache and each LD_LIBRARY_PATH
- * folder (its mtime changes when a library appears in it).  The files follow.
+ * What picks the compiler: the environment, the loader's cache, each LD_LIBRARY_PATH
+ * folder (its mtime changes when a library appears in it) and each ROCm folder searched
+ * (rocm_paths.h), with the folder of the standard installs (a new /opt/rocm-X.Y.Z
+ * changes it).  The files follow.
  */
 static void environment(struct fp *b)
 {
+	struct rj_rocm_place places[16];
+	size_t nplaces;
 	static const char *const vars[] = { "CUDA_PATH", "CUDA_HOME", "ROCM_PATH",
 					    "ROCJIT_NVRTC_LIBRARY", "ROCJIT_HIP_LIBRARY" };
 	const char *ld = getenv("LD_LIBRARY_PATH");
@@ -135,6 +142,10 @@ static void environment(struct fp *b)
 		add(b, vars[i], strncmp(vars[i], "ROCJIT_", 7) ? getenv(vars[i]) :
 						     rj_config(vars[i], NULL), NULL);
 	add_path(b, "ldcache", "/etc/ld.so.cache");
+	add_path(b, "rocmroot", rj_rocm_root);
+	nplaces = rj_rocm_places(places, sizeof places / sizeof places[0]);
+	for (size_t i = 0; i < nplaces; i++)
+		add_path(b, "rocmdir", places[i].dir);
 	if (ld) {
 		char dir[4096];
 		const char *p = ld;

@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@
 #include "base/error.h"
 #include "compile/amd.h"
 #include "compile/platform.h"
+#include "compile/rocm_paths.h"
 #include "compile/vendor_lib.h"
 
 typedef void *hipDeviceptr_t;
@@ -92,19 +94,40 @@ static struct {
 	void *_Atomic hipModuleGetGlobal;
 	void *_Atomic hipMemcpyHtoD, *_Atomic hipMemcpyDtoH;
 	void *_Atomic hipMemcpyHtoDAsync, *_Atomic hipMemcpyDtoHAsync;
+	char found_by[4300];  /* which rule found the runtime (rj_amd_runtime_found_by) */
 } amd = { .runtime = RJ_VENDOR_LOAD_INIT };
 
 #define LOAD(handle, name) (*(void **)&amd.name = rj_vendor_sym((handle), #name))
 
+const char *const rj_amd_runtime_names[] = { "libamdhip64.so.6", "libamdhip64.so.5",
+					      "libamdhip64.so", NULL };
+
+/*
+ * $ROCJIT_HIP_LIBRARY names the HIP runtime (and, before ROCm 5.3, hipRTC) exactly.
+ * Else the first ROCm folder that holds it (rocm_paths.c: $ROCM_PATH, the standard
+ * install folders), the one platform_amd.c takes hipRTC from too, else the loader's
+ * search path.
+ */
 static void load_runtime(void)
 {
-	static const char *const hip_names[] = { "libamdhip64.so.6", "libamdhip64.so.5",
-						 "libamdhip64.so", NULL };
 	const char *env = rj_config("ROCJIT_HIP_LIBRARY", NULL);
 	const char *const chosen[] = { env, NULL };
 
-	/* $ROCJIT_HIP_LIBRARY names the HIP runtime (and, before ROCm 5.3, hipRTC) exactly. */
-	amd.hip = rj_vendor_open(NULL, 0, env && *env ? chosen : hip_names);
+	if (env && *env) {
+		amd.hip = rj_vendor_open(NULL, 0, chosen);
+		snprintf(amd.found_by, sizeof amd.found_by, "ROCJIT_HIP_LIBRARY=%s", env);
+	} else {
+		struct rj_rocm_place p[16];
+		size_t n = rj_rocm_places(p, sizeof p / sizeof p[0]);
+		for (size_t i = 0; i < n && !amd.hip; i++)
+			if (rj_rocm_has_any(p[i].dir, rj_amd_runtime_names) &&
+			    (amd.hip = rj_vendor_open(p[i].dir, strlen(p[i].dir),
+						      rj_amd_runtime_names)))
+				snprintf(amd.found_by, sizeof amd.found_by, "%s", p[i].why);
+		if (!amd.hip && (amd.hip = rj_vendor_open(NULL, 0, rj_amd_runtime_names)))
+			snprintf(amd.found_by, sizeof amd.found_by,
+				 "the loader's search path");
+	}
 	LOAD(amd.hip, hipRuntimeGetVersion);
 	LOAD(amd.hip, hipGetDeviceCount);
 	LOAD(amd.hip, hipGetDeviceProperties);
@@ -134,6 +157,12 @@ static int runtime_ready(void)
 
 /* Loads the runtime once, whoever asks first; its failure is the devices' concern (the
  * compiler may still load: ROCm 5.3 on). */
+const char *rj_amd_runtime_found_by(void)
+{
+	pthread_once(&amd.runtime.once, load_runtime);
+	return amd.hip ? amd.found_by : "";
+}
+
 void *rj_amd_runtime(int *version, void **symbol)
 {
 	pthread_once(&amd.runtime.once, load_runtime);

@@ -60,6 +60,14 @@ struct rj_platform {
 	size_t (*compiler_files)(const char **paths, size_t max);
 
 	/*
+	 * Where the compiler's libraries were loaded from and why there, into buf[size]:
+	 * "NAME\tFILE\tRULE\n" per library, then "note\t\tTEXT\n" per place passed over
+	 * (rocjit_compiler_libraries_get).  Loads the compiler.  0 or ROCJIT_ENOCOMPILER
+	 * (the notes are written either way).
+	 */
+	int (*libraries)(char *buf, size_t size);
+
+	/*
 	 * Refuses a target id the installed compiler does not support, before anything can
 	 * abort the process.  The message lists the supported targets.  0,
 	 * ROCJIT_EUNSUPPORTED or ROCJIT_ENOCOMPILER.

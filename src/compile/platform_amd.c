@@ -14,12 +14,15 @@
  *  - hipRTC 5.2 is not thread-safe, so compiles hold compile_lock;
  *  - the log size has no NUL and nothing is written when it is 0 (vendor_lib.c reads it).
  */
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/config.h"
 #include "base/error.h"
@@ -27,6 +30,7 @@
 #include "compile/devlib.h"
 #include "compile/inputs.h"
 #include "compile/platform.h"
+#include "compile/rocm_paths.h"
 #include "compile/vendor_lib.h"
 #include "codeobj/codeobj.h"
 
@@ -70,7 +74,15 @@ static struct {
 	amd_comgr_status_t (*amd_comgr_get_isa_name)(size_t, const char **);
 	amd_comgr_status_t (*amd_comgr_get_isa_metadata)(const char *, amd_comgr_metadata_node_t *);
 	amd_comgr_status_t (*amd_comgr_destroy_metadata)(amd_comgr_metadata_node_t);
+	/* which rule found hipRTC and comgr (rocjit targets), and the places passed over */
+	char rtc_why[4300], comgr_why[4300], notes[2048];
 } amd = { .compiler = RJ_VENDOR_LOAD_INIT };
+
+static const char *const rtc_names[] = { "libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so",
+					 NULL };
+static const char *const comgr_names[] = { "libamd_comgr.so.3", "libamd_comgr.so.2",
+					   "libamd_comgr.so", NULL };
+#define LOADER_RULE "the loader's search path"
 
 static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -116,12 +128,77 @@ static const char *rocprim_version(void)
 	return out;
 }
 
+/* A place passed over, for `rocjit targets` (and the log at info). */
+static void note(const char *fmt, ...) RJ_PRINTF(1, 2);
+static void note(const char *fmt, ...)
+{
+	size_t len = strlen(amd.notes);
+	va_list ap;
+
+	if (len + 2 >= sizeof amd.notes)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(amd.notes + len, sizeof amd.notes - len - 1, fmt, ap);
+	va_end(ap);
+	RJ_LOG(RJ_LOG_INFO, "looking for hipRTC: %s", amd.notes + len);
+	strcat(amd.notes, "\n");
+}
+
+/*
+ * hipRTC from the first ROCm folder that holds it (rocm_paths.c's order: $ROCM_PATH, the
+ * standard install folders), with that folder's comgr, loaded first: hipRTC finds comgr
+ * by its soname (a dependency from ROCm 5.3 on, a dlopen inside libamdhip64 before), and
+ * the loader then takes the copy already loaded, not another installation's.  Before
+ * ROCm 5.3 hipRTC is inside libamdhip64.  Nothing found: amd.rtc stays NULL (the
+ * loader's search path is next).
+ */
+static void find_in_rocm(void)
+{
+	struct rj_rocm_place p[16];
+	size_t n = rj_rocm_places(p, sizeof p / sizeof p[0]);
+
+	for (size_t i = 0; i < n && !amd.rtc; i++) {
+		int has_rtc = rj_rocm_has_any(p[i].dir, rtc_names);
+		int has_hip = rj_rocm_has_any(p[i].dir, rj_amd_runtime_names);
+		void *comgr, *h = NULL;
+		if (!has_rtc && !has_hip) {
+			struct stat st;
+			/* A standard folder that is not there is no news; one that is, or a
+			   ROCM_PATH someone set, is. */
+			if (stat(p[i].dir, &st) == 0 || !strncmp(p[i].why, "ROCM_PATH=", 10))
+				note("%s: %s holds no hipRTC (libhiprtc.so, or libamdhip64.so "
+				     "before ROCm 5.3): passed over", p[i].why, p[i].dir);
+			continue;
+		}
+		comgr = rj_vendor_open(p[i].dir, strlen(p[i].dir), comgr_names);
+		if (has_rtc)
+			h = rj_vendor_open(p[i].dir, strlen(p[i].dir), rtc_names);
+		if (!h && has_hip && (h = rj_vendor_open(p[i].dir, strlen(p[i].dir),
+							 rj_amd_runtime_names)) &&
+		    !rj_vendor_sym(h, "hiprtcCompileProgram"))
+			h = NULL; /* a runtime without hipRTC: ROCm 5.3 on, libhiprtc missing */
+		if (!h) {
+			const char *why = dlerror();
+			note("%s: %s holds hipRTC's files, but they could not be loaded (%s): "
+			     "passed over", p[i].why, p[i].dir, !has_rtc ?
+			     "libamdhip64.so without hipRTC" : why ? why : "libhiprtc.so");
+			if (comgr)
+				dlclose(comgr); /* not this folder's hipRTC: not its comgr */
+			continue;
+		}
+		amd.rtc = h;
+		amd.comgr = comgr;
+		snprintf(amd.rtc_why, sizeof amd.rtc_why, "%s", p[i].why);
+		if (comgr)
+			snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", p[i].why);
+		else
+			note("%s: %s has no libamd_comgr.so: comgr is taken from %s", p[i].why,
+			     p[i].dir, LOADER_RULE);
+	}
+}
+
 static void load_compiler(void)
 {
-	static const char *const rtc_names[] = { "libhiprtc.so.6", "libhiprtc.so.5",
-						 "libhiprtc.so", NULL };
-	static const char *const comgr_names[] = { "libamd_comgr.so.3", "libamd_comgr.so.2",
-						   "libamd_comgr.so", NULL };
 	size_t major = 0, minor = 0;
 	int rtc_major = 0, rtc_minor = 0, hip_version = 0;
 	void *rtc;
@@ -131,16 +208,28 @@ static void load_compiler(void)
 	if (env && *env) {
 		/* The named HIP's own hipRTC and comgr: from ROCm 5.3 on they are separate
 		   libraries in its folder; before, hipRTC is inside it.  Never another
-		   installation's hipRTC, which would not match the runtime. */
-		amd.rtc = open_beside(env, rtc_names);
+		   installation's hipRTC, which would not match the runtime.  comgr first
+		   (see find_in_rocm). */
 		amd.comgr = open_beside(env, comgr_names);
+		amd.rtc = open_beside(env, rtc_names);
+		snprintf(amd.rtc_why, sizeof amd.rtc_why, "ROCJIT_HIP_LIBRARY=%s", env);
+		if (amd.comgr)
+			snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", amd.rtc_why);
 	} else {
-		amd.rtc = rj_vendor_open(NULL, 0, rtc_names);
+		/* The runtime first, by the same rules: a libhiprtc that needs libamdhip64
+		   (ROCm 5.3 on) is then given the one already loaded, by its soname. */
+		rj_amd_runtime(NULL, NULL);
+		find_in_rocm();
+		if (!amd.rtc && (amd.rtc = rj_vendor_open(NULL, 0, rtc_names)))
+			snprintf(amd.rtc_why, sizeof amd.rtc_why, "%s", LOADER_RULE);
 	}
-	if (!amd.comgr)
-		amd.comgr = rj_vendor_open(NULL, 0, comgr_names);
-	/* Before ROCm 5.3 hipRTC is part of libamdhip64. */
-	rtc = amd.rtc ? amd.rtc : rj_amd_runtime(NULL, NULL);
+	if (!amd.comgr && (amd.comgr = rj_vendor_open(NULL, 0, comgr_names)))
+		snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", LOADER_RULE);
+	/* Before ROCm 5.3 hipRTC is part of libamdhip64: found by the runtime's rule. */
+	rtc = amd.rtc;
+	if (!rtc && (rtc = rj_amd_runtime(NULL, NULL)))
+		snprintf(amd.rtc_why, sizeof amd.rtc_why, "%s, inside the HIP runtime",
+			 rj_amd_runtime_found_by());
 	LOAD(rtc, hiprtcVersion);
 	LOAD(rtc, hiprtcCreateProgram);
 	LOAD(rtc, hiprtcCompileProgram);
@@ -166,7 +255,10 @@ static void load_compiler(void)
 				    "libamdhip64-dev, ROCm: hiprtc)%s",
 				    env && *env ? "in the folder of ROCJIT_HIP_LIBRARY=" : "",
 				    env && *env ? env : "", env && *env ? "," : "",
-				    env && *env ? " or unset ROCJIT_HIP_LIBRARY" : "");
+				    env && *env ? " or unset ROCJIT_HIP_LIBRARY" :
+				    ", or set ROCM_PATH to the ROCm installation (its lib folder "
+				    "holds it); searched: $ROCM_PATH/lib, /opt/rocm/lib, "
+				    "/opt/rocm-X.Y.Z/lib, the loader's search path");
 		return;
 	}
 	/* Without comgr no target can be checked, and an unchecked one can abort us. */
@@ -188,6 +280,40 @@ static void load_compiler(void)
 static int compiler_ready(void)
 {
 	return rj_vendor_load_ready(&amd.compiler, load_compiler);
+}
+
+/* One "NAME\tFILE\tRULE" line when the library symbol is in was loaded. */
+static size_t library_line(char *buf, size_t size, size_t len, const char *name, void *symbol,
+			   const char *why)
+{
+	const char *file = rj_vendor_file(symbol);
+
+	if (file && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s\t%s\t%s\n", name, file, why);
+	return len;
+}
+
+static int amd_libraries(char *buf, size_t size)
+{
+	void *runtime = NULL;
+	size_t len = 0;
+	int rc = compiler_ready();
+
+	buf[0] = 0;
+	if (rc == 0) {
+		rj_amd_runtime(NULL, &runtime);
+		len = library_line(buf, size, len, "hiprtc", *(void **)&amd.hiprtcCompileProgram,
+				   amd.rtc_why);
+		len = library_line(buf, size, len, "comgr",
+				   *(void **)&amd.amd_comgr_get_isa_metadata, amd.comgr_why);
+		len = library_line(buf, size, len, "hip", runtime, rj_amd_runtime_found_by());
+	}
+	for (const char *p = amd.notes; *p && len < size;) {
+		size_t n = strcspn(p, "\n");
+		len += (size_t)snprintf(buf + len, size - len, "note\t\t%.*s\n", (int)n, p);
+		p += n + (p[n] != 0);
+	}
+	return rc;
 }
 
 static const char *amd_compiler_id(void)
@@ -526,6 +652,7 @@ const struct rj_platform rj_platform_amd = {
 	.name = "amd",
 	.compiler_id = amd_compiler_id,
 	.compiler_files = amd_compiler_files,
+	.libraries = amd_libraries,
 	.target_check = amd_target_check,
 	.targets = amd_targets,
 	.device_count = rj_amd_device_count,

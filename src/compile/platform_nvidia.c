@@ -55,6 +55,7 @@ static struct {
 	const char *(*nvrtcGetErrorString)(nvrtcResult);
 	nvrtcResult (*nvrtcAddNameExpression)(nvrtcProgram, const char *);
 	nvrtcResult (*nvrtcGetLoweredName)(nvrtcProgram, const char *, const char **);
+	char found_by[4300];  /* which rule found NVRTC (rocjit targets) */
 } nv = { .compiler = RJ_VENDOR_LOAD_INIT };
 
 #define LOAD(handle, name) (*(void **)&nv.name = rj_vendor_sym((handle), #name))
@@ -67,17 +68,24 @@ static void *open_nvrtc(void)
 	const char *env = rj_config("ROCJIT_NVRTC_LIBRARY", NULL);
 	const char *const chosen[] = { env, NULL };
 	const char *dirs[] = { getenv("CUDA_PATH"), getenv("CUDA_HOME"), "/usr/local/cuda" };
+	static const char *const rules[] = { "CUDA_PATH=", "CUDA_HOME=",
+					     "the standard install folder " };
 	char lib64[4200];
 	void *h;
 
-	if (env && *env)
+	if (env && *env) {
+		snprintf(nv.found_by, sizeof nv.found_by, "ROCJIT_NVRTC_LIBRARY=%s", env);
 		return rj_vendor_open(NULL, 0, chosen);
+	}
+	snprintf(nv.found_by, sizeof nv.found_by,
+		 "the loader's search path");
 	if ((h = rj_vendor_open(NULL, 0, names)))
 		return h;
 	for (size_t d = 0; d < 3; d++) {
 		if (!dirs[d] || !*dirs[d])
 			continue;
 		snprintf(lib64, sizeof lib64, "%s/lib64", dirs[d]);
+		snprintf(nv.found_by, sizeof nv.found_by, "%s%s", rules[d], dirs[d]);
 		if ((h = rj_vendor_open(lib64, strlen(lib64), names)))
 			return h;
 	}
@@ -210,6 +218,17 @@ static size_t nv_compiler_files(const char **paths, size_t max)
 		paths[n++] = lib;
 	paths[n++] = nv.fp16_header;
 	return n;
+}
+
+static int nv_libraries(char *buf, size_t size)
+{
+	const char *lib;
+	int rc = compiler_ready();
+
+	buf[0] = 0;
+	if (rc == 0 && (lib = rj_vendor_file(*(void **)&nv.nvrtcCompileProgram)))
+		snprintf(buf, size, "nvrtc\t%s\t%s\n", lib, nv.found_by);
+	return rc;
 }
 
 /* "sm_90" -> 90, "sm_90a" -> 90 with suffix 'a'; -1 when it is no sm target. */
@@ -402,6 +421,7 @@ const struct rj_platform rj_platform_nvidia = {
 	.name = "nvidia",
 	.compiler_id = nv_compiler_id,
 	.compiler_files = nv_compiler_files,
+	.libraries = nv_libraries,
 	.target_check = nv_target_check,
 	.targets = nv_targets,
 	.device_count = rj_nv_device_count,

@@ -65,6 +65,19 @@ ROCJIT_API int rocjit_compiler_targets_get(char *buf, size_t size, int platform)
 	return 0;
 }
 
+ROCJIT_API int rocjit_compiler_libraries_get(char *buf, size_t size, int platform)
+{
+	const struct rj_platform *p;
+	int rc;
+
+	RJ_CHECK(!buf || size < 2, ROCJIT_EINVAL, "rocjit_compiler_libraries_get: no buffer");
+	buf[0] = 0;
+	RJ_FORWARD(platform_arg(&p, platform));
+	if ((rc = p->libraries(buf, size)) == 0)
+		rj_error_clear();
+	return rc;
+}
+
 ROCJIT_API int rocjit_device_count_get(int *count, int platform)
 {
 	const struct rj_platform *p;

@@ -36,6 +36,11 @@ struct rj_sig_trust;
 void rj_remote_set_trust(struct rj_remote *t, const struct rj_sig_trust *trust);
 /* Values refused for their signature (also in the rejected counter). */
 uint64_t rj_remote_sig_rejected(struct rj_remote *t);
+/* Counts the tier's failed commands and values refused for their signature in cache c
+ * too (rj_cache_count: across processes), as they happen; c (NULL: nowhere) must outlive
+ * the tier.  Set before the first request. */
+struct rj_cache;
+void rj_remote_count_in(struct rj_remote *t, struct rj_cache *c);
 /* Releases the fleet locks still held, ends the lease thread, closes.  NULL: nothing. */
 void rj_remote_close(struct rj_remote *t);
 

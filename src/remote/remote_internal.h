@@ -38,6 +38,7 @@ struct rj_remote {
 	const struct rj_sig_trust *trust; /* NULL: values need no signature (the context's) */
 	atomic_uint_fast64_t hits, misses, errors, rejected, puts, put_errors, waits;
 	atomic_uint_fast64_t sig_rejected; /* of rejected: for their signature */
+	struct rj_cache *counts;  /* errors and sig_rejected counted there too, or NULL */
 	atomic_uint_fast64_t bytes_read, bytes_written, saved_us, remote_us;
 };
 

@@ -94,8 +94,10 @@ int rj_tier_command(struct rj_remote *t, const char *key, int argc, const char *
 	int rc = rj_redis_command(t->client, key, argc, argv, argvlen, reply);
 
 	atomic_fetch_add(&t->remote_us, (uint64_t)((rj_now_ms() - t0) * 1e3));
-	if (rc < 0 && rc != -RJ_REDIS_OFF)
+	if (rc < 0 && rc != -RJ_REDIS_OFF) {
 		atomic_fetch_add(&t->errors, 1);
+		rj_cache_count(t->counts, RJ_COUNT_REMOTE_ERROR, 1);
+	}
 	return rc;
 }
 
@@ -182,6 +184,11 @@ void rj_remote_set_trust(struct rj_remote *t, const struct rj_sig_trust *trust)
 	t->trust = trust;
 }
 
+void rj_remote_count_in(struct rj_remote *t, struct rj_cache *c)
+{
+	t->counts = c;
+}
+
 uint64_t rj_remote_sig_rejected(struct rj_remote *t)
 {
 	return atomic_load(&t->sig_rejected);
@@ -228,6 +235,7 @@ static int check_signature(struct rj_remote *t, const struct rj_record *rec, int
 		return 0;
 	*other_signer = st == RJ_SIG_UNSIGNED || st == RJ_SIG_UNTRUSTED;
 	atomic_fetch_add(&t->sig_rejected, 1);
+	rj_cache_count(t->counts, RJ_COUNT_SIGNATURE_REJECT, 1);
 	if (st == RJ_SIG_UNSIGNED)
 		RJ_FAIL(ROCJIT_EFORMAT, "it is not signed, and this process loads only code "
 			"signed by a trusted key (ROCJIT_TRUSTED_KEYS)");
@@ -431,6 +439,7 @@ int rj_remote_put(struct rj_remote *t, const struct rj_record *r, int only_if_ab
 		rj_reply_free(reply);
 		atomic_fetch_add(&t->put_errors, 1);
 		atomic_fetch_add(&t->errors, 1);
+		rj_cache_count(t->counts, RJ_COUNT_REMOTE_ERROR, 1);
 		RJ_FAIL(ROCJIT_EIO, "remote cache %s refused a value of %zu bytes: %s%s", rj_remote_shown(t),
 			size, msg, strncmp(msg, "OOM", 3) == 0 ? " (set maxmemory-policy "
 			"allkeys-lru so that old values make room)" : "");

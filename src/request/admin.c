@@ -10,6 +10,7 @@
  * work and knows nothing of contexts.  Never touches SQLite, the table or a compiler
  * itself.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,10 +139,13 @@ ROCJIT_API int rocjit_cache_verify_each(rocjit_ctx *ctx, int fix,
 			       user, checked, bad_count);
 }
 
-/* Fills the fields of out's version; version 1 is every field there is so far, so the
- * version only has to be one this library knows. */
+/* Fills the fields of out's version only: a caller built with an older header has a
+ * shorter struct. */
 ROCJIT_API int rocjit_counters_get(rocjit_counters *out, rocjit_ctx *ctx)
 {
+	static const size_t sizes[] = { offsetof(rocjit_counters, compile_errors),
+					sizeof(rocjit_counters) };
+	rocjit_counters all;
 	rj_cache *c = NULL;
 	unsigned int version;
 
@@ -150,16 +154,20 @@ ROCJIT_API int rocjit_counters_get(rocjit_counters *out, rocjit_ctx *ctx)
 	RJ_CHECK(version < 1 || version > ROCJIT_COUNTERS_VERSION, ROCJIT_EINVAL,
 		 "rocjit_counters_get: version %u unknown: set it to ROCJIT_COUNTERS_VERSION "
 		 "(rocjit_counters_init)", version);
-	memset(out, 0, sizeof *out);
+	memset(out, 0, sizes[version - 1]);
 	out->version = version;
 	RJ_FORWARD(cache_of(&c, ctx, NO_CACHE));
-	return rj_cache_counters(c, out);
+	memset(&all, 0, sizeof all);
+	RJ_FORWARD(rj_cache_counters(c, &all));
+	memcpy((char *)out + sizeof out->version, (char *)&all + sizeof all.version,
+	       sizes[version - 1] - sizeof all.version);
+	return 0;
 }
 
 ROCJIT_API int rocjit_cache_counters(rocjit_ctx *ctx, rocjit_counters *out)
 {
 	RJ_CHECK(!out, ROCJIT_EINVAL, "rocjit_cache_counters: out is NULL");
-	out->version = ROCJIT_COUNTERS_VERSION;
+	out->version = 1;
 	return rocjit_counters_get(out, ctx);
 }
 

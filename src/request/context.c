@@ -312,6 +312,10 @@ ROCJIT_API int rocjit_open(rocjit_ctx **out, const rocjit_options *opts)
 	open_cache(ctx, opts->cache_dir);
 	if (ctx->remote && ctx->cache && !rj_cache_readonly(ctx->cache))
 		rj_remote_share_breaker(ctx->remote, rj_cache_dirfd(ctx->cache));
+	/* Failures are counted across processes in the cache, where they happen. */
+	ctx->signing.counts = ctx->cache;
+	if (ctx->remote)
+		rj_remote_count_in(ctx->remote, ctx->cache);
 	/* The bundles named here now (a wrong name is said at once); the one beside the
 	   executable at the first lookup that needs it (lookup_local.c). */
 	ctx->bundles = rj_bundles_open(opts->version >= 2 ? opts->bundles : NULL);

@@ -47,7 +47,8 @@ static const size_t stats_sizes[] = {
 	offsetof(rocjit_stats, index_hits),    offsetof(rocjit_stats, remote_state),
 	offsetof(rocjit_stats, require_signed), sizeof(rocjit_stats)
 };
-static const size_t counters_sizes[] = { sizeof(rocjit_counters) };
+static const size_t counters_sizes[] = { offsetof(rocjit_counters, compile_errors),
+					  sizeof(rocjit_counters) };
 static const size_t remote_counters_sizes[] = { sizeof(rocjit_remote_counters) };
 static const size_t remote_info_sizes[] = { sizeof(rocjit_remote_info) };
 static const size_t prefetch_options_sizes[] = {

@@ -152,8 +152,10 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	if (rc != 0) {
 		char msg[MSG_MAX];
 		/* A refused target (checked by the worker, before any compile) ran no compiler. */
-		if (rc != ROCJIT_EUNSUPPORTED)
+		if (rc != ROCJIT_EUNSUPPORTED) {
 			atomic_fetch_add(&ctx->compile_errors, 1);
+			rj_cache_count(ctx->cache, RJ_COUNT_COMPILE_ERROR, 1);
+		}
 		snprintf(msg, sizeof msg, "%s", rocjit_last_error());
 		first_error(first, sizeof first, out.log);
 		bad = rj_vendor_failed_name(out.log, r->source, r->length, r->name_expressions,

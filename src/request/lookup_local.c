@@ -242,9 +242,7 @@ void rj_bundle_find(rocjit_ctx *ctx, const struct rj_request *r, const struct rj
 								: "badly signed: ",
 				 rej.status == RJ_SIG_UNSIGNED ? "" : rej.signer,
 				 " (ROCJIT_TRUSTED_KEYS)");
-			for (int k = 1; k < rej.count; k++)
-				atomic_fetch_add(&ctx->signing.rejects, 1);
-			rj_signing_rejected(&ctx->signing, what);
+			rj_signing_rejected(&ctx->signing, what, (uint64_t)rej.count);
 		}
 	}
 }

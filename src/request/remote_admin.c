@@ -33,7 +33,8 @@ void rj_remote_persist_counts(rocjit_ctx *ctx)
 	    rj_cache_readonly(ctx->cache))
 		return;
 	rj_remote_counts_get(ctx->remote, &c);
-	v[0] = (double)c.hits, v[1] = (double)c.misses, v[2] = (double)c.errors;
+	/* Errors are counted as they happen (rj_remote_count_in), not here. */
+	v[0] = (double)c.hits, v[1] = (double)c.misses, v[2] = 0;
 	v[3] = (double)c.rejected, v[4] = (double)c.puts, v[5] = (double)c.put_errors;
 	v[6] = (double)c.waits, v[7] = (double)c.bytes_read, v[8] = (double)c.bytes_written;
 	v[9] = c.saved_ms, v[10] = c.remote_ms;

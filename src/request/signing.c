@@ -128,11 +128,13 @@ void rj_signing_sign(struct rj_signing *g, const rj_key *key, struct rj_cache_me
 	atomic_fetch_add(&g->signed_stores, 1);
 }
 
-void rj_signing_rejected(struct rj_signing *g, const char *what)
+void rj_signing_rejected(struct rj_signing *g, const char *what, uint64_t n)
 {
-	if (atomic_fetch_add(&g->rejects, 1) == 0)
+	rj_cache_count(g->counts, RJ_COUNT_SIGNATURE_REJECT, n);
+	if (atomic_fetch_add(&g->rejects, n) == 0)
 		rj_log(RJ_LOG_WARN, "%s; it is not loaded (counted in rocjit_stats."
-		       "signature_rejects), and compiled here where a compiler is", what);
+		       "signature_rejects and in `rocjit stats`), and compiled here where a "
+		       "compiler is", what);
 	else
 		RJ_LOG(RJ_LOG_INFO, "%s; not loaded", what);
 }
@@ -189,7 +191,7 @@ int rj_signing_local_ok(struct rj_signing *g, rj_cache *c, const struct rj_sig_s
 		 st == RJ_SIG_UNSIGNED ? "" : e.sig.signer,
 		 st == RJ_SIG_BAD ? " (altered since it was signed, or signed in an older "
 				    "format: re-sign with `rocjit sign`)" : "");
-	rj_signing_rejected(g, what);
+	rj_signing_rejected(g, what, 1);
 	return 0;
 }
 

@@ -18,6 +18,7 @@ struct rj_signing {
 	struct rj_sig_trust trust;
 	int require;                 /* ROCJIT_REQUIRE_SIGNED_NONE, _SHARED or _ALL */
 	atomic_uint_fast64_t checked, rejects, signed_stores;
+	rj_cache *counts;            /* rejects counted there too (rj_cache_count), or NULL */
 };
 
 struct rocjit_options;
@@ -76,8 +77,8 @@ int rj_signing_vouch(const struct rj_sig_secret *key, const struct rj_sig_trust 
 		     const struct rj_stored_sig *current, char *signer, unsigned char *sig,
 		     char *why, size_t why_size);
 
-/* A shared tier passed over an entry for its signature: counted, one warning a process
- * (then at ROCJIT_LOG=info). */
-void rj_signing_rejected(struct rj_signing *g, const char *what);
+/* A shared tier passed over n entries for their signature (what: the first): counted,
+ * here and across processes, one warning a process (then at ROCJIT_LOG=info). */
+void rj_signing_rejected(struct rj_signing *g, const char *what, uint64_t n);
 
 #endif

@@ -8,7 +8,8 @@
  * The tier's interface, for the request path (src/request) and the compiler memo
  * (src/compile).  Defined across the cache's files (see cache_internal.h for their
  * layers): opening and closing in cache_process.c, the accessors in cache_db.c, the
- * counters in cache_usage.c, get, put, totals and the memo in cache.c.
+ * counters in cache_usage.c (failures counted in cache_process.c), get, put, totals and
+ * the memo in cache.c.
  */
 #ifndef ROCJIT_CACHE_H
 #define ROCJIT_CACHE_H
@@ -58,6 +59,26 @@ int rj_cache_open(rj_cache **out, const char *dir, int readonly);
 
 /* Adds a context's misses, compiles and compile time to the counters written at close. */
 void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms);
+
+/*
+ * Failures counted across processes (the counters table, cache/FORMAT.md), each where it
+ * happens: compiles that failed, entries refused for their signature, remote tier
+ * commands that failed.  (Evictions are counted by the eviction itself, cache_usage.c.)
+ */
+enum rj_count {
+	RJ_COUNT_COMPILE_ERROR,
+	RJ_COUNT_SIGNATURE_REJECT,
+	RJ_COUNT_REMOTE_ERROR,
+	RJ_COUNT_N
+};
+
+/*
+ * Counts n events of kind what: an atomic add in memory, written with the usage records
+ * (by the flusher within seconds, at close, at exit), so that a monitor reading the
+ * counters sees every process's failures, each once.  For failure paths: it never takes
+ * the cache's lock or touches the database.  c NULL: nothing.  Any thread.
+ */
+void rj_cache_count(rj_cache *c, enum rj_count what, uint64_t n);
 
 /* Flushes pending hit counts and counters, and closes. NULL is a no-op. */
 void rj_cache_close(rj_cache *c);

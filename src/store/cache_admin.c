@@ -565,6 +565,14 @@ int rj_cache_counters(rj_cache *c, rocjit_counters *out)
 			out->saved_ms = v;
 		else if (!strcmp(name, "since"))
 			out->since = (int64_t)v;
+		else if (!strcmp(name, RJ_EVICTIONS_COUNTER))
+			out->evictions = (uint64_t)v;
+		else if (!strcmp(name, rj_count_names[RJ_COUNT_COMPILE_ERROR]))
+			out->compile_errors = (uint64_t)v;
+		else if (!strcmp(name, rj_count_names[RJ_COUNT_SIGNATURE_REJECT]))
+			out->signature_rejects = (uint64_t)v;
+		else if (!strcmp(name, rj_count_names[RJ_COUNT_REMOTE_ERROR]))
+			out->remote_errors = (uint64_t)v;
 	}
 	sqlite3_finalize(st);
 	board = rj_index_peek_open(c); /* hits on the read index's board, not yet folded */
@@ -588,9 +596,7 @@ int rj_cache_counters_add(rj_cache *c, const char *const *names, const double *v
 	RJ_CHECK(c->readonly, ROCJIT_EIO, "cache %s is opened read-only", c->path);
 	RJ_FORWARD(rj_cache_lock(c));
 	if ((rc = rj_cache_exec(c, "BEGIN IMMEDIATE")) == 0) {
-		if (sqlite3_prepare_v2(c->db, "INSERT INTO counters (name, value) VALUES (?1, ?2) "
-				       "ON CONFLICT(name) DO UPDATE SET value = value + "
-				       "excluded.value", -1, &st, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(c->db, RJ_ADD_COUNTER_SQL, -1, &st, NULL) != SQLITE_OK)
 			rc = rj_error_set(ROCJIT_EIO, __FILE__, __LINE__, "cache %s: %s", c->path,
 					  sqlite3_errmsg(c->db));
 		for (size_t i = 0; i < n && rc == 0; i++) {

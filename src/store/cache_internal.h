@@ -27,6 +27,7 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "store/cache.h"
@@ -76,6 +77,7 @@ struct rj_cache {
 	double saved_ms;                    /* compile time of those hits */
 	uint64_t misses, compiles;          /* reported by the context at close */
 	double compile_ms;
+	atomic_uint_fast64_t counts[RJ_COUNT_N]; /* failures not yet written (rj_cache_count) */
 	char path[4096];
 	char dir[4096];
 	int dirfd;      /* the checked cache folder (pinned, sqlite_fd.h), or -1 */
@@ -192,10 +194,20 @@ int rj_cache_exec(rj_cache *c, const char *sql);
 /* Adds n hits of an entry and its last use (?1 key, ?2 n, ?3 time()). */
 #define RJ_USAGE_SQL                                                                     \
 	"UPDATE entries SET hits = hits + ?2, last_used = max(last_used, ?3) WHERE key = ?1"
+/* Adds ?2 to the counter named ?1 (created at 0). */
+#define RJ_ADD_COUNTER_SQL                                                                 \
+	"INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT(name) "           \
+	"DO UPDATE SET value = value + excluded.value"
 /* Adds to the counters across processes (caller holds lock, in a write transaction;
  * best-effort: statistics). */
 void rj_cache_add_counters(rj_cache *c, double disk_hits, double saved_ms, double misses,
 			   double compiles, double compile_ms);
+/* The shared counters' names of the failures rj_cache_count counts, in enum rj_count's
+ * order, and of evictions (cache/FORMAT.md). */
+extern const char *const rj_count_names[RJ_COUNT_N];
+#define RJ_EVICTIONS_COUNTER "evictions"
+/* Adds one counter (caller holds lock, in a write transaction; best-effort). */
+void rj_cache_add_counter(rj_cache *c, const char *name, double value);
 
 /* The first column of sql's first row into *value (0 when there is no row): 0, or an
  * SQLite error code (nothing recorded). */
@@ -341,6 +353,10 @@ void rj_cache_evict_locked(rj_cache *c);
 void rj_cache_flush_locked(rj_cache *c);
 /* Forgets the pending hits and counts without writing them (caller holds lock). */
 void rj_cache_forget_pending(rj_cache *c);
+/* Whether failures counted by rj_cache_count wait to be written (any thread, no lock). */
+int rj_cache_counts_pending(rj_cache *c);
+/* Forgets them (a fork child: they are the parent's to write). */
+void rj_cache_forget_counts(rj_cache *c);
 /* Holds a hit of key's recent entry in memory (caller holds lock): 0, or -1 when out of
  * memory (then write it to the board at once). */
 int rj_cache_hold_hit(rj_cache *c, const rj_key *key, double compile_ms);

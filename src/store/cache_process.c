@@ -63,7 +63,8 @@ static int flusher;                    /* under flush_mu: 0 none, 1 running, -1 
 static int flush_now_locked(rj_cache *c, int rate)
 {
 	rj_cache_put_held_locked(c);
-	if ((c->nhits || c->later || (c->check_due && rate)) && !c->readonly &&
+	if ((c->nhits || c->later || rj_cache_counts_pending(c) || (c->check_due && rate)) &&
+	    !c->readonly &&
 	    rj_cache_reopen_locked(c) == 0)
 		rj_cache_flush_locked(c);
 	c->check_due = 0;
@@ -210,11 +211,23 @@ static void after_fork_parent(void)
 	pthread_mutex_unlock(&caches_mu);
 }
 
+/* Never the cache's lock: a failure may be counted by a thread that holds another tier's
+ * lock (the remote tier's: rj_remote_count_in).  The flusher, armed here, writes them
+ * (rj_cache_flush_locked). */
+void rj_cache_count(rj_cache *c, enum rj_count what, uint64_t n)
+{
+	if (!c || !n || what < 0 || what >= RJ_COUNT_N)
+		return;
+	atomic_fetch_add(&c->counts[what], n);
+	rj_cache_arm_flusher(0);
+}
+
 /* The child: the pending hits and counts are the parent's to write; no flusher runs. */
 static void after_fork_child(void)
 {
 	for (rj_cache *c = caches; c; c = c->next_open) {
 		rj_cache_forget_pending(c);
+		rj_cache_forget_counts(c);
 		rj_cache_forget_held(c);
 		rj_cache_forget_later(c);
 		pthread_mutex_init(&c->lock, NULL); /* anew: the parent's thread took it */
@@ -282,7 +295,8 @@ void rj_cache_close(rj_cache *c)
 	if (c->db || c->closed_for_fork || c->deferred) {
 		int index_due;
 		pthread_mutex_lock(&c->lock);
-		if ((c->nhits || c->later || c->misses || c->compiles) && !c->readonly &&
+		if ((c->nhits || c->later || c->misses || c->compiles ||
+		     rj_cache_counts_pending(c)) && !c->readonly &&
 		    rj_cache_reopen_locked(c) == 0)
 			rj_cache_flush_locked(c);
 		index_due = flush_now_locked(c, 0); /* the index, when it lacks what was used */

@@ -330,6 +330,17 @@ static void add_counter(sqlite3_stmt *st, const char *name, double value)
 	sqlite3_reset(st);
 }
 
+void rj_cache_add_counter(rj_cache *c, const char *name, double value)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (value == 0)
+		return;
+	if (sqlite3_prepare_v2(c->db, RJ_ADD_COUNTER_SQL, -1, &st, NULL) == SQLITE_OK)
+		add_counter(st, name, value);
+	sqlite3_finalize(st);
+}
+
 void rj_cache_add_counters(rj_cache *c, double disk_hits, double saved_ms, double misses,
 			   double compiles, double compile_ms)
 {
@@ -337,10 +348,7 @@ void rj_cache_add_counters(rj_cache *c, double disk_hits, double saved_ms, doubl
 
 	if (!disk_hits && !saved_ms && !misses && !compiles && !compile_ms)
 		return;
-	if (sqlite3_prepare_v2(c->db,
-			       "INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT(name) "
-			       "DO UPDATE SET value = value + excluded.value",
-			       -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(c->db, RJ_ADD_COUNTER_SQL, -1, &st, NULL) == SQLITE_OK) {
 		add_counter(st, "disk_hits", disk_hits);
 		add_counter(st, "saved_ms", saved_ms);
 		add_counter(st, "misses", misses);

@@ -188,6 +188,9 @@ void rj_cache_evict_locked(rj_cache *c)
 	}
 	sqlite3_finalize(sel);
 	sqlite3_finalize(del);
+	/* Counted with the deletions, in their transaction: once, by the process that
+	   evicted. */
+	rj_cache_add_counter(c, RJ_EVICTIONS_COUNTER, evicted);
 	if (rj_cache_exec(c, "COMMIT") != 0)
 		rj_cache_exec(c, "ROLLBACK");
 	else if (evicted)
@@ -209,7 +212,8 @@ void rj_cache_flush_locked(rj_cache *c)
 
 	if (c->later)
 		write_later_locked(c);
-	if ((!c->nhits && !c->misses && !c->compiles) || c->readonly)
+	if ((!c->nhits && !c->misses && !c->compiles && !rj_cache_counts_pending(c)) ||
+	    c->readonly)
 		return;
 	if (rj_cache_exec(c, "BEGIN IMMEDIATE") != 0)
 		return;
@@ -225,6 +229,11 @@ void rj_cache_flush_locked(rj_cache *c)
 	sqlite3_finalize(st);
 	rj_cache_add_counters(c, (double)c->nhits, c->saved_ms, (double)c->misses,
 			      (double)c->compiles, c->compile_ms);
+	/* Taken, not read: a failure counted meanwhile waits for the next flush.  Lost, as
+	   the rest, when the transaction fails (statistics only). */
+	for (int i = 0; i < RJ_COUNT_N; i++)
+		rj_cache_add_counter(c, rj_count_names[i],
+				     (double)atomic_exchange(&c->counts[i], 0));
 	if (rj_cache_exec(c, "COMMIT") != 0)
 		rj_cache_exec(c, "ROLLBACK");
 	rj_cache_forget_pending(c);
@@ -236,6 +245,26 @@ void rj_cache_forget_pending(rj_cache *c)
 	c->saved_ms = 0;
 	c->misses = c->compiles = 0;
 	c->compile_ms = 0;
+}
+
+const char *const rj_count_names[RJ_COUNT_N] = {
+	[RJ_COUNT_COMPILE_ERROR] = "compile_errors",
+	[RJ_COUNT_SIGNATURE_REJECT] = "signature_rejects",
+	[RJ_COUNT_REMOTE_ERROR] = "remote_errors",
+};
+
+int rj_cache_counts_pending(rj_cache *c)
+{
+	for (int i = 0; i < RJ_COUNT_N; i++)
+		if (atomic_load(&c->counts[i]))
+			return 1;
+	return 0;
+}
+
+void rj_cache_forget_counts(rj_cache *c)
+{
+	for (int i = 0; i < RJ_COUNT_N; i++)
+		atomic_store(&c->counts[i], 0);
 }
 
 void rj_cache_note_counts(rj_cache *c, uint64_t misses, uint64_t compiles, double compile_ms)

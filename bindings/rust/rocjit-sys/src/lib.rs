@@ -421,7 +421,7 @@ pub const ROCJIT_BAD_OBJECT: c_int = ROCJIT_VERIFY_OBJECT;
 /// Deprecated: ROCJIT_VERIFY_SIGNATURE.
 pub const ROCJIT_BAD_SIGNATURE: c_int = ROCJIT_VERIFY_SIGNATURE;
 
-pub const ROCJIT_COUNTERS_VERSION: c_uint = 1;
+pub const ROCJIT_COUNTERS_VERSION: c_uint = 2;
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
@@ -433,6 +433,11 @@ pub struct rocjit_counters {
     pub compile_ms: c_double,
     pub saved_ms: c_double,
     pub since: i64,
+    // version 2: failures, counted by every process where they happen
+    pub compile_errors: u64,
+    pub evictions: u64,
+    pub signature_rejects: u64,
+    pub remote_errors: u64,
 }
 
 /// Called for each entry an import (or push) refused: its key and why.
@@ -809,6 +814,9 @@ extern "C" {
     // Compilers and devices
     pub fn rocjit_compiler_identity(out: *mut *const c_char, platform: c_int) -> c_int;
     pub fn rocjit_compiler_targets_get(buf: *mut c_char, size: usize, platform: c_int) -> c_int;
+    /// Where the compiler libraries were loaded from: "NAME\tFILE\tRULE\n" lines, then
+    /// "note\t\tTEXT\n" lines for places passed over.
+    pub fn rocjit_compiler_libraries_get(buf: *mut c_char, size: usize, platform: c_int) -> c_int;
     pub fn rocjit_device_count_get(count: *mut c_int, platform: c_int) -> c_int;
     pub fn rocjit_device_target_get(
         buf: *mut c_char,
@@ -937,6 +945,10 @@ impl rocjit_counters {
             compile_ms: 0.0,
             saved_ms: 0.0,
             since: 0,
+            compile_errors: 0,
+            evictions: 0,
+            signature_rejects: 0,
+            remote_errors: 0,
         }
     }
 }

@@ -150,6 +150,11 @@ pub struct Counters {
     pub saved_ms: f64,
     /// Unix seconds of the last zeroing (or the cache's creation).
     pub since: i64,
+    /// Failures, each counted by the process where it happened (issue 31).
+    pub compile_errors: u64,
+    pub evictions: u64,
+    pub signature_rejects: u64,
+    pub remote_errors: u64,
 }
 
 /// The remote tier's counters kept in the cache across processes.
@@ -362,6 +367,10 @@ impl Context {
             compile_ms: c.compile_ms,
             saved_ms: c.saved_ms,
             since: c.since,
+            compile_errors: c.compile_errors,
+            evictions: c.evictions,
+            signature_rejects: c.signature_rejects,
+            remote_errors: c.remote_errors,
         })
     }
 
