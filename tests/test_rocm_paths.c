@@ -42,7 +42,7 @@ static const char *system_library(const char *name)
 /* <rj_test_dir>/<rel>, created with its parents when dir is set. */
 static const char *test_path(char *out, size_t size, const char *rel, int dir)
 {
-	snprintf(out, size, "%s/%s", rj_test_dir, rel);
+	ASSERT((size_t)snprintf(out, size, "%s/%s", rj_test_dir, rel) < size);
 	if (dir) {
 		char cmd[8400];
 		snprintf(cmd, sizeof cmd, "mkdir -p '%s'", out);
