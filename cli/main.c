@@ -154,6 +154,9 @@ static int run(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	cli_log_start();
+	/* The first read of a setting says what is wrong with the files and the environment's
+	   values (ROCJIT_LOG=verbose), whether or not the command comes to read them. */
+	(void)rocjit_config_get("log", NULL);
 	if (!strcmp(argv[i], "help"))
 		return help_command(argc - i, argv + i);
 	c = find_command(argv[i]);

@@ -11,7 +11,6 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,27 +20,6 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "base/parse.h"
-
-/* Names of the switches already warned about, so each bad one is said once a process. */
-#define WARNED_MAX 32
-static char warned[WARNED_MAX][64];
-static size_t nwarned;
-static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int first_warning(const char *name)
-{
-	int first = 1;
-
-	pthread_mutex_lock(&warned_lock);
-	for (size_t i = 0; i < nwarned && first; i++)
-		first = strncmp(warned[i], name, sizeof warned[i] - 1) != 0;
-	if (first && nwarned < WARNED_MAX) {
-		strncpy(warned[nwarned], name, sizeof warned[nwarned] - 1);
-		nwarned++;
-	}
-	pthread_mutex_unlock(&warned_lock);
-	return first;
-}
 
 /*
  * A value that is neither on nor off counts as off: every switch rocjit has loosens a
@@ -55,8 +33,7 @@ ROCJIT_API int rocjit_env_flag(const char *name)
 
 	if (on >= 0)
 		return on;
-	if (first_warning(name))
-		rj_log(RJ_LOG_WARN, "%s=%s is not a switch (1, true, yes, on / 0, false, no, off, "
+	rj_warn_once(name, "%s=%s is not a switch (1, true, yes, on / 0, false, no, off, "
 		       "or empty): taken as off", name, v);
 	return 0;
 }
@@ -88,8 +65,7 @@ int rj_env_size(const char *name, uint64_t fallback, uint64_t *out)
 	if (rocjit_parse_size(out, v) == 0)
 		return 1;
 	*out = fallback;
-	if (first_warning(name))
-		rj_log(RJ_LOG_WARN, "%s: %s; the default applies", name, rocjit_last_error());
+	rj_warn_once(name, "%s: %s; the default applies", name, rocjit_last_error());
 	return 0;
 }
 
@@ -105,8 +81,7 @@ long rj_env_long(const char *name, long fallback, long min, long max)
 		n = n * 10 + (*p - '0');
 	if (p != v && !*p && n <= max)
 		return n < min ? min : n;
-	if (first_warning(name))
-		rj_log(RJ_LOG_WARN, "%s=%s is not a whole number from %ld to %ld: the default, "
+	rj_warn_once(name, "%s=%s is not a whole number from %ld to %ld: the default, "
 		       "%ld, applies", name, v, min, max, fallback);
 	return fallback;
 }
@@ -114,17 +89,43 @@ long rj_env_long(const char *name, long fallback, long min, long max)
 /* ---- Settings (config.c holds the table and the files) ------------------------------------ */
 
 /*
+ * Warns of each setting the environment gives a value its parser refuses, with the first
+ * read of any setting: a process that never comes to read ROCJIT_WORKERS=many (`rocjit
+ * stats`) says so too.  rj_warn_once keeps the reader's own warning from repeating it.
+ */
+static void check_environment(void)
+{
+	const rocjit_setting *s;
+	char why[600];
+
+	for (size_t i = 0; (s = rocjit_setting_at(i)); i++) {
+		const char *v = getenv(s->env);
+
+		if (v && *v && rj_config_check(s, v, why, sizeof why) != 0)
+			rj_warn_once(s->env, "%s=%s: %s; the default applies", s->env, v, why);
+	}
+}
+
+/*
  * The one accessor (config.h).  The first reader says the warnings reading the files
  * made, once a process: config.c cannot, being below the log.
  */
+static atomic_int said;
+
+void rj_config_warnings_said(void)
+{
+	atomic_store_explicit(&said, 1, memory_order_release);
+}
+
 const char *rj_config(const char *name, int *from)
 {
-	static atomic_int said;
 	const char *v = rj_config_lookup(name, from), *w;
 
-	if (!atomic_load_explicit(&said, memory_order_acquire) && !atomic_exchange(&said, 1))
+	if (!atomic_load_explicit(&said, memory_order_acquire) && !atomic_exchange(&said, 1)) {
 		for (int i = 0; (w = rj_config_warning(i)); i++)
 			rj_log(RJ_LOG_WARN, "%s", w);
+		check_environment();
+	}
 	return v;
 }
 

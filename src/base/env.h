@@ -22,4 +22,9 @@ int rj_env_size(const char *name, uint64_t fallback, uint64_t *out);
  * number or above max (the last two with a warning, once a process). */
 long rj_env_long(const char *name, long fallback, long min, long max);
 
+/* The settings' warnings (the files' lines, the environment's bad values) are said by the
+ * process that started this one: a compile worker calls this first, so that its parent's
+ * warnings are not printed again by each worker. */
+void rj_config_warnings_said(void);
+
 #endif

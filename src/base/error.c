@@ -140,13 +140,12 @@ static atomic_int log_level = -1;
  */
 static void log_level_init(void)
 {
-	static atomic_int warned;
 	const char *v = rj_config_lookup("ROCJIT_LOG", NULL);
 	int level = v && *v ? rj_log_parse(v) : RJ_LOG_WARN;
 
 	atomic_store_explicit(&log_level, level < 0 ? RJ_LOG_WARN : level, memory_order_relaxed);
-	if (level < 0 && !atomic_exchange(&warned, 1))
-		rj_log(RJ_LOG_WARN, "ROCJIT_LOG=%s is not a log level: off (or quiet, none, 0), "
+	if (level < 0)
+		rj_warn_once("ROCJIT_LOG", "ROCJIT_LOG=%s is not a log level: off (or quiet, none, 0), "
 		       "error or warn (the default), info (or 1), debug (or 2); warnings are "
 		       "on", v);
 }
@@ -365,8 +364,9 @@ void rj_log_block(int level, const char *text, const char *fmt, ...)
 	}
 }
 
+/* Keys are copied: a setting's name may come from a caller's buffer (rocjit_env_flag). */
 #define MAX_ONCE 64
-static const char *once_keys[MAX_ONCE];
+static char once_keys[MAX_ONCE][64];
 static size_t once_count;
 static pthread_mutex_t once_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -377,14 +377,14 @@ void rj_warn_once(const char *once_key, const char *fmt, ...)
 
 	pthread_mutex_lock(&once_lock);
 	for (i = 0; i < once_count; i++)
-		if (strcmp(once_keys[i], once_key) == 0)
+		if (strncmp(once_keys[i], once_key, sizeof once_keys[i] - 1) == 0)
 			break;
 	if (i < once_count) {
 		pthread_mutex_unlock(&once_lock);
 		return;
 	}
 	if (once_count < MAX_ONCE)
-		once_keys[once_count++] = once_key;
+		snprintf(once_keys[once_count++], sizeof once_keys[0], "%s", once_key);
 	pthread_mutex_unlock(&once_lock);
 	if (rj_log_level() < RJ_LOG_WARN)
 		return;

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "base/error.h"
 #include "compile/vendor_lib.h"
 #include "worker/pool.h"
@@ -89,6 +90,7 @@ int rj_worker_serve(int argc, char **argv)
 	size_t len;
 	int rc;
 
+	rj_config_warnings_said();
 	if (argc == 3 && strcmp(argv[1], "--platform") == 0) {
 		/* The compiler loads before the greeting: a request's time limit then counts
 		   the compile alone, not the loading (seconds on a loaded machine).  A failure
