@@ -72,10 +72,11 @@ static int app_run(const struct app *a, const char *target, char **out)
 
 /* target is served without compiling, by code built for built_for; what: the counter
  * ("index_hits=1", "remote_hits=1", ...) that says which tier served it. */
-static void served(const struct app *a, const char *target, const char *built_for,
-		   const char *what)
+static void served_key(const struct app *a, const char *target, const char *built_for,
+		       const char *what, char key[33])
 {
 	char *out = NULL, want[128];
+	const char *k;
 
 	ASSERT_INT(app_run(a, target, &out), 0);
 	ASSERT_CONTAINS(out, "from_cache=1");
@@ -83,7 +84,17 @@ static void served(const struct app *a, const char *target, const char *built_fo
 	snprintf(want, sizeof want, "target=%s ", built_for);
 	ASSERT_CONTAINS(out, want);
 	ASSERT_CONTAINS(out, what);
+	ASSERT((k = strstr(out, " key=")) != NULL);
+	snprintf(key, 33, "%.32s", k + 5);
 	free(out);
+}
+
+static void served(const struct app *a, const char *target, const char *built_for,
+		   const char *what)
+{
+	char key[33];
+
+	served_key(a, target, built_for, what, key);
 }
 
 /* target is not served: no compatible entry, and compiling is forbidden. */
@@ -124,16 +135,47 @@ TEST(prewarm_for_a_processor_serves_its_full_ids_from_the_database_without_compi
 TEST(prewarm_for_a_processor_serves_its_full_ids_from_the_read_index)
 {
 	struct app a = { rj_test_cache_dir, { NULL } };
+	char entry[33], key[33];
 
 	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "hipRTC, to prewarm for gfx90a");
 	rocjit_ok(rj_test_cache_dir, NULL, "prewarm", "--arch", "gfx90a", "--no-progress", axpy,
 		  NULL);
 	/* The first process may find the index not yet written (the database answers and
 	   its close writes one); from then on the index serves every full id. */
-	served(&a, "gfx90a:sramecc+:xnack-", "gfx90a", "disk_hits=1");
-	for (size_t i = 0; i < NIDS; i++)
-		served(&a, gfx90a_ids[i], "gfx90a", "index_hits=1");
+	served_key(&a, "gfx90a", "gfx90a", "disk_hits=1", entry);
+	for (size_t i = 0; i < NIDS; i++) {
+		/* The code says what it is: the gfx90a entry, its key. */
+		served_key(&a, gfx90a_ids[i], "gfx90a", "index_hits=1", key);
+		ASSERT_STR(key, entry);
+	}
 	refused(&a, "gfx908:xnack-");
+}
+
+/*
+ * Prewarm and export take what the application is served: a full id the processor's
+ * entry serves is already cached (nothing compiled), and exporting for it writes that
+ * entry, which then serves the full id from the bundle alone.
+ */
+TEST(prewarm_and_export_for_a_full_id_take_the_processor_entry_that_serves_it)
+{
+	char bundle[4400], bundle_env[4500], fresh[4400], *out = NULL;
+	struct app a = { fresh, { bundle_env, NULL } };
+	const char *argv[] = { ROCJIT_TEST_CLI, "--cache", rj_test_cache_dir, "prewarm",
+			       "--arch", "gfx90a:sramecc+:xnack-", "--no-progress", axpy, NULL };
+
+	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "hipRTC, to prewarm for gfx90a");
+	rocjit_ok(rj_test_cache_dir, NULL, "prewarm", "--arch", "gfx90a", "--no-progress", axpy,
+		  NULL);
+	ASSERT_INT(rj_test_run(argv, NULL, &out), 0);
+	printf("%s", out);
+	ASSERT_CONTAINS(out, "0 compiled, 0 stored, 1 already cached");
+	free(out);
+	snprintf(bundle, sizeof bundle, "%s/app.rocjit", rj_test_dir);
+	snprintf(bundle_env, sizeof bundle_env, "ROCJIT_BUNDLE_PATH=%s", bundle);
+	rocjit_ok(rj_test_cache_dir, NULL, "export", "-o", bundle, "--arch",
+		  "gfx90a:sramecc+:xnack-", axpy, NULL);
+	snprintf(fresh, sizeof fresh, "%s/fresh", rj_test_dir);
+	served(&a, "gfx90a:sramecc+:xnack-", "gfx90a", "disk_hits=1");
 }
 
 /* ---- The remote tier ------------------------------------------------------------------------ */

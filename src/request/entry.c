@@ -135,6 +135,17 @@ rj_key rj_request_key(const struct rj_request *r, const struct rj_platform *plat
 	return rj_key_compute(&in);
 }
 
+/* s's code came from the entry of target built_for under key: when that is another
+ * target's (a less specific one, rj_target_compatible), the code says so, its key and
+ * target those of the entry it is (what rocjit_bundle_export, push and show find). */
+void rj_slot_served_as(struct rj_slot *s, const char *built_for, const rj_key *key)
+{
+	if (built_for == s->target || strcmp(built_for, s->target) == 0)
+		return;
+	memcpy(s->built_for, built_for, strlen(built_for) + 1);
+	rj_key_hex(key, s->code.key);
+}
+
 /* The fields of s's entry as the stores keep them (kernels: its kernels column).  Its
  * target is the one its code was built for (s->built_for: s->target, or a less specific
  * id an entry served from another tier was built for, rj_target_compatible). */

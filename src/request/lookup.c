@@ -200,7 +200,8 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	s->code.data = s->code_mem = out.code;
 	s->code.size = out.size;
 	s->code.from_cache = 0;
-	memcpy(s->built_for, s->target, sizeof s->built_for);
+	memcpy(s->built_for, s->target, sizeof s->built_for); /* its own entry, key s->key */
+	memcpy(s->code.key, hex, sizeof s->code.key);
 	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
 	       hex, s->target, r->name, kernels, out.size, s->code.compile_ms);
 	if (!kernels[0]) {

@@ -30,6 +30,8 @@ rj_key rj_request_portable_key(const struct rj_request *r, const struct rj_platf
 /* r's key for target, made by compiler (what the cache and the remote tier look up). */
 rj_key rj_request_key(const struct rj_request *r, const struct rj_platform *platform,
 		      const char *target, const char *compiler);
+/* s's code is the entry of built_for under key (another target's: s's code says so). */
+void rj_slot_served_as(struct rj_slot *s, const char *built_for, const rj_key *key);
 /* The fields of s's entry as the stores keep them (kernels: its kernels column). */
 void rj_entry_meta(struct rj_cache_meta *m, const struct rj_request *r,
 		   const struct rj_slot *s, const char *compiler, const char *options,
@@ -40,10 +42,10 @@ int rj_slot_take_names(struct rj_slot *s, const struct rj_request *r, char *colu
 /* ---- lookup_local.c ---- */
 
 /* A store's hit fills s (owned: code when s owns it, else NULL); a disk hit counted.
- * built_for: the target the entry was made for (s->target, or one rj_target_compatible
- * gives for it). */
+ * built_for and key: the target the entry was made for (s->target, or one
+ * rj_target_compatible gives for it) and its key. */
 void rj_slot_take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void *owned,
-		      size_t size, double ms, const char *built_for);
+		      size_t size, double ms, const char *built_for, const rj_key *key);
 /* Whether a local hit may load under the signing rule (*code may become a private copy,
  * *owned then set).  key and target: the entry's (s's, or a compatible target's, whose
  * signature is checked as made for that target).  kernels and ms: the hit's kernels
@@ -82,6 +84,7 @@ struct rj_bundle_hit {
 	const char *which;         /* the bundle's path */
 	char *column;              /* its kernels column (with name expressions), or NULL */
 	char built_for[RJ_TARGET_MAX];
+	rj_key key;                /* its key as this context keys it (for built_for) */
 	int found, exact;          /* exact: made by this compiler */
 	int rejected;              /* entries passed over for their signature */
 };

@@ -13,17 +13,18 @@
 #include "base/error.h"
 
 /* A store's hit fills s: code, which s owns when it is owned (malloc'ed; NULL: the cache's
- * mapping, valid while the cache is open), counted as a disk hit.  built_for: the target
- * the entry was made for, which the served code says (rocjit_code.target). */
+ * mapping, valid while the cache is open), counted as a disk hit.  built_for and key: the
+ * target the entry was made for and its key, which the served code says
+ * (rocjit_code.target, .key). */
 void rj_slot_take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void *owned,
-		      size_t size, double ms, const char *built_for)
+		      size_t size, double ms, const char *built_for, const rj_key *key)
 {
 	s->code.data = code;
 	s->code_mem = owned;
 	s->code.size = size;
 	s->code.compile_ms = ms;
 	s->code.from_cache = 1;
-	snprintf(s->built_for, sizeof s->built_for, "%s", built_for);
+	rj_slot_served_as(s, built_for, key);
 	atomic_fetch_add(&ctx->disk_hits, 1);
 }
 
@@ -102,7 +103,7 @@ int rj_local_take(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s
 		free(owned);
 		return 0;
 	}
-	rj_slot_take_hit(ctx, s, code, owned, size, ms, target);
+	rj_slot_take_hit(ctx, s, code, owned, size, ms, target, key);
 	if (rc == 2)
 		atomic_fetch_add(&ctx->index_hits, 1);
 	if (rj_log_level() >= RJ_LOG_INFO) {
@@ -242,8 +243,13 @@ void rj_bundle_find(rocjit_ctx *ctx, const struct rj_request *r, const struct rj
 					  &h->code, &h->size, &h->ms, &h->which,
 					  r->num_name_expressions ? &h->column : NULL, &h->exact,
 					  &rej);
-		if (h->found)
+		if (h->found) {
 			memcpy(h->built_for, targets[i], sizeof h->built_for);
+			/* Its key, as this context keys it (a compiler's, else the portable). */
+			h->key = !i ? s->key : compiler ? rj_request_key(r, s->platform, targets[i],
+									compiler)
+						       : pkey;
+		}
 		if (trust)
 			atomic_fetch_add(&ctx->signing.checked, (uint64_t)rej.count + (h->found ? 1 : 0));
 		if (rej.count) {
@@ -282,7 +288,7 @@ int rj_bundle_take(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		return 0;
 	}
 	h->column = NULL;
-	rj_slot_take_hit(ctx, s, h->code, h->code, h->size, h->ms, h->built_for);
+	rj_slot_take_hit(ctx, s, h->code, h->code, h->size, h->ms, h->built_for, &h->key);
 	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", s->target,
 	       r->name, h->which, h->built_for);
 	h->code = NULL;

@@ -181,8 +181,8 @@ int rj_lookup_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot
 	s->code.compile_ms = v.rec.compile_ms;
 	s->code.from_cache = 1;
 	s->code_shared = v.bytes;
-	memcpy(s->built_for, built, sizeof s->built_for);
 	served = v.rec.key;
+	rj_slot_served_as(s, built, &served);
 	v.bytes = NULL;
 	if (rj_signing_shared_trust(&ctx->signing))
 		atomic_fetch_add(&ctx->signing.checked, 1);
@@ -207,10 +207,12 @@ int rj_lookup_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot
 
 /*
  * The remote tier before the database, where the read index says the database cannot
- * have the key (it held every entry when it was written, and lacks this one) and no
- * bundle could serve it: a node's first request for a kernel the fleet has is then one
+ * have the key nor that of any compatible, less specific target (rj_target_compatible;
+ * it held every entry when it was written, and lacks them all) and no bundle could serve
+ * it: a node's first request for a kernel the fleet has is then one
  * round trip, without opening SQLite at all (the copy into the cache is stored later).
- * 1 and s filled on a hit (from the index or the tier); 0: go the whole way.  Without
+ * 1 and s filled on a hit (from the index, which may hold a compatible target's entry,
+ * or the tier); 0: go the whole way.  Without
  * the node's key lock, so processes of a node may each ask once for the same key; the
  * fleet's compile lock is taken only after the whole way missed.
  */
