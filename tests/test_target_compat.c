@@ -50,20 +50,28 @@ static void rocjit_ok(const char *cache, const char *url, ...)
 struct app {
 	const char *cache;
 	const char *env[4];     /* "K=V", NULL-terminated; ROCJIT_NO_COMPILE=1 is added */
+	int arch_env;           /* the target in ROCJIT_ARCH, not the request's --target */
 };
 
 /* The application asks for axpy.hip for target, compiling forbidden: its exit status;
  * its output line in *out (malloc'ed). */
 static int app_run(const struct app *a, const char *target, char **out)
 {
-	const char *env[6] = { "ROCJIT_NO_COMPILE=1" };
-	const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", a->cache, "--target", target,
-			       "--file", axpy, NULL };
+	const char *env[7] = { "ROCJIT_NO_COMPILE=1" };
+	const char *argv[] = { ROCJIT_TEST_PROBE, "--cache", a->cache, "--file", axpy,
+			       "--target", target, NULL };
+	char arch[128];
 	size_t n = 1;
 	int rc;
 
 	for (size_t i = 0; i < 4 && a->env[i]; i++)
 		env[n++] = a->env[i];
+	if (a->arch_env) {
+		/* Posing as the device through the environment: no --target. */
+		snprintf(arch, sizeof arch, "ROCJIT_ARCH=%s", target);
+		env[n++] = arch;
+		argv[5] = NULL;
+	}
 	env[n] = NULL;
 	rc = rj_test_run(argv, env, out);
 	printf("$ ROCJIT_NO_COMPILE=1 probe --target %s\n%s(exit %d)\n", target, *out, rc);
@@ -116,7 +124,8 @@ static const char *const gfx90a_ids[] = { "gfx90a:sramecc+:xnack-", "gfx90a:sram
 
 TEST(prewarm_for_a_processor_serves_its_full_ids_from_the_database_without_compiling)
 {
-	struct app a = { rj_test_cache_dir, { "ROCJIT_CACHE_INDEX_SIZE=0", NULL } };
+	struct app a = { .cache = rj_test_cache_dir,
+			 .env = { "ROCJIT_CACHE_INDEX_SIZE=0", NULL } };
 	char index[4400];
 
 	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "hipRTC, to prewarm for gfx90a");
@@ -127,6 +136,11 @@ TEST(prewarm_for_a_processor_serves_its_full_ids_from_the_database_without_compi
 	unlink(index);
 	for (size_t i = 0; i < NIDS; i++)
 		served(&a, gfx90a_ids[i], "gfx90a", "index_hits=0");
+	/* The same, the device's id in ROCJIT_ARCH (as a node without a GPU poses as one). */
+	a.arch_env = 1;
+	served(&a, "gfx90a:sramecc+:xnack-", "gfx90a", "index_hits=0");
+	refused(&a, "gfx908:xnack-");
+	a.arch_env = 0;
 	ASSERT(access(index, F_OK) != 0);
 	/* Another processor is not served by it. */
 	refused(&a, "gfx908:xnack-");
@@ -134,7 +148,7 @@ TEST(prewarm_for_a_processor_serves_its_full_ids_from_the_database_without_compi
 
 TEST(prewarm_for_a_processor_serves_its_full_ids_from_the_read_index)
 {
-	struct app a = { rj_test_cache_dir, { NULL } };
+	struct app a = { .cache = rj_test_cache_dir, .env = { NULL } };
 	char entry[33], key[33];
 
 	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "hipRTC, to prewarm for gfx90a");
@@ -159,7 +173,7 @@ TEST(prewarm_for_a_processor_serves_its_full_ids_from_the_read_index)
 TEST(prewarm_and_export_for_a_full_id_take_the_processor_entry_that_serves_it)
 {
 	char bundle[4400], bundle_env[4500], fresh[4400], *out = NULL;
-	struct app a = { fresh, { bundle_env, NULL } };
+	struct app a = { .cache = fresh, .env = { bundle_env, NULL } };
 	const char *argv[] = { ROCJIT_TEST_CLI, "--cache", rj_test_cache_dir, "prewarm",
 			       "--arch", "gfx90a:sramecc+:xnack-", "--no-progress", axpy, NULL };
 
@@ -184,7 +198,7 @@ TEST(remote_tier_prewarmed_for_a_processor_serves_a_node_reporting_its_full_id)
 {
 	struct rj_redis_server server;
 	char url[4400], fresh[4400], remote_env[4500];
-	struct app a = { fresh, { remote_env, NULL } };
+	struct app a = { .cache = fresh, .env = { remote_env, NULL } };
 
 	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "hipRTC, to prewarm for gfx90a");
 	rj_node_start_server(&server, url, sizeof url);
@@ -213,7 +227,7 @@ TEST(remote_tier_prewarmed_for_a_processor_serves_a_node_reporting_its_full_id)
 TEST(bundle_exported_for_a_processor_serves_its_full_id_without_compiling)
 {
 	char bundle[4400], bundle_env[4500], fresh[4400];
-	struct app a = { fresh, { bundle_env, NULL } };
+	struct app a = { .cache = fresh, .env = { bundle_env, NULL } };
 
 	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "hipRTC, to export for gfx90a");
 	snprintf(bundle, sizeof bundle, "%s/app.rocjit", rj_test_dir);
@@ -238,10 +252,11 @@ TEST(entry_for_a_feature_serves_neither_the_other_setting_nor_the_plain_id_in_an
 {
 	struct rj_redis_server server;
 	char url[4400], remote_env[4500], bundle[4400], bundle_env[4500], fresh[4400];
-	struct app db = { rj_test_cache_dir, { "ROCJIT_CACHE_INDEX_SIZE=0", NULL } };
-	struct app ix = { rj_test_cache_dir, { NULL } };
-	struct app remote = { fresh, { remote_env, NULL } };
-	struct app bundled = { fresh, { bundle_env, NULL } };
+	struct app db = { .cache = rj_test_cache_dir,
+			  .env = { "ROCJIT_CACHE_INDEX_SIZE=0", NULL } };
+	struct app ix = { .cache = rj_test_cache_dir, .env = { NULL } };
+	struct app remote = { .cache = fresh, .env = { remote_env, NULL } };
+	struct app bundled = { .cache = fresh, .env = { bundle_env, NULL } };
 	const struct app *tiers[] = { &db, &ix, &remote, &bundled };
 	static const char *const not_served[] = { "gfx90a:xnack-", "gfx90a",
 						  "gfx90a:sramecc+:xnack-", "gfx90a:sramecc-" };
