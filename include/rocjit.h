@@ -798,8 +798,11 @@ ROCJIT_API int rocjit_kernel_resources_get(rocjit_kernel_resources *out,
 typedef struct rocjit_code {
 	const void *data;   /* the code object: an AMDGPU ELF or a CUBIN                    */
 	size_t size;        /* bytes of data                                                */
-	const char *target; /* normalized target id it was compiled for                     */
-	char key[33];       /* cache key, 32 lower-case hex digits                          */
+	const char *target; /* normalized target id it was compiled for: the one asked for,
+	                       or a less specific one whose code runs there ("gfx90a" for
+	                       "gfx90a:sramecc+:xnack-": a feature it leaves unspecified
+	                       runs on either setting), served from any cache tier         */
+	char key[33];       /* cache key, 32 lower-case hex digits: the entry's (of target) */
 	int from_cache;     /* 1: read from the on-disk cache; 0: compiled by this context
 	                       (a repeat request returns this same object)              */
 	double compile_ms;  /* compile time when it was compiled (now or when cached)       */

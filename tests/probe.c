@@ -260,11 +260,12 @@ int main(int argc, char **argv)
 	rocjit_stats_get(&st, ctx);
 	printf("compiles=%llu disk_hits=%llu memory_hits=%llu misses=%llu from_cache=%d "
 	       "key=%s target=%s size=%zu ms=%.3f worker_compiles=%llu workers_started=%llu "
-	       "cache=%s\n",
+	       "index_hits=%llu remote_hits=%llu cache=%s\n",
 	       (unsigned long long)st.compiles, (unsigned long long)st.disk_hits,
 	       (unsigned long long)st.memory_hits, (unsigned long long)st.misses,
 	       code->from_cache, code->key, code->target, code->size, ms,
 	       (unsigned long long)st.worker_compiles, (unsigned long long)st.workers_started,
+	       (unsigned long long)st.index_hits, (unsigned long long)st.remote_hits,
 	       st.cache_open ? st.cache_path : "-");
 	rocjit_close(ctx);
 	free(text);

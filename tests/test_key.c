@@ -261,6 +261,87 @@ TEST(target_rejects_malformed_ids)
 	}
 }
 
+/* The compatible ids of target, joined by spaces (the list rj_target_compatible gives). */
+static const char *compatible(const char *target)
+{
+	static char joined[RJ_TARGET_COMPAT_MAX * RJ_TARGET_MAX];
+	char ids[RJ_TARGET_COMPAT_MAX][RJ_TARGET_MAX], norm[RJ_TARGET_MAX];
+	size_t n;
+
+	if (rj_target_normalize(norm, target) != 0)
+		return "(invalid)";
+	n = rj_target_compatible(ids, norm);
+	joined[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(joined, " ");
+		strcat(joined, ids[i]);
+	}
+	return joined;
+}
+
+/* Whether an entry made for entry serves a device reporting device (the rule's list holds it). */
+static int serves(const char *entry, const char *device)
+{
+	char ids[RJ_TARGET_COMPAT_MAX][RJ_TARGET_MAX], norm[RJ_TARGET_MAX], want[RJ_TARGET_MAX];
+	size_t n;
+
+	if (rj_target_normalize(norm, device) != 0 || rj_target_normalize(want, entry) != 0)
+		return -1;
+	n = rj_target_compatible(ids, norm);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ids[i], want) == 0)
+			return 1;
+	return 0;
+}
+
+TEST(target_compatible_ids_are_the_less_specific_ones_most_specific_first)
+{
+	/* A device's full id: itself, each single feature, then the processor alone. */
+	ASSERT_STR(compatible("gfx90a:sramecc+:xnack-"),
+		   "gfx90a:sramecc+:xnack- gfx90a:xnack- gfx90a:sramecc+ gfx90a");
+	ASSERT_STR(compatible("gfx942:xnack+:sramecc-"),
+		   "gfx942:sramecc-:xnack+ gfx942:xnack+ gfx942:sramecc- gfx942");
+	ASSERT_STR(compatible("gfx908:xnack+"), "gfx908:xnack+ gfx908");
+	ASSERT_STR(compatible("gfx1030:xnack-"), "gfx1030:xnack- gfx1030");
+	/* No features: the id alone (an entry for a feature never serves it). */
+	ASSERT_STR(compatible("gfx1100"), "gfx1100");
+	ASSERT_STR(compatible("gfx90a"), "gfx90a");
+	/* NVIDIA: the exact id only. */
+	ASSERT_STR(compatible("sm_90"), "sm_90");
+	ASSERT_STR(compatible("sm_121"), "sm_121");
+	/* Three features: all eight, larger subsets first. */
+	ASSERT_STR(compatible("gfx90a:a+:b-:c+"),
+		   "gfx90a:a+:b-:c+ gfx90a:b-:c+ gfx90a:a+:c+ gfx90a:a+:b- gfx90a:c+ gfx90a:b- "
+		   "gfx90a:a+ gfx90a");
+	/* More than we enumerate: the exact id only, never a wrong one. */
+	ASSERT_STR(compatible("gfx90a:a+:b-:c+:d-"), "gfx90a:a+:b-:c+:d-");
+}
+
+TEST(target_entry_that_specifies_a_feature_never_serves_another_setting)
+{
+	/* The positive cases the issue names. */
+	ASSERT_INT(serves("gfx90a", "gfx90a:sramecc+:xnack-"), 1);
+	ASSERT_INT(serves("gfx90a:xnack-", "gfx90a:sramecc+:xnack-"), 1);
+	ASSERT_INT(serves("gfx90a:sramecc+", "gfx90a:sramecc+:xnack-"), 1);
+	ASSERT_INT(serves("gfx942", "gfx942:sramecc-:xnack+"), 1);
+	ASSERT_INT(serves("gfx908", "gfx908:xnack+"), 1);
+	/* Never the reverse: a specified feature serves only the same setting. */
+	ASSERT_INT(serves("gfx90a:xnack+", "gfx90a:xnack-"), 0);
+	ASSERT_INT(serves("gfx90a:xnack+", "gfx90a"), 0);
+	ASSERT_INT(serves("gfx90a:xnack+", "gfx90a:sramecc+:xnack-"), 0);
+	ASSERT_INT(serves("gfx90a:sramecc-", "gfx90a:sramecc+:xnack-"), 0);
+	ASSERT_INT(serves("gfx90a:sramecc+:xnack-", "gfx90a:xnack-"), 0);
+	ASSERT_INT(serves("gfx942:sramecc+", "gfx942:sramecc-:xnack+"), 0);
+	ASSERT_INT(serves("gfx908:xnack-", "gfx908:xnack+"), 0);
+	ASSERT_INT(serves("gfx1100:xnack-", "gfx1100"), 0);
+	/* Another processor never, whatever its features. */
+	ASSERT_INT(serves("gfx90a", "gfx908:xnack+"), 0);
+	ASSERT_INT(serves("gfx908", "gfx90a"), 0);
+	ASSERT_INT(serves("sm_80", "sm_90"), 0);
+	ASSERT_INT(serves("sm_90", "sm_90"), 1);
+}
+
 TEST(key_streaming_path_covers_every_byte)
 {
 	/* Past 1 KiB of key bytes the key is hashed in streaming mode: the last byte of a

@@ -9,6 +9,7 @@
 #include "key/target.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,46 @@ int rj_target_normalize(char out[RJ_TARGET_MAX], const char *in)
 size_t rj_target_processor_len(const char *target)
 {
 	return strcspn(target, ":");
+}
+
+/*
+ * Subsets of the features, the larger first (more specific code is the better fit: it
+ * was built for exactly this device's setting), ties in the order of the feature list
+ * (sorted by name) so that the order is the same on every node.  Subsets of a sorted
+ * list are sorted, so every id given is normalized.
+ */
+size_t rj_target_compatible(char out[RJ_TARGET_COMPAT_MAX][RJ_TARGET_MAX], const char *target)
+{
+	const char *feat[3];
+	size_t nfeat = 0, plen = rj_target_processor_len(target), n = 0;
+	const char *p;
+
+	snprintf(out[n++], RJ_TARGET_MAX, "%s", target);
+	if (strncmp(target, "gfx", 3) != 0)
+		return n; /* NVIDIA's sm_XX: no features, the exact id only */
+	for (p = strchr(target, ':'); p; p = strchr(p + 1, ':')) {
+		if (nfeat == 3)
+			return n; /* more features than we enumerate: the exact id only */
+		feat[nfeat++] = p + 1;
+	}
+	for (int keep = (int)nfeat - 1; keep >= 0; keep--) {
+		for (unsigned mask = 0; mask < (1u << nfeat); mask++) {
+			size_t len = plen;
+			if ((unsigned)__builtin_popcount(mask) != (unsigned)keep)
+				continue;
+			memcpy(out[n], target, plen);
+			for (size_t i = 0; i < nfeat; i++) {
+				size_t fl = strcspn(feat[i], ":");
+				if (!(mask & (1u << (nfeat - 1 - i))))
+					continue;
+				out[n][len++] = ':';
+				memcpy(out[n] + len, feat[i], fl);
+				len += fl;
+			}
+			out[n++][len] = 0;
+		}
+	}
+	return n;
 }
 
 ROCJIT_API int rocjit_target_normalize(char *out, size_t out_size, const char *target)

@@ -50,6 +50,8 @@ struct rj_slot {
 	void *code_shared;         /* READY: or a shared buffer holding it (base/shared.h:
 	                              a remote value, which the cache stores later) */
 	char target[RJ_TARGET_MAX];
+	char built_for[RJ_TARGET_MAX]; /* READY: the target its code was made for: target, or
+	                              a less specific one (rj_target_compatible); code.target */
 	void *module;              /* loaded on the context's device, or NULL */
 	struct rocjit_kernel *kernels;
 	char *names;               /* READY: its name expressions and their lowered names

@@ -124,20 +124,44 @@ rj_key rj_request_portable_key(const struct rj_request *r, const struct rj_platf
 	return rj_key_compute_portable(&in);
 }
 
-/* The fields of s's entry as the stores keep them (kernels: its kernels column). */
+/* r's key for target, made by compiler: what the on-disk cache and the remote tier find
+ * its entry by. */
+rj_key rj_request_key(const struct rj_request *r, const struct rj_platform *platform,
+		      const char *target, const char *compiler)
+{
+	struct rj_key_input in;
+
+	rj_request_key_input(&in, r, platform, target, compiler);
+	return rj_key_compute(&in);
+}
+
+/* s's code came from the entry of target built_for under key: when that is another
+ * target's (a less specific one, rj_target_compatible), the code says so, its key and
+ * target those of the entry it is (what rocjit_bundle_export, push and show find). */
+void rj_slot_served_as(struct rj_slot *s, const char *built_for, const rj_key *key)
+{
+	if (built_for == s->target || strcmp(built_for, s->target) == 0)
+		return;
+	memcpy(s->built_for, built_for, strlen(built_for) + 1);
+	rj_key_hex(key, s->code.key);
+}
+
+/* The fields of s's entry as the stores keep them (kernels: its kernels column).  Its
+ * target is the one its code was built for (s->built_for: s->target, or a less specific
+ * id an entry served from another tier was built for, rj_target_compatible). */
 void rj_entry_meta(struct rj_cache_meta *m, const struct rj_request *r,
 		   const struct rj_slot *s, const char *compiler, const char *options,
 		   const char *headers, const char *kernels)
 {
 	m->platform = s->platform->name;
-	m->target = s->target;
+	m->target = s->built_for;
 	m->compiler = compiler;
 	m->options = options;
 	m->source_name = r->name;
 	m->headers = headers;
 	m->kernels = kernels;
 	m->compile_ms = s->code.compile_ms;
-	m->pkey = rj_request_portable_key(r, s->platform, s->target);
+	m->pkey = rj_request_portable_key(r, s->platform, s->built_for);
 	m->signer = NULL;
 	m->sig = NULL;
 	m->origin = RJ_ORIGIN_UNKNOWN; /* the caller says where it came from */

@@ -210,6 +210,8 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	s->code.data = s->code_mem = out.code;
 	s->code.size = out.size;
 	s->code.from_cache = 0;
+	memcpy(s->built_for, s->target, sizeof s->built_for); /* its own entry, key s->key */
+	memcpy(s->code.key, hex, sizeof s->code.key);
 	RJ_LOG(RJ_LOG_INFO, "compiled key=%s target=%s source=%s kernels=%s %zu bytes in %.1f ms",
 	       hex, s->target, r->name, kernels, out.size, s->code.compile_ms);
 	if (!kernels[0]) {
@@ -320,8 +322,6 @@ static void publish(rocjit_ctx *ctx, struct rj_slot *s, int rc)
 int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_request *r,
 		   const char *target)
 {
-	struct rj_key_input in;
-
 	lk->platform = rj_platform_for_target(target);
 	if (!lk->platform)
 		return ROCJIT_EUNSUPPORTED; /* the message is recorded */
@@ -334,8 +334,7 @@ int rj_lookup_init(struct rj_lookup *lk, rocjit_ctx *ctx, const struct rj_reques
 	}
 	if (!lk->compiler)
 		return ROCJIT_ENOCOMPILER;
-	rj_request_key_input(&in, r, lk->platform, target, lk->compiler);
-	lk->key = rj_key_compute(&in);
+	lk->key = rj_request_key(r, lk->platform, target, lk->compiler);
 	return 0;
 }
 
@@ -373,7 +372,8 @@ again:
 		if (s) {
 			s->platform = platform;
 			snprintf(s->target, sizeof s->target, "%s", target);
-			s->code.target = s->target;
+			memcpy(s->built_for, s->target, sizeof s->built_for);
+			s->code.target = s->built_for;
 			rj_key_hex(&key, s->code.key);
 			owner = 1;
 		}

@@ -27,6 +27,11 @@ void rj_request_key_input(struct rj_key_input *in, const struct rj_request *r,
 /* r's key for target less the compiler identity. */
 rj_key rj_request_portable_key(const struct rj_request *r, const struct rj_platform *platform,
 			       const char *target);
+/* r's key for target, made by compiler (what the cache and the remote tier look up). */
+rj_key rj_request_key(const struct rj_request *r, const struct rj_platform *platform,
+		      const char *target, const char *compiler);
+/* s's code is the entry of built_for under key (another target's: s's code says so). */
+void rj_slot_served_as(struct rj_slot *s, const char *built_for, const rj_key *key);
 /* The fields of s's entry as the stores keep them (kernels: its kernels column). */
 void rj_entry_meta(struct rj_cache_meta *m, const struct rj_request *r,
 		   const struct rj_slot *s, const char *compiler, const char *options,
@@ -36,20 +41,31 @@ int rj_slot_take_names(struct rj_slot *s, const struct rj_request *r, char *colu
 
 /* ---- lookup_local.c ---- */
 
-/* A store's hit fills s (owned: code when s owns it, else NULL); a disk hit counted. */
+/* A store's hit fills s (owned: code when s owns it, else NULL); a disk hit counted.
+ * built_for and key: the target the entry was made for (s->target, or one
+ * rj_target_compatible gives for it) and its key. */
 void rj_slot_take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void *owned,
-		      size_t size, double ms);
+		      size_t size, double ms, const char *built_for, const rj_key *key);
 /* Whether a local hit may load under the signing rule (*code may become a private copy,
- * *owned then set).  kernels and ms: the hit's kernels column and compile time, which the
- * signature is checked over (NULL kernels under ROCJIT_REQUIRE_SIGNED=all: refused). */
+ * *owned then set).  key and target: the entry's (s's, or a compatible target's, whose
+ * signature is checked as made for that target).  kernels and ms: the hit's kernels
+ * column and compile time, which the signature is checked over (NULL kernels under
+ * ROCJIT_REQUIRE_SIGNED=all: refused). */
 int rj_local_ok(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
-		const char *compiler, const void **code, void **owned, size_t size,
-		const char *kernels, double ms);
+		const rj_key *key, const char *target, const char *compiler, const void **code,
+		void **owned, size_t size, const char *kernels, double ms);
+/* What a local store answered (rc: rj_cache_get's or rj_cache_probe's) for the entry of
+ * target under key, taken into s: 1 a hit, 0 a miss, -1 refused for its signature, -2
+ * the store failed.  The hit's code, owned and column are taken (freed on a miss). */
+int rj_local_take(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		  const char *compiler, const rj_key *key, const char *target, int rc,
+		  const void *code, void *owned, size_t size, double ms, char *column, double t0);
 /* Where a local lookup puts the kernels column (*column set NULL): column when the
  * request has name expressions or the signing rule checks local hits (the signature
  * covers the column), else NULL (not read).  The caller frees *column. */
 char **rj_local_column(rocjit_ctx *ctx, const struct rj_request *r, char **column);
-/* 1 and s filled when the on-disk cache has s's key; 0 on a miss. */
+/* 1 and s filled when the on-disk cache has s's key, or the key of a compatible, less
+ * specific target (rj_target_compatible); 0 on a miss. */
 int rj_disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		   const char *compiler);
 /* After a disk miss, the key's lock across the node's processes: 1 when the cache
@@ -68,6 +84,7 @@ struct rj_bundle_hit {
 	const char *which;         /* the bundle's path */
 	char *column;              /* its kernels column (with name expressions), or NULL */
 	char built_for[RJ_TARGET_MAX];
+	rj_key key;                /* its key as this context keys it (for built_for) */
 	int found, exact;          /* exact: made by this compiler */
 	int rejected;              /* entries passed over for their signature */
 };

@@ -13,30 +13,35 @@
 #include "base/error.h"
 
 /* A store's hit fills s: code, which s owns when it is owned (malloc'ed; NULL: the cache's
- * mapping, valid while the cache is open), counted as a disk hit. */
+ * mapping, valid while the cache is open), counted as a disk hit.  built_for and key: the
+ * target the entry was made for and its key, which the served code says
+ * (rocjit_code.target, .key). */
 void rj_slot_take_hit(rocjit_ctx *ctx, struct rj_slot *s, const void *code, void *owned,
-		      size_t size, double ms)
+		      size_t size, double ms, const char *built_for, const rj_key *key)
 {
 	s->code.data = code;
 	s->code_mem = owned;
 	s->code.size = size;
 	s->code.compile_ms = ms;
 	s->code.from_cache = 1;
+	rj_slot_served_as(s, built_for, key);
 	atomic_fetch_add(&ctx->disk_hits, 1);
 }
 
 /*
  * Whether a local hit (*code, size; *owned: its private copy, or NULL when it lies in the
  * read index's shared mapping) may load under the signing rule (signing.c).  The fields a
- * signature covers besides the code are the request's (the entry's key matched them), so
- * a signature the read index holds is checked without the database; the portable key is
- * computed only when the rule covers the local cache.  Code from the index is copied
- * first and the copy checked and loaded: anyone who may write the index file could change
- * the mapped bytes between the check and the load.  0 also when the copy cannot be made.
+ * signature covers besides the code are the request's for the entry's target (the
+ * entry's key, key, matched them), so a signature the read index holds is checked
+ * without the database; the portable key is computed only when the rule covers the local
+ * cache.  An entry of a less specific target is checked as signed for that target, the
+ * one it was made for.  Code from the index is copied first and the copy checked and
+ * loaded: anyone who may write the index file could change the mapped bytes between the
+ * check and the load.  0 also when the copy cannot be made.
  */
 int rj_local_ok(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
-		const char *compiler, const void **code, void **owned, size_t size,
-		const char *kernels, double ms)
+		const rj_key *key, const char *target, const char *compiler, const void **code,
+		void **owned, size_t size, const char *kernels, double ms)
 {
 	struct rj_sig_subject hit;
 	const void *served = *code;
@@ -53,10 +58,10 @@ int rj_local_ok(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slo
 		memcpy(*owned, served, size);
 		*code = *owned;
 	}
-	pkey = rj_request_portable_key(r, s->platform, s->target);
+	pkey = rj_request_portable_key(r, s->platform, target);
 	/* The description digest is the store's to give (rj_signing_local_ok). */
-	rj_sig_subject_make(&hit, &s->key, &pkey, s->platform->name, s->target, compiler,
-			    kernels, strlen(kernels), ms, none, *code, size);
+	rj_sig_subject_make(&hit, key, &pkey, s->platform->name, target, compiler, kernels,
+			    strlen(kernels), ms, none, *code, size);
 	return rj_signing_local_ok(&ctx->signing, ctx->cache, &hit, served);
 }
 
@@ -68,49 +73,94 @@ char **rj_local_column(rocjit_ctx *ctx, const struct rj_request *r, char **colum
 		       : NULL;
 }
 
-/* 1 and s filled when the on-disk cache has s's key; 0 on a miss (or a cache failure). */
-int rj_disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
-		   const char *compiler)
+/*
+ * What a local store (rj_cache_get, or rj_cache_probe) answered (rc) for the entry of
+ * target under key, taken into s: 1 a hit (rc 2: from the read index), 0 a miss, -1 the
+ * entry was refused for its signature, -2 the store failed (rc < 0).  t0: when the
+ * lookup began.
+ */
+int rj_local_take(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		  const char *compiler, const rj_key *key, const char *target, int rc,
+		  const void *code, void *owned, size_t size, double ms, char *column, double t0)
 {
-	const void *code;
-	void *owned;
-	size_t size;
-	double t0 = rj_now_ms(), ms = 0;
 	char hex[33];
-	char *column = NULL;
-	int rc;
 
-	if (s->local_refused)
-		return 0;
-	rc = rj_cache_get(ctx->cache, &s->key, &code, &owned, &size, &ms,
-			  rj_local_column(ctx, r, &column));
-	if (rc > 0 && !rj_local_ok(ctx, r, s, compiler, &code, &owned, size, column, ms)) {
-		s->local_refused = 1;
+	if (rc > 0 && !rj_local_ok(ctx, r, s, key, target, compiler, &code, &owned, size,
+				   column, ms)) {
 		free(owned);
 		free(column);
-		return 0;
+		return -1;
 	}
 	if (!r->num_name_expressions) {
 		free(column); /* read for the signature's check alone */
 		column = NULL;
 	}
-	if (rc > 0 && r->num_name_expressions && !rj_slot_take_names(s, r, column)) {
+	if (rc <= 0) {
+		free(column);
+		return rc < 0 ? -2 : 0;
+	}
+	if (r->num_name_expressions && !rj_slot_take_names(s, r, column)) {
 		free(owned);
 		return 0;
 	}
-	if (rc > 0) {
-		rj_slot_take_hit(ctx, s, code, owned, size, ms);
-		if (rc == 2)
-			atomic_fetch_add(&ctx->index_hits, 1);
-		if (rj_log_level() >= RJ_LOG_INFO) {
-			rj_key_hex(&s->key, hex);
-			rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms "
-			       "from the %s (compiling took %.1f ms)", hex, s->target, r->name,
-			       size, rj_now_ms() - t0, rc == 2 ? "index" : "database", ms);
-		}
-		return 1;
+	rj_slot_take_hit(ctx, s, code, owned, size, ms, target, key);
+	if (rc == 2)
+		atomic_fetch_add(&ctx->index_hits, 1);
+	if (rj_log_level() >= RJ_LOG_INFO) {
+		rj_key_hex(key, hex);
+		rj_log(RJ_LOG_INFO, "hit key=%s target=%s%s%s source=%s %zu bytes in %.3f ms "
+		       "from the %s (compiling took %.1f ms)", hex, s->target,
+		       target != s->target ? " built for " : "", target != s->target ? target : "",
+		       r->name, size, rj_now_ms() - t0, rc == 2 ? "index" : "database", ms);
 	}
-	if (rc < 0) {
+	return 1;
+}
+
+/* One local lookup of the entry of target under key (the database behind the index). */
+static int disk_lookup_one(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+			   const char *compiler, const rj_key *key, const char *target)
+{
+	const void *code = NULL;
+	void *owned = NULL;
+	size_t size = 0;
+	double ms = 0, t0 = rj_now_ms();
+	char *column = NULL;
+	int rc = rj_cache_get(ctx->cache, key, &code, &owned, &size, &ms,
+			      rj_local_column(ctx, r, &column));
+
+	return rj_local_take(ctx, r, s, compiler, key, target, rc, code, owned, size, ms, column,
+			     t0);
+}
+
+/*
+ * 1 and s filled when the on-disk cache (its read index first) has s's key, else the key
+ * of a compatible, less specific target (rj_target_compatible: a cache prewarmed for
+ * gfx90a serves a device that reports gfx90a:sramecc+:xnack-); 0 on a miss (or a cache
+ * failure).  The exact key is asked first and alone: its hit costs nothing more than it
+ * did; the other targets' keys are made only after it missed.  An entry refused for its
+ * signature is passed over for the next target; the slot does not look again.
+ */
+int rj_disk_lookup(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
+		   const char *compiler)
+{
+	char targets[RJ_TARGET_COMPAT_MAX][RJ_TARGET_MAX];
+	int rc, refused = 0;
+	size_t n;
+
+	if (s->local_refused)
+		return 0;
+	rc = disk_lookup_one(ctx, r, s, compiler, &s->key, s->target);
+	n = rc == 0 || rc == -1 ? rj_target_compatible(targets, s->target) : 0;
+	refused = rc == -1;
+	for (size_t i = 1; i < n && (rc == 0 || rc == -1); i++) {
+		rj_key key = rj_request_key(r, s->platform, targets[i], compiler);
+		rc = disk_lookup_one(ctx, r, s, compiler, &key, targets[i]);
+		refused |= rc == -1;
+	}
+	if (rc == 1)
+		return 1;
+	s->local_refused = refused;
+	if (rc == -2) {
 		atomic_fetch_add(&ctx->cache_errors, 1);
 		rj_warn_once("cache-get", "%s; compiling instead", rocjit_last_error());
 	}
@@ -157,41 +207,6 @@ int rj_wait_for_key(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot 
 	return 0;
 }
 
-/*
- * The target ids whose code runs on target, most specific first: the id itself, then with
- * fewer features.  Code built for "gfx90a" (xnack and sramecc "any") runs on every
- * gfx90a; code for "gfx90a:xnack-" only where xnack is off.  At most 8 (3 features).
- */
-static size_t compatible_targets(char out[8][RJ_TARGET_MAX], const char *target)
-{
-	const char *feat[3];
-	size_t nfeat = 0, plen = rj_target_processor_len(target), n = 0;
-
-	for (const char *p = strchr(target, ':'); p && nfeat < 3; p = strchr(p + 1, ':'))
-		feat[nfeat++] = p + 1;
-	if (strchr(target, ':') && nfeat == 3 && strchr(feat[2], ':'))
-		nfeat = 0; /* more features than we enumerate: the exact id only */
-	for (unsigned drop = 0; drop < (1u << nfeat) && n < 8; drop++) {
-		size_t len = plen;
-		memcpy(out[n], target, plen);
-		for (size_t i = 0; i < nfeat; i++) {
-			size_t fl = strcspn(feat[i], ":");
-			if (drop & (1u << i))
-				continue;
-			out[n][len++] = ':';
-			memcpy(out[n] + len, feat[i], fl);
-			len += fl;
-		}
-		out[n][len] = 0;
-		n++;
-	}
-	if (n == 0) {
-		snprintf(out[0], RJ_TARGET_MAX, "%s", target);
-		n = 1;
-	}
-	return n;
-}
-
 /* The context's bundles, complete: the first call looks for <executable>.rocjit (kept off
  * rocjit_open, the path of every process's first hit).  NULL when there are none. */
 struct rj_bundle *rj_ctx_bundles(rocjit_ctx *ctx)
@@ -208,11 +223,11 @@ struct rj_bundle *rj_ctx_bundles(rocjit_ctx *ctx)
 }
 
 /* Finds s's program in a bundle, for its target or a less specific id of the same
- * processor whose code runs there.  h->found says whether it did. */
+ * processor whose code runs there (rj_target_compatible).  h->found says whether it did. */
 void rj_bundle_find(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
 		    const char *compiler, struct rj_bundle_hit *h)
 {
-	char targets[8][RJ_TARGET_MAX];
+	char targets[RJ_TARGET_COMPAT_MAX][RJ_TARGET_MAX];
 	size_t n;
 
 	const struct rj_sig_trust *trust = rj_signing_shared_trust(&ctx->signing);
@@ -220,7 +235,7 @@ void rj_bundle_find(rocjit_ctx *ctx, const struct rj_request *r, const struct rj
 	memset(h, 0, sizeof *h);
 	if (!rj_ctx_bundles(ctx))
 		return;
-	n = compatible_targets(targets, s->target);
+	n = rj_target_compatible(targets, s->target);
 	for (size_t i = 0; i < n && !h->found; i++) {
 		rj_key pkey = rj_request_portable_key(r, s->platform, targets[i]);
 		struct rj_bundle_reject rej;
@@ -228,8 +243,13 @@ void rj_bundle_find(rocjit_ctx *ctx, const struct rj_request *r, const struct rj
 					  &h->code, &h->size, &h->ms, &h->which,
 					  r->num_name_expressions ? &h->column : NULL, &h->exact,
 					  &rej);
-		if (h->found)
+		if (h->found) {
 			memcpy(h->built_for, targets[i], sizeof h->built_for);
+			/* Its key, as this context keys it (a compiler's, else the portable). */
+			h->key = !i ? s->key : compiler ? rj_request_key(r, s->platform, targets[i],
+									compiler)
+						       : pkey;
+		}
 		if (trust)
 			atomic_fetch_add(&ctx->signing.checked, (uint64_t)rej.count + (h->found ? 1 : 0));
 		if (rej.count) {
@@ -266,7 +286,7 @@ int rj_bundle_take(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 		return 0;
 	}
 	h->column = NULL;
-	rj_slot_take_hit(ctx, s, h->code, h->code, h->size, h->ms);
+	rj_slot_take_hit(ctx, s, h->code, h->code, h->size, h->ms, h->built_for, &h->key);
 	RJ_LOG(RJ_LOG_INFO, "hit target=%s source=%s from bundle %s (built for %s)", s->target,
 	       r->name, h->which, h->built_for);
 	h->code = NULL;

@@ -80,7 +80,9 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struc
 		m.origin = RJ_ORIGIN_REMOTE;
 		m.origin_signer = m.signer && rj_signing_shared_trust(&ctx->signing) ? signer
 										      : NULL;
-		if (rj_cache_put_later(ctx->cache, &s->key, &m, s->code.data, s->code.size,
+		/* Under the value's key (s's, or a less specific target's: s->built_for),
+		   which the next process finds as this one did. */
+		if (rj_cache_put_later(ctx->cache, &rec->key, &m, s->code.data, s->code.size,
 				       s->code_shared) != 0) {
 			atomic_fetch_add(&ctx->cache_errors, 1);
 			rj_warn_once("remote-keep", "%s; the kernel from the remote cache is still "
@@ -92,13 +94,59 @@ static void remote_keep(rocjit_ctx *ctx, const struct rj_request *r, const struc
 	free(source_name);
 }
 
+/* What the remote tier is asked for: the entry of target (s's, or a less specific one)
+ * under key. */
+static void want_of(struct rj_remote_want *w, const struct rj_request *r,
+		    const struct rj_slot *s, const char *compiler, const rj_key *key,
+		    const char *target)
+{
+	w->key = *key;
+	w->pkey = rj_request_portable_key(r, s->platform, target);
+	w->platform = s->platform->name;
+	w->target = target;
+	w->compiler = compiler;
+}
+
+/*
+ * The remote tier's value for s: its key, else the key of a compatible, less specific
+ * target (rj_target_compatible), each checked as the entry of the target it names (the
+ * tier compares the value's target and signature with that one).  The exact key is
+ * asked first and alone: its hit costs one request as before; the others are made and
+ * asked only after it missed.  A miss is counted once, for the last (unless early).
+ * *w is left asking for s's own key (what a claim locks); *refused, *sig_refused: what
+ * the tier said of s's own value.  built[]: the target of the value found.
+ */
+static int remote_find(rocjit_ctx *ctx, const struct rj_request *r, const struct rj_slot *s,
+		       const char *compiler, int early, struct rj_remote_want *w,
+		       struct rj_remote_value *v, int *refused, int *sig_refused,
+		       char built[RJ_TARGET_MAX])
+{
+	char targets[RJ_TARGET_COMPAT_MAX][RJ_TARGET_MAX];
+	size_t n = rj_target_compatible(targets, s->target);
+	int hit = 0;
+
+	for (size_t i = 0; i < n && !hit; i++) {
+		rj_key key = i ? rj_request_key(r, s->platform, targets[i], compiler) : s->key;
+		want_of(w, r, s, compiler, &key, targets[i]);
+		hit = early || i + 1 < n ? rj_remote_peek(ctx->remote, w, v)
+					 : rj_remote_get(ctx->remote, w, v);
+		if (i == 0)
+			*refused = v->refused, *sig_refused = v->sig_refused;
+		if (hit)
+			memcpy(built, targets[i], RJ_TARGET_MAX);
+	}
+	want_of(w, r, s, compiler, &s->key, s->target);
+	return hit;
+}
+
 /*
  * The remote tier, after the local tiers missed.  1 and s filled on a hit (kept in the
- * on-disk cache too).  Else, when claim is set (this process is about to compile), takes
- * the key's compile lock across the fleet into *lease, or waits for the node that holds
- * it and takes its value (1).  0: compile.  2: another node is compiling it and this
- * thread does not wait (rj_fleet_nowait).  early: a look before the database, whose miss
- * the whole way's look counts.
+ * on-disk cache too), for s's target or a compatible, less specific one (remote_find).
+ * Else, when claim is set (this process is about to compile), takes the key's compile
+ * lock across the fleet into *lease, or waits for the node that holds it and takes its
+ * value (1).  0: compile.  2: another node is compiling it and this thread does not wait
+ * (rj_fleet_nowait).  early: a look before the database, whose miss the whole way's
+ * look counts.
  */
 int rj_lookup_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		     const char *compiler, int claim, struct rj_remote_lease **lease, int early)
@@ -106,22 +154,18 @@ int rj_lookup_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot
 	struct rj_remote_want w;
 	struct rj_remote_value v;
 	double t0 = rj_now_ms();
-	char hex[33];
-	int hit;
+	char hex[33], built[RJ_TARGET_MAX];
+	rj_key served;
+	int hit, refused, sig_refused;
 
 	*lease = NULL;
-	w.key = s->key;
-	w.pkey = rj_request_portable_key(r, s->platform, s->target);
-	w.platform = s->platform->name;
-	w.target = s->target;
-	w.compiler = compiler;
-	hit = early ? rj_remote_peek(ctx->remote, &w, &v) : rj_remote_get(ctx->remote, &w, &v);
-	if (!hit && v.sig_refused)
+	hit = remote_find(ctx, r, s, compiler, early, &w, &v, &refused, &sig_refused, built);
+	if (!hit && sig_refused)
 		s->remote_sig_refused = 1;
 	if (!hit && claim)
 		hit = rj_remote_claim(ctx->remote, &w, rj_keylock_timeout_ms(),
 				      (rj_fleet_nowait ? RJ_CLAIM_NOWAIT : 0) |
-				      (v.refused ? 0 : RJ_CLAIM_ABSENT), lease, &v);
+				      (refused ? 0 : RJ_CLAIM_ABSENT), lease, &v);
 	if (hit == 2)
 		return 2; /* another node is compiling it: deferred (rj_fleet_nowait) */
 	if (!hit)
@@ -137,6 +181,8 @@ int rj_lookup_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot
 	s->code.compile_ms = v.rec.compile_ms;
 	s->code.from_cache = 1;
 	s->code_shared = v.bytes;
+	served = v.rec.key;
+	rj_slot_served_as(s, built, &served);
 	v.bytes = NULL;
 	if (rj_signing_shared_trust(&ctx->signing))
 		atomic_fetch_add(&ctx->signing.checked, 1);
@@ -150,58 +196,65 @@ int rj_lookup_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot
 	remote_keep(ctx, r, s, compiler, v.kernels, &v.rec);
 	rj_remote_value_free(&v);
 	if (rj_log_level() >= RJ_LOG_INFO) {
-		rj_key_hex(&s->key, hex);
-		rj_log(RJ_LOG_INFO, "hit key=%s target=%s source=%s %zu bytes in %.3f ms from the "
-		       "remote cache %s (compiling took %.1f ms)", hex, s->target, r->name,
-		       s->code.size, rj_now_ms() - t0, rj_remote_shown(ctx->remote),
-		       s->code.compile_ms);
+		rj_key_hex(&served, hex);
+		rj_log(RJ_LOG_INFO, "hit key=%s target=%s (built for %s) source=%s %zu bytes in "
+		       "%.3f ms from the remote cache %s (compiling took %.1f ms)", hex, s->target,
+		       s->built_for, r->name, s->code.size, rj_now_ms() - t0,
+		       rj_remote_shown(ctx->remote), s->code.compile_ms);
 	}
 	return 1;
 }
 
 /*
  * The remote tier before the database, where the read index says the database cannot
- * have the key (it held every entry when it was written, and lacks this one) and no
- * bundle could serve it: a node's first request for a kernel the fleet has is then one
+ * have the key nor that of any compatible, less specific target (rj_target_compatible;
+ * it held every entry when it was written, and lacks them all) and no bundle could serve
+ * it: a node's first request for a kernel the fleet has is then one
  * round trip, without opening SQLite at all (the copy into the cache is stored later).
- * 1 and s filled on a hit (from the index or the tier); 0: go the whole way.  Without
+ * 1 and s filled on a hit (from the index, which may hold a compatible target's entry,
+ * or the tier); 0: go the whole way.  Without
  * the node's key lock, so processes of a node may each ask once for the same key; the
  * fleet's compile lock is taken only after the whole way missed.
  */
 int rj_lookup_early_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 			   const char *compiler)
 {
+	char targets[RJ_TARGET_COMPAT_MAX][RJ_TARGET_MAX];
 	struct rj_remote_lease *none;
-	const void *code;
-	void *owned = NULL; /* a private copy of the index's code, when one was made */
-	char *column = NULL;
-	size_t size;
-	double ms = 0;
-	int rc;
+	size_t n = 1;
+	int rc, absent = 1, refused = 0;
 
 	if (rj_ctx_bundles(ctx) || rj_remote_is_off(ctx->remote))
 		return 0;
-	rc = rj_cache_probe(ctx->cache, &s->key, &code, &owned, &size, &ms,
-			    rj_local_column(ctx, r, &column));
-	if (rc == 2 && !rj_local_ok(ctx, r, s, compiler, &code, &owned, size, column, ms)) {
-		s->local_refused = 1;
-		free(owned);
-		free(column);
-		return 0;
-	}
-	if (!r->num_name_expressions) {
-		free(column); /* read for the signature's check alone */
-		column = NULL;
-	}
-	if (rc == 2) {
-		if (r->num_name_expressions && !rj_slot_take_names(s, r, column)) {
-			free(owned);
-			return 0;
+	/* s's key, then (after it missed: an exact hit asks nothing more) the compatible
+	   targets' keys: the index must lack them all for the tier to be asked first. */
+	for (size_t i = 0; i < n; i++) {
+		const void *code = NULL;
+		void *owned = NULL; /* a private copy of the index's code, when one was made */
+		char *column = NULL;
+		size_t size = 0;
+		double ms = 0, t0 = rj_now_ms();
+		rj_key key = i ? rj_request_key(r, s->platform, targets[i], compiler) : s->key;
+		const char *target = i ? targets[i] : s->target;
+
+		rc = rj_cache_probe(ctx->cache, &key, &code, &owned, &size, &ms,
+				    rj_local_column(ctx, r, &column));
+		if (rc == 2) {
+			rc = rj_local_take(ctx, r, s, compiler, &key, target, 2, code, owned, size,
+					   ms, column, t0);
+			if (rc == 1)
+				return 1;
+			refused |= rc == -1;
+		} else {
+			free(column);
+			absent &= rc == 0;
+			if (rc != 0)
+				break; /* only the database can say: for every key alike */
 		}
-		rj_slot_take_hit(ctx, s, code, owned, size, ms);
-		atomic_fetch_add(&ctx->index_hits, 1);
-		return 1;
+		if (i == 0)
+			n = rj_target_compatible(targets, s->target);
 	}
-	free(column);
-	return rc == 0 && rj_lookup_remote(ctx, r, s, compiler, 0, &none, 1);
+	if (refused)
+		s->local_refused = 1;
+	return absent && !refused && rj_lookup_remote(ctx, r, s, compiler, 0, &none, 1);
 }
