@@ -100,8 +100,14 @@ static void check_environment(void)
 
 	for (size_t i = 0; (s = rocjit_setting_at(i)); i++) {
 		const char *v = getenv(s->env);
+		size_t skip;
 
-		if (v && *v && rj_config_check(s, v, why, sizeof why) != 0)
+		if (!v || !*v || rj_config_check(s, v, why, sizeof why) == 0)
+			continue;
+		skip = strlen(s->name) + strlen(v) + 5; /* past `name: "v" ` */
+		if (strlen(why) > skip && !strncmp(why + skip, "is ", 3))
+			rj_warn_once(s->env, "%s=%s %s; the default applies", s->env, v, why + skip);
+		else
 			rj_warn_once(s->env, "%s=%s: %s; the default applies", s->env, v, why);
 	}
 }

@@ -156,7 +156,7 @@ int rj_lookup_remote(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot
 	double t0 = rj_now_ms();
 	char hex[33], built[RJ_TARGET_MAX];
 	rj_key served;
-	int hit, refused, sig_refused;
+	int hit, refused = 0, sig_refused = 0;
 
 	*lease = NULL;
 	hit = remote_find(ctx, r, s, compiler, early, &w, &v, &refused, &sig_refused, built);
