@@ -2,12 +2,11 @@
  * inputs.c - the rule that what a compiler reads is in the cache key, or refused (see
  * inputs.h for what was measured and what each case becomes).
  *
- * Owns the list of environment variables the compilers read that change code, and the
- * scan of a request's texts for include directives that would reach outside the key.
- * The scan is textual but preprocessor-aware where it matters: comments and string
- * literals are skipped, line splices are joined, and __has_include probes count as
- * includes (their answer is an input too).  It runs at compile time only: a key whose
- * compile was refused never has an entry, so a hit needs no scan.
+ * Owns the list of environment variables the compilers read that change code, the scanner
+ * of include directives (rj_includes_scan: textual but preprocessor-aware where it
+ * matters, see inputs.h), and the check of a request's includes that would reach outside
+ * the key.  The check runs at compile time only: a key whose compile was refused never
+ * has an entry, so a hit needs no check.
  *
  * Knows nothing of keys or of the vendor APIs; the platforms call it before compiling.
  */
@@ -275,36 +274,51 @@ static int ident_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-/* p at an include's target (after blanks): checks it; what: "#include". */
-static int target_at(const struct scan *s, int line, const char *what, const char *p,
-		     const char *end, char close_paren)
+/* p past blanks and comments within a line (after splices are joined). */
+static const char *skip_blanks(const char *p, const char *end)
+{
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
+			p++;
+		if (p + 1 >= end || p[0] != '/' || p[1] != '*')
+			return p;
+		for (p += 2; p < end && !(p + 1 < end && p[0] == '*' && p[1] == '/'); p++)
+			;
+		p = p < end ? p + 2 : end;
+	}
+}
+
+/* p at an include's target (after its keyword): reports it to fn. */
+static int target_at(struct rj_include *inc, const char *p, const char *end, int probe,
+		     int (*fn)(void *, const struct rj_include *), void *user)
 {
 	const char *q;
 	char close;
 
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (close_paren) {
+	p = skip_blanks(p, end);
+	if (probe) {
 		if (p == end || *p != '(')
 			return 0; /* "#ifdef __has_include": a name, not a probe */
-		p++;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
+		p = skip_blanks(p + 1, end);
 	}
-	if (p == end || (*p != '"' && *p != '<')) {
+	if (p == end || *p == '\n' || (probe && *p == ')'))
+		return 0; /* nothing: the compiler says so itself */
+	if (*p != '"' && *p != '<') {
 		/* A name made by a macro: it could name anything. */
-		if (p == end || *p == '\n')
-			return 0;
-		RJ_FAIL(ROCJIT_EINVAL, "%s:%d: %s with a name made by a macro cannot be checked "
-			"to stay inside the cache key: write the header's name (a registered "
-			"header, rocjit_program.headers or a kernel folder)", s->file, line, what);
+		inc->name = NULL;
+		inc->len = 0;
+		inc->quoted = 0;
+		return fn(user, inc);
 	}
 	close = *p == '"' ? '"' : '>';
 	for (q = p + 1; q < end && *q != close && *q != '\n'; q++)
 		;
 	if (q == end || *q != close)
 		return 0;
-	return check_target(s, line, what, p + 1, (size_t)(q - p - 1), close == '"');
+	inc->name = p + 1;
+	inc->len = (size_t)(q - p - 1);
+	inc->quoted = close == '"';
+	return fn(user, inc);
 }
 
 /* The text with its line splices (backslash, newline) removed; malloc'ed. */
@@ -331,15 +345,19 @@ static char *spliced(const char *text, size_t len, size_t *out_len)
 	return t;
 }
 
-static int scan_text(const struct scan *s, const char *text, size_t len)
+int rj_includes_scan(const char *text, size_t len,
+		     int (*fn)(void *user, const struct rj_include *inc), void *user)
 {
 	size_t n;
-	char *t = spliced(text, len, &n);
+	char *t = memchr(text, '\\', len) ? spliced(text, len, &n) : NULL;
 	const char *p, *end;
 	int line = 1, bol = 1, rc = 0;
+	struct rj_include inc;
 
-	RJ_CHECK(!t, ROCJIT_ENOMEM, "out of memory checking %s's includes", s->file);
-	for (p = t, end = t + n; p < end && rc == 0;) {
+	RJ_CHECK(!t && memchr(text, '\\', len), ROCJIT_ENOMEM, "out of memory reading the "
+		 "include directives of a %zu-byte text", len);
+	p = t ? t : text;
+	for (end = p + (t ? n : len); p < end && rc == 0;) {
 		if (*p == '\n') {
 			line++;
 			bol = 1;
@@ -354,19 +372,17 @@ static int scan_text(const struct scan *s, const char *text, size_t len)
 				line += *p == '\n';
 			p = p < end ? p + 2 : end;
 		} else if (*p == '#' && bol) {
-			const char *d = p + 1, *e;
-			char what[32];
+			const char *d = skip_blanks(p + 1, end), *e;
 
-			while (d < end && (*d == ' ' || *d == '\t'))
-				d++;
 			for (e = d; e < end && ident_char(*e); e++)
 				;
 			bol = 0;
 			if ((e - d == 7 && memcmp(d, "include", 7) == 0) ||
 			    (e - d == 12 && memcmp(d, "include_next", 12) == 0) ||
 			    (e - d == 6 && memcmp(d, "import", 6) == 0)) {
-				snprintf(what, sizeof what, "#%.*s", (int)(e - d), d);
-				rc = target_at(s, line, what, e, end, 0);
+				snprintf(inc.what, sizeof inc.what, "#%.*s", (int)(e - d), d);
+				inc.line = line;
+				rc = target_at(&inc, e, end, 0, fn, user);
 				while (p < end && *p != '\n')
 					p++; /* the rest of the directive is its target */
 			} else {
@@ -384,9 +400,9 @@ static int scan_text(const struct scan *s, const char *text, size_t len)
 				e++;
 			if ((e - p == 13 && memcmp(p, "__has_include", 13) == 0) ||
 			    (e - p == 18 && memcmp(p, "__has_include_next", 18) == 0)) {
-				char what[32];
-				snprintf(what, sizeof what, "%.*s", (int)(e - p), p);
-				rc = target_at(s, line, what, e, end, ')');
+				snprintf(inc.what, sizeof inc.what, "%.*s", (int)(e - p), p);
+				inc.line = line;
+				rc = target_at(&inc, e, end, 1, fn, user);
 			}
 			p = e;
 			bol = 0;
@@ -399,26 +415,33 @@ static int scan_text(const struct scan *s, const char *text, size_t len)
 	return rc;
 }
 
+/* rj_includes_scan's callback for rj_inputs_check: each include checked. */
+static int check_include(void *user, const struct rj_include *inc)
+{
+	const struct scan *s = user;
+
+	if (!inc->name)
+		RJ_FAIL(ROCJIT_EINVAL, "%s:%d: %s with a name made by a macro cannot be checked "
+			"to stay inside the cache key: write the header's name (a registered "
+			"header, rocjit_program.headers or a kernel folder)", s->file, inc->line,
+			inc->what);
+	return check_target(s, inc->line, inc->what, inc->name, inc->len, inc->quoted);
+}
+
+static int scan_text(struct scan *s, const char *text, size_t len)
+{
+	return rj_includes_scan(text, len, check_include, s);
+}
+
 int rj_inputs_check(const struct rj_compile_req *req, const struct rj_served *served,
 		    int platform)
 {
 	struct scan s = { req, served, platform, req->name };
 
 	/* A pre-included header is found as an include is (options.c refused the rest). */
-	for (const char *o = rj_opts_next(req->options, NULL), *v; o;
-	     o = rj_opts_next(req->options, o)) {
-		if (strcmp(o, "-include") == 0 || strcmp(o, "--pre-include") == 0)
-			v = rj_opts_next(req->options, o);
-		else if (strncmp(o, "--pre-include=", 14) == 0)
-			v = o + 14;
-		else if (strncmp(o, "-include", 8) == 0 && strncmp(o, "-include-", 9) != 0)
-			v = o + 8 + (o[8] == '=');
-		else
-			continue;
-		s.file = "(the compiler options)";
-		if (v)
-			RJ_FORWARD(check_target(&s, 0, "-include", v, strlen(v), 1));
-	}
+	s.file = "(the compiler options)";
+	for (const char *o = NULL, *v; (v = rj_opts_next_pre_include(req->options, &o)) != NULL;)
+		RJ_FORWARD(check_target(&s, 0, "-include", v, strlen(v), 1));
 	s.file = req->name;
 	RJ_FORWARD(scan_text(&s, req->source, strlen(req->source)));
 	for (size_t i = 0; i < req->num_headers; i++) {
