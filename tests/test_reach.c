@@ -100,7 +100,8 @@ TEST(reach_resolves_quoted_includes_relative_to_the_including_file)
 TEST(reach_reads_includes_as_the_preprocessor_does)
 {
 	static const char *const names[] = { "a.h", "b.h", "c.h", "d.h", "e.h", "f.h", "g.h",
-					     "h.h", "i.h", "j.h", "k.h", "l.h", "m.h" };
+					     "h.h", "i.h", "j.h", "k.h", "l.h", "m.h", "n.h",
+					     "o.h", "p.h", "q.h" };
 	static const char text[] =
 		"#  include \"a.h\"\n"
 		"  #\tinclude <b.h>\n"
@@ -114,15 +115,19 @@ TEST(reach_reads_includes_as_the_preprocessor_does)
 		"#if __has_include(\"j.h\")\n#endif\n"
 		"#include_next <k.h>\n"
 		"#import \"l.h\"\n"
-		"int x; /* a comment, then */ #include \"m.h\"\n";
+		"int x; /* a comment, then */ #include \"m.h\"\n"
+		"/* a comment of two\n   lines is a blank */ #include \"n.h\"\n"
+		"const char *t = \"/*\"; /* not a comment's start */\n#include \"o.h\"\n"
+		"#define P 1 /* opens here,\n#include \"p.h\"\n ends here */\n"
+		"#if defined(X) && __has_include(<q.h>) /* a probe in a condition */\n#endif\n";
 	rocjit_header h[N(names)];
 	char buf[256];
 
 	for (size_t i = 0; i < N(names); i++)
 		h[i] = (rocjit_header){ names[i], "", 0 };
-	/* m.h: a '#' after code on a line is no directive. */
+	/* m.h: a '#' after code on a line is no directive; p.h is in a comment. */
 	ASSERT_STR(reach(buf, sizeof buf, "k.hip", text, h, N(h), NULL),
-		   "a.h b.h c.h d.h e.h f.h j.h k.h l.h");
+		   "a.h b.h c.h d.h e.h f.h j.h k.h l.h n.h o.h q.h");
 }
 
 /* Conservative: where the scan cannot know what a text includes, every header counts. */

@@ -10,7 +10,6 @@
  *
  * Knows nothing of keys or of the vendor APIs; the platforms call it before compiling.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,7 +270,8 @@ static int check_target(const struct scan *s, int line, const char *what, const 
 
 static int ident_char(char c)
 {
-	return isalnum((unsigned char)c) || c == '_';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
 }
 
 /* p past blanks and comments within a line (after splices are joined). */
@@ -321,6 +321,33 @@ static int target_at(struct rj_include *inc, const char *p, const char *end, int
 	return fn(user, inc);
 }
 
+/*
+ * The __has_include probes of the directive line from p: a probe is evaluated only in a
+ * directive (#if, #elif, or a macro of #define that one expands), so only directive
+ * lines are searched, comments and literals in them included (one probe too many costs
+ * nothing).
+ */
+static int probes_in(struct rj_include *inc, const char *p, const char *end,
+		     int (*fn)(void *, const struct rj_include *), void *user)
+{
+	const char *eol = memchr(p, '\n', (size_t)(end - p)), *q;
+	int rc = 0;
+
+	for (eol = eol ? eol : end; rc == 0 && (q = memmem(p, (size_t)(eol - p), "__has_include",
+							   13)) != NULL; p = q + 13) {
+		const char *e = q + 13;
+		if (!ident_char(q[-1])) {
+			if (eol - e >= 5 && memcmp(e, "_next", 5) == 0)
+				e += 5;
+			if (e == eol || !ident_char(*e)) {
+				snprintf(inc->what, sizeof inc->what, "%.*s", (int)(e - q), q);
+				rc = target_at(inc, e, eol, 1, fn, user);
+			}
+		}
+	}
+	return rc;
+}
+
 /* The text with its line splices (backslash, newline) removed; malloc'ed. */
 static char *spliced(const char *text, size_t len, size_t *out_len)
 {
@@ -345,70 +372,107 @@ static char *spliced(const char *text, size_t len, size_t *out_len)
 	return t;
 }
 
+/* p past the block comment opening at p ("/x*"), its line breaks counted into *line. */
+static const char *past_comment(const char *p, const char *end, int *line)
+{
+	const char *q = p + 2 < end ? memmem(p + 2, (size_t)(end - p - 2), "*/", 2) : NULL;
+	const char *stop = q ? q + 2 : end;
+
+	for (const char *nl = p; (nl = memchr(nl, '\n', (size_t)(stop - nl))) != NULL; nl++)
+		(*line)++;
+	return stop;
+}
+
+/*
+ * p past the code of a line, at its line break (or the end): what matters there is a
+ * comment, which may span lines and hide what follows, and a literal, in which "/x*" opens
+ * none.  A line without '/' has no comment: it is skipped by memchr alone, which keeps
+ * the scan of a request's texts (request/reach.c, on a program's hit path) cheap.
+ */
+static const char *past_code(const char *p, const char *end, int *line)
+{
+	for (;;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+		if (!eol)
+			eol = end;
+		if (!memchr(p, '/', (size_t)(eol - p)))
+			return eol;
+		while (p < eol) {
+			if (*p == '"' || *p == '\'') {
+				char q = *p++;
+				while (p < eol && *p != q)
+					p += *p == '\\' && p + 1 < eol ? 2 : 1;
+				p = p < eol ? p + 1 : eol;
+			} else if (*p == '/' && p + 1 < eol && p[1] == '/') {
+				return eol;
+			} else if (*p == '/' && p + 1 < eol && p[1] == '*') {
+				p = past_comment(p, end, line);
+				if (p > eol)
+					break; /* the comment ended on a later line: go on there */
+			} else {
+				p++;
+			}
+		}
+		if (p <= eol)
+			return eol;
+	}
+}
+
+/* p past blanks and block comments at a line's start (a comment is a blank, even one of
+ * several lines): at the line's first token, its line break, or the end. */
+static const char *past_blanks(const char *p, const char *end, int *line)
+{
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
+			p++;
+		if (p + 1 >= end || p[0] != '/' || p[1] != '*')
+			return p;
+		p = past_comment(p, end, line);
+	}
+}
+
 int rj_includes_scan(const char *text, size_t len,
 		     int (*fn)(void *user, const struct rj_include *inc), void *user)
 {
-	size_t n;
-	char *t = memchr(text, '\\', len) ? spliced(text, len, &n) : NULL;
+	size_t n = len;
+	int splices = memchr(text, '\\', len) != NULL;
+	char *t = splices ? spliced(text, len, &n) : NULL;
 	const char *p, *end;
-	int line = 1, bol = 1, rc = 0;
+	int line = 1, rc = 0;
 	struct rj_include inc;
 
-	RJ_CHECK(!t && memchr(text, '\\', len), ROCJIT_ENOMEM, "out of memory reading the "
-		 "include directives of a %zu-byte text", len);
+	RJ_CHECK(splices && !t, ROCJIT_ENOMEM, "out of memory reading the include directives "
+		 "of a %zu-byte text", len);
 	p = t ? t : text;
-	for (end = p + (t ? n : len); p < end && rc == 0;) {
-		if (*p == '\n') {
-			line++;
-			bol = 1;
-			p++;
-		} else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v') {
-			p++;
-		} else if (p + 1 < end && p[0] == '/' && p[1] == '/') {
-			while (p < end && *p != '\n')
-				p++;
-		} else if (p + 1 < end && p[0] == '/' && p[1] == '*') {
-			for (p += 2; p < end && !(p + 1 < end && p[0] == '*' && p[1] == '/'); p++)
-				line += *p == '\n';
-			p = p < end ? p + 2 : end;
-		} else if (*p == '#' && bol) {
+	end = p + n;
+	while (p < end && rc == 0) {
+		/* A line's start: blanks and comments, then a directive or code. */
+		p = past_blanks(p, end, &line);
+		if (p < end && *p == '#') {
 			const char *d = skip_blanks(p + 1, end), *e;
 
 			for (e = d; e < end && ident_char(*e); e++)
 				;
-			bol = 0;
+			inc.line = line;
 			if ((e - d == 7 && memcmp(d, "include", 7) == 0) ||
 			    (e - d == 12 && memcmp(d, "include_next", 12) == 0) ||
 			    (e - d == 6 && memcmp(d, "import", 6) == 0)) {
 				snprintf(inc.what, sizeof inc.what, "#%.*s", (int)(e - d), d);
-				inc.line = line;
 				rc = target_at(&inc, e, end, 0, fn, user);
-				while (p < end && *p != '\n')
-					p++; /* the rest of the directive is its target */
-			} else {
-				p = e;
+				/* The rest of the directive is its target. */
+				e = memchr(e, '\n', (size_t)(end - e));
+				p = e ? e : end;
+				continue;
 			}
-		} else if (*p == '"' || *p == '\'') {
-			char q = *p++;
-			while (p < end && *p != q && *p != '\n')
-				p += *p == '\\' && p + 1 < end ? 2 : 1;
-			p = p < end && *p == q ? p + 1 : p;
-			bol = 0;
-		} else if (ident_char(*p)) {
-			const char *e = p;
-			while (e < end && ident_char(*e))
-				e++;
-			if ((e - p == 13 && memcmp(p, "__has_include", 13) == 0) ||
-			    (e - p == 18 && memcmp(p, "__has_include_next", 18) == 0)) {
-				snprintf(inc.what, sizeof inc.what, "%.*s", (int)(e - p), p);
-				inc.line = line;
-				rc = target_at(&inc, e, end, 1, fn, user);
-			}
+			rc = probes_in(&inc, e, end, fn, user);
 			p = e;
-			bol = 0;
-		} else {
+		}
+		if (p < end && *p != '\n')
+			p = past_code(p, end, &line);
+		if (p < end) {
+			line++;
 			p++;
-			bol = 0;
 		}
 	}
 	free(t);

@@ -46,11 +46,13 @@ struct rj_include {
 };
 
 /*
- * Calls fn(user, include) for each include of text, in order.  Preprocessor-aware where
- * it matters: line splices are joined, comments and string literals are skipped (an
+ * Calls fn(user, include) for each include of text, in order: each directive, and each
+ * __has_include in a directive line (where a probe is evaluated).  Preprocessor-aware
+ * where it matters: line splices are joined, comments and string literals are skipped (an
  * include in a comment is never read), blanks and comments may stand between '#', the
- * keyword and the name ("#  include", a comment before the name).  Conditions are not
- * evaluated: an include in any #if branch counts, taken or not.  Returns 0, the first
+ * keyword and the name ("#  include", a comment before the name), a comment of several
+ * lines is a blank.  Conditions are not evaluated: an include in any #if branch counts,
+ * taken or not.  Returns 0, the first
  * non-zero result of fn, or ROCJIT_ENOMEM.  Any thread.  The one scanner of include
  * directives: the compile's check below and the key's reach (request/reach.c) read the
  * same includes.
