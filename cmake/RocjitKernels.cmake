@@ -151,9 +151,9 @@ function(rocjit_add_kernels)
   set(names "")
   set(header_names "")
   # The manifest names the folder and every embedded file (sorted: the registration
-  # order).  `rocjit prewarm --manifest` reads it to store exactly what the application
-  # will look up.  Format 2 (only with HEADERS, so other manifests stay readable by older
-  # tools) tags each name.
+  # order, which registered headers' order in the cache key follows).  `rocjit prewarm
+  # --manifest` reads it to store exactly what the application will look up.  Format 2
+  # (only with HEADERS, so other manifests stay readable by older tools) tags each name.
   if(header_paths)
     set(manifest_text "# rocjit-manifest 2\ndir=${dir}\n")
   else()

@@ -105,8 +105,8 @@ struct rocjit_ctx {
 	struct rj_slot **buckets;
 	size_t nbuckets, nslots;
 	struct rj_source *sources;
-	/* Every registered header (.h .hpp .cuh .inc), given to registered sources as
-	   in-memory headers; resolved once (sources.c), under load_mu. */
+	/* Every registered header (.h .hpp .cuh .inc), of which each registered source is
+	   given those it reaches (reach.c); resolved once (sources.c), under load_mu. */
 	atomic_int headers_resolved; /* set once under load_mu, read without it */
 	size_t num_headers;
 	rocjit_header *headers;
