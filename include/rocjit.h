@@ -438,7 +438,7 @@ typedef struct rocjit_header {
 
 /*
  * What to compile.  Everything here is part of the cache key, except name, log and
- * log_size.  Nothing is retained after the call returns, and nothing in it is written:
+ * log_size, and the headers the source cannot reach (below).  Nothing is retained after the call returns, and nothing in it is written:
  * one program may be used by several threads at once.
  */
 typedef struct rocjit_program {
@@ -454,7 +454,13 @@ typedef struct rocjit_program {
 	                                  found only in a system folder): README "The
 	                                  cache"                                       */
 	size_t num_options;
-	const rocjit_header *headers;  /* in-memory headers; NULL ok                        */
+	const rocjit_header *headers;  /* in-memory headers; NULL ok.  Only those the source
+	                                  reaches through its includes, transitively, are
+	                                  in the key and given to the compiler, in name
+	                                  order: a program with one more header it never
+	                                  includes has the same key (every header, where
+	                                  an include's name is made by a macro or the
+	                                  options name -I folders).  README "The cache" */
 	size_t num_headers;
 	char *log;                     /* deprecated, ignored and never written (a const
 	                                  program is not written to, and one buffer cannot
@@ -564,9 +570,12 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
  * is recompiled on the next run without rebuilding the application.
  *
  * Every registered file named *.h, *.hpp, *.cuh or *.inc, and every file registered with
- * rocjit_register_headers, is an in-memory header of every registered source, under its registered name (#include "common.h"), and is part of its
- * key: editing any registered header recompiles the registered kernels.  A quoted include
- * resolves relative to the including file's folder first (see rocjit_include_resolve).
+ * rocjit_register_headers, is a header every registered source may include under its
+ * registered name (#include "common.h").  Those the source reaches through its includes
+ * are in its key, as for rocjit_program.headers: editing a header recompiles the kernels
+ * that include it, and the key does not depend on what else was registered.  A quoted
+ * include resolves relative to the including file's folder first (see
+ * rocjit_include_resolve).
  *
  * Registered sources take no name expressions here: for templates, see
  * rocjit_kernel_get_registered_v2.
@@ -1618,9 +1627,9 @@ ROCJIT_API int rocjit_register_sources_v2(const rocjit_source_file *files, size_
  * Registers files as headers, process-wide, whatever their names: extensionless headers
  * such as "cmath" or "cuda/std/limits" (files named *.h, *.hpp, *.cuh or *.inc need not
  * be registered here: rocjit_register_sources makes them headers by their names).  A
- * header is an in-memory header of every registered source under its registered name
- * (#include <cmath>, #include "cuda/std/limits") and part of every registered kernel's
- * key; it is never compiled on its own.  Same lifetime rule as rocjit_register_sources.
+ * header can be included by every registered source under its registered name
+ * (#include <cmath>, #include "cuda/std/limits") and is part of the key of every source
+ * that reaches it (see rocjit_kernel_get_registered); it is never compiled on its own.  Same lifetime rule as rocjit_register_sources.
  * A name already registered keeps its first text but becomes a header, whichever call
  * came first.  rocjit_add_kernels(... HEADERS name...) calls this.  Returns 0,
  * ROCJIT_EINVAL, ROCJIT_ENOMEM.  Any thread.
@@ -1645,8 +1654,8 @@ ROCJIT_API int rocjit_registered_source(const rocjit_source_file **out, const ch
 
 /*
  * Whether a registered file is a header by its name (".h", ".hpp", ".cuh", ".inc"):
- * headers are compiled into no kernel of their own and are part of every registered
- * kernel's key.  The one rule the library and `rocjit prewarm` use; files registered
+ * headers are compiled into no kernel of their own and are part of the key of every
+ * registered kernel that includes them.  The one rule the library and `rocjit prewarm` use; files registered
  * with rocjit_register_headers (and prewarm's --header) are headers whatever their
  * names.  Any thread.
  */

@@ -1027,7 +1027,8 @@ TEST(prewarm_takes_cu_files_extensionless_headers_and_warns_of_empty_objects)
 	free(out);
 	ASSERT_INT(cli(&out, "prewarm", dir, "--header", "mylimits", "--arch", "gfx90a",
 		       "--no-progress", NULL), 0);
-	ASSERT_CONTAINS(out, "2 compiled, 2 stored, 0 already cached, 0 failed");
+	/* tmpl.hip includes no header: mylimits joining the folder leaves its key alone. */
+	ASSERT_CONTAINS(out, "1 compiled, 1 stored, 1 already cached, 0 failed");
 	ASSERT_CONTAINS(out, "warning: tmpl.hip (gfx90a): the code object holds 0 kernels");
 	ASSERT_CONTAINS(out, "templates that were never instantiated");
 	ASSERT(!strstr(out, "warning: k.cu"));

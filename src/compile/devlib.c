@@ -8,6 +8,7 @@
  * request's own headers (the caller's win), lookup.c puts the digest into the key.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compile/devlib.h"
@@ -106,4 +107,31 @@ const struct rj_served *rj_devlib_served(int platform)
 	}
 	pthread_once(&empty_once, build_empty);
 	return &empty_set;
+}
+
+/* Every served name of every platform, sorted, for rj_devlib_serves (built once). */
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+static const char *names[AMD_MAX + NVIDIA_MAX];
+static size_t num_names;
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void build_names(void)
+{
+	const struct rj_served *sets[] = { rj_devlib_served(ROCJIT_PLATFORM_AMD),
+					   rj_devlib_served(ROCJIT_PLATFORM_NVIDIA) };
+
+	for (size_t s = 0; s < 2; s++)
+		for (size_t i = 0; i < sets[s]->n; i++)
+			names[num_names++] = sets[s]->files[i]->name;
+	qsort(names, num_names, sizeof *names, name_cmp);
+}
+
+int rj_devlib_serves(const char *name)
+{
+	pthread_once(&names_once, build_names);
+	return bsearch(&name, names, num_names, sizeof *names, name_cmp) != NULL;
 }

@@ -32,4 +32,12 @@ struct rj_served {
  */
 const struct rj_served *rj_devlib_served(int platform);
 
+/*
+ * Whether some platform serves a header named name.  A caller's header of that name
+ * replaces rocjit's wherever it is included, from rocjit's own headers too (headers.c),
+ * so a registered header of such a name is reached by every source (request/reach.c).
+ * Any thread.
+ */
+int rj_devlib_serves(const char *name);
+
 #endif

@@ -2,16 +2,14 @@
  * inputs.c - the rule that what a compiler reads is in the cache key, or refused (see
  * inputs.h for what was measured and what each case becomes).
  *
- * Owns the list of environment variables the compilers read that change code, and the
- * scan of a request's texts for include directives that would reach outside the key.
- * The scan is textual but preprocessor-aware where it matters: comments and string
- * literals are skipped, line splices are joined, and __has_include probes count as
- * includes (their answer is an input too).  It runs at compile time only: a key whose
- * compile was refused never has an entry, so a hit needs no scan.
+ * Owns the list of environment variables the compilers read that change code, the scanner
+ * of include directives (rj_includes_scan: textual but preprocessor-aware where it
+ * matters, see inputs.h), and the check of a request's includes that would reach outside
+ * the key.  The check runs at compile time only: a key whose compile was refused never
+ * has an entry, so a hit needs no check.
  *
  * Knows nothing of keys or of the vendor APIs; the platforms call it before compiling.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,39 +270,82 @@ static int check_target(const struct scan *s, int line, const char *what, const 
 
 static int ident_char(char c)
 {
-	return isalnum((unsigned char)c) || c == '_';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
 }
 
-/* p at an include's target (after blanks): checks it; what: "#include". */
-static int target_at(const struct scan *s, int line, const char *what, const char *p,
-		     const char *end, char close_paren)
+/* p past blanks and comments within a line (after splices are joined). */
+static const char *skip_blanks(const char *p, const char *end)
+{
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
+			p++;
+		if (p + 1 >= end || p[0] != '/' || p[1] != '*')
+			return p;
+		for (p += 2; p < end && !(p + 1 < end && p[0] == '*' && p[1] == '/'); p++)
+			;
+		p = p < end ? p + 2 : end;
+	}
+}
+
+/* p at an include's target (after its keyword): reports it to fn. */
+static int target_at(struct rj_include *inc, const char *p, const char *end, int probe,
+		     int (*fn)(void *, const struct rj_include *), void *user)
 {
 	const char *q;
 	char close;
 
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (close_paren) {
+	p = skip_blanks(p, end);
+	if (probe) {
 		if (p == end || *p != '(')
 			return 0; /* "#ifdef __has_include": a name, not a probe */
-		p++;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
+		p = skip_blanks(p + 1, end);
 	}
-	if (p == end || (*p != '"' && *p != '<')) {
+	if (p == end || *p == '\n' || (probe && *p == ')'))
+		return 0; /* nothing: the compiler says so itself */
+	if (*p != '"' && *p != '<') {
 		/* A name made by a macro: it could name anything. */
-		if (p == end || *p == '\n')
-			return 0;
-		RJ_FAIL(ROCJIT_EINVAL, "%s:%d: %s with a name made by a macro cannot be checked "
-			"to stay inside the cache key: write the header's name (a registered "
-			"header, rocjit_program.headers or a kernel folder)", s->file, line, what);
+		inc->name = NULL;
+		inc->len = 0;
+		inc->quoted = 0;
+		return fn(user, inc);
 	}
 	close = *p == '"' ? '"' : '>';
 	for (q = p + 1; q < end && *q != close && *q != '\n'; q++)
 		;
 	if (q == end || *q != close)
 		return 0;
-	return check_target(s, line, what, p + 1, (size_t)(q - p - 1), close == '"');
+	inc->name = p + 1;
+	inc->len = (size_t)(q - p - 1);
+	inc->quoted = close == '"';
+	return fn(user, inc);
+}
+
+/*
+ * The __has_include probes of the directive line from p: a probe is evaluated only in a
+ * directive (#if, #elif, or a macro of #define that one expands), so only directive
+ * lines are searched, comments and literals in them included (one probe too many costs
+ * nothing).
+ */
+static int probes_in(struct rj_include *inc, const char *p, const char *end,
+		     int (*fn)(void *, const struct rj_include *), void *user)
+{
+	const char *eol = memchr(p, '\n', (size_t)(end - p)), *q;
+	int rc = 0;
+
+	for (eol = eol ? eol : end; rc == 0 && (q = memmem(p, (size_t)(eol - p), "__has_include",
+							   13)) != NULL; p = q + 13) {
+		const char *e = q + 13;
+		if (!ident_char(q[-1])) {
+			if (eol - e >= 5 && memcmp(e, "_next", 5) == 0)
+				e += 5;
+			if (e == eol || !ident_char(*e)) {
+				snprintf(inc->what, sizeof inc->what, "%.*s", (int)(e - q), q);
+				rc = target_at(inc, e, eol, 1, fn, user);
+			}
+		}
+	}
+	return rc;
 }
 
 /* The text with its line splices (backslash, newline) removed; malloc'ed. */
@@ -331,72 +372,129 @@ static char *spliced(const char *text, size_t len, size_t *out_len)
 	return t;
 }
 
-static int scan_text(const struct scan *s, const char *text, size_t len)
+/* p past the block comment opening at p ("/x*"), its line breaks counted into *line. */
+static const char *past_comment(const char *p, const char *end, int *line)
 {
-	size_t n;
-	char *t = spliced(text, len, &n);
-	const char *p, *end;
-	int line = 1, bol = 1, rc = 0;
+	const char *q = p + 2 < end ? memmem(p + 2, (size_t)(end - p - 2), "*/", 2) : NULL;
+	const char *stop = q ? q + 2 : end;
 
-	RJ_CHECK(!t, ROCJIT_ENOMEM, "out of memory checking %s's includes", s->file);
-	for (p = t, end = t + n; p < end && rc == 0;) {
-		if (*p == '\n') {
-			line++;
-			bol = 1;
-			p++;
-		} else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v') {
-			p++;
-		} else if (p + 1 < end && p[0] == '/' && p[1] == '/') {
-			while (p < end && *p != '\n')
+	for (const char *nl = p; (nl = memchr(nl, '\n', (size_t)(stop - nl))) != NULL; nl++)
+		(*line)++;
+	return stop;
+}
+
+/*
+ * p past the code of a line, at its line break (or the end): what matters there is a
+ * comment, which may span lines and hide what follows, and a literal, in which "/x*" opens
+ * none.  A line without '/' has no comment: it is skipped by memchr alone, which keeps
+ * the scan of a request's texts (request/reach.c, on a program's hit path) cheap.
+ */
+static const char *past_code(const char *p, const char *end, int *line)
+{
+	for (;;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+		if (!eol)
+			eol = end;
+		if (!memchr(p, '/', (size_t)(eol - p)))
+			return eol;
+		while (p < eol) {
+			if (*p == '"' || *p == '\'') {
+				char q = *p++;
+				while (p < eol && *p != q)
+					p += *p == '\\' && p + 1 < eol ? 2 : 1;
+				p = p < eol ? p + 1 : eol;
+			} else if (*p == '/' && p + 1 < eol && p[1] == '/') {
+				return eol;
+			} else if (*p == '/' && p + 1 < eol && p[1] == '*') {
+				p = past_comment(p, end, line);
+				if (p > eol)
+					break; /* the comment ended on a later line: go on there */
+			} else {
 				p++;
-		} else if (p + 1 < end && p[0] == '/' && p[1] == '*') {
-			for (p += 2; p < end && !(p + 1 < end && p[0] == '*' && p[1] == '/'); p++)
-				line += *p == '\n';
-			p = p < end ? p + 2 : end;
-		} else if (*p == '#' && bol) {
-			const char *d = p + 1, *e;
-			char what[32];
+			}
+		}
+		if (p <= eol)
+			return eol;
+	}
+}
 
-			while (d < end && (*d == ' ' || *d == '\t'))
-				d++;
+/* p past blanks and block comments at a line's start (a comment is a blank, even one of
+ * several lines): at the line's first token, its line break, or the end. */
+static const char *past_blanks(const char *p, const char *end, int *line)
+{
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
+			p++;
+		if (p + 1 >= end || p[0] != '/' || p[1] != '*')
+			return p;
+		p = past_comment(p, end, line);
+	}
+}
+
+int rj_includes_scan(const char *text, size_t len,
+		     int (*fn)(void *user, const struct rj_include *inc), void *user)
+{
+	size_t n = len;
+	int splices = memchr(text, '\\', len) != NULL;
+	char *t = splices ? spliced(text, len, &n) : NULL;
+	const char *p, *end;
+	int line = 1, rc = 0;
+	struct rj_include inc;
+
+	RJ_CHECK(splices && !t, ROCJIT_ENOMEM, "out of memory reading the include directives "
+		 "of a %zu-byte text", len);
+	p = t ? t : text;
+	end = p + n;
+	while (p < end && rc == 0) {
+		/* A line's start: blanks and comments, then a directive or code. */
+		p = past_blanks(p, end, &line);
+		if (p < end && *p == '#') {
+			const char *d = skip_blanks(p + 1, end), *e;
+
 			for (e = d; e < end && ident_char(*e); e++)
 				;
-			bol = 0;
+			inc.line = line;
 			if ((e - d == 7 && memcmp(d, "include", 7) == 0) ||
 			    (e - d == 12 && memcmp(d, "include_next", 12) == 0) ||
 			    (e - d == 6 && memcmp(d, "import", 6) == 0)) {
-				snprintf(what, sizeof what, "#%.*s", (int)(e - d), d);
-				rc = target_at(s, line, what, e, end, 0);
-				while (p < end && *p != '\n')
-					p++; /* the rest of the directive is its target */
-			} else {
-				p = e;
+				snprintf(inc.what, sizeof inc.what, "#%.*s", (int)(e - d), d);
+				rc = target_at(&inc, e, end, 0, fn, user);
+				/* The rest of the directive is its target. */
+				e = memchr(e, '\n', (size_t)(end - e));
+				p = e ? e : end;
+				continue;
 			}
-		} else if (*p == '"' || *p == '\'') {
-			char q = *p++;
-			while (p < end && *p != q && *p != '\n')
-				p += *p == '\\' && p + 1 < end ? 2 : 1;
-			p = p < end && *p == q ? p + 1 : p;
-			bol = 0;
-		} else if (ident_char(*p)) {
-			const char *e = p;
-			while (e < end && ident_char(*e))
-				e++;
-			if ((e - p == 13 && memcmp(p, "__has_include", 13) == 0) ||
-			    (e - p == 18 && memcmp(p, "__has_include_next", 18) == 0)) {
-				char what[32];
-				snprintf(what, sizeof what, "%.*s", (int)(e - p), p);
-				rc = target_at(s, line, what, e, end, ')');
-			}
+			rc = probes_in(&inc, e, end, fn, user);
 			p = e;
-			bol = 0;
-		} else {
+		}
+		if (p < end && *p != '\n')
+			p = past_code(p, end, &line);
+		if (p < end) {
+			line++;
 			p++;
-			bol = 0;
 		}
 	}
 	free(t);
 	return rc;
+}
+
+/* rj_includes_scan's callback for rj_inputs_check: each include checked. */
+static int check_include(void *user, const struct rj_include *inc)
+{
+	const struct scan *s = user;
+
+	if (!inc->name)
+		RJ_FAIL(ROCJIT_EINVAL, "%s:%d: %s with a name made by a macro cannot be checked "
+			"to stay inside the cache key: write the header's name (a registered "
+			"header, rocjit_program.headers or a kernel folder)", s->file, inc->line,
+			inc->what);
+	return check_target(s, inc->line, inc->what, inc->name, inc->len, inc->quoted);
+}
+
+static int scan_text(struct scan *s, const char *text, size_t len)
+{
+	return rj_includes_scan(text, len, check_include, s);
 }
 
 int rj_inputs_check(const struct rj_compile_req *req, const struct rj_served *served,
@@ -405,20 +503,9 @@ int rj_inputs_check(const struct rj_compile_req *req, const struct rj_served *se
 	struct scan s = { req, served, platform, req->name };
 
 	/* A pre-included header is found as an include is (options.c refused the rest). */
-	for (const char *o = rj_opts_next(req->options, NULL), *v; o;
-	     o = rj_opts_next(req->options, o)) {
-		if (strcmp(o, "-include") == 0 || strcmp(o, "--pre-include") == 0)
-			v = rj_opts_next(req->options, o);
-		else if (strncmp(o, "--pre-include=", 14) == 0)
-			v = o + 14;
-		else if (strncmp(o, "-include", 8) == 0 && strncmp(o, "-include-", 9) != 0)
-			v = o + 8 + (o[8] == '=');
-		else
-			continue;
-		s.file = "(the compiler options)";
-		if (v)
-			RJ_FORWARD(check_target(&s, 0, "-include", v, strlen(v), 1));
-	}
+	s.file = "(the compiler options)";
+	for (const char *o = NULL, *v; (v = rj_opts_next_pre_include(req->options, &o)) != NULL;)
+		RJ_FORWARD(check_target(&s, 0, "-include", v, strlen(v), 1));
 	s.file = req->name;
 	RJ_FORWARD(scan_text(&s, req->source, strlen(req->source)));
 	for (size_t i = 0; i < req->num_headers; i++) {

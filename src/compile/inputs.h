@@ -34,6 +34,32 @@
 int rj_include_join(char *out, size_t size, const char *dir, size_t dlen, const char *path,
 		    size_t plen);
 
+/* One include found by rj_includes_scan: a directive (#include, #include_next, #import)
+ * or a probe (__has_include, __has_include_next), whose answer is an input too. */
+struct rj_include {
+	int line;       /* 1-based, in the text as given */
+	char what[24];  /* "#include", "__has_include", ... */
+	const char *name; /* between the quotes or angle brackets (not NUL-terminated, valid
+	                     during the callback only); NULL: a name made by a macro */
+	size_t len;
+	int quoted;     /* "name", else <name> */
+};
+
+/*
+ * Calls fn(user, include) for each include of text, in order: each directive, and each
+ * __has_include in a directive line (where a probe is evaluated).  Preprocessor-aware
+ * where it matters: line splices are joined, comments and string literals are skipped (an
+ * include in a comment is never read), blanks and comments may stand between '#', the
+ * keyword and the name ("#  include", a comment before the name), a comment of several
+ * lines is a blank.  Conditions are not evaluated: an include in any #if branch counts,
+ * taken or not.  Returns 0, the first
+ * non-zero result of fn, or ROCJIT_ENOMEM.  Any thread.  The one scanner of include
+ * directives: the compile's check below and the key's reach (request/reach.c) read the
+ * same includes.
+ */
+int rj_includes_scan(const char *text, size_t len,
+		     int (*fn)(void *user, const struct rj_include *inc), void *user);
+
 /* Whether entry ("NAME=value", as in environ) sets a variable that changes what a
  * compiler reads or how it compiles, and is not in the key: workers run without it. */
 int rj_inputs_env_changes_code(const char *entry);

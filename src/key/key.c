@@ -197,8 +197,9 @@ ROCJIT_API int rocjit_program_language(int language, const char *name)
 }
 
 /*
- * Field 7 of the key is every registered header; which registered files are headers is
- * decided here, by name, for the library and (through the public call) for the CLI.
+ * Field 7 of the key is the registered headers a source reaches (request/reach.c); which
+ * registered files are headers is decided here, by name, for the library and (through
+ * the public call) for the CLI.
  */
 ROCJIT_API int rocjit_is_header_name(const char *name)
 {

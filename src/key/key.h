@@ -4,7 +4,8 @@
  * key = XXH3-128 over length-prefixed fields, environment before content:
  *   key-format version, platform, normalized target id, compiler identity, the digest of
  *   the headers rocjit serves on the platform (compile/devlib.c), normalized options, each
- *   in-memory header (name, XXH3-128 of its text), and XXH3-128 of the source; then the
+ *   in-memory header the source reaches through its includes (name, XXH3-128 of its text;
+ *   sorted by name: request/reach.c chooses them), and XXH3-128 of the source; then the
  *   optional fields, each only when it differs from its default, as a tag field and a
  *   value field: 'L' and the source language (one byte) when it is not HIP; 'N' and the
  *   number of name expressions (8 bytes), then each expression as a field, when there are
@@ -29,8 +30,11 @@
 
 /* Bump when the key's fields or their encoding change: old entries then simply miss.
  * 3: -I folders keyed, and inputs outside the key refused (issue 27): an entry made
- * before may hold code compiled from a header the key never saw. */
-#define RJ_KEY_FORMAT 3
+ * before may hold code compiled from a header the key never saw.
+ * 4: only the headers the source reaches, sorted by name (issue 31: one source, one key,
+ * however it was registered); before, every header given or registered beside it, in
+ * the order given. */
+#define RJ_KEY_FORMAT 4
 
 typedef struct rj_key {
 	uint8_t b[16];

@@ -274,3 +274,23 @@ char *rj_opts_join(const struct rj_opts *o)
 	s[o->len ? o->len - 1 : 0] = 0;
 	return s;
 }
+
+const char *rj_opts_next_pre_include(const struct rj_opts *o, const char **cur)
+{
+	for (const char *opt = rj_opts_next(o, *cur), *v; opt; opt = rj_opts_next(o, opt)) {
+		if (strcmp(opt, "-include") == 0 || strcmp(opt, "--pre-include") == 0)
+			v = opt = rj_opts_next(o, opt);
+		else if (strncmp(opt, "--pre-include=", 14) == 0)
+			v = opt + 14;
+		else if (strncmp(opt, "-include", 8) == 0 && strncmp(opt, "-include-", 9) != 0)
+			v = opt + 8 + (opt[8] == '=');
+		else
+			continue;
+		*cur = opt;
+		if (v)
+			return v;
+		return NULL; /* "-include" last: nothing follows */
+	}
+	*cur = NULL;
+	return NULL;
+}

@@ -38,6 +38,14 @@ void rj_opts_release(struct rj_opts *o);
 /* The next option after `cur` (NULL: the first), or NULL at the end. */
 const char *rj_opts_next(const struct rj_opts *o, const char *cur);
 
+/*
+ * The header named by the next pre-include option (-include X, -includeX, -include=X,
+ * --pre-include X, --pre-include=X) from *cur on (*cur NULL: the first option), *cur
+ * moved past it; NULL when no more.  Such a header is found like an include: the
+ * compile's check (compile/inputs.c) and the key's reach (request/reach.c) read it so.
+ */
+const char *rj_opts_next_pre_include(const struct rj_opts *o, const char **cur);
+
 /* The options joined by single spaces into a malloc'ed string ("" for none), or NULL. */
 char *rj_opts_join(const struct rj_opts *o);
 

@@ -23,6 +23,7 @@
 #include "key/key.h"
 #include "compile/platform.h"
 #include "key/target.h"
+#include "request/reach.h"
 
 enum rj_state { RJ_PENDING, RJ_READY, RJ_FAILED };
 
@@ -72,6 +73,10 @@ struct rj_source {
 	char *owned;               /* text read from ROCJIT_KERNEL_PATH, else NULL */
 	rj_digest digest;
 	unsigned expands;          /* rj_key_expansions of its text */
+	/* The registered headers it reaches without options (reach.c), found at its first
+	   request as a source (sources.c: rj_source_take), under the context's load_mu: */
+	atomic_int reached_done;   /* set once, read without the lock */
+	struct rj_reached reached;
 	struct rj_source *next;
 };
 
@@ -102,8 +107,8 @@ struct rocjit_ctx {
 	struct rj_slot **buckets;
 	size_t nbuckets, nslots;
 	struct rj_source *sources;
-	/* Every registered header (.h .hpp .cuh .inc), given to registered sources as
-	   in-memory headers; resolved once (sources.c), under load_mu. */
+	/* Every registered header (.h .hpp .cuh .inc), of which each registered source is
+	   given those it reaches (reach.c); resolved once (sources.c), under load_mu. */
 	atomic_int headers_resolved; /* set once under load_mu, read without it */
 	size_t num_headers;
 	rocjit_header *headers;
@@ -229,9 +234,17 @@ void rj_recent_registered_add(const rocjit_ctx *ctx, const struct rj_registered_
 /* sources.c: resolves a registered name for this context (once); see sources.c. */
 int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name);
 void rj_sources_free(rocjit_ctx *ctx);
-/* The registered headers for this context (resolved once): sets *headers, *digests, *n,
+/* Every registered header for this context (resolved once): sets *headers, *digests, *n,
  * and *expands (may be NULL: what their texts expand, rj_key_expansions). */
 int rj_source_headers(rocjit_ctx *ctx, const rocjit_header **headers,
 		      const rj_digest **digests, size_t *n, unsigned *expands);
+/*
+ * sources.c: r's source and headers for the registered source name: its text as this
+ * context resolved it (source, length, name, digest, language) and the registered headers
+ * it reaches with r->opts (headers, header_digests, num_headers, expands: reach.c).  Those
+ * are found once per context for options that leave the reach alone, else for this
+ * request, into r->owned_headers (the caller frees it).  r->opts must be normalized.
+ */
+int rj_source_take(struct rj_request *r, rocjit_ctx *ctx, const char *name);
 
 #endif

@@ -11,6 +11,7 @@
  * program, so its key is the one rocjit_compile_registered_v2 stores, by construction.
  * Never touches a store, a compiler or a module itself.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -55,35 +56,43 @@ static int take_options(struct rj_registered_ask *a, const rocjit_registered_opt
 	return 0;
 }
 
-/* The registered source a asks for, as this context resolved it, and its headers. */
-static int take_source(const struct rj_source **s, const rocjit_header **headers,
-		       const rj_digest **digests, size_t *num_headers, unsigned *expands,
-		       rocjit_ctx *ctx, const struct rj_registered_ask *a)
+/*
+ * The registered source as a program: what rocjit_kernel_get and rocjit_compile take, its
+ * headers those it reaches (sources.c), which r holds: release it with release_ask.
+ */
+static int as_program(rocjit_program *p, struct rj_request *r, rocjit_ctx *ctx,
+		      const struct rj_registered_ask *a)
 {
-	RJ_FORWARD(rj_source_resolve(s, ctx, a->source_name));
-	return rj_source_headers(ctx, headers, digests, num_headers, expands);
-}
+	int rc;
 
-/* The registered source as a program: what rocjit_kernel_get and rocjit_compile take. */
-static int as_program(rocjit_program *p, rocjit_ctx *ctx, const struct rj_registered_ask *a)
-{
-	const struct rj_source *s;
-	const rj_digest *digests;
-
-	RJ_FORWARD(take_source(&s, &p->headers, &digests, &p->num_headers, NULL, ctx, a));
+	RJ_FORWARD(rj_opts_normalize(&r->opts, a->options, a->num_options));
+	rc = rj_source_take(r, ctx, a->source_name);
+	if (rc != 0) {
+		rj_opts_release(&r->opts);
+		return rc;
+	}
 	p->version = ROCJIT_PROGRAM_VERSION;
-	p->source = s->text;
-	p->length = s->length;
-	p->name = s->display;
+	p->source = r->source;
+	p->length = r->length;
+	p->name = r->name;
+	p->headers = r->headers;
+	p->num_headers = r->num_headers;
 	p->options = a->options;
 	p->num_options = a->num_options;
 	p->log = NULL;
 	p->log_size = 0;
-	p->header_size = sizeof *p->headers; /* the context's packed table (sources.c) */
-	p->language = rocjit_program_language(ROCJIT_LANG_AUTO, a->source_name);
+	p->header_size = sizeof *p->headers; /* packed (sources.c) */
+	p->language = r->language;
 	p->name_expressions = a->exprs;
 	p->num_name_expressions = a->num_exprs;
 	return 0;
+}
+
+static void release_ask(struct rj_request *r)
+{
+	rj_opts_release(&r->opts);
+	free(r->owned_headers);
+	r->owned_headers = NULL;
 }
 
 ROCJIT_API int rocjit_kernel_get_registered_v2(rocjit_kernel **out, rocjit_ctx *ctx,
@@ -114,8 +123,13 @@ ROCJIT_API int rocjit_kernel_get_registered_v2(rocjit_kernel **out, rocjit_ctx *
 		RJ_FORWARD(rocjit_kernel_get_registered(&k, ctx, source_name, kernel_name,
 							a.options, a.num_options));
 	} else {
-		RJ_FORWARD(as_program(&p, ctx, &a));
-		RJ_FORWARD(rocjit_kernel_get(&k, ctx, &p, kernel_name));
+		struct rj_request r;
+		int rc;
+
+		RJ_FORWARD(as_program(&p, &r, ctx, &a));
+		rc = rocjit_kernel_get(&k, ctx, &p, kernel_name);
+		release_ask(&r);
+		RJ_FORWARD(rc);
 	}
 	rj_recent_registered_add(ctx, &a, k);
 	*out = k;
@@ -130,29 +144,23 @@ ROCJIT_API int rocjit_kernel_get_registered_v2(rocjit_kernel **out, rocjit_ctx *
 static int compile_for(const rocjit_code **out, rocjit_ctx *ctx, const char *target,
 		       const struct rj_registered_ask *a)
 {
-	const struct rj_source *s;
 	struct rj_request r;
 	struct rj_lookup lk;
 	struct rj_slot *slot;
 	int rc;
 
 	memset(&r, 0, sizeof r);
-	RJ_FORWARD(take_source(&s, &r.headers, &r.header_digests, &r.num_headers, &r.expands,
-			       ctx, a));
-	r.expands |= s->expands;
-	r.source = s->text;
-	r.length = s->length;
-	r.name = s->display;
-	r.digest = s->digest;
-	r.language = rocjit_program_language(ROCJIT_LANG_AUTO, a->source_name);
-	r.name_expressions = a->exprs;
-	r.num_name_expressions = a->num_exprs;
 	RJ_FORWARD(rj_opts_normalize(&r.opts, a->options, a->num_options));
-	r.has_search_dirs = rj_search_dirs_digest(&r.opts, &r.search_dirs);
-	rc = rj_lookup_init(&lk, ctx, &r, target);
+	rc = rj_source_take(&r, ctx, a->source_name);
+	if (rc == 0) {
+		r.name_expressions = a->exprs;
+		r.num_name_expressions = a->num_exprs;
+		r.has_search_dirs = rj_search_dirs_digest(&r.opts, &r.search_dirs);
+		rc = rj_lookup_init(&lk, ctx, &r, target);
+	}
 	if (rc == 0)
 		rc = rj_slot_get(&slot, ctx, &r, &lk);
-	rj_opts_release(&r.opts);
+	release_ask(&r);
 	RJ_FORWARD(rc);
 	*out = &slot->code;
 	rj_error_clear();
@@ -181,6 +189,13 @@ ROCJIT_API int rocjit_compile_registered_v2(const rocjit_code **out, rocjit_ctx 
 	if (ctx->target[0])
 		return compile_for(out, ctx, ctx->target, &a);
 	/* The device's own target: rocjit_compile finds it. */
-	RJ_FORWARD(as_program(&p, ctx, &a));
-	return rocjit_compile(out, ctx, NULL, &p);
+	{
+		struct rj_request r;
+		int rc;
+
+		RJ_FORWARD(as_program(&p, &r, ctx, &a));
+		rc = rocjit_compile(out, ctx, NULL, &p);
+		release_ask(&r);
+		return rc;
+	}
 }

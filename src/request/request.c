@@ -72,6 +72,25 @@ static int take_headers(struct rj_request *r, const rocjit_program *p)
 	return check_headers(r->headers, r->num_headers);
 }
 
+/*
+ * Keeps of r's headers those its source reaches (reach.c: the key covers them, and the
+ * compile is given them alone), and what their texts expand.  Per request, as the
+ * source's digest is: a scan of the source and of the headers it reaches.
+ */
+static int take_reached(struct rj_request *r)
+{
+	struct rj_reached reached;
+
+	RJ_FORWARD(rj_reach(&reached, r->name, r->source, r->length, r->headers, NULL,
+			    r->num_headers, &r->opts));
+	free(r->owned_headers);
+	r->owned_headers = reached.headers;
+	r->headers = reached.n ? reached.headers : NULL;
+	r->num_headers = reached.n;
+	r->expands = reached.expands;
+	return 0;
+}
+
 /* Releases what request_from_program or request_from_registered took. */
 static void request_release(struct rj_request *r)
 {
@@ -91,6 +110,7 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 		 "with ROCJIT_PROGRAM_INIT", p->version, ROCJIT_PROGRAM_VERSION);
 	RJ_CHECK(!p->source, ROCJIT_EINVAL, "program source is NULL");
 	r->header_digests = NULL;
+	r->expands = 0;
 	r->source = p->source;
 	r->length = p->length ? p->length : strlen(p->source);
 	RJ_CHECK(r->length == 0, ROCJIT_EINVAL, "program source is empty");
@@ -104,8 +124,11 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 	RJ_FORWARD(check_name_expressions(r->name_expressions, r->num_name_expressions));
 	/* p->log and p->log_size are never looked at: the log is rocjit_last_log(). */
 	rc = take_headers(r, p);
-	if (rc == 0)
+	if (rc == 0) {
 		rc = rj_opts_normalize(&r->opts, p->options, p->num_options);
+		if (rc == 0 && r->num_headers && (rc = take_reached(r)) != 0)
+			rj_opts_release(&r->opts);
+	}
 	if (rc != 0) {
 		free(r->owned_headers);
 		r->owned_headers = NULL;
@@ -114,11 +137,7 @@ static int request_from_program(struct rj_request *r, const rocjit_program *p)
 	r->digest = rj_digest_of(r->source, r->length);
 	r->has_search_dirs = rj_search_dirs_digest(&r->opts, &r->search_dirs);
 	/* Once per request, not per key (a request computes its key and portable key). */
-	r->expands = rj_key_expansions(r->source, r->length);
-	for (size_t i = 0; i < r->num_headers && r->expands != RJ_EXPANDS_ALL; i++)
-		r->expands |= rj_key_expansions(r->headers[i].source, r->headers[i].length ?
-						r->headers[i].length :
-						strlen(r->headers[i].source));
+	r->expands |= rj_key_expansions(r->source, r->length);
 	return 0;
 }
 
@@ -367,22 +386,18 @@ ROCJIT_API int rocjit_kernel_get(rocjit_kernel **out, rocjit_ctx *ctx,
 static int request_from_registered(struct rj_request *r, rocjit_ctx *ctx, const char *source_name,
 				   const char *const *options, size_t num_options)
 {
-	const struct rj_source *s = NULL;
+	int rc;
 
 	RJ_CHECK(!source_name, ROCJIT_EINVAL, "source_name is NULL");
-	RJ_FORWARD(rj_source_resolve(&s, ctx, source_name));
 	r->owned_headers = NULL;
-	r->source = s->text;
-	r->length = s->length;
-	r->name = s->display;
-	r->digest = s->digest;
-	r->language = rocjit_program_language(ROCJIT_LANG_AUTO, source_name);
 	r->name_expressions = NULL;
 	r->num_name_expressions = 0;
-	RJ_FORWARD(rj_source_headers(ctx, &r->headers, &r->header_digests, &r->num_headers,
-				     &r->expands));
-	r->expands |= s->expands;
 	RJ_FORWARD(rj_opts_normalize(&r->opts, options, num_options));
+	rc = rj_source_take(r, ctx, source_name);
+	if (rc != 0) {
+		rj_opts_release(&r->opts);
+		return rc;
+	}
 	r->has_search_dirs = rj_search_dirs_digest(&r->opts, &r->search_dirs);
 	return 0;
 }

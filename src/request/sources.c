@@ -9,11 +9,12 @@
  * stores or a compiler.
  *
  * Registered headers: every registered file named *.h, *.hpp, *.cuh or *.inc, and every
- * file registered by rocjit_register_headers whatever its name ("cmath"), is given to
- * every registered source as an in-memory header under its registered name, so kernels
- * can share code (#include "common.h").  All of them enter every registered source's key:
- * editing any header recompiles the registered kernels of the next run - never a stale
- * hit, at the price of some needless compiles.
+ * file registered by rocjit_register_headers whatever its name ("cmath"), is a header a
+ * registered source may include under its registered name, so kernels can share code
+ * (#include "common.h").  Each source is given, and keyed with, the registered headers it
+ * reaches through its includes (reach.c), found once per context at its first request:
+ * editing a header recompiles exactly the sources that reach it, and a source's key does
+ * not depend on which other files were registered beside it (issue 31).
  *
  * The include rule (rj_include_rewrite, also public as rocjit_include_resolve for the
  * CLI): a quoted include resolves relative to the including file's folder first, then
@@ -43,6 +44,7 @@
 #include "base/error.h"
 #include "base/fsutil.h"
 #include "compile/inputs.h"
+#include "request/reach.h"
 #include "request/registry.h"
 
 /*
@@ -109,6 +111,7 @@ static int apply_include_rule(struct rj_source *s)
 
 static void source_free(struct rj_source *s)
 {
+	rj_reached_free(&s->reached);
 	free(s->owned);
 	free(s->display);
 	free(s->name);
@@ -120,7 +123,7 @@ static void source_free(struct rj_source *s)
  * $ROCJIT_KERNEL_PATH when there is one (the kernel developer's edit loop), else the
  * embedded text.  Its digest is computed here, so later requests hash no source at all.
  */
-int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name)
+static int resolve(struct rj_source **out, rocjit_ctx *ctx, const char *name)
 {
 	const rocjit_source_file *f = NULL;
 	struct rj_source *s;
@@ -180,6 +183,15 @@ int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char 
 		}
 	}
 	pthread_rwlock_unlock(&ctx->rw);
+	*out = s;
+	return 0;
+}
+
+int rj_source_resolve(const struct rj_source **out, rocjit_ctx *ctx, const char *name)
+{
+	struct rj_source *s;
+
+	RJ_FORWARD(resolve(&s, ctx, name));
 	*out = s;
 	return 0;
 }
@@ -362,5 +374,51 @@ int rj_source_headers(rocjit_ctx *ctx, const rocjit_header **headers,
 	*n = ctx->num_headers;
 	if (expands)
 		*expands = ctx->header_expands;
+	return 0;
+}
+
+int rj_source_take(struct rj_request *r, rocjit_ctx *ctx, const char *name)
+{
+	const rocjit_header *all;
+	const rj_digest *digests;
+	const struct rj_reached *reached;
+	struct rj_reached own;
+	struct rj_source *s;
+	size_t n;
+	int rc = 0;
+
+	RJ_FORWARD(resolve(&s, ctx, name));
+	r->owned_headers = NULL;
+	r->source = s->text;
+	r->length = s->length;
+	r->name = s->display;
+	r->digest = s->digest;
+	r->language = rocjit_program_language(ROCJIT_LANG_AUTO, name);
+	if (rj_reach_depends_on(&r->opts)) {
+		/* -I folders or pre-included headers: this request's own reach. */
+		RJ_FORWARD(rj_source_headers(ctx, &all, &digests, &n, NULL));
+		RJ_FORWARD(rj_reach(&own, s->name, s->text, s->length, all, digests, n,
+				    &r->opts));
+		r->owned_headers = own.headers;
+		reached = &own;
+	} else {
+		if (!atomic_load_explicit(&s->reached_done, memory_order_acquire)) {
+			RJ_FORWARD(rj_source_headers(ctx, &all, &digests, &n, NULL));
+			pthread_mutex_lock(&ctx->load_mu);
+			if (!atomic_load_explicit(&s->reached_done, memory_order_relaxed)) {
+				rc = rj_reach(&s->reached, s->name, s->text, s->length, all,
+					      digests, n, NULL);
+				atomic_store_explicit(&s->reached_done, rc == 0,
+						      memory_order_release);
+			}
+			pthread_mutex_unlock(&ctx->load_mu);
+			RJ_FORWARD(rc);
+		}
+		reached = &s->reached;
+	}
+	r->headers = reached->n ? reached->headers : NULL;
+	r->header_digests = reached->n ? reached->digests : NULL;
+	r->num_headers = reached->n;
+	r->expands = s->expands | reached->expands;
 	return 0;
 }
