@@ -5,9 +5,9 @@
  * The contract is the library's for registered sources (rocjit_kernel_get_registered):
  * every registered file named *.h, *.hpp, *.cuh or *.inc, and every file registered as a
  * header whatever its name (rocjit_register_headers: "cmath"), is an in-memory header of
- * every registered source, under its registered name, in registration order, and all of
- * them are part of the key; a quoted include resolves relative to the including file's folder
- * first, the library's rule, applied here through rocjit_include_resolve so that each file
+ * every registered source, under its registered name; those a source reaches through its
+ * includes are part of its key (docs/keys.md); a quoted include resolves relative to the
+ * including file's folder first, the library's rule, applied here through rocjit_include_resolve so that each file
  * is compiled and keyed as the application compiles it.  rocjit_add_kernels() registers
  * a folder's files sorted by their relative path and writes that order into the manifest
  * ("# rocjit-manifest 1", "dir=<folder>", one name per line; with HEADERS, format 2:

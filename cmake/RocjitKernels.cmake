@@ -166,7 +166,7 @@ function(rocjit_add_kernels)
   set(names "")
   set(header_names "")
   # The manifest names the folder and every embedded file (sorted: the registration
-  # order, which registered headers' order in the cache key follows).  `rocjit prewarm
+  # order; a key holds the headers its source reaches, in name order, docs/keys.md).  `rocjit prewarm
   # --manifest` reads it to store exactly what the application will look up.  Format 2
   # (only with HEADERS, so other manifests stay readable by older tools) tags each name;
   # format 3 (only with NAME_EXPRESSIONS) is format 2 with expr= lines after the files.
