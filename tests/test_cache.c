@@ -152,9 +152,12 @@ TEST(entry_stores_readable_key_fields)
 	const rocjit_code *code;
 	sqlite3 *db;
 	sqlite3_stmt *st;
-	char path[4300];
+	char path[4300], *src = malloc(strlen(rj_test_axpy) + 32);
 
-	p.source = rj_test_axpy;
+	/* The source includes the header: a key holds the headers its source reaches. */
+	ASSERT(src != NULL);
+	snprintf(src, strlen(rj_test_axpy) + 32, "#include \"extra.h\"\n%s", rj_test_axpy);
+	p.source = src;
 	p.name = "axpy.hip";
 	p.options = opts;
 	p.num_options = 2;
@@ -183,6 +186,7 @@ TEST(entry_stores_readable_key_fields)
 	ASSERT_INT(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+	free(src);
 }
 
 static int hits_of_only_entry(const rocjit_entry *e, void *user)

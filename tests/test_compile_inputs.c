@@ -90,6 +90,29 @@ TEST(an_absolute_include_is_refused_on_both_compilers)
 	rocjit_close(ctx);
 }
 
+/* The forms that hide a directive from a line-by-line reading are read and checked: an
+ * absolute include behind each is refused as the plain one is. */
+TEST(an_absolute_include_in_a_hidden_form_is_refused)
+{
+	static const char *const forms[][2] = {
+		{ "%:include \"", "\"\n" }, { "\xef\xbb\xbf#include \"", "\"\n" },
+		{ "// x\r#include \"", "\"\r" }, { "#inc\\ \nlude \"", "\"\n" },
+		{ "?\?=include \"", "\"\n" },
+		{ "const char *r = R\"(\" /*)\";\n#include \"", "\"\n" },
+		{ "int a = 1'0'/*';\n#include \"", "\"\n// */\n" },
+	};
+	rocjit_ctx *ctx = rj_test_open();
+	char path[4300], src[8800];
+
+	disk_header(path, sizeof path, "abs.h");
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		snprintf(src, sizeof src, "%s%s%s%s", forms[i][0], path, forms[i][1], kernel);
+		printf("form %zu\n", i);
+		refused(ctx, "gfx90a", "k.hip", src, NULL, 0, NULL, 0, "absolute");
+	}
+	rocjit_close(ctx);
+}
+
 TEST(an_include_that_leaves_the_headers_is_refused)
 {
 	rocjit_ctx *ctx = rj_test_open();

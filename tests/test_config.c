@@ -615,3 +615,39 @@ TEST(a_kernel_path_that_is_a_file_or_comes_from_a_file_warns)
 		free(out);
 	}
 }
+
+/*
+ * A value the environment gives that its setting's parser refuses is warned of once, by
+ * any command (`rocjit stats` reads neither ROCJIT_WORKERS nor the limit) and not again by
+ * the reader nor by a compile worker, whose stderr is the tool's.
+ */
+TEST(a_bad_value_in_the_environment_is_warned_of_once_by_any_command)
+{
+	static const char *const bad[] = { "ROCJIT_WORKERS=many", "ROCJIT_CACHE_MAXSIZE=5Q",
+					   "ROCJIT_COMPILE_TIMEOUT=soon",
+					   "ROCJIT_CACHE_SHARED=maybe",
+					   "ROCJIT_REQUIRE_SIGNED=some", NULL };
+	static const char *const said[] = { "ROCJIT_WORKERS=many is not",
+					    "ROCJIT_CACHE_MAXSIZE=5Q is not",
+					    "ROCJIT_COMPILE_TIMEOUT=soon is not",
+					    "ROCJIT_CACHE_SHARED=maybe is not",
+					    "ROCJIT_REQUIRE_SIGNED=some is not" };
+	char src[4300], *out = NULL;
+
+	make_cache();
+	ASSERT_INT(TOOL(bad, &out, "stats"), 0);
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
+		ASSERT_INT(count(out, said[i]), 1);
+	free(out);
+
+	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "compiles for gfx90a");
+	snprintf(src, sizeof src, "%s/k.hip", rj_test_dir);
+	rj_test_write_file(src, "extern \"C\" __global__ void k(float *y) { y[0] = 1; }\n",
+			   strlen("extern \"C\" __global__ void k(float *y) { y[0] = 1; }\n"));
+	ASSERT_INT(TOOL(bad, &out, "compile", "--arch", "gfx90a", src, "-o", "/dev/null"), 0);
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
+		ASSERT_INT(count(out, said[i]), 1);
+	ASSERT_CONTAINS(out, "1 kernel");
+	ASSERT_CONTAINS(out, "taking all, the strictest");
+	free(out);
+}

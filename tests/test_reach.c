@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "key/options.h"
+#include "compile/inputs.h"
 #include "request/reach.h"
 
 /* ---- The rule, on texts ------------------------------------------------------------------ */
@@ -128,6 +129,168 @@ TEST(reach_reads_includes_as_the_preprocessor_does)
 	/* m.h: a '#' after code on a line is no directive; p.h is in a comment. */
 	ASSERT_STR(reach(buf, sizeof buf, "k.hip", text, h, N(h), NULL),
 		   "a.h b.h c.h d.h e.h f.h j.h k.h l.h n.h o.h q.h");
+}
+
+/*
+ * The forms that hide a directive from a line-by-line reading but not from the compiler
+ * (review of issue 31): a digraph, a byte order mark, lone CR line ends, a splice with
+ * blanks before its line break, trigraphs (a splice too), a raw string literal holding
+ * what would open a comment or end a literal (phases 1 and 2 undone inside it), a digit
+ * separator before a quote, an angled name holding "//".  Each text reaches h.h; none
+ * reaches no.h, which only a literal or a comment names.
+ */
+static const char *const hidden[] = {
+	"%:include \"h.h\"\n",
+	"  %: include \"h.h\"\n",
+	"\xef\xbb\xbf#include \"h.h\"\n",
+	"#include \"a.h\"\r#include \"h.h\"\r",
+	"// #include \"no.h\"\r#include \"h.h\"\r",
+	"#inc\\  \nlude \"h.h\"\n",
+	"#\\\r\ninclude \"h.h\"\r\n",
+	"?\?=include \"h.h\"\n",
+	"#inc?\?/\nlude \"h.h\"\n",
+	"const char *r = R\"(\" /*)\";\n#include \"h.h\"\n",
+	"const char *r = R\"x( )\\\nx\" /* )x\";\n#include \"h.h\"\n// */\n",
+	"const char *r = u8R\"d(\n#include \"no.h\"\n)d\";\n#include \"h.h\"\n",
+	"const char *r = LR\"(\n\" /* \n)\"; #include \"no.h\"\n#include \"h.h\"\n",
+	"int a = 1'0'/*';\n#include \"h.h\"\n// */\n",
+	"int a = 0x1'f'/*';\n#include \"h.h\"\n// */\n",
+	"float f = 1.5e+1'0; char c = '\"'; /* */\n#include \"h.h\"\n",
+	"#include <sub//x.h> // a name holding two slashes\n#include \"h.h\"\n",
+	"#define Q(x) #x\n/* */ %:include \"h.h\"\n",
+};
+
+TEST(reach_reads_the_forms_that_hide_a_directive_from_a_line_reading)
+{
+	const rocjit_header h[] = { { "h.h", "", 0 }, { "a.h", "", 0 }, { "no.h", "", 0 } };
+	char buf[256];
+
+	for (size_t i = 0; i < N(hidden); i++) {
+		printf("text %zu\n", i);
+		reach(buf, sizeof buf, "k.hip", hidden[i], h, N(h), NULL);
+		ASSERT(strstr(buf, "h.h") && !strstr(buf, "no.h"));
+	}
+}
+
+/*
+ * The compiler is the judge: clang's preprocessor (-H lists each file it reads) on each
+ * hidden form, the headers on disk; every header it reads, the scan reaches.  Strict
+ * C++14 takes trigraphs, as hipRTC's -std=c++14 would.
+ */
+TEST(every_header_clang_reads_is_reached)
+{
+	const rocjit_header h[] = { { "h.h", "", 0 }, { "a.h", "", 0 }, { "no.h", "", 0 } };
+	char dir[4200], path[4300], cmd[9000], buf[256];
+
+	if (system("command -v clang++ >/dev/null 2>&1") != 0)
+		rj_test_skip("clang++ is not installed: the preprocessor to compare with");
+	snprintf(dir, sizeof dir, "%s/oracle", rj_test_dir);
+	mkdir(dir, 0700);
+	for (size_t i = 0; i < N(h); i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, h[i].name);
+		rj_test_write_file(path, "", 0);
+	}
+	snprintf(path, sizeof path, "%s/sub", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof path, "%s/sub/x.h", dir);
+	rj_test_write_file(path, "", 0);
+	for (size_t i = 0; i < N(hidden); i++) {
+		char *out = NULL;
+		const char *p;
+
+		snprintf(path, sizeof path, "%s/k.hip", dir);
+		rj_test_write_file(path, hidden[i], strlen(hidden[i]));
+		snprintf(cmd, sizeof cmd, "cd '%s' && clang++ -x c++ -std=c++14 -E -H -I. k.hip "
+			 "2>&1 >/dev/null", dir);
+		{
+			FILE *f = popen(cmd, "r");
+			size_t n = 0, cap = 0;
+			char chunk[512];
+			size_t got;
+
+			ASSERT(f != NULL);
+			while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+				out = realloc(out, cap = n + got + 1);
+				memcpy(out + n, chunk, got);
+				n += got;
+				out[n] = 0;
+			}
+			pclose(f);
+		}
+		reach(buf, sizeof buf, "k.hip", hidden[i], h, N(h), NULL);
+		printf("clang read:\n%s", out ? out : "");
+		for (p = out; p && (p = strstr(p, "./")) != NULL; p += 2) {
+			char name[64];
+			size_t len = strcspn(p + 2, "\n");
+
+			snprintf(name, sizeof name, "%.*s", (int)len, p + 2);
+			if (!strcmp(name, "sub//x.h") || !strcmp(name, "sub/x.h"))
+				continue; /* not given to the scan */
+			if (!strstr(buf, name))
+				rj_test_fail(__FILE__, __LINE__, "text %zu: clang reads %s, the scan "
+					     "reaches only \"%s\"", i, name, buf);
+		}
+		ASSERT(out && strstr(out, "h.h"));
+		free(out);
+	}
+}
+
+/* rj_includes_scan's callback: each include, "<name>" or "\"name\"", a line each. */
+static int collect(void *user, const struct rj_include *inc)
+{
+	char **list = user;
+	size_t n = *list ? strlen(*list) : 0;
+
+	*list = realloc(*list, n + inc->len + 4);
+	snprintf(*list + n, inc->len + 4, "%c%.*s%c\n", inc->quoted ? '"' : '<',
+		 (int)inc->len, inc->name ? inc->name : "", inc->quoted ? '"' : '>');
+	return 0;
+}
+
+/*
+ * The two readings agree on real sources: every kernel file and served header of the
+ * tree (the served ones are written as the toolkits' headers are), as it is and
+ * with a splice added at its end (a no-op that sends a text through the lexing copy).
+ */
+TEST(the_lexing_reading_agrees_with_the_plain_one_on_real_sources)
+{
+	static const char *const dirs[] = { "kernels-src", "ops", "tests/data", "examples",
+					    "src/compile/devlib" };
+	char cmd[4400];
+	FILE *f;
+	char path[4400];
+	int files = 0;
+
+	snprintf(cmd, sizeof cmd, "cd '%s/..' && find %s %s %s %s %s -type f \\( -name '*.hip' -o "
+		 "-name '*.cu' -o -name '*.h' -o -name '*.cuh' -o -name '*.hpp' -o -name "
+		 "'*.inc' \\)", ROCJIT_TEST_KERNELS, dirs[0], dirs[1], dirs[2], dirs[3], dirs[4]);
+	f = popen(cmd, "r");
+	ASSERT(f != NULL);
+	while (fgets(path, sizeof path, f)) {
+		char full[4500], *a = NULL, *b = NULL, *text, *more;
+		size_t len;
+
+		path[strcspn(path, "\n")] = 0;
+		snprintf(full, sizeof full, "%s/../%s", ROCJIT_TEST_KERNELS, path);
+		text = rj_test_read_file(full, &len);
+		ASSERT(text != NULL);
+		more = malloc(len + 32);
+		memcpy(more, text, len);
+		memcpy(more + len, "\n#define RJ_SPLICED_ \\\n 1\n", 26);
+		ASSERT_INT(rj_includes_scan(text, len, collect, &a), 0);
+		ASSERT_INT(rj_includes_scan(more, len + 26, collect, &b), 0);
+		if (strcmp(a ? a : "", b ? b : ""))
+			rj_test_fail(__FILE__, __LINE__, "%s: plain reading\n%s\nlexing one\n%s",
+				     path, a ? a : "", b ? b : "");
+		free(a);
+		free(b);
+		free(more);
+		free(text);
+		files++;
+	}
+	pclose(f);
+	printf("%d files agree\n", files);
+	ASSERT(files > 100);
 }
 
 /* Conservative: where the scan cannot know what a text includes, every header counts. */

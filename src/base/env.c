@@ -91,7 +91,8 @@ long rj_env_long(const char *name, long fallback, long min, long max)
 /*
  * Warns of each setting the environment gives a value its parser refuses, with the first
  * read of any setting: a process that never comes to read ROCJIT_WORKERS=many (`rocjit
- * stats`) says so too.  rj_warn_once keeps the reader's own warning from repeating it.
+ * stats`) says so too.  rj_warn_once keeps the reader's own warning from repeating it:
+ * a reader that warns of a bad value keys its warning by the variable's name.
  */
 static void check_environment(void)
 {
@@ -99,16 +100,20 @@ static void check_environment(void)
 	char why[600];
 
 	for (size_t i = 0; (s = rocjit_setting_at(i)); i++) {
-		const char *v = getenv(s->env);
+		const char *v = getenv(s->env), *then;
 		size_t skip;
 
 		if (!v || !*v || rj_config_check(s, v, why, sizeof why) == 0)
 			continue;
 		skip = strlen(s->name) + strlen(v) + 5; /* past `name: "v" ` */
+		/* What applies instead: the default, but where a typo must not loosen a
+		   check (signing.c: the strictest). */
+		then = strcmp(s->env, "ROCJIT_REQUIRE_SIGNED") ? "the default applies"
+							       : "taking all, the strictest";
 		if (strlen(why) > skip && !strncmp(why + skip, "is ", 3))
-			rj_warn_once(s->env, "%s=%s %s; the default applies", s->env, v, why + skip);
+			rj_warn_once(s->env, "%s=%s %s; %s", s->env, v, why + skip, then);
 		else
-			rj_warn_once(s->env, "%s=%s: %s; the default applies", s->env, v, why);
+			rj_warn_once(s->env, "%s=%s: %s; %s", s->env, v, why, then);
 	}
 }
 

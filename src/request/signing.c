@@ -55,7 +55,7 @@ int rj_signing_open(struct rj_signing *g, const struct rocjit_options *opts)
 	if (g->require == ROCJIT_REQUIRE_SIGNED_DEFAULT && req && *req &&
 	    parse_require(req, &g->require) != 0) {
 		/* Fail closed: the operator asked for something; the strictest is safe. */
-		rj_warn_once("require-signed", "ROCJIT_REQUIRE_SIGNED=%s is not none, shared or "
+		rj_warn_once("ROCJIT_REQUIRE_SIGNED", "ROCJIT_REQUIRE_SIGNED=%s is not none, shared or "
 			     "all; taking all", req);
 		g->require = ROCJIT_REQUIRE_SIGNED_ALL;
 	}

@@ -294,7 +294,7 @@ static double timeout_s(void)
 		return DEFAULT_TIMEOUT_S;
 	v = strtod(env, &end);
 	if (end == env || *end || !(v >= 0) || v > 1e7) {
-		rj_warn_once("compile-timeout", "ROCJIT_COMPILE_TIMEOUT=%s is not a number of "
+		rj_warn_once("ROCJIT_COMPILE_TIMEOUT", "ROCJIT_COMPILE_TIMEOUT=%s is not a number of "
 			     "seconds (0 for no limit): the default, %.0f s, applies", env,
 			     DEFAULT_TIMEOUT_S);
 		return DEFAULT_TIMEOUT_S;
