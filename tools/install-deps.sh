@@ -15,10 +15,11 @@ set -eu
 # /usr/bin/llvm-readelf, the independent reading of AMDGPU metadata tests/test_resources.c
 # checks rocjit's kernel resources against.  help2man: the man page rocjit.1, made from
 # `rocjit --help` at build time (cli/man.cmake; skipped with a message without it).  zsh:
-# tests/test_cli_ux.c runs the zsh completion script in it (skipped without).
+# tests/test_cli_ux.c runs the zsh completion script in it (skipped without).  clang: the
+# preprocessor tests/test_reach.c holds the include scanner to (every header it reads).
 pkgs="cmake make gcc g++ pkg-config libamdhip64-dev libsqlite3-dev libxxhash-dev python3
       libhiredis-dev redis-server redis-tools libsodium-dev python3-pytest python3-numpy
-      python3-venv librocprim-dev llvm rustc cargo help2man zsh"
+      python3-venv librocprim-dev llvm rustc cargo help2man zsh clang"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
