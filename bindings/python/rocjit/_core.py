@@ -207,9 +207,10 @@ def _dataclass_of(name: str, struct, doc: str):
 
 
 def _from_struct(cls, s):
+    """cls from s; a field an older struct lacks (CountersV0's failures) reads 0."""
     values = {}
     for f in dataclasses.fields(cls):
-        v = getattr(s, f.name)
+        v = getattr(s, f.name, 0)
         values[f.name] = _text(v) if isinstance(v, bytes) else v
     return cls(**values)
 
@@ -222,7 +223,7 @@ Stats = _dataclass_of(
 )
 Counters = _dataclass_of(
     "Counters",
-    _lib.CountersV0,
+    _lib.Counters,
     "rocjit_counters: the cache's counters across processes since the last zero().",
 )
 RemoteCounters = _dataclass_of(

@@ -227,10 +227,18 @@ class CountersV0(Structure):
 
 
 class Counters(Structure):
-    """rocjit_counters, version 1 (issue 17): rocjit_counters_get."""
+    """rocjit_counters, version 2 (issue 31: the failures): rocjit_counters_get.
 
-    VERSION = 1
-    _fields_ = [("version", c_uint)] + list(_COUNTER_FIELDS)
+    A library of version 1 fills the fields before compile_errors; the others stay 0.
+    """
+
+    VERSION = 2
+    _fields_ = [("version", c_uint)] + list(_COUNTER_FIELDS) + [
+        ("compile_errors", c_uint64),
+        ("evictions", c_uint64),
+        ("signature_rejects", c_uint64),
+        ("remote_errors", c_uint64),
+    ]
 
 
 class RemoteCounters(Structure):

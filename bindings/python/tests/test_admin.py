@@ -3,6 +3,8 @@ compact, counters, zero."""
 
 import sqlite3
 
+import pytest
+
 import rocjit
 from conftest import AXPY
 
@@ -91,3 +93,15 @@ def test_counters_add_up_across_contexts_and_zero(cache, hiprtc):
         assert (c.compiles, c.misses, c.disk_hits, c.compile_ms) == (0, 0, 0, 0.0)
         r = ctx.remote_counters()
         assert r.hits == 0 and r.puts == 0
+
+
+def test_failure_counters_are_shared_and_zeroed(cache, hiprtc):
+    with rocjit.Context(cache_dir=cache, target="gfx90a", remote="") as first:
+        with pytest.raises(rocjit.CompileError):
+            first.compile('extern "C" __global__ void k() { nope(); }\n', name="bad.hip")
+    with rocjit.Context(cache_dir=cache, target="gfx90a", remote="") as ctx:
+        c = ctx.counters()
+        assert c.compile_errors == 1
+        assert (c.evictions, c.signature_rejects, c.remote_errors) == (0, 0, 0)
+        ctx.zero()
+        assert ctx.counters().compile_errors == 0
