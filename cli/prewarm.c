@@ -534,23 +534,40 @@ static int no_kernels(const struct pjob *p)
 
 /* A code object without kernels, from prewarm: usually a templated kernel library given
  * as a folder or file, compiled whole, where nothing instantiated its templates. */
-#define NO_KERNELS_WARNING                                                                  \
-	"the code object holds 0 kernels; likely cause: templates that were never "         \
-	"instantiated: give the instantiations the application asks for with --name-expr "  \
-	"'k<float>' (repeatable; --name-expr @FILE reads one a line) or as expr= lines of a " \
-	"manifest (docs/prewarm.md), or write explicit instantiations (template __global__ " \
-	"void k<float>(float *);)"
+#define NO_KERNELS_WARNING "the code object holds 0 kernels; " NO_KERNELS_CAUSE
+#define NO_KERNELS_CAUSE                                                                    \
+	"likely cause: templates that were never instantiated: give the instantiations the " \
+	"application asks for with --name-expr 'k<float>' (repeatable; --name-expr @FILE "   \
+	"reads one a line) or as expr= lines of a manifest (docs/prewarm.md), or write "      \
+	"explicit instantiations (template __global__ void k<float>(float *);)"
 
-/* One warning per code object without kernels, on stderr (text and --json alike). */
+/* The code objects without kernels, on stderr (text and --json alike): one warning, each
+ * named in it (a folder of template files makes many; the remedy is said once). */
 static void warn_no_kernels(const struct run *r)
 {
-	char what[400];
+	char what[400], list[4096];
+	size_t n = 0, used = 0, first = 0;
 
-	for (size_t i = 0; i < r->njobs; i++)
-		if (no_kernels(&r->jobs[i]))
-			cli_warn("%s (%s): %s",
-				 cli_text(job_program_name(what, sizeof what, &r->jobs[i])),
-				 cli_text(r->jobs[i].target), NO_KERNELS_WARNING);
+	list[0] = 0;
+	for (size_t i = 0; i < r->njobs; i++) {
+		if (!no_kernels(&r->jobs[i]))
+			continue;
+		if (!n++)
+			first = i;
+		if (used < sizeof list)
+			used += (size_t)snprintf(list + used, sizeof list - used, "%s%s (%s)",
+						 n > 1 ? ", " : "",
+						 cli_text(job_program_name(what, sizeof what,
+									    &r->jobs[i])),
+						 cli_text(r->jobs[i].target));
+	}
+	if (n == 1)
+		cli_warn("%s (%s): %s",
+			 cli_text(job_program_name(what, sizeof what, &r->jobs[first])),
+			 cli_text(r->jobs[first].target), NO_KERNELS_WARNING);
+	else if (n > 1)
+		cli_warn("%zu code objects hold 0 kernels: %s%s; %s", n, list,
+			 used >= sizeof list ? "..." : "", NO_KERNELS_CAUSE);
 }
 
 static void summary_json(const struct run *r, const size_t count[JOB_STATES], double ms)
