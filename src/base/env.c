@@ -102,10 +102,13 @@ static void check_environment(void)
 		const char *v = getenv(s->env);
 		size_t skip;
 
-		if (!v || !*v || rj_config_check(s, v, why, sizeof why) == 0)
+		if (!v || !*v || rj_config_check(s, v, 0, why, sizeof why) == 0)
 			continue;
 		skip = strlen(s->name) + strlen(v) + 5; /* past `name: "v" ` */
-		if (strlen(why) > skip && !strncmp(why + skip, "is ", 3))
+		if (strstr(why, "control character")) /* the value is not written out */
+			rj_warn_once(s->env, "%s holds a control character, which no path has; "
+				       "the default applies", s->env);
+		else if (strlen(why) > skip && !strncmp(why + skip, "is ", 3))
 			rj_warn_once(s->env, "%s=%s %s; the default applies", s->env, v, why + skip);
 		else
 			rj_warn_once(s->env, "%s=%s: %s; the default applies", s->env, v, why);
@@ -154,7 +157,7 @@ ROCJIT_API int rocjit_config_check(const char *name, const char *value)
 	RJ_CHECK(!s, ROCJIT_EINVAL, "\"%s\" is no rocjit setting: `rocjit config` lists them",
 		 name ? name : "(null)");
 	RJ_CHECK(!value, ROCJIT_EINVAL, "%s: no value", s->name);
-	RJ_CHECK(rj_config_check(s, value, why, sizeof why) != 0, ROCJIT_EINVAL, "%s", why);
+	RJ_CHECK(rj_config_check(s, value, 1, why, sizeof why) != 0, ROCJIT_EINVAL, "%s", why);
 	return 0;
 }
 
