@@ -409,7 +409,7 @@ int rj_config_path(char *out, size_t size, int which)
 
 	*out = 0;
 	if (which == ROCJIT_CONFIG_SYSTEM)
-		n = snprintf(out, size, "%s", sys ? sys : SYSTEM_FILE);
+		n = snprintf(out, size, "%s", sys && !control(sys) ? sys : SYSTEM_FILE);
 	else if (xdg && *xdg == '/')
 		n = snprintf(out, size, "%s/rocjit/rocjit.conf", xdg);
 	else if (home && *home == '/')
