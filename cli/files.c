@@ -71,8 +71,13 @@ static const char *output_why(char *buf, size_t size, int err, const struct stat
 		snprintf(buf, size, "%s with nothing reading it: start the reader first",
 			 rj_fs_kind(st->st_mode));
 	else if (err == ELOOP)
-		snprintf(buf, size, "it is a symbolic link that root does not own, never "
-			 "followed for output (it may have been planted): give the real path");
+		snprintf(buf, size, "it is a symbolic link, never followed for output (one "
+			 "planted there would send the output elsewhere): give the real path "
+			 "(/dev/stdout, /dev/stderr and /dev/fd/N are taken as the descriptors "
+			 "they name)");
+	else if (err == EBADF)
+		snprintf(buf, size, "it names a descriptor this process has not open for "
+			 "writing: redirect it (e.g. 3>FILE) or give a file's path");
 	else if (err == EINVAL)
 		snprintf(buf, size, "it is %s: give a regular file, a character device "
 			 "(/dev/null) or a pipe", rj_fs_kind(st->st_mode));
@@ -82,18 +87,42 @@ static const char *output_why(char *buf, size_t size, int err, const struct stat
 }
 
 /*
+ * The descriptor a well-known alias names (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N), or -1 for any other path.  Those are links root made, to this
+ * process's own descriptors: taken as the descriptor itself, so that no link (nor a
+ * chain of them) is ever followed by name.
+ */
+static int alias_fd(const char *path)
+{
+	const char *n = !strncmp(path, "/dev/fd/", 8) ? path + 8 :
+			!strncmp(path, "/proc/self/fd/", 14) ? path + 14 : NULL;
+	long fd = 0;
+
+	if (!strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	if (!n || !*n || strspn(n, "0123456789") != strlen(n) || strlen(n) > 9)
+		return -1;
+	fd = strtol(n, NULL, 10);
+	return (int)fd;
+}
+
+/*
  * Opened before the work, so that a folder, a missing folder or a path that cannot be
  * written fails at once, not after a compile.  Taken: a regular file (created when
  * missing, emptied only when written), a character device (/dev/null, a terminal) or a
  * pipe that has a reader.  O_NONBLOCK: a FIFO without a reader fails instead of blocking.
- * A symbolic link is followed only when root owns it (/dev/stdout, /dev/fd/N): one that
- * someone planted where the output goes is refused, as it always was.
+ * A symbolic link is never followed (O_NOFOLLOW, on the one open that is used: no lstat
+ * before it to race): one someone planted where the output goes is refused.  The aliases
+ * of this process's descriptors are taken as those descriptors (alias_fd), written where
+ * they stand, never emptied: they are shared with whoever opened them (`>>` appends).
  */
 int cli_output_open(struct cli_output *o, const char *path)
 {
 	struct stat st;
-	char why[256];
-	int flags = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, fd, err;
+	char why[320];
+	int flags = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, fd, err, alias;
 
 	memset(o, 0, sizeof *o);
 	o->path = path;
@@ -101,17 +130,22 @@ int cli_output_open(struct cli_output *o, const char *path)
 	if (strcmp(path, "-") == 0)
 		return 0;
 	memset(&st, 0, sizeof st);
-	fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
-	if (fd >= 0)
-		o->created = 1;
-	else if (errno == EEXIST) {
-		fd = open(path, flags | O_NOFOLLOW);
-		if (fd < 0 && (errno == ELOOP || errno == EMLINK) && lstat(path, &st) == 0 &&
-		    S_ISLNK(st.st_mode) && st.st_uid == 0)
-			fd = open(path, flags);
+	if ((alias = alias_fd(path)) >= 0) {
+		fd = fcntl(alias, F_DUPFD_CLOEXEC, 0);
+		if (fd >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY) {
+			close(fd);
+			fd = -1;
+			errno = EBADF;
+		}
+	} else {
+		fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+		if (fd >= 0)
+			o->created = 1;
+		else if (errno == EEXIST)
+			fd = open(path, flags | O_NOFOLLOW);
 	}
-	err = errno;
-	if (fd < 0 && stat(path, &st) != 0 && lstat(path, &st) != 0)
+	err = errno == EMLINK ? ELOOP : errno;
+	if (fd < 0 && lstat(path, &st) != 0)
 		memset(&st, 0, sizeof st);
 	if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) &&
 	    !S_ISFIFO(st.st_mode)) {
@@ -119,16 +153,15 @@ int cli_output_open(struct cli_output *o, const char *path)
 		fd = -1;
 		err = EINVAL;
 	}
-	if (fd < 0) {
-		if (err == EMLINK)
-			err = ELOOP;
+	if (fd < 0)
 		return cli_fail("cannot write %s: %s", path, output_why(why, sizeof why, err, &st)),
 		       -1;
-	}
-	/* Writes may block from now on (a pipe's reader is slow): that is output's way. */
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	/* Writes may block from now on (a pipe's reader is slow): that is output's way.  A
+	   descriptor shared with the caller keeps its flags, which are the caller's too. */
+	if (alias < 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	o->fd = fd;
-	o->regular = S_ISREG(st.st_mode);
+	o->regular = alias < 0 && S_ISREG(st.st_mode);
 	return 0;
 }
 

@@ -242,9 +242,10 @@ ROCJIT_API int rocjit_parse_size(uint64_t *bytes, const char *text);
  * one more step between the environment and the files: the limit stored in the cache
  * (rocjit_cache_maxsize_set).  Files hold `key = value` lines, key the variable's name
  * without ROCJIT_ in lower case (cache_maxsize) or the variable's name; '#' starts a
- * comment.  A file is read once a process, and only when it is a regular file owned by
- * root or the user and writable by nobody else; a skipped file, a malformed line, an
- * unknown key and a bad value are each warned of (FILE:LINE), never fatal.
+ * comment.  A file is read once a process, and only when it is a regular file (not a
+ * symbolic link) owned by root or the user and writable by nobody else, in folders that
+ * are too; a skipped file, a malformed line, an unknown key and a bad value (a relative
+ * path among them) are each warned of (FILE:LINE), never fatal.
  */
 
 /* One setting, from the library's table: immutable, valid for the process's lifetime. */
@@ -252,7 +253,8 @@ typedef struct rocjit_setting {
 	const char *name;          /* its key in a configuration file: "cache_maxsize"     */
 	const char *env;           /* its environment variable: "ROCJIT_CACHE_MAXSIZE"     */
 	const char *kind;          /* what it takes: "switch", "size", "number", "seconds",
-				      "path", "text", or its words: "amd|nvidia|auto"       */
+				      "path", "paths" (':' separated), "keys" (keys or
+				      files of them), "text", or its words: "amd|nvidia|auto" */
 	const char *default_value; /* the default, in words: "4G", "the GPUs of this machine" */
 	const char *description;   /* one line                                             */
 } rocjit_setting;
@@ -271,8 +273,10 @@ ROCJIT_API const rocjit_setting *rocjit_setting_find(const char *name);
  */
 ROCJIT_API const char *rocjit_config_get(const char *name, const char **source);
 
-/* 0 when value is one setting name takes (checked by the parser rocjit reads it with),
- * else ROCJIT_EINVAL, rocjit_last_error() saying why.  Any thread. */
+/* 0 when value is one setting name takes in a configuration file (checked by the parser
+ * rocjit reads it with; no control character; every path absolute, since a relative one
+ * would name a file in whatever folder a process runs in), else ROCJIT_EINVAL,
+ * rocjit_last_error() saying why.  Any thread. */
 ROCJIT_API int rocjit_config_check(const char *name, const char *value);
 
 #define ROCJIT_CONFIG_USER 0

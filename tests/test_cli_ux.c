@@ -223,10 +223,26 @@ TEST(output_to_a_device_or_a_pipe_is_taken)
 	ASSERT(!strstr(out, "cannot write"));
 	snprintf(key, sizeof key, "%.12s", strstr(out, "[key ") + 5);
 	free(out);
-	/* /dev/stdout is a link root owns; here standard output is a pipe. */
+	/* /dev/stdout is taken as descriptor 1; here standard output is a pipe. */
 	ASSERT_INT(tool(&out, "-q", "--cache", rj_test_cache_dir, "compile", src, "--arch",
 			"gfx90a", "-o", "/dev/stdout", NULL), 0);
 	ASSERT(memcmp(out, "\177ELF", 4) == 0);
+	free(out);
+	/* The other aliases of this process's descriptors: taken as the descriptors. */
+	{
+		static const char *const aliases[] = { "/dev/fd/1", "/proc/self/fd/1",
+						       "/dev/stderr" };
+		for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+			ASSERT_INT(tool(&out, "-q", "--cache", rj_test_cache_dir, "compile", src,
+					"--arch", "gfx90a", "-o", aliases[i], NULL), 0);
+			ASSERT(memcmp(out, "\177ELF", 4) == 0);
+			free(out);
+		}
+	}
+	/* A descriptor not open, or open for reading only, is no output. */
+	ASSERT_INT(tool(&out, "--cache", rj_test_cache_dir, "compile", src, "--arch", "gfx90a",
+			"-o", "/dev/fd/47", NULL), 1);
+	ASSERT_CONTAINS(out, "not open for writing");
 	free(out);
 	/* show --extract takes the same outputs. */
 	ASSERT_INT(tool(&out, "--cache", rj_test_cache_dir, "show", key, "--extract",
@@ -259,14 +275,31 @@ TEST(a_bad_output_path_fails_before_any_compile)
 	snprintf(kept, sizeof kept, "%s/victim", rj_test_dir);
 	rj_test_write_file(kept, "victim", 6);
 	ASSERT_INT(symlink(kept, link), 0);
-	/* Planted by another user: as root, the link is given to nobody (a link root owns is
-	   followed, /dev/stdout's kind: only root could have made it). */
+	/* Planted by another user: as root, the link is given to nobody. */
 	if (geteuid() == 0)
 		ASSERT_INT(lchown(link, 65534, 65534), 0);
 	ASSERT_INT(tool(&out, "--cache", rj_test_cache_dir, "compile", src, "--arch", "gfx90a",
 			"-o", link, NULL), 1);
 	ASSERT_CONTAINS(out, "symbolic link");
 	free(out);
+	/* Nor is any other link, root's included (only the descriptor aliases are taken),
+	   nor a chain ending in a planted one: nothing is followed by name. */
+	{
+		char root_link[4300], chain[4300];
+		snprintf(root_link, sizeof root_link, "%s/mine.o", rj_test_dir);
+		snprintf(chain, sizeof chain, "%s/chain.o", rj_test_dir);
+		ASSERT_INT(symlink(kept, root_link), 0);
+		ASSERT_INT(symlink(link, chain), 0);
+		ASSERT_INT(tool(&out, "--cache", rj_test_cache_dir, "compile", src, "--arch",
+				"gfx90a", "-o", root_link, NULL), 1);
+		ASSERT_CONTAINS(out, "it is a symbolic link, never followed for output");
+		ASSERT_CONTAINS(out, "/dev/stdout, /dev/stderr and /dev/fd/N are taken");
+		free(out);
+		ASSERT_INT(tool(&out, "--cache", rj_test_cache_dir, "compile", src, "--arch",
+				"gfx90a", "-o", chain, NULL), 1);
+		ASSERT_CONTAINS(out, "symbolic link");
+		free(out);
+	}
 	/* export: an existing path or a missing folder, before prewarming. */
 	ASSERT_INT(tool(&out, "--cache", rj_test_cache_dir, "export", "-o", "/dev/null", src,
 			"--arch", "gfx90a", NULL), 2);

@@ -3,8 +3,9 @@
  * system file, which beats the default, in the library and in `rocjit config`; the size
  * limit stored in the cache, enforced by another process with no limit of its own;
  * `rocjit config set|unset` round trips; files that are malformed or writable by others
- * warned of; ROCJIT_LOG's names and a warning for an unknown one; a ROCJIT_KERNEL_PATH
- * that names no folder warned of.
+ * (or in folders others can write, or links), relative paths and control characters
+ * warned of or refused; ROCJIT_LOG's names and a warning for an unknown one; a
+ * ROCJIT_KERNEL_PATH that names no folder warned of.
  *
  * Each test runs in a process of its own (harness.c), which reads the files once: a test
  * writes its files before the first setting is read, and asks new processes (the tool, a
@@ -650,4 +651,211 @@ TEST(a_bad_value_in_the_environment_is_warned_of_once_by_any_command)
 	ASSERT_CONTAINS(out, "1 kernel");
 	ASSERT_CONTAINS(out, "taking all, the strictest");
 	free(out);
+}
+
+/* Whether setting s takes paths (its kind says "path" or "paths"), or files of keys. */
+static int takes_paths(const rocjit_setting *s)
+{
+	return !strncmp(s->kind, "path", 4) || !strcmp(s->kind, "keys");
+}
+
+/*
+ * A relative path would be resolved in whatever folder a process runs in: every setting
+ * that takes a path, a path list or files of keys, in either file, is warned of with its
+ * FILE:LINE and ignored; absolute ones are taken.  And the instance that matters: a
+ * system-file `worker = bin/rocjit-worker` never runs the bin/ of the folder the tool
+ * is run from.
+ */
+TEST(a_relative_path_in_a_file_is_ignored_with_its_line)
+{
+	char user[8192] = "", want[4600], *out = NULL, *err;
+	int saved, line = 0, lines[64];
+	const rocjit_setting *s;
+
+	for (size_t i = 0; (s = rocjit_setting_at(i)); i++) {
+		if (!takes_paths(s) || !strcmp(s->name, "config"))
+			continue;
+		/* A list holds an absolute path first: each item is checked. */
+		snprintf(user + strlen(user), sizeof user - strlen(user), "%s = %s\n", s->name,
+			 !strcmp(s->kind, "paths") ? "/abs/a.rocjit:rel/b.rocjit" :
+			 !strcmp(s->kind, "keys") ? "ci:AAAA,./keys.pub" : "rel/thing");
+		lines[i] = ++line;
+	}
+	ASSERT(line >= 9); /* cache_dir, kernel_path, bundle_path, worker, ... */
+	files(user, "worker = bin/rocjit-worker\nsigning_key = /keys/me.secret\n"
+		    "trusted_keys = ci:AAAA /keys/ci.pub\nbundle_path = /a.rocjit:/b.rocjit\n");
+	unsetenv("ROCJIT_LOG");
+	for (size_t i = 0; (s = rocjit_setting_at(i)); i++)
+		if (takes_paths(s) && strcmp(s->name, "config"))
+			unsetenv(s->env); /* the test environment's own (ROCJIT_WORKER) */
+	saved = rj_test_stderr_capture(err_path());
+	for (size_t i = 0; (s = rocjit_setting_at(i)); i++)
+		if (takes_paths(s) && strcmp(s->name, "config") && strcmp(s->name, "signing_key") &&
+		    strcmp(s->name, "trusted_keys") && strcmp(s->name, "bundle_path"))
+			ASSERT(rocjit_config_get(s->name, NULL) == NULL);
+	/* The system file's absolute ones hold (the user file's relative ones are gone). */
+	ASSERT_STR(rocjit_config_get("signing_key", NULL), "/keys/me.secret");
+	ASSERT_STR(rocjit_config_get("trusted_keys", NULL), "ci:AAAA /keys/ci.pub");
+	ASSERT_STR(rocjit_config_get("bundle_path", NULL), "/a.rocjit:/b.rocjit");
+	err = rj_test_stderr_restore(saved, err_path());
+	printf("%s", err);
+	for (size_t i = 0; (s = rocjit_setting_at(i)); i++) {
+		if (!takes_paths(s) || !strcmp(s->name, "config"))
+			continue;
+		snprintf(want, sizeof want, "%s:%d: %s: \"%s\" is a relative path", user_file,
+			 lines[i], s->name, !strcmp(s->kind, "paths") ? "rel/b.rocjit" :
+			 !strcmp(s->kind, "keys") ? "./keys.pub" : "rel/thing");
+		ASSERT_CONTAINS(err, want);
+	}
+	snprintf(want, sizeof want, "%s:1: worker: \"bin/rocjit-worker\" is a relative path",
+		 system_file);
+	ASSERT_CONTAINS(err, want);
+	ASSERT_CONTAINS(err, "write it whole, from /");
+	free(err);
+	/* The environment is the user's own: a relative path there is taken as given. */
+	{
+		const char *env[] = { "ROCJIT_KERNEL_PATH=kernels", NULL };
+		char *v = get(env, "kernel_path");
+		ASSERT_STR(v, "kernels");
+		free(v);
+	}
+	/* From a folder holding bin/rocjit-worker, the tool compiles with the real worker. */
+	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "a compile with the file's worker line");
+	{
+		char bin[4400], planted[4500], marker[4500], script[4800], src[4500], cwd[4300];
+		const char *env[] = { "ROCJIT_WORKER=", NULL };
+		snprintf(bin, sizeof bin, "%s/work/bin", rj_test_dir);
+		snprintf(marker, sizeof marker, "%s/planted-ran", rj_test_dir);
+		snprintf(planted, sizeof planted, "%s/rocjit-worker", bin);
+		snprintf(src, sizeof src, "%s/axpy.hip", rj_test_dir);
+		snprintf(script, sizeof script, "#!/bin/sh\ntouch %s\nexit 1\n", marker);
+		ASSERT(getcwd(cwd, sizeof cwd) != NULL);
+		*strrchr(bin, '/') = 0;
+		ASSERT_INT(mkdir(bin, 0755), 0);
+		strcat(bin, "/bin");
+		ASSERT_INT(mkdir(bin, 0755), 0);
+		rj_test_write_file(planted, script, strlen(script));
+		ASSERT_INT(chmod(planted, 0755), 0);
+		rj_test_write_file(src, rj_test_axpy, strlen(rj_test_axpy));
+		*strrchr(bin, '/') = 0;
+		ASSERT_INT(chdir(bin), 0);
+		ASSERT_INT(TOOL(env, &out, "compile", src, "--arch", "gfx90a", "-o", "/dev/null"),
+			   0);
+		ASSERT_INT(chdir(cwd), 0);
+		ASSERT_CONTAINS(out, "is a relative path");
+		ASSERT(access(marker, F_OK) != 0); /* the planted worker never ran */
+		free(out);
+	}
+}
+
+/*
+ * `rocjit config set` writes one line: a value with a control character (a newline would
+ * add a setting of its own) or a relative path is refused, exit 2, the file unchanged;
+ * the library's call refuses them too.  A path from the environment holding one is
+ * ignored with a warning.
+ */
+TEST(config_set_refuses_control_characters_and_relative_paths)
+{
+	static const char kept[] = "arch = gfx90a\n";
+	static const struct { const char *key, *value, *why; } bad[] = {
+		{ "remote", "x\nworker = /tmp/evil", "control character (byte 0x0a at offset 1)" },
+		{ "arch", "gfx90a\rlog = debug", "control character (byte 0x0d" },
+		{ "log", "info\t", "control character (byte 0x09" },
+		{ "signing_key", "/keys/a\x7f", "control character (byte 0x7f" },
+		{ "worker", "bin/rocjit-worker", "\"bin/rocjit-worker\" is a relative path" },
+		{ "cache_dir", "./cache", "\"./cache\" is a relative path" },
+		{ "remote_password_file", "pw.txt", "\"pw.txt\" is a relative path" },
+		{ "bundle_path", "/a.rocjit:b.rocjit", "\"b.rocjit\" is a relative path" },
+		{ "trusted_keys", "ci:AAAA,../k.pub", "\"../k.pub\" is a relative path" },
+	};
+	char *text, *v;
+
+	files(kept, NULL);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		EXPECT(NULL, 2, bad[i].why, "config", "set", bad[i].key, bad[i].value);
+		ASSERT_INT(rocjit_config_write(bad[i].key, bad[i].value), ROCJIT_EINVAL);
+		ASSERT_CONTAINS(rocjit_last_error(), bad[i].why);
+	}
+	text = rj_test_read_file(user_file, NULL);
+	ASSERT_STR(text, kept);
+	free(text);
+	/* Absolute ones are written. */
+	ASSERT_INT(TOOL(NULL, NULL, "config", "set", "worker", "/opt/rocjit/rocjit-worker"), 0);
+	ASSERT_INT(TOOL(NULL, NULL, "config", "set", "trusted_keys", "ci:AAAA,/keys/ci.pub"), 0);
+	text = rj_test_read_file(user_file, NULL);
+	ASSERT_STR(text, "arch = gfx90a\nworker = /opt/rocjit/rocjit-worker\n"
+			 "trusted_keys = ci:AAAA,/keys/ci.pub\n");
+	free(text);
+	/* A path of the environment with a newline in it: ignored, said, not echoed. */
+	{
+		const char *env[] = { "ROCJIT_WORKER=/usr/bin/x\nlog = debug", NULL };
+		char *out = NULL;
+		ASSERT_INT(TOOL(env, &out, "config", "get", "worker"), 0);
+		ASSERT_CONTAINS(out, "ROCJIT_WORKER holds a control character");
+		ASSERT_LACKS(out, "/usr/bin/x");
+		free(out);
+		v = get(env, "worker");
+		ASSERT_STR(v, ""); /* ignored: the default applies, as said */
+		free(v);
+	}
+}
+
+/*
+ * A file is only as safe as the folders it is in (OpenSSH's StrictModes): one in a folder
+ * others can write, at any level, or owned by another user, is skipped with the folder
+ * named and the fix; a symbolic link is not followed.  A sticky folder of one's own
+ * (a /tmp of one's own) is fine: nobody else can rename what is in it.
+ */
+TEST(a_file_in_a_folder_others_could_write_or_behind_a_link_is_skipped)
+{
+	char dir[4400], top[4400], want[9000], real[4600], *out = NULL;
+
+	files("arch = gfx906\n", NULL);
+	snprintf(top, sizeof top, "%s/xdg", rj_test_dir);
+	snprintf(dir, sizeof dir, "%s/xdg/rocjit", rj_test_dir);
+	ASSERT_INT(chmod(dir, 0777), 0);
+	ASSERT_INT(TOOL(NULL, &out, "config"), 0);
+	snprintf(want, sizeof want, "configuration file %s skipped: its folder %s is writable "
+		 "by every user (mode 0777)", user_file, dir);
+	ASSERT_CONTAINS(out, want);
+	snprintf(want, sizeof want, "chmod go-w %s", dir);
+	ASSERT_CONTAINS(out, want);
+	assert_line(out, "arch", "# default");
+	free(out);
+	/* A folder higher up. */
+	ASSERT_INT(chmod(dir, 0700), 0);
+	ASSERT_INT(chmod(top, 0757), 0);
+	snprintf(want, sizeof want, "its folder %s is writable by every user (mode 0757)", top);
+	EXPECT(NULL, 0, want, "config");
+	/* Sticky and one's own: read. */
+	ASSERT_INT(chmod(top, 01777), 0);
+	ASSERT_INT(TOOL(NULL, &out, "config"), 0);
+	ASSERT_LACKS(out, "skipped");
+	assert_line(out, "arch", "= gfx906");
+	free(out);
+	ASSERT_INT(chmod(top, 0700), 0);
+	/* Another user's folder, or its group's (root can make both). */
+	if (geteuid() == 0) {
+		ASSERT_INT(chown(dir, 65534, 0), 0);
+		snprintf(want, sizeof want, "its folder %s is owned by user 65534", dir);
+		EXPECT(NULL, 0, want, "config");
+		ASSERT_INT(chown(dir, 0, 65534), 0);
+		ASSERT_INT(chmod(dir, 0770), 0);
+		snprintf(want, sizeof want, "its folder %s is writable by its group", dir);
+		EXPECT(NULL, 0, want, "config");
+		ASSERT_INT(chmod(dir, 0700), 0);
+	}
+	/* A link, even to a good file of one's own. */
+	snprintf(real, sizeof real, "%s/real.conf", rj_test_dir);
+	ASSERT_INT(rename(user_file, real), 0);
+	ASSERT_INT(symlink(real, user_file), 0);
+	ASSERT_INT(TOOL(NULL, &out, "config"), 0);
+	snprintf(want, sizeof want, "configuration file %s skipped: it is a symbolic link",
+		 user_file);
+	ASSERT_CONTAINS(out, want);
+	assert_line(out, "arch", "# default");
+	free(out);
+	/* Setting through it changes nothing. */
+	EXPECT(NULL, 1, "symbolic link", "config", "set", "arch", "gfx900");
+	ASSERT(read_back("arch", ""));
 }

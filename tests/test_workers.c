@@ -401,6 +401,41 @@ TEST(a_worker_of_another_program_is_refused)
 	refused_worker("/bin/cat", "did not start"); /* echoes: never a valid greeting */
 }
 
+/*
+ * The worker is code this process runs, given every source: like a compiler library, it
+ * must be owned by this user or root and writable by nobody else, and so must the folders
+ * on its way (it is started by its path, again for each worker).  Each refusal names
+ * what is wrong; the planted program never runs.
+ */
+TEST(a_worker_others_could_change_is_not_run)
+{
+	char bin[4300], path[4400], marker[4400], script[4600];
+
+	snprintf(bin, sizeof bin, "%s/bin", rj_test_dir);
+	snprintf(path, sizeof path, "%s/rocjit-worker", bin);
+	snprintf(marker, sizeof marker, "%s/it-ran", rj_test_dir);
+	snprintf(script, sizeof script, "#!/bin/sh\ntouch %s\nexec sleep 600\n", marker);
+	ASSERT_INT(mkdir(bin, 0755), 0);
+	rj_test_write_file(path, script, strlen(script));
+	ASSERT_INT(chmod(path, 0757), 0);
+	refused_worker(path, "is writable by everyone (mode 0757)");
+	ASSERT_INT(chmod(path, 0775), 0);
+	refused_worker(path, "is writable by its group");
+	ASSERT_INT(chmod(path, 0755), 0);
+	ASSERT_INT(chmod(bin, 0777), 0);
+	refused_worker(path, "is writable by every user (mode 0777)");
+	ASSERT_CONTAINS(rocjit_last_error(), "chmod go-w");
+	ASSERT_INT(chmod(bin, 0755), 0);
+	if (geteuid() == 0) {
+		ASSERT_INT(chown(path, 65534, 65534), 0);
+		refused_worker(path, "is owned by user 65534");
+		ASSERT_INT(chown(path, 0, 0), 0);
+		ASSERT_INT(chown(bin, 65534, 65534), 0);
+		refused_worker(path, "is owned by user 65534");
+	}
+	ASSERT(access(marker, F_OK) != 0);
+}
+
 TEST(in_process_compiling_starts_no_worker)
 {
 	rocjit_ctx *ctx;

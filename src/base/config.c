@@ -14,11 +14,14 @@
  * Files hold `key = value` lines; the key is the variable's name without ROCJIT_, in lower
  * case (cache_maxsize), or the variable's name itself.  '#' starts a comment line.  A
  * file is read once a process, under pthread_once, and only when it is a regular file
- * owned by root or by this user and writable by nobody else (OpenSSH's StrictModes): it
- * chooses the keys trusted and the libraries loaded.  Each value is checked with the
- * parser its reader uses; a line that is malformed, names no setting or holds a bad value
- * is skipped with a warning naming FILE:LINE, kept here and said by the first reader of a
- * setting (rj_config, env.c): a warning asks for ROCJIT_LOG, which is a setting too.
+ * (no symbolic link) owned by root or by this user and writable by nobody else, in
+ * folders that are too (OpenSSH's StrictModes): it chooses the keys trusted, the
+ * libraries loaded and the worker run.  Each value is checked with the parser its reader
+ * uses, no value may hold a control character, and a path must be absolute (a relative
+ * one would be resolved in whatever folder a process runs in); a line that is malformed,
+ * names no setting or holds a bad value is skipped with a warning naming FILE:LINE, kept
+ * here and said by the first reader of a setting (rj_config, env.c): a warning asks for
+ * ROCJIT_LOG, which is a setting too.
  *
  * Owns the table and the files (reading them, and writing the user file for `rocjit config
  * set`).  Below the log (error.c reads ROCJIT_LOG through it): it makes no message but
@@ -51,6 +54,8 @@
 #define K_NUMBER "number"
 #define K_SECONDS "seconds"
 #define K_PATH "path"
+#define K_PATHS "paths" /* absolute paths separated by ':' */
+#define K_KEYS "keys"   /* NAME:BASE64 keys, or the absolute paths of files of them */
 #define K_TEXT "text"
 #define K_LEVEL "off|error|warn|info|debug"
 
@@ -76,7 +81,7 @@ static const rocjit_setting table[] = {
 	  "the device's platform (auto: whichever GPU is present)" },
 	{ "kernel_path", "ROCJIT_KERNEL_PATH", K_PATH, "none: the embedded text",
 	  "read registered kernels from this folder instead of their embedded text" },
-	{ "bundle_path", "ROCJIT_BUNDLE_PATH", K_TEXT, "none",
+	{ "bundle_path", "ROCJIT_BUNDLE_PATH", K_PATHS, "none",
 	  "prebuilt bundles to look in after the user cache (a.rocjit:b.rocjit)" },
 	{ "log", "ROCJIT_LOG", K_LEVEL, "warn",
 	  "what rocjit says on stderr: off, warn (error is the same), info (each hit, miss, "
@@ -101,7 +106,7 @@ static const rocjit_setting table[] = {
 	  "read from the remote tier, never put or lock" },
 	{ "signing_key", "ROCJIT_SIGNING_KEY", K_PATH, "none",
 	  "sign every entry stored, exported or pushed with this key (rocjit keygen)" },
-	{ "trusted_keys", "ROCJIT_TRUSTED_KEYS", K_TEXT, "none",
+	{ "trusted_keys", "ROCJIT_TRUSTED_KEYS", K_KEYS, "none",
 	  "NAME:BASE64 keys (or files of them), comma separated, whose signatures are trusted" },
 	{ "require_signed", "ROCJIT_REQUIRE_SIGNED", "none|shared|all",
 	  "shared when keys are trusted, else none",
@@ -170,13 +175,63 @@ static int one_of(const char *choices, const char *text)
 	return 0;
 }
 
-int rj_config_check(const rocjit_setting *s, const char *value, char *why, size_t size)
+/* The first control character of value (a byte below 0x20, or 0x7f), or NULL. */
+static const char *control(const char *value)
 {
-	const char *k = s->kind;
+	for (const char *p = value; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return p;
+	return NULL;
+}
+
+static int is_path_kind(const char *k)
+{
+	return !strcmp(k, K_PATH) || !strcmp(k, K_PATHS);
+}
+
+/*
+ * The first relative path in value, a setting of kind k, with its length (NULL when
+ * every path is absolute): a path kept in a file would be resolved against whatever
+ * folder a process happens to run in, so that a line `worker = bin/rocjit-worker` would
+ * run the bin/ of any folder a user works in.  Of a key list, the items naming files
+ * ('.' first, as rj_sig_trust_parse tells them): the keys themselves are no paths.
+ */
+static const char *relative(const char *k, const char *value, size_t *len)
+{
+	int keys = !strcmp(k, K_KEYS);
+	const char *seps = keys ? ", \t" : !strcmp(k, K_PATHS) ? ":" : "";
+
+	if (!keys && !is_path_kind(k))
+		return NULL;
+	for (const char *p = value; *p;) {
+		size_t n = strcspn(p, seps);
+		if (n && (keys ? *p == '.' : *p != '/')) {
+			*len = n;
+			return p;
+		}
+		p += n;
+		p += *p != 0;
+	}
+	return NULL;
+}
+
+int rj_config_check(const rocjit_setting *s, const char *value, int stored, char *why,
+		    size_t size)
+{
+	const char *k = s->kind, *bad;
 	uint64_t bytes;
+	size_t n = 0;
 	int rc;
 
-	if (!strcmp(k, K_SWITCH) && rj_parse_flag(value) < 0)
+	if ((stored || is_path_kind(k)) && (bad = control(value)))
+		snprintf(why, size, "%s: the value holds a control character (byte 0x%02x at "
+			 "offset %d), which no setting takes: write it on one line, without tabs "
+			 "or escapes", s->name, (unsigned)(unsigned char)*bad, (int)(bad - value));
+	else if (stored && (bad = relative(k, value, &n)))
+		snprintf(why, size, "%s: \"%.*s\" is a relative path, which would name a file "
+			 "in whatever folder a process runs in: write it whole, from / (e.g. "
+			 "$PWD/%.*s)", s->name, (int)n, bad, (int)n, bad);
+	else if (!strcmp(k, K_SWITCH) && rj_parse_flag(value) < 0)
 		snprintf(why, size, "%s: \"%s\" is not a switch (1, true, yes, on / 0, false, no, "
 			 "off)", s->name, value);
 	else if (!strcmp(k, K_SIZE) && (rc = rj_parse_size_raw(value, &bytes)) != 0)
@@ -241,14 +296,17 @@ static int split(char *line, char **key, char **value)
 }
 
 /*
- * Opens a configuration file for reading when it may be trusted: a regular file owned by
- * root or this user, writable by nobody else.  Returns the descriptor with *st, -1 when
- * it does not exist, -2 when it is skipped (why[size] says why).  Checked on the
- * descriptor that is read, so no rename in between can change what is trusted.
+ * Opens a configuration file for reading when it may be trusted (OpenSSH's StrictModes):
+ * a regular file, not a symbolic link, owned by root or this user and writable by nobody
+ * else, in folders that are too up to / (rj_fs_folders_safe: whoever can write a folder on
+ * the way can swap the file).  Returns the descriptor with *st, -1 when it does not
+ * exist, -2 when it is skipped (why[size] says why).  Checked on the descriptor that is
+ * read, so no rename in between can change what is trusted.
  */
 static int open_trusted(const char *path, struct stat *st, char *why, size_t size)
 {
-	int fd = rj_fs_open_regular(AT_FDCWD, path, O_RDONLY, 0, st);
+	int fd = rj_fs_open_regular(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW, 0, st);
+	char folders[500];
 
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
@@ -267,6 +325,11 @@ static int open_trusted(const char *path, struct stat *st, char *why, size_t siz
 			 (st->st_uid != 0 && st->st_uid != geteuid()) ? "owned by another user" :
 									"writable by its group",
 			 (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777), path);
+		close(fd);
+		return -2;
+	}
+	if (rj_fs_folders_safe(fd, path, folders, sizeof folders) != 0) {
+		snprintf(why, size, "configuration file %s skipped: %s", path, folders);
 		close(fd);
 		return -2;
 	}
@@ -325,7 +388,7 @@ static void read_file(int which)
 		else if (i == CONFIG_INDEX)
 			pending("%s:%d: %s is read from the environment only; ignored", path,
 				lineno, key);
-		else if (rj_config_check(&table[i], value, why, sizeof why) != 0)
+		else if (rj_config_check(&table[i], value, 1, why, sizeof why) != 0)
 			pending("%s:%d: %s; ignored", path, lineno, why);
 		else {
 			char *copy = strdup(value);
@@ -346,7 +409,7 @@ int rj_config_path(char *out, size_t size, int which)
 
 	*out = 0;
 	if (which == ROCJIT_CONFIG_SYSTEM)
-		n = snprintf(out, size, "%s", sys ? sys : SYSTEM_FILE);
+		n = snprintf(out, size, "%s", sys && !control(sys) ? sys : SYSTEM_FILE);
 	else if (xdg && *xdg == '/')
 		n = snprintf(out, size, "%s/rocjit/rocjit.conf", xdg);
 	else if (home && *home == '/')
@@ -382,7 +445,9 @@ const char *rj_config_lookup(const char *name, int *from)
 	if (env && *env) {
 		if (from)
 			*from = RJ_FROM_ENV;
-		return env;
+		/* A path with a control character is no path anyone meant: the default
+		   applies, and check_environment (env.c) says so. */
+		return known && is_path_kind(table[i].kind) && control(env) ? NULL : env;
 	}
 	if (!known)
 		return NULL;
@@ -469,6 +534,12 @@ int rj_config_write_user(const rocjit_setting *s, const char *value, char *why, 
 	size_t len = 0;
 	int fd, rc;
 
+	/* One line per setting: a newline in value would add a line of its own choosing. */
+	if (value && control(value)) {
+		snprintf(why, size, "%s: the value holds a control character; not written",
+			 s->name);
+		return -1;
+	}
 	if (rj_config_path(path, sizeof path, ROCJIT_CONFIG_USER) != 0) {
 		snprintf(why, size, "no user configuration file: neither XDG_CONFIG_HOME nor HOME "
 			 "is an absolute path");

@@ -29,8 +29,15 @@ const char *rj_config_file_of(int from);
 
 /* The setting of key or variable name, with its index; NULL when none. */
 const rocjit_setting *rj_config_find(const char *name, size_t *index);
-/* Checks value with the parser s's reader uses: 0, or -1 with why[size] saying why. */
-int rj_config_check(const rocjit_setting *s, const char *value, char *why, size_t size);
+/*
+ * Checks value with the parser s's reader uses: 0, or -1 with why[size] saying why.
+ * stored: the value is kept in a file (read from one, or to be written), so it may hold
+ * no control character and its paths must be absolute; a value of the environment
+ * (stored 0) is the user's own, resolved in the folder they chose, and only a path in it
+ * may hold no control character.
+ */
+int rj_config_check(const rocjit_setting *s, const char *value, int stored, char *why,
+		    size_t size);
 /* The user or system file's path (ROCJIT_CONFIG_USER / _SYSTEM): 0, or -1 (no HOME). */
 int rj_config_path(char *out, size_t size, int which);
 /* Sets s to value (NULL: removes it) in the user file: 0, or -1 with why[size]. */

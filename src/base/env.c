@@ -103,14 +103,17 @@ static void check_environment(void)
 		const char *v = getenv(s->env), *then;
 		size_t skip;
 
-		if (!v || !*v || rj_config_check(s, v, why, sizeof why) == 0)
+		if (!v || !*v || rj_config_check(s, v, 0, why, sizeof why) == 0)
 			continue;
 		skip = strlen(s->name) + strlen(v) + 5; /* past `name: "v" ` */
 		/* What applies instead: the default, but where a typo must not loosen a
 		   check (signing.c: the strictest). */
 		then = strcmp(s->env, "ROCJIT_REQUIRE_SIGNED") ? "the default applies"
 							       : "taking all, the strictest";
-		if (strlen(why) > skip && !strncmp(why + skip, "is ", 3))
+		if (strstr(why, "control character")) /* the value is not written out */
+			rj_warn_once(s->env, "%s holds a control character, which no path has; "
+				       "%s", s->env, then);
+		else if (strlen(why) > skip && !strncmp(why + skip, "is ", 3))
 			rj_warn_once(s->env, "%s=%s %s; %s", s->env, v, why + skip, then);
 		else
 			rj_warn_once(s->env, "%s=%s: %s; %s", s->env, v, why, then);
@@ -159,7 +162,7 @@ ROCJIT_API int rocjit_config_check(const char *name, const char *value)
 	RJ_CHECK(!s, ROCJIT_EINVAL, "\"%s\" is no rocjit setting: `rocjit config` lists them",
 		 name ? name : "(null)");
 	RJ_CHECK(!value, ROCJIT_EINVAL, "%s: no value", s->name);
-	RJ_CHECK(rj_config_check(s, value, why, sizeof why) != 0, ROCJIT_EINVAL, "%s", why);
+	RJ_CHECK(rj_config_check(s, value, 1, why, sizeof why) != 0, ROCJIT_EINVAL, "%s", why);
 	return 0;
 }
 

@@ -1,8 +1,8 @@
 /*
  * fsutil.c - descriptor-based file operations (see fsutil.h for the rule they keep).
  *
- * Owns nothing but these calls; no library state, errno for errors, so the CLI compiles
- * this file in as well.
+ * Owns nothing but these calls; no library state, errno for errors (a message buffer for
+ * the folders' check), so the CLI compiles this file in as well.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -184,5 +186,56 @@ int rj_fs_read_all(int fd, size_t size, char **out)
 	}
 	buf[size] = 0;
 	*out = buf;
+	return 0;
+}
+
+/* Whether one folder on the way may be trusted; why says why not. */
+static int folder_ok(const char *dir, const struct stat *st, char *why, size_t size)
+{
+	uid_t me = geteuid();
+	int others = (st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != 0);
+
+	if (st->st_uid != me && st->st_uid != 0)
+		snprintf(why, size, "its folder %s is owned by user %u, not by you (%u) or root, "
+			 "who could put another file in its place; use a folder of your own",
+			 dir, (unsigned)st->st_uid, (unsigned)me);
+	else if (others && !(st->st_mode & S_ISVTX))
+		snprintf(why, size, "its folder %s is writable by %s (mode %04o), who could put "
+			 "another file in its place; make it yours alone with chmod go-w %s",
+			 dir, (st->st_mode & S_IWOTH) ? "every user" : "its group",
+			 (unsigned)(st->st_mode & 07777), dir);
+	else
+		return 1;
+	return 0;
+}
+
+int rj_fs_folders_safe(int fd, const char *path, char *why, size_t size)
+{
+	char real[PATH_MAX], proc[64], *slash;
+	struct stat st;
+	ssize_t n;
+
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	n = readlink(proc, real, sizeof real - 1);
+	if (n > 0 && real[0] == '/')
+		real[n] = 0;
+	else if (!realpath(path, real)) {
+		snprintf(why, size, "its folders cannot be checked: %s", strerror(errno));
+		return -1;
+	}
+	/* Each folder up to /; a sticky one is fine because the entry below it, checked
+	   one step before, is this user's or root's: nobody else can rename it away. */
+	while ((slash = strrchr(real, '/'))) {
+		slash[slash == real] = 0;
+		if (stat(real, &st) != 0) {
+			snprintf(why, size, "its folder %s cannot be checked: %s", real,
+				 strerror(errno));
+			return -1;
+		}
+		if (!folder_ok(real, &st, why, size))
+			return -1;
+		if (slash == real)
+			break;
+	}
 	return 0;
 }

@@ -71,4 +71,16 @@ const char *rj_fs_kind(mode_t mode);
  */
 int rj_fs_read_all(int fd, size_t size, char **out);
 
+/*
+ * The trust rule's folder half (base/trust.h; OpenSSH's StrictModes, secure_filename):
+ * whoever can write a folder on the way to a file can put another file in its place.
+ * Checks every folder from the one holding what fd is (its real path, /proc/self/fd,
+ * else realpath(path)) up to /: each owned by this user or root, and writable by nobody
+ * else, except a sticky folder (/tmp), whose entries only their owners can rename or
+ * remove, and the entry in it on the way (checked one step before) is this user's or
+ * root's.  0, or -1 with why[size] naming the folder, what is wrong and the chmod that
+ * fixes it.  Here, below the log, so that the configuration files can use it.
+ */
+int rj_fs_folders_safe(int fd, const char *path, char *why, size_t size);
+
 #endif

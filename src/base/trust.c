@@ -1,13 +1,13 @@
 /*
  * trust.c - the one trust rule for everything another party could have written that
  * feeds code or secrets to this process: cache folders and their files, bundles, import
- * sources, trusted-key lists, signing keys, passwords, compiler libraries, the sockets of
- * a remote tier.  Owned by this user or root and writable by nobody else (readable by
- * nobody else too, for a secret).
+ * sources, trusted-key lists, signing keys, passwords, compiler libraries, the compile
+ * worker, the sockets of a remote tier.  Owned by this user or root and writable by nobody
+ * else (readable by nobody else too, for a secret).
  *
- * Owns the rule only (trust.h): callers open what they use (base/fsutil.h: by
- * descriptor, never blocking) and ask about that descriptor before reading from it.
- * No state.
+ * Owns the rule only (trust.h; its folders' half is fsutil.c's, below the log): callers
+ * open what they use (base/fsutil.h: by descriptor, never blocking) and ask about that
+ * descriptor before reading from it.  No state.
  */
 #include <errno.h>
 #include <fcntl.h>

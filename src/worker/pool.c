@@ -42,6 +42,8 @@
 #include "base/config.h"
 #include "base/env.h"
 #include "base/error.h"
+#include "base/fsutil.h"
+#include "base/trust.h"
 #include "compile/vendor_lib.h"
 #include "worker/pool.h"
 #include "worker/process.h"
@@ -157,6 +159,37 @@ static int executable(const char *path)
 }
 
 /*
+ * The worker is code this process runs, given every source it compiles, so it falls
+ * under the trust rule as the compiler libraries do (compile/vendor_lib.c): a regular
+ * file owned by this user or root and writable by nobody else.  It is started by its
+ * path, again for each worker, so that path is the real one (out[size]: no link on the
+ * way that another could turn) and the folders on it must be safe too (nobody else can
+ * put another file there in between).  0, or ROCJIT_ENOCOMPILER saying why.
+ */
+static int trusted_worker(const char *path, char *out, size_t size)
+{
+	char why[600], proc[64];
+	int fd = rj_trust_open(path, "the compile worker", 0, NULL), rc = 0;
+	ssize_t n;
+
+	if (fd < 0) {
+		snprintf(why, sizeof why, "%s", rocjit_last_error()); /* not formatted into itself */
+		RJ_FAIL(ROCJIT_ENOCOMPILER, "%s; it is not run: point ROCJIT_WORKER at a "
+			"rocjit-worker of yours or root's", why);
+	}
+	if (rj_fs_folders_safe(fd, path, why, sizeof why) != 0)
+		rc = ROCJIT_ENOCOMPILER;
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (!rc && (n = readlink(proc, out, size - 1)) > 0 && out[0] == '/')
+		out[n] = 0;
+	else if (!rc)
+		snprintf(out, size, "%s", path); /* no /proc: the folders were checked anyway */
+	close(fd);
+	RJ_CHECK(rc, rc, "the compile worker %s is not run: %s", path, why);
+	return 0;
+}
+
+/*
  * The worker beside the library (or the program it is linked into): in its folder (the
  * build tree) or in the installed place relative to it.  1 with out set, else 0 with the
  * places tried in tried.
@@ -208,12 +241,19 @@ static int locate_worker(void)
 		RJ_CHECK(!executable(env), ROCJIT_ENOCOMPILER, "ROCJIT_WORKER=%s is not an "
 			 "executable file: point it at the rocjit-worker of this rocjit "
 			 "installation, or unset it", env);
-		snprintf(pool.path, sizeof pool.path, "%s", env);
+		RJ_FORWARD(trusted_worker(env, pool.path, sizeof pool.path));
 		pool.path_state = 1;
 		return 0;
 	}
 	if (find_beside_library(pool.path, sizeof pool.path, tried, sizeof tried)) {
-		pool.path_state = 1;
+		char found[sizeof pool.path];
+		memcpy(found, pool.path, sizeof found);
+		if (trusted_worker(found, pool.path, sizeof pool.path) == 0) {
+			pool.path_state = 1;
+			return 0;
+		}
+		pool.path_state = -1;
+		rj_log(RJ_LOG_WARN, "%s: compiling in this process instead", rocjit_last_error());
 		return 0;
 	}
 	pool.path_state = -1;
