@@ -384,7 +384,8 @@ static void refused_worker(const char *worker, const char *why)
 	const rocjit_code *code;
 	char log[256];
 
-	setenv("ROCJIT_WORKER", worker, 1);
+	if (worker) /* NULL: the one the configuration file names */
+		setenv("ROCJIT_WORKER", worker, 1);
 	ASSERT_INT(compile_src(&code, ctx, "gfx90a", rj_test_axpy, NULL, log, sizeof log),
 		   ROCJIT_ENOCOMPILER);
 	ASSERT_CONTAINS(rocjit_last_error(), why);
@@ -407,31 +408,42 @@ TEST(a_worker_of_another_program_is_refused)
  * on its way (it is started by its path, again for each worker).  Each refusal names
  * what is wrong; the planted program never runs.
  */
+/*
+ * A worker a configuration file names (here the system file) is held to the trust rule;
+ * ROCJIT_WORKER in the environment and the worker beside the library are the user's own
+ * (pool.c).
+ */
 TEST(a_worker_others_could_change_is_not_run)
 {
-	char bin[4300], path[4400], marker[4400], script[4600];
+	char bin[4300], path[4400], marker[4400], script[4600], conf[4400], line[4500];
 
+	snprintf(conf, sizeof conf, "%s/rocjit.conf", rj_test_dir);
 	snprintf(bin, sizeof bin, "%s/bin", rj_test_dir);
+	snprintf(line, sizeof line, "worker = %s/rocjit-worker\n", bin);
+	rj_test_write_file(conf, line, strlen(line));
+	ASSERT_INT(chmod(conf, 0644), 0);
+	setenv("ROCJIT_CONFIG", conf, 1); /* before the process reads a setting */
+	unsetenv("ROCJIT_WORKER");
 	snprintf(path, sizeof path, "%s/rocjit-worker", bin);
 	snprintf(marker, sizeof marker, "%s/it-ran", rj_test_dir);
 	snprintf(script, sizeof script, "#!/bin/sh\ntouch %s\nexec sleep 600\n", marker);
 	ASSERT_INT(mkdir(bin, 0755), 0);
 	rj_test_write_file(path, script, strlen(script));
 	ASSERT_INT(chmod(path, 0757), 0);
-	refused_worker(path, "is writable by everyone (mode 0757)");
+	refused_worker(NULL, "is writable by everyone (mode 0757)");
 	ASSERT_INT(chmod(path, 0775), 0);
-	refused_worker(path, "is writable by its group");
+	refused_worker(NULL, "is writable by its group");
 	ASSERT_INT(chmod(path, 0755), 0);
 	ASSERT_INT(chmod(bin, 0777), 0);
-	refused_worker(path, "is writable by every user (mode 0777)");
+	refused_worker(NULL, "is writable by every user (mode 0777)");
 	ASSERT_CONTAINS(rocjit_last_error(), "chmod go-w");
 	ASSERT_INT(chmod(bin, 0755), 0);
 	if (geteuid() == 0) {
 		ASSERT_INT(chown(path, 65534, 65534), 0);
-		refused_worker(path, "is owned by user 65534");
+		refused_worker(NULL, "is owned by user 65534");
 		ASSERT_INT(chown(path, 0, 0), 0);
 		ASSERT_INT(chown(bin, 65534, 65534), 0);
-		refused_worker(path, "is owned by user 65534");
+		refused_worker(NULL, "is owned by user 65534");
 	}
 	ASSERT(access(marker, F_OK) != 0);
 }

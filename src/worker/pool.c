@@ -159,9 +159,14 @@ static int executable(const char *path)
 }
 
 /*
- * The worker is code this process runs, given every source it compiles, so it falls
- * under the trust rule as the compiler libraries do (compile/vendor_lib.c): a regular
- * file owned by this user or root and writable by nobody else.  It is started by its
+ * A worker a configuration file names is code this process runs, given every source it
+ * compiles, named by a file another party may have written (a system file, a shared
+ * home): it falls under the trust rule as the compiler libraries do
+ * (compile/vendor_lib.c): a regular file owned by this user or root and writable by
+ * nobody else.  One named by this process's environment is its user's own choice, and
+ * the one beside the library is as trusted as the library that found it (whoever can
+ * change it can change the library): neither is held to the rule, which a build tree made
+ * under umask 002 (group-writable files) would fail.  It is started by its
  * path, again for each worker, so that path is the real one (out[size]: no link on the
  * way that another could turn) and the folders on it must be safe too (nobody else can
  * put another file there in between).  0, or ROCJIT_ENOCOMPILER saying why.
@@ -232,7 +237,8 @@ static int find_beside_library(char *out, size_t size, char *tried, size_t tried
  */
 static int locate_worker(void)
 {
-	const char *env = rj_config("ROCJIT_WORKER", NULL);
+	int from;
+	const char *env = rj_config("ROCJIT_WORKER", &from);
 	char tried[2 * PATH_MAX + 16];
 
 	if (pool.path_state)
@@ -241,19 +247,15 @@ static int locate_worker(void)
 		RJ_CHECK(!executable(env), ROCJIT_ENOCOMPILER, "ROCJIT_WORKER=%s is not an "
 			 "executable file: point it at the rocjit-worker of this rocjit "
 			 "installation, or unset it", env);
-		RJ_FORWARD(trusted_worker(env, pool.path, sizeof pool.path));
+		if (from == RJ_FROM_ENV)
+			snprintf(pool.path, sizeof pool.path, "%s", env);
+		else
+			RJ_FORWARD(trusted_worker(env, pool.path, sizeof pool.path));
 		pool.path_state = 1;
 		return 0;
 	}
 	if (find_beside_library(pool.path, sizeof pool.path, tried, sizeof tried)) {
-		char found[sizeof pool.path];
-		memcpy(found, pool.path, sizeof found);
-		if (trusted_worker(found, pool.path, sizeof pool.path) == 0) {
-			pool.path_state = 1;
-			return 0;
-		}
-		pool.path_state = -1;
-		rj_log(RJ_LOG_WARN, "%s: compiling in this process instead", rocjit_last_error());
+		pool.path_state = 1;
 		return 0;
 	}
 	pool.path_state = -1;
