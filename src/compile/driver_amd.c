@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/config.h"
 #include "base/error.h"
@@ -101,20 +102,68 @@ static struct {
 
 const char *const rj_amd_runtime_names[] = { "libamdhip64.so.6", "libamdhip64.so.5",
 					      "libamdhip64.so", NULL };
+const char *const rj_amd_rtc_names[] = { "libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so",
+					 NULL };
+const char *const rj_amd_comgr_names[] = { "libamd_comgr.so.3", "libamd_comgr.so.2",
+					   "libamd_comgr.so", NULL };
+
+static struct rj_amd_loaded loaded_before;
+static pthread_once_t loaded_once = PTHREAD_ONCE_INIT;
+
+static void look_loaded(void)
+{
+	loaded_before.hip = rj_vendor_loaded(rj_amd_runtime_names);
+	loaded_before.rtc = rj_vendor_loaded(rj_amd_rtc_names);
+	loaded_before.comgr = rj_vendor_loaded(rj_amd_comgr_names);
+}
+
+/* load_runtime and platform_amd.c's load_compiler ask this first, before either loads
+ * anything: what it finds is the application's, not a library rocjit pulled in. */
+const struct rj_amd_loaded *rj_amd_loaded_before(void)
+{
+	pthread_once(&loaded_once, look_loaded);
+	return &loaded_before;
+}
+
+/* The file of the library handle h, which exports hipRuntimeGetVersion, or "?". */
+static const char *loaded_file(void *h)
+{
+	const char *file = rj_vendor_file(rj_vendor_sym(h, "hipRuntimeGetVersion"));
+
+	return file ? file : "?";
+}
+
+/* 1 when path names the file of the library handle h (no second copy would load). */
+static int names_file(const char *path, void *h)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && stat(loaded_file(h), &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
 
 /*
- * $ROCJIT_HIP_LIBRARY names the HIP runtime (and, before ROCm 5.3, hipRTC) exactly.
- * Else the first ROCm folder that holds it (rocm_paths.c: $ROCM_PATH, the standard
- * install folders), the one platform_amd.c takes hipRTC from too, else the loader's
- * search path.
+ * The runtime this process has loaded already, whoever loaded it (rj_amd_loaded_before
+ * says why), unless $ROCJIT_HIP_LIBRARY names that same file.  Else $ROCJIT_HIP_LIBRARY, which names the HIP runtime (and, before ROCm
+ * 5.3, hipRTC) exactly.  Else the first ROCm folder that holds it (rocm_paths.c:
+ * $ROCM_PATH, the standard install folders), the one platform_amd.c takes hipRTC from
+ * too, else the loader's search path.
  */
 static void load_runtime(void)
 {
 	const char *env = rj_config("ROCJIT_HIP_LIBRARY", NULL);
 	const char *const chosen[] = { env, NULL };
 
-	if (env && *env) {
-		amd.hip = rj_vendor_open(NULL, 0, chosen);
+	amd.hip = rj_amd_loaded_before()->hip;
+	if (amd.hip && !(env && *env && names_file(env, amd.hip))) {
+		snprintf(amd.found_by, sizeof amd.found_by, "%s", RJ_AMD_LOADED_RULE);
+		if (env && *env)
+			rj_log(RJ_LOG_WARN, "ROCJIT_HIP_LIBRARY=%s is not loaded: this process "
+			       "has a HIP runtime loaded already (%s), and the modules a second "
+			       "one loads would be unknown to it; unset ROCJIT_HIP_LIBRARY", env,
+			       loaded_file(amd.hip));
+	} else if (env && *env) {
+		amd.hip = rj_vendor_open(NULL, 0, chosen); /* the loaded one, if the same file */
 		snprintf(amd.found_by, sizeof amd.found_by, "ROCJIT_HIP_LIBRARY=%s", env);
 	} else {
 		struct rj_rocm_place p[16];
