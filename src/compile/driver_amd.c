@@ -13,6 +13,7 @@
  * before ROCm 5.3 lives in this same library) points the platform at these.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -123,6 +124,75 @@ const struct rj_amd_loaded *rj_amd_loaded_before(void)
 {
 	pthread_once(&loaded_once, look_loaded);
 	return &loaded_before;
+}
+
+/* The file of a loaded library, as the loader knows it, or NULL. */
+static const char *handle_file(void *h)
+{
+	struct link_map *map = NULL;
+
+	return h && dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] == '/' ?
+		       map->l_name : NULL;
+}
+
+size_t rj_loaded_before_files(const char **files, size_t max)
+{
+	const struct rj_amd_loaded *pre = rj_amd_loaded_before();
+	void *const h[] = { pre->hip, pre->comgr, pre->rtc };
+	size_t n = 0;
+
+	for (size_t i = 0; i < 3 && n < max; i++)
+		if ((files[n] = handle_file(h[i])))
+			n++;
+	return n;
+}
+
+/* Parent and worker: the order a loader needs them in (hipRTC needs both by soname). */
+static const char *const *const worker_names[] = { rj_amd_runtime_names, rj_amd_comgr_names,
+						    rj_amd_rtc_names };
+
+char *rj_worker_libraries_env(void)
+{
+	size_t len = strlen(RJ_WORKER_LIBRARIES) + 2;
+	const char *files[3];
+	int n = 0;
+	char *out;
+
+	for (int i = 0; i < 3; i++) {
+		const char *file = handle_file(rj_vendor_loaded(worker_names[i]));
+		if (file && !strchr(file, ':')) {
+			files[n] = file;
+			len += strlen(files[n++]) + 1;
+		}
+	}
+	if (!n || !(out = malloc(len)))
+		return NULL;
+	strcpy(out, RJ_WORKER_LIBRARIES "=");
+	for (int i = 0; i < n; i++)
+		strcat(strcat(out, i ? ":" : ""), files[i]);
+	return out;
+}
+
+/*
+ * The files are code the parent process runs already: loaded as they are, without the
+ * trust rule, which could only make the worker's compiler differ from its parent's.  Only
+ * a worker calls this, and its parent sets the variable (process.c drops any it inherits).
+ */
+void rj_worker_libraries_load(void)
+{
+	const char *env = getenv(RJ_WORKER_LIBRARIES);
+	char file[4096];
+
+	while (env && *env) {
+		size_t n = strcspn(env, ":");
+		if (n < sizeof file) {
+			snprintf(file, sizeof file, "%.*s", (int)n, env);
+			if (!dlopen(file, RTLD_NOW | RTLD_LOCAL))
+				rj_log(RJ_LOG_WARN, "the compile worker cannot load %s, which "
+				       "the process that started it uses: %s", file, dlerror());
+		}
+		env += n + (env[n] == ':');
+	}
 }
 
 /* The file of the library handle h, which exports hipRuntimeGetVersion, or "?". */

@@ -221,6 +221,13 @@ static void load_compiler(void)
 		snprintf(amd.rtc_why, sizeof amd.rtc_why, "%s", RJ_AMD_LOADED_RULE);
 	if ((amd.comgr = pre->comgr))
 		snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", RJ_AMD_LOADED_RULE);
+	if (amd.rtc && !amd.comgr && rj_vendor_file(rj_vendor_sym(amd.rtc, "hiprtcVersion"))) {
+		/* The loaded hipRTC's comgr, from its folder. */
+		const char *file = rj_vendor_file(rj_vendor_sym(amd.rtc, "hiprtcVersion"));
+		char why[4300];
+		snprintf(why, sizeof why, "the folder of hipRTC %s (%s)", file, RJ_AMD_LOADED_RULE);
+		beside(file, why);
+	}
 	if (!strcmp(rj_amd_runtime_found_by(), RJ_AMD_LOADED_RULE) &&
 	    rj_amd_runtime(NULL, &hip_sym) && rj_vendor_file(hip_sym)) {
 		/* The loaded runtime's own hipRTC and comgr, from its folder, as for
