@@ -68,16 +68,43 @@ void *rj_vendor_loaded(const char *const *names)
 }
 
 /*
- * 1 when the file map was loaded from is the file st describes.  /proc/self/maps gives
- * the device and inode of what is mapped where map's dynamic section is, which no rename
- * after the load can change.  overlayfs (containers) shows there the file of the layer
- * beneath, which fstat on the overlay does not give: there the loader's name for the
+ * The device of the file system fd lies on as /proc/self/maps writes it (the superblock's,
+ * from the mount fdinfo names), into *maj, *min: 0, or -1 when /proc does not say.
+ * fstat's st_dev is not always that one: btrfs gives each subvolume a device of its own.
+ */
+static int mount_device(int fd, unsigned *maj, unsigned *min)
+{
+	char path[64], line[4400];
+	int mnt = -1, id, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (mnt < 0 && fgets(line, sizeof line, f))
+		if (sscanf(line, "mnt_id: %d", &id) == 1)
+			mnt = id;
+	fclose(f);
+	if (mnt < 0 || !(f = fopen("/proc/self/mountinfo", "re")))
+		return -1;
+	while (!found && fgets(line, sizeof line, f))
+		found = sscanf(line, "%d %*d %u:%u", &id, maj, min) == 3 && id == mnt;
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/*
+ * 1 when the file map was loaded from is the file fd is open on (st: its fstat).
+ * /proc/self/maps gives the device and inode of what is mapped where map's dynamic section
+ * is, which no rename after the load can change; the device is the file system's
+ * (mount_device).  overlayfs (containers) shows there, before Linux 6.8, the file of the
+ * layer beneath, which nothing on the overlay gives: there the loader's name for the
  * library is looked at again instead, which a rename could still fool.
  */
 static int same_file(const struct link_map *map, const struct stat *st, int fd)
 {
 	unsigned long lo, hi, ino, want = (unsigned long)(uintptr_t)map->l_ld;
-	unsigned dmaj, dmin;
+	unsigned dmaj, dmin, mmaj, mmin;
 	char line[4400];
 	struct statfs fs;
 	struct stat now;
@@ -86,13 +113,13 @@ static int same_file(const struct link_map *map, const struct stat *st, int fd)
 
 	while (f && !found && fgets(line, sizeof line, f))
 		if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu", &lo, &hi, &dmaj, &dmin, &ino) == 5 &&
-		    want >= lo && want < hi) {
-			found = 1;
-			same = dmaj == major(st->st_dev) && dmin == minor(st->st_dev) &&
-			       ino == (unsigned long)st->st_ino;
-		}
+		    want >= lo && want < hi)
+			found = ino == (unsigned long)st->st_ino ? 1 : -1;
 	if (f)
 		fclose(f);
+	if (found == 1)
+		same = (dmaj == major(st->st_dev) && dmin == minor(st->st_dev)) ||
+		       (mount_device(fd, &mmaj, &mmin) == 0 && dmaj == mmaj && dmin == mmin);
 	if (!same && fstatfs(fd, &fs) == 0 && fs.f_type == OVERLAYFS_SUPER_MAGIC &&
 	    stat(map->l_name, &now) == 0)
 		same = now.st_dev == st->st_dev && now.st_ino == st->st_ino;
