@@ -44,8 +44,8 @@ static void build_pair(char *dir, size_t size, const char *rel)
 	build_library(dir, "libb", "int b_value(void) { return 42; }\n", "-Wl,-soname,libb.so");
 	snprintf(flags, sizeof flags, "-Wl,-soname,liba.so -L'%s' -lb -Wl,--enable-new-dtags "
 		 "-Wl,-rpath,'$ORIGIN'", dir);
-	build_library(dir, "liba", "int b_value(void);\nint a_value(void) { return b_value() + 1; }\n",
-		      flags);
+	build_library(dir, "liba",
+		      "int b_value(void);\nint a_value(void) { return b_value() + 1; }\n", flags);
 }
 
 static int a_value(void *h)
@@ -99,6 +99,30 @@ TEST(library_named_through_a_link_finds_its_neighbours_in_its_own_folder)
 	ASSERT(h != NULL);
 	ASSERT_INT(a_value(h), 43);
 	ASSERT_STR(rj_vendor_file(rj_vendor_sym(h, "a_value")), link);
+}
+
+/* A library unloaded (rj_vendor_close) is forgotten with the name it was loaded by: loaded
+ * again under another name, it is known by that one. */
+TEST(library_closed_is_known_by_its_new_name_when_loaded_again)
+{
+	char dir[4300], tree[4400], file[4500];
+	const char *const names[] = { "libb.so", NULL };
+	void *h;
+
+	build_pair(dir, sizeof dir, "real");
+	snprintf(tree, sizeof tree, "%s/tree", rj_test_dir);
+	ASSERT_INT(mkdir(tree, 0755), 0);
+	snprintf(file, sizeof file, "%s/libb.so", dir);
+	snprintf(tree + strlen(tree), sizeof tree - strlen(tree), "/libb.so");
+	ASSERT_INT(symlink(file, tree), 0);
+	*strrchr(tree, '/') = 0;
+	h = rj_vendor_open(tree, strlen(tree), names);
+	ASSERT(h != NULL);
+	rj_vendor_close(h);
+	ASSERT(dlopen(file, RTLD_NOW | RTLD_NOLOAD) == NULL);
+	h = rj_vendor_open(dir, strlen(dir), names);
+	ASSERT(h != NULL);
+	ASSERT_STR(rj_vendor_file(rj_vendor_sym(h, "b_value")), file);
 }
 
 /* Loading by path does not loosen the trust rule: a library others may write is refused. */

@@ -214,10 +214,11 @@ static int names_file(const char *path, void *h)
 
 /*
  * The runtime this process has loaded already, whoever loaded it (rj_amd_loaded_before
- * says why), unless $ROCJIT_HIP_LIBRARY names that same file.  Else $ROCJIT_HIP_LIBRARY, which names the HIP runtime (and, before ROCm
- * 5.3, hipRTC) exactly.  Else the first ROCm folder that holds it (rocm_paths.c:
- * $ROCM_PATH, the standard install folders), the one platform_amd.c takes hipRTC from
- * too, else the loader's search path.
+ * says why); named by $ROCJIT_HIP_LIBRARY too, it is reported by that rule.  Else
+ * $ROCJIT_HIP_LIBRARY, which names the HIP runtime (and, before ROCm 5.3, hipRTC)
+ * exactly.  Else the first ROCm folder that holds it (rocm_paths.c: $ROCM_PATH, the
+ * standard install folders), the one platform_amd.c takes hipRTC from too, else the
+ * loader's search path.
  */
 static void load_runtime(void)
 {

@@ -192,7 +192,7 @@ static void find_in_rocm(void)
 			     "passed over", p[i].why, p[i].dir, !has_rtc ?
 			     "libamdhip64.so without hipRTC" : why ? why : "libhiprtc.so");
 			if (comgr)
-				dlclose(comgr); /* not this folder's hipRTC: not its comgr */
+				rj_vendor_close(comgr); /* not this folder's hipRTC's */
 			continue;
 		}
 		amd.rtc = h;

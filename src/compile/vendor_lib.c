@@ -219,6 +219,27 @@ void *rj_vendor_open(const char *dir, size_t dirlen, const char *const *names)
 	return NULL;
 }
 
+/* The entry is dropped first: were the library unloaded, another could get its link map's
+ * address, and with it this one's name. */
+void rj_vendor_close(void *handle)
+{
+	struct link_map *map = NULL;
+
+	if (!handle)
+		return;
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0) {
+		pthread_mutex_lock(&checked_mu);
+		for (int i = 0; i < nchecked; i++)
+			if (checked[i].map == map) {
+				free(checked[i].path);
+				checked[i] = checked[--nchecked];
+				break;
+			}
+		pthread_mutex_unlock(&checked_mu);
+	}
+	dlclose(handle);
+}
+
 void *rj_vendor_sym(void *handle, const char *name)
 {
 	return handle ? dlsym(handle, name) : NULL;

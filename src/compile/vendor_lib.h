@@ -61,6 +61,9 @@ void *rj_vendor_loaded(const char *const *names);
  * there meanwhile. */
 extern void (*rj_vendor_before_load)(const char *path);
 
+/* Unloads a library rj_vendor_open gave that the caller does not keep (NULL ok). */
+void rj_vendor_close(void *handle);
+
 /* handle's symbol name, or NULL when handle is NULL or lacks it. */
 void *rj_vendor_sym(void *handle, const char *name);
 
