@@ -81,20 +81,29 @@ TEST(library_with_origin_runpath_loads_by_path_as_by_fd_it_cannot)
 	ASSERT_INT(rj_test_mapped_copies("liba.so"), 1);
 }
 
+/* The library pair of <rj_test_dir>/real (into dir), and the folder <rj_test_dir>/tree
+ * (into tree) holding a link to dir/name (into link). */
+static void pair_and_link(char *dir, char *tree, char *link, const char *name)
+{
+	char target[4500];
+
+	build_pair(dir, 4300, "real");
+	snprintf(tree, 4400, "%s/tree", rj_test_dir);
+	ASSERT_INT(mkdir(tree, 0755), 0);
+	snprintf(target, sizeof target, "%s/%s", dir, name);
+	snprintf(link, 4500, "%s/%s", tree, name);
+	ASSERT_INT(symlink(target, link), 0);
+}
+
 /* Named through a link in another folder (a ROCm tree of links): $ORIGIN is the folder of
  * the file itself, where its neighbour is; it is reported by the name it was given. */
 TEST(library_named_through_a_link_finds_its_neighbours_in_its_own_folder)
 {
-	char dir[4300], tree[4400], target[4500], link[4500];
+	char dir[4300], tree[4400], link[4500];
 	const char *const names[] = { "liba.so", NULL };
 	void *h;
 
-	build_pair(dir, sizeof dir, "real");
-	snprintf(tree, sizeof tree, "%s/tree", rj_test_dir);
-	ASSERT_INT(mkdir(tree, 0755), 0);
-	snprintf(target, sizeof target, "%s/liba.so", dir);
-	snprintf(link, sizeof link, "%s/liba.so", tree);
-	ASSERT_INT(symlink(target, link), 0);
+	pair_and_link(dir, tree, link, "liba.so");
 	h = rj_vendor_open(tree, strlen(tree), names);
 	ASSERT(h != NULL);
 	ASSERT_INT(a_value(h), 43);
@@ -105,20 +114,16 @@ TEST(library_named_through_a_link_finds_its_neighbours_in_its_own_folder)
  * again under another name, it is known by that one. */
 TEST(library_closed_is_known_by_its_new_name_when_loaded_again)
 {
-	char dir[4300], tree[4400], file[4500];
+	char dir[4300], tree[4400], link[4500], file[4500];
 	const char *const names[] = { "libb.so", NULL };
 	void *h;
 
-	build_pair(dir, sizeof dir, "real");
-	snprintf(tree, sizeof tree, "%s/tree", rj_test_dir);
-	ASSERT_INT(mkdir(tree, 0755), 0);
-	snprintf(file, sizeof file, "%s/libb.so", dir);
-	snprintf(tree + strlen(tree), sizeof tree - strlen(tree), "/libb.so");
-	ASSERT_INT(symlink(file, tree), 0);
-	*strrchr(tree, '/') = 0;
+	pair_and_link(dir, tree, link, "libb.so");
 	h = rj_vendor_open(tree, strlen(tree), names);
 	ASSERT(h != NULL);
+	ASSERT_STR(rj_vendor_file(rj_vendor_sym(h, "b_value")), link);
 	rj_vendor_close(h);
+	snprintf(file, sizeof file, "%s/libb.so", dir);
 	ASSERT(dlopen(file, RTLD_NOW | RTLD_NOLOAD) == NULL);
 	h = rj_vendor_open(dir, strlen(dir), names);
 	ASSERT(h != NULL);
