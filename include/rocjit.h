@@ -1536,12 +1536,15 @@ ROCJIT_API int rocjit_compiler_targets_get(char *buf, size_t size, int platform)
 /*
  * Where a platform's compiler libraries were loaded from, and which rule found each, into
  * buf[size] (cut short when too small): one line per library, "NAME\tFILE\tRULE\n"
- * (NAME: hiprtc, comgr, hip, nvrtc; RULE in words: "ROCJIT_HIP_LIBRARY=...",
- * "ROCM_PATH=...", "the standard install folder /opt/rocm", "the versioned install folder
- * /opt/rocm-6.0.0", "the loader's search path ..."), then "note\t\tTEXT\n" for each place
- * searched and passed over (a ROCM_PATH without hipRTC).  AMD looks in ROCJIT_HIP_LIBRARY's
- * folder alone when it is set, else $ROCM_PATH/lib, /opt/rocm/lib, /opt/rocm-X.Y.Z/lib
- * (newest version first), then the loader's search path; comgr comes from hipRTC's folder.
+ * (NAME: hiprtc, comgr, hip, nvrtc; RULE in words: "already loaded by the process",
+ * "ROCJIT_HIP_LIBRARY=...", "ROCM_PATH=...", "the standard install folder /opt/rocm", "the
+ * versioned install folder /opt/rocm-6.0.0", "the loader's search path ..."), then
+ * "note\t\tTEXT\n" for each place searched and passed over (a ROCM_PATH without hipRTC).
+ * AMD first uses a HIP runtime, hipRTC or comgr the application has loaded (by soname: a
+ * second copy would not share its state), taking what it lacks from the loaded runtime's
+ * folder; else it looks in ROCJIT_HIP_LIBRARY's folder alone when it is set, else
+ * $ROCM_PATH/lib, /opt/rocm/lib, /opt/rocm-X.Y.Z/lib (newest version first), then the
+ * loader's search path; comgr comes from hipRTC's folder.
  * Loads the compiler.  Returns 0, ROCJIT_EINVAL, ROCJIT_ENOCOMPILER (the notes are
  * written all the same).  Any thread.
  */

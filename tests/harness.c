@@ -353,3 +353,29 @@ rocjit_codeobj_info *rj_test_assert_kernels(const rocjit_code *code, const char 
 	}
 	return info;
 }
+
+int rj_test_mapped_copies(const char *name)
+{
+	char line[4400], seen[8][4400];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	ASSERT(f != NULL);
+	while (fgets(line, sizeof line, f)) {
+		char *path = strchr(line, '/');
+		const char *slash;
+		int known = 0;
+		if (!path)
+			continue;
+		path[strcspn(path, "\n")] = 0;
+		slash = strrchr(path, '/');
+		if (strncmp(slash + 1, name, strlen(name)) != 0)
+			continue;
+		for (int i = 0; i < n; i++)
+			known |= !strcmp(seen[i], path);
+		if (!known && n < 8)
+			snprintf(seen[n++], sizeof seen[0], "%s", path);
+	}
+	fclose(f);
+	return n;
+}

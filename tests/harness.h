@@ -116,6 +116,10 @@ int rj_test_compile(const rocjit_code **code, rocjit_ctx *ctx, const char *targe
 int rj_test_run(const char *const argv[], const char *const env[], char **output);
 /* Skips the test (visibly) when platform's compiler cannot be loaded; what names it. */
 void rj_test_skip_without(int platform, const char *what);
+/* How many distinct files whose name (a path's last component) starts with name
+ * ("libamdhip64.so": libamdhip64.so.5.2.21153 and a copy named libamdhip64.so.5) this
+ * process has mapped (/proc/self/maps): 1 where one copy of a library is loaded. */
+int rj_test_mapped_copies(const char *name);
 /* Whether the code object's kernel list holds name. */
 int rj_test_has_kernel(const rocjit_codeobj_info *info, const char *name);
 /* Asserts that code's object reads and holds every kernel of want (NULL-terminated),

@@ -7,6 +7,7 @@
  * serving without loading.  A fake platform stands for the compiler; each look is made by
  * a fresh process (a process settles its identity once).
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,13 +67,15 @@ static void set_up(void)
 }
 
 /* In a fresh process: the identity, and whether the compiler was loaded for it. */
-static int look(int unused)
+static int look(int preload)
 {
 	rj_cache *c;
 	const char *id;
 	FILE *f;
 
-	(void)unused;
+	/* 1: the process has a hipRTC loaded already (the application's), which it would
+	   compile with (driver_amd.c). */
+	RJ_CHILD_CHECK(!preload || dlopen(ROCJIT_TEST_FAKE_HIPRTC, RTLD_NOW | RTLD_LOCAL));
 	RJ_CHILD_CHECK(rj_cache_open(&c, rj_test_cache_dir, 0) == 0);
 	id = rj_compiler_id(&fake, c);
 	RJ_CHILD_CHECK(id && strcmp(id, "fake 1.0") == 0);
@@ -83,13 +86,14 @@ static int look(int unused)
 	return 0;
 }
 
-/* Whether a fresh process used the memo (1) or loaded the compiler (0). */
-static int remembered(void)
+/* Whether a fresh process (with a hipRTC loaded before rocjit when preload is set) used
+ * the memo (1) or loaded the compiler (0). */
+static int remembered_when(int preload)
 {
 	char *text;
 	int yes;
 
-	ASSERT_INT(rj_test_in_child(look, 0), 0);
+	ASSERT_INT(rj_test_in_child(look, preload), 0);
 	text = rj_test_read_file(outcome_file, NULL);
 	ASSERT(text);
 	yes = strcmp(text, "remembered") == 0;
@@ -97,6 +101,11 @@ static int remembered(void)
 	free(text);
 	unlink(outcome_file);
 	return yes;
+}
+
+static int remembered(void)
+{
+	return remembered_when(0);
 }
 
 static char *memo_now(void)
@@ -343,4 +352,17 @@ TEST(memo_listing_more_files_than_the_bound_is_refused)
 	ASSERT_INT(remembered(), 0);
 	free(bad);
 	free(memo);
+}
+
+/* A process that has a compiler library loaded already compiles with it, not with what the
+ * memo's files say: the memo of a process without it does not serve it, nor the reverse. */
+TEST(memo_is_refused_where_a_compiler_library_was_loaded_before_rocjit)
+{
+	set_up();
+	ASSERT_INT(remembered_when(0), 0);
+	ASSERT_INT(remembered_when(0), 1);
+	ASSERT_INT(remembered_when(1), 0);
+	ASSERT_CONTAINS(memo_now(), "loaded=" ROCJIT_TEST_FAKE_HIPRTC);
+	ASSERT_INT(remembered_when(1), 1);
+	ASSERT_INT(remembered_when(0), 0);
 }

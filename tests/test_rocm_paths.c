@@ -313,3 +313,116 @@ TEST(targets_shows_each_library_and_the_rule_that_found_it)
 	ASSERT_CONTAINS(out, "holds no hipRTC");
 	free(out);
 }
+
+/* ---- A library the process has loaded already is the one used (no second copy) ---------- */
+
+/* A copy of file at <rj_test_dir>/<rel> (its folder created): another file, the same
+ * soname, as another ROCm version's would be. */
+static void copy_in_tree(const char *rel, const char *file)
+{
+	char folder[4300], path[4300], cmd[9000];
+
+	snprintf(folder, sizeof folder, "%s", rel);
+	*strrchr(folder, '/') = 0;
+	test_path(path, sizeof path, folder, 1);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", file, test_path(path, sizeof path, rel, 0));
+	ASSERT_INT(system(cmd), 0);
+}
+
+/* The report with ROCM_PATH set to <rj_test_dir>/rocm (into rocm) and no
+ * ROCJIT_HIP_LIBRARY. */
+static const char *report_with_rocm_path(char *rocm, size_t size)
+{
+	setenv("ROCM_PATH", test_path(rocm, size, "rocm", 0), 1);
+	unsetenv("ROCJIT_HIP_LIBRARY");
+	return amd_libraries(0);
+}
+
+/* Asserts the report says name's file is file, already loaded (then rest). */
+static void assert_loaded(const char *report, const char *name, const char *file,
+			  const char *rest)
+{
+	char want[9000];
+
+	snprintf(want, sizeof want, "%s\t%s\talready loaded by the process%s\n", name, file,
+		 rest);
+	ASSERT_CONTAINS(report, want);
+}
+
+/* The application's HIP runtime (loaded from one folder) while ROCM_PATH names a tree with
+ * another copy, and another hipRTC: rocjit uses the loaded runtime and its hipRTC (inside
+ * it, HIP 5.2), takes comgr from its folder, and maps no second runtime. */
+TEST(hip_runtime_loaded_by_the_application_is_used_not_rocm_paths_copy)
+{
+	const char *hip = system_library("libamdhip64.so.5");
+	char rocm[4300];
+	const char *r, *id;
+	rocjit_ctx *ctx;
+
+	ASSERT(dlopen(hip, RTLD_NOW | RTLD_LOCAL) != NULL); /* the application's */
+	copy_in_tree("rocm/lib/libamdhip64.so.5", hip);
+	link_in_tree("rocm/lib/libhiprtc.so.5", ROCJIT_TEST_FAKE_HIPRTC);
+	r = report_with_rocm_path(rocm, sizeof rocm);
+	assert_loaded(r, "hip", hip, "");
+	assert_loaded(r, "hiprtc", hip, ", inside the HIP runtime");
+	ASSERT_CONTAINS(line_of(r, "comgr"), "the folder of the HIP runtime");
+	ASSERT(!strstr(r, rocm));
+	ASSERT_INT(rocjit_compiler_identity(&id, ROCJIT_PLATFORM_AMD), 0);
+	ASSERT(!strstr(id, "77.7"));
+	ASSERT_INT(rj_test_mapped_copies("libamdhip64.so"), 1);
+	ASSERT_INT(rj_test_mapped_copies("libhiprtc.so"), 0);
+	ctx = rj_test_open();
+	ASSERT(rj_test_compile_variant(ctx, "gfx90a", "LOADED_RUNTIME", 1)->size > 0);
+	rocjit_close(ctx);
+	ASSERT_INT(rj_test_mapped_copies("libamdhip64.so"), 1);
+}
+
+/* The same for hipRTC of its own (ROCm 5.3 on: the stand-in) and for ROCJIT_HIP_LIBRARY:
+ * a tree holding other copies does not load them. */
+TEST(hiprtc_loaded_by_the_application_is_used_not_rocm_paths_copy)
+{
+	const char *hip = system_library("libamdhip64.so.5");
+	char rocm[4300];
+	const char *id;
+
+	ASSERT(dlopen(ROCJIT_TEST_FAKE_HIPRTC, RTLD_NOW | RTLD_LOCAL) != NULL);
+	link_in_tree("rocm/lib/libamdhip64.so.5", hip);
+	copy_in_tree("rocm/lib/libhiprtc.so.5", ROCJIT_TEST_FAKE_HIPRTC);
+	assert_loaded(report_with_rocm_path(rocm, sizeof rocm), "hiprtc", ROCJIT_TEST_FAKE_HIPRTC,
+		      "");
+	ASSERT_INT(rocjit_compiler_identity(&id, ROCJIT_PLATFORM_AMD), 0);
+	ASSERT_CONTAINS(id, "hiprtc 77.7");
+	ASSERT_INT(rj_test_mapped_copies("libhiprtc.so"), 1);
+}
+
+TEST(comgr_loaded_by_the_application_is_used_not_rocm_paths_copy)
+{
+	const char *hip = system_library("libamdhip64.so.5");
+	const char *comgr = system_library("libamd_comgr.so.2");
+	char rocm[4300], want[13000];
+	const char *r;
+
+	ASSERT(dlopen(comgr, RTLD_NOW | RTLD_LOCAL) != NULL);
+	link_in_tree("rocm/lib/libamdhip64.so.5", hip);
+	copy_in_tree("rocm/lib/libamd_comgr.so.2", comgr);
+	r = report_with_rocm_path(rocm, sizeof rocm);
+	assert_loaded(r, "comgr", comgr, "");
+	/* The runtime and its hipRTC still come from the tree, as nothing loaded them. */
+	snprintf(want, sizeof want, "hip\t%s/lib/libamdhip64.so.5\tROCM_PATH=%s\n", rocm, rocm);
+	ASSERT_CONTAINS(r, want);
+	ASSERT_INT(rj_test_mapped_copies("libamd_comgr.so"), 1);
+}
+
+/* ROCJIT_HIP_LIBRARY naming another copy than the runtime loaded: the loaded one serves
+ * (a second runtime would not know the first's modules), with a warning. */
+TEST(hip_library_naming_a_second_runtime_is_not_loaded)
+{
+	const char *hip = system_library("libamdhip64.so.5");
+	char copy[4300];
+
+	ASSERT(dlopen(hip, RTLD_NOW | RTLD_LOCAL) != NULL);
+	copy_in_tree("other/libamdhip64.so.5", hip);
+	setenv("ROCJIT_HIP_LIBRARY", test_path(copy, sizeof copy, "other/libamdhip64.so.5", 0), 1);
+	assert_loaded(amd_libraries(0), "hip", hip, "");
+	ASSERT_INT(rj_test_mapped_copies("libamdhip64.so"), 1);
+}

@@ -30,8 +30,26 @@ typedef struct ihipStream_t *hipStream_t;
 void *rj_amd_runtime(int *version, void **symbol);
 /* Which rule found the runtime, in words (after rj_amd_runtime; "" when none did). */
 const char *rj_amd_runtime_found_by(void);
-/* The runtime's file names, newest first (NULL-terminated). */
+/* The file names (sonames) of the runtime, hipRTC and comgr, newest first
+ * (NULL-terminated). */
 extern const char *const rj_amd_runtime_names[];
+extern const char *const rj_amd_rtc_names[];
+extern const char *const rj_amd_comgr_names[];
+
+/*
+ * The AMD libraries this process had loaded before rocjit loaded any (the application's,
+ * linked or dlopen'ed; NULL each that was not), looked up by soname once, before the
+ * first AMD library rocjit loads.  They come before every rule that searches: a second
+ * HIP runtime (another ROCm version's file) would load beside the application's, and the
+ * modules rocjit loads would be nothing to the application's runtime.  hipRTC and comgr
+ * follow the runtime: beside the runtime loaded, never another installation's.
+ */
+struct rj_amd_loaded {
+	void *hip, *rtc, *comgr;
+};
+const struct rj_amd_loaded *rj_amd_loaded_before(void);
+/* The rule that found a library of theirs, in words. */
+#define RJ_AMD_LOADED_RULE "already loaded by the process"
 
 /* The platform's device calls (driver_amd.c; platform.h says what each does). */
 int rj_amd_device_count(int *count);

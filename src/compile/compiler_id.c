@@ -124,15 +124,18 @@ static void add_path(struct fp *b, const char *tag, const char *path)
 }
 
 /*
- * What picks the compiler: the environment, the loader's cache, each LD_LIBRARY_PATH
- * folder (its mtime changes when a library appears in it) and each ROCm folder searched
- * (rocm_paths.h), with the folder of the standard installs (a new /opt/rocm-X.Y.Z
- * changes it).  The files follow.
+ * What picks the compiler: the environment, the loader's cache, the compiler libraries
+ * the process had loaded before rocjit (platform.h: used before any search; no line when
+ * none, as memos before them were written), each LD_LIBRARY_PATH folder (its mtime
+ * changes when a library appears in it) and each ROCm folder searched (rocm_paths.h),
+ * with the folder of the standard installs (a new /opt/rocm-X.Y.Z changes it).  The
+ * files follow.
  */
 static void environment(struct fp *b)
 {
 	struct rj_rocm_place places[16];
-	size_t nplaces;
+	const char *loaded[4];
+	size_t nplaces, nloaded;
 	static const char *const vars[] = { "CUDA_PATH", "CUDA_HOME", "ROCM_PATH",
 					    "ROCJIT_NVRTC_LIBRARY", "ROCJIT_HIP_LIBRARY" };
 	const char *ld = getenv("LD_LIBRARY_PATH");
@@ -142,6 +145,9 @@ static void environment(struct fp *b)
 		add(b, vars[i], strncmp(vars[i], "ROCJIT_", 7) ? getenv(vars[i]) :
 						     rj_config(vars[i], NULL), NULL);
 	add_path(b, "ldcache", "/etc/ld.so.cache");
+	nloaded = rj_loaded_before_files(loaded, sizeof loaded / sizeof loaded[0]);
+	for (size_t i = 0; i < nloaded; i++)
+		add_path(b, "loaded", loaded[i]);
 	add_path(b, "rocmroot", rj_rocm_root);
 	nplaces = rj_rocm_places(places, sizeof places / sizeof places[0]);
 	for (size_t i = 0; i < nplaces; i++)

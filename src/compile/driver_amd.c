@@ -13,6 +13,7 @@
  * before ROCm 5.3 lives in this same library) points the platform at these.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/config.h"
 #include "base/error.h"
@@ -101,20 +103,138 @@ static struct {
 
 const char *const rj_amd_runtime_names[] = { "libamdhip64.so.6", "libamdhip64.so.5",
 					      "libamdhip64.so", NULL };
+const char *const rj_amd_rtc_names[] = { "libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so",
+					 NULL };
+const char *const rj_amd_comgr_names[] = { "libamd_comgr.so.3", "libamd_comgr.so.2",
+					   "libamd_comgr.so", NULL };
+
+static struct rj_amd_loaded loaded_before;
+static pthread_once_t loaded_once = PTHREAD_ONCE_INIT;
+
+static void look_loaded(void)
+{
+	loaded_before.hip = rj_vendor_loaded(rj_amd_runtime_names);
+	loaded_before.rtc = rj_vendor_loaded(rj_amd_rtc_names);
+	loaded_before.comgr = rj_vendor_loaded(rj_amd_comgr_names);
+}
+
+/* load_runtime and platform_amd.c's load_compiler ask this first, before either loads
+ * anything: what it finds is the application's, not a library rocjit pulled in. */
+const struct rj_amd_loaded *rj_amd_loaded_before(void)
+{
+	pthread_once(&loaded_once, look_loaded);
+	return &loaded_before;
+}
+
+/* The file of a loaded library, as the loader knows it, or NULL. */
+static const char *handle_file(void *h)
+{
+	struct link_map *map = NULL;
+
+	return h && dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] == '/' ?
+		       map->l_name : NULL;
+}
+
+size_t rj_loaded_before_files(const char **files, size_t max)
+{
+	const struct rj_amd_loaded *pre = rj_amd_loaded_before();
+	void *const h[] = { pre->hip, pre->comgr, pre->rtc };
+	size_t n = 0;
+
+	for (size_t i = 0; i < 3 && n < max; i++)
+		if ((files[n] = handle_file(h[i])))
+			n++;
+	return n;
+}
+
+/* Parent and worker: the order a loader needs them in (hipRTC needs both by soname). */
+static const char *const *const worker_names[] = { rj_amd_runtime_names, rj_amd_comgr_names,
+						    rj_amd_rtc_names };
+
+char *rj_worker_libraries_env(void)
+{
+	size_t len = strlen(RJ_WORKER_LIBRARIES) + 2;
+	const char *files[3];
+	int n = 0;
+	char *out;
+
+	for (int i = 0; i < 3; i++) {
+		const char *file = handle_file(rj_vendor_loaded(worker_names[i]));
+		if (file && !strchr(file, ':')) {
+			files[n] = file;
+			len += strlen(files[n++]) + 1;
+		}
+	}
+	if (!n || !(out = malloc(len)))
+		return NULL;
+	strcpy(out, RJ_WORKER_LIBRARIES "=");
+	for (int i = 0; i < n; i++)
+		strcat(strcat(out, i ? ":" : ""), files[i]);
+	return out;
+}
 
 /*
- * $ROCJIT_HIP_LIBRARY names the HIP runtime (and, before ROCm 5.3, hipRTC) exactly.
- * Else the first ROCm folder that holds it (rocm_paths.c: $ROCM_PATH, the standard
- * install folders), the one platform_amd.c takes hipRTC from too, else the loader's
- * search path.
+ * The files are code the parent process runs already: loaded as they are, without the
+ * trust rule, which could only make the worker's compiler differ from its parent's.  Only
+ * a worker calls this, and its parent sets the variable (process.c drops any it inherits).
+ */
+void rj_worker_libraries_load(void)
+{
+	const char *env = getenv(RJ_WORKER_LIBRARIES);
+	char file[4096];
+
+	while (env && *env) {
+		size_t n = strcspn(env, ":");
+		if (n < sizeof file) {
+			snprintf(file, sizeof file, "%.*s", (int)n, env);
+			if (!dlopen(file, RTLD_NOW | RTLD_LOCAL))
+				rj_log(RJ_LOG_WARN, "the compile worker cannot load %s, which "
+				       "the process that started it uses: %s", file, dlerror());
+		}
+		env += n + (env[n] == ':');
+	}
+}
+
+/* The file of the library handle h, which exports hipRuntimeGetVersion, or "?". */
+static const char *loaded_file(void *h)
+{
+	const char *file = rj_vendor_file(rj_vendor_sym(h, "hipRuntimeGetVersion"));
+
+	return file ? file : "?";
+}
+
+/* 1 when path names the file of the library handle h (no second copy would load). */
+static int names_file(const char *path, void *h)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && stat(loaded_file(h), &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/*
+ * The runtime this process has loaded already, whoever loaded it (rj_amd_loaded_before
+ * says why); named by $ROCJIT_HIP_LIBRARY too, it is reported by that rule.  Else
+ * $ROCJIT_HIP_LIBRARY, which names the HIP runtime (and, before ROCm 5.3, hipRTC)
+ * exactly.  Else the first ROCm folder that holds it (rocm_paths.c: $ROCM_PATH, the
+ * standard install folders), the one platform_amd.c takes hipRTC from too, else the
+ * loader's search path.
  */
 static void load_runtime(void)
 {
 	const char *env = rj_config("ROCJIT_HIP_LIBRARY", NULL);
 	const char *const chosen[] = { env, NULL };
 
-	if (env && *env) {
-		amd.hip = rj_vendor_open(NULL, 0, chosen);
+	amd.hip = rj_amd_loaded_before()->hip;
+	if (amd.hip && !(env && *env && names_file(env, amd.hip))) {
+		snprintf(amd.found_by, sizeof amd.found_by, "%s", RJ_AMD_LOADED_RULE);
+		if (env && *env)
+			rj_log(RJ_LOG_WARN, "ROCJIT_HIP_LIBRARY=%s is not loaded: this process "
+			       "has a HIP runtime loaded already (%s), and the modules a second "
+			       "one loads would be unknown to it; unset ROCJIT_HIP_LIBRARY", env,
+			       loaded_file(amd.hip));
+	} else if (env && *env) {
+		amd.hip = rj_vendor_open(NULL, 0, chosen); /* the loaded one, if the same file */
 		snprintf(amd.found_by, sizeof amd.found_by, "ROCJIT_HIP_LIBRARY=%s", env);
 	} else {
 		struct rj_rocm_place p[16];

@@ -141,6 +141,28 @@ extern const struct rj_platform rj_platform_nvidia;
 /* The platform by ROCJIT_PLATFORM_* id (not AUTO), or NULL. */
 const struct rj_platform *rj_platform_by_id(int id);
 
+/*
+ * A compile worker must load the very compiler files its parent uses, or its compiler
+ * differs (serve.c refuses it).  The parent may use AMD libraries the application had
+ * loaded (driver_amd.c: rj_amd_loaded_before), which the worker's own search would not
+ * find.  rj_worker_libraries_env() gives the worker's environment entry
+ * "ROCJIT_WORKER_LIBRARIES=file:file..." naming the AMD libraries (runtime, comgr, hipRTC)
+ * this process has loaded now (malloc'ed; NULL when none or out of memory); the worker
+ * calls rj_worker_libraries_load() before it loads anything, and so finds them loaded as
+ * its parent did.  Any thread.
+ */
+/*
+ * The files of the compiler libraries this process had loaded before rocjit loaded any
+ * (driver_amd.c, rj_amd_loaded_before: they come before every search), into files[max];
+ * how many.  What the process compiles with depends on them, so the compiler identity's
+ * fingerprint names them (compiler_id.c).  Any thread.
+ */
+size_t rj_loaded_before_files(const char **files, size_t max);
+
+#define RJ_WORKER_LIBRARIES "ROCJIT_WORKER_LIBRARIES"
+char *rj_worker_libraries_env(void);
+void rj_worker_libraries_load(void);
+
 /* The platform a normalized target id belongs to: "sm_*" NVIDIA, "gfx*" AMD; else NULL
  * with ROCJIT_EUNSUPPORTED recorded. */
 const struct rj_platform *rj_platform_for_target(const char *target);

@@ -78,10 +78,6 @@ static struct {
 	char rtc_why[4300], comgr_why[4300], notes[2048];
 } amd = { .compiler = RJ_VENDOR_LOAD_INIT };
 
-static const char *const rtc_names[] = { "libhiprtc.so.6", "libhiprtc.so.5", "libhiprtc.so",
-					 NULL };
-static const char *const comgr_names[] = { "libamd_comgr.so.3", "libamd_comgr.so.2",
-					   "libamd_comgr.so", NULL };
 #define LOADER_RULE "the loader's search path"
 
 static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -94,6 +90,18 @@ static void *open_beside(const char *lib, const char *const *names)
 
 	return slash ? rj_vendor_open(lib, (size_t)(slash - lib), names)
 		     : rj_vendor_open(NULL, 0, names);
+}
+
+/* hipRTC and comgr from the folder of the runtime file lib, each unless the process had
+ * it loaded already; comgr first (see find_in_rocm).  why: the rule, for the report. */
+static void beside(const char *lib, const char *why)
+{
+	if (!amd.comgr && (amd.comgr = open_beside(lib, rj_amd_comgr_names)))
+		snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", why);
+	if (!amd.rtc)
+		amd.rtc = open_beside(lib, rj_amd_rtc_names);
+	if (amd.rtc && strcmp(amd.rtc_why, RJ_AMD_LOADED_RULE))
+		snprintf(amd.rtc_why, sizeof amd.rtc_why, "%s", why);
 }
 
 #define LOAD(handle, name) (*(void **)&amd.name = rj_vendor_sym((handle), #name))
@@ -158,7 +166,7 @@ static void find_in_rocm(void)
 	size_t n = rj_rocm_places(p, sizeof p / sizeof p[0]);
 
 	for (size_t i = 0; i < n && !amd.rtc; i++) {
-		int has_rtc = rj_rocm_has_any(p[i].dir, rtc_names);
+		int has_rtc = rj_rocm_has_any(p[i].dir, rj_amd_rtc_names);
 		int has_hip = rj_rocm_has_any(p[i].dir, rj_amd_runtime_names);
 		void *comgr, *h = NULL;
 		if (!has_rtc && !has_hip) {
@@ -170,9 +178,10 @@ static void find_in_rocm(void)
 				     "before ROCm 5.3): passed over", p[i].why, p[i].dir);
 			continue;
 		}
-		comgr = rj_vendor_open(p[i].dir, strlen(p[i].dir), comgr_names);
+		comgr = amd.comgr ? NULL : rj_vendor_open(p[i].dir, strlen(p[i].dir),
+							  rj_amd_comgr_names);
 		if (has_rtc)
-			h = rj_vendor_open(p[i].dir, strlen(p[i].dir), rtc_names);
+			h = rj_vendor_open(p[i].dir, strlen(p[i].dir), rj_amd_rtc_names);
 		if (!h && has_hip && (h = rj_vendor_open(p[i].dir, strlen(p[i].dir),
 							 rj_amd_runtime_names)) &&
 		    !rj_vendor_sym(h, "hiprtcCompileProgram"))
@@ -183,15 +192,15 @@ static void find_in_rocm(void)
 			     "passed over", p[i].why, p[i].dir, !has_rtc ?
 			     "libamdhip64.so without hipRTC" : why ? why : "libhiprtc.so");
 			if (comgr)
-				dlclose(comgr); /* not this folder's hipRTC: not its comgr */
+				rj_vendor_close(comgr); /* not this folder's hipRTC's */
 			continue;
 		}
 		amd.rtc = h;
-		amd.comgr = comgr;
 		snprintf(amd.rtc_why, sizeof amd.rtc_why, "%s", p[i].why);
-		if (comgr)
+		if (comgr) {
+			amd.comgr = comgr;
 			snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", p[i].why);
-		else
+		} else if (!amd.comgr)
 			note("%s: %s has no libamd_comgr.so: comgr is taken from %s", p[i].why,
 			     p[i].dir, LOADER_RULE);
 	}
@@ -204,26 +213,46 @@ static void load_compiler(void)
 	void *rtc;
 
 	const char *env = rj_config("ROCJIT_HIP_LIBRARY", NULL);
+	const struct rj_amd_loaded *pre = rj_amd_loaded_before();
+	void *hip_sym = NULL;
 
-	if (env && *env) {
+	/* What the process has loaded already comes first (rj_amd_loaded_before). */
+	if ((amd.rtc = pre->rtc))
+		snprintf(amd.rtc_why, sizeof amd.rtc_why, "%s", RJ_AMD_LOADED_RULE);
+	if ((amd.comgr = pre->comgr))
+		snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", RJ_AMD_LOADED_RULE);
+	if (amd.rtc && !amd.comgr && rj_vendor_file(rj_vendor_sym(amd.rtc, "hiprtcVersion"))) {
+		/* The loaded hipRTC's comgr, from its folder. */
+		const char *file = rj_vendor_file(rj_vendor_sym(amd.rtc, "hiprtcVersion"));
+		char why[4300];
+		snprintf(why, sizeof why, "the folder of hipRTC %s (%s)", file, RJ_AMD_LOADED_RULE);
+		beside(file, why);
+	}
+	if (!strcmp(rj_amd_runtime_found_by(), RJ_AMD_LOADED_RULE) &&
+	    rj_amd_runtime(NULL, &hip_sym) && rj_vendor_file(hip_sym)) {
+		/* The loaded runtime's own hipRTC and comgr, from its folder, as for
+		   ROCJIT_HIP_LIBRARY below. */
+		char why[4300];
+		snprintf(why, sizeof why, "the folder of the HIP runtime %s (%s)",
+			 rj_vendor_file(hip_sym), RJ_AMD_LOADED_RULE);
+		beside(rj_vendor_file(hip_sym), why);
+	} else if (env && *env) {
 		/* The named HIP's own hipRTC and comgr: from ROCm 5.3 on they are separate
 		   libraries in its folder; before, hipRTC is inside it.  Never another
-		   installation's hipRTC, which would not match the runtime.  comgr first
-		   (see find_in_rocm). */
-		amd.comgr = open_beside(env, comgr_names);
-		amd.rtc = open_beside(env, rtc_names);
-		snprintf(amd.rtc_why, sizeof amd.rtc_why, "ROCJIT_HIP_LIBRARY=%s", env);
-		if (amd.comgr)
-			snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", amd.rtc_why);
+		   installation's hipRTC, which would not match the runtime. */
+		char why[4300];
+		snprintf(why, sizeof why, "ROCJIT_HIP_LIBRARY=%s", env);
+		beside(env, why);
 	} else {
 		/* The runtime first, by the same rules: a libhiprtc that needs libamdhip64
 		   (ROCm 5.3 on) is then given the one already loaded, by its soname. */
 		rj_amd_runtime(NULL, NULL);
-		find_in_rocm();
-		if (!amd.rtc && (amd.rtc = rj_vendor_open(NULL, 0, rtc_names)))
+		if (!amd.rtc)
+			find_in_rocm();
+		if (!amd.rtc && (amd.rtc = rj_vendor_open(NULL, 0, rj_amd_rtc_names)))
 			snprintf(amd.rtc_why, sizeof amd.rtc_why, "%s", LOADER_RULE);
 	}
-	if (!amd.comgr && (amd.comgr = rj_vendor_open(NULL, 0, comgr_names)))
+	if (!amd.comgr && (amd.comgr = rj_vendor_open(NULL, 0, rj_amd_comgr_names)))
 		snprintf(amd.comgr_why, sizeof amd.comgr_why, "%s", LOADER_RULE);
 	/* Before ROCm 5.3 hipRTC is part of libamdhip64: found by the runtime's rule. */
 	rtc = amd.rtc;

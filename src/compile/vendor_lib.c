@@ -11,17 +11,21 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "base/trust.h"
 #include "compile/vendor_lib.h"
 
-/* The libraries loaded through a descriptor (open_checked), by their link map, with the
- * path they were named by: the loader knows them as /proc/self/fd/N only.  Written once
- * per library under the lock, read by rj_vendor_file; kept for the process's life, as
- * the libraries are. */
+/* The libraries loaded by a path (open_checked), by their link map, with the path they
+ * were named by: the loader knows them by the file's own path, symbolic links resolved.
+ * Written once per library under the lock, read by rj_vendor_file; kept for the
+ * process's life, as the libraries are. */
 #define CHECKED_MAX 16
 static struct {
 	const struct link_map *map;
@@ -29,6 +33,8 @@ static struct {
 } checked[CHECKED_MAX];
 static int nchecked;
 static pthread_mutex_t checked_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void (*rj_vendor_before_load)(const char *path);
 
 /*
  * pthread_once makes every other caller wait for the first load and then see what it
@@ -51,22 +57,100 @@ void rj_vendor_load_fail(struct rj_vendor_load *l, int code, const char *fmt, ..
 	l->rc = code;
 }
 
+void *rj_vendor_loaded(const char *const *names)
+{
+	for (; *names; names++) {
+		void *h = dlopen(*names, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+		if (h)
+			return h;
+	}
+	return NULL;
+}
+
 /*
- * A library named by a path (ROCJIT_HIP_LIBRARY, ROCJIT_NVRTC_LIBRARY, a toolkit's
- * folder) is code this process runs, so it falls under the trust rule (base/trust.h):
- * opened without blocking (a FIFO would hold every compile of the process in the one-time
- * load, a cache hit's included), a regular file owned by this user or root and writable
- * by nobody else, checked on the descriptor; then loaded through that descriptor
- * (/proc/self/fd/N), so that what the loader maps is what was checked, not whatever the
- * path names a moment later.  NULL, with a warning saying why, when it is refused; NULL
- * silently when the file is not there (the next name is tried).
+ * The device of the file system fd lies on as /proc/self/maps writes it (the superblock's,
+ * from the mount fdinfo names), into *maj, *min: 0, or -1 when /proc does not say.
+ * fstat's st_dev is not always that one: btrfs gives each subvolume a device of its own.
+ */
+static int mount_device(int fd, unsigned *maj, unsigned *min)
+{
+	char path[64], line[4400];
+	int mnt = -1, id, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (mnt < 0 && fgets(line, sizeof line, f))
+		if (sscanf(line, "mnt_id: %d", &id) == 1)
+			mnt = id;
+	fclose(f);
+	if (mnt < 0 || !(f = fopen("/proc/self/mountinfo", "re")))
+		return -1;
+	while (!found && fgets(line, sizeof line, f))
+		found = sscanf(line, "%d %*d %u:%u", &id, maj, min) == 3 && id == mnt;
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/*
+ * 1 when the file map was loaded from is the file fd is open on (st: its fstat).
+ * /proc/self/maps gives the device and inode of what is mapped where map's dynamic section
+ * is, which no rename after the load can change; the device is the file system's
+ * (mount_device).  overlayfs (containers) shows there, before Linux 6.8, the file of the
+ * layer beneath, which nothing on the overlay gives: there the loader's name for the
+ * library is looked at again instead, which a rename could still fool.
+ */
+static int same_file(const struct link_map *map, const struct stat *st, int fd)
+{
+	unsigned long lo, hi, ino, want = (unsigned long)(uintptr_t)map->l_ld;
+	unsigned dmaj, dmin, mmaj, mmin;
+	char line[4400];
+	struct statfs fs;
+	struct stat now;
+	int found = 0, same = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && !found && fgets(line, sizeof line, f))
+		if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu", &lo, &hi, &dmaj, &dmin, &ino) == 5 &&
+		    want >= lo && want < hi)
+			found = ino == (unsigned long)st->st_ino ? 1 : -1;
+	if (f)
+		fclose(f);
+	if (found == 1)
+		same = (dmaj == major(st->st_dev) && dmin == minor(st->st_dev)) ||
+		       (mount_device(fd, &mmaj, &mmin) == 0 && dmaj == mmaj && dmin == mmin);
+	if (!same && fstatfs(fd, &fs) == 0 && fs.f_type == OVERLAYFS_SUPER_MAGIC &&
+	    stat(map->l_name, &now) == 0)
+		same = now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+	return same;
+}
+
+/*
+ * A library named by a path (ROCJIT_HIP_LIBRARY, ROCJIT_NVRTC_LIBRARY, a toolkit's or a
+ * ROCm folder) is code this process runs, so it falls under the trust rule
+ * (base/trust.h): opened without blocking (a FIFO would hold every compile of the process
+ * in the one-time load, a cache hit's included), a regular file owned by this user or
+ * root and writable by nobody else, checked on the descriptor.
+ *
+ * The loader is then given the checked file's own path (the kernel's name for the
+ * descriptor: symbolic links resolved), not the descriptor: a library loaded as
+ * /proc/self/fd/N has $ORIGIN /proc/self/fd, and ROCm's libraries find theirs
+ * (libhsa-runtime64, comgr) through $ORIGIN in their RUNPATH.  The loader names that path
+ * again, so what it mapped is compared with what was checked (same_file): what the
+ * loader maps must be what was checked, not whatever the path names a moment later.
+ * Another file there is unloaded and refused, as a race.
+ *
+ * NULL, with a warning saying why, when it is refused; NULL silently when the file is not
+ * there (the next name is tried).
  */
 static void *open_checked(const char *file)
 {
-	char proc[64];
+	char proc[64], real[4096];
 	struct stat st;
 	struct link_map *map = NULL;
-	void *h;
+	void *h = NULL;
+	ssize_t n;
 	int fd;
 
 	if (access(file, F_OK) != 0)
@@ -79,23 +163,37 @@ static void *open_checked(const char *file)
 		return NULL;
 	}
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	h = dlopen(proc, RTLD_NOW | RTLD_LOCAL);
-	if (h && dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map) {
+	n = readlink(proc, real, sizeof real - 1);
+	if (n <= 0 || (size_t)n >= sizeof real - 1 || real[0] != '/') {
+		rj_log(RJ_LOG_WARN, "the compiler library %s: cannot tell its path from %s (is "
+		       "/proc mounted?); it is not loaded", file, proc);
+		goto out;
+	}
+	real[n] = 0;
+	if (rj_vendor_before_load)
+		rj_vendor_before_load(real);
+	h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		goto out; /* dlerror() says why, for the caller */
+	if (dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map || !same_file(map, &st, fd)) {
+		dlclose(h);
+		h = NULL;
+		rj_log(RJ_LOG_WARN, "the compiler library %s changed while it was loaded: %s is "
+		       "another file than the one checked, so it is not loaded; let only you "
+		       "or root write its folder", file, real);
+		goto out;
+	}
+	pthread_mutex_lock(&checked_mu);
+	{
 		int known = 0;
-		pthread_mutex_lock(&checked_mu);
 		for (int i = 0; i < nchecked; i++)
 			known |= checked[i].map == map;
 		if (!known && nchecked < CHECKED_MAX && (checked[nchecked].path = strdup(file)))
 			checked[nchecked++].map = map;
-		if (!known)
-			fd = -1; /* kept open: see below */
-		pthread_mutex_unlock(&checked_mu);
 	}
-	/* The loader knows a library by its name first: were N closed, the next library
-	   loaded as /proc/self/fd/N would be taken for this one.  So the descriptor of a
-	   library newly loaded stays open as long as the library (the process's life). */
-	if (fd >= 0)
-		close(fd);
+	pthread_mutex_unlock(&checked_mu);
+out:
+	close(fd);
 	return h;
 }
 
@@ -121,6 +219,27 @@ void *rj_vendor_open(const char *dir, size_t dirlen, const char *const *names)
 	return NULL;
 }
 
+/* The entry is dropped first: were the library unloaded, another could get its link map's
+ * address, and with it this one's name. */
+void rj_vendor_close(void *handle)
+{
+	struct link_map *map = NULL;
+
+	if (!handle)
+		return;
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0) {
+		pthread_mutex_lock(&checked_mu);
+		for (int i = 0; i < nchecked; i++)
+			if (checked[i].map == map) {
+				free(checked[i].path);
+				checked[i] = checked[--nchecked];
+				break;
+			}
+		pthread_mutex_unlock(&checked_mu);
+	}
+	dlclose(handle);
+}
+
 void *rj_vendor_sym(void *handle, const char *name)
 {
 	return handle ? dlsym(handle, name) : NULL;
@@ -130,19 +249,16 @@ const char *rj_vendor_file(void *symbol)
 {
 	Dl_info info;
 	struct link_map *map = NULL;
+	const char *path = NULL;
 
 	if (!symbol || !dladdr1(symbol, &info, (void **)&map, RTLD_DL_LINKMAP))
 		return NULL;
-	if (!strncmp(info.dli_fname, "/proc/self/fd/", 14)) {
-		const char *path = NULL;
-		pthread_mutex_lock(&checked_mu);
-		for (int i = 0; i < nchecked && !path; i++)
-			if (checked[i].map == map)
-				path = checked[i].path;
-		pthread_mutex_unlock(&checked_mu);
-		return path;
-	}
-	return info.dli_fname;
+	pthread_mutex_lock(&checked_mu);
+	for (int i = 0; i < nchecked && !path; i++)
+		if (checked[i].map == map)
+			path = checked[i].path;
+	pthread_mutex_unlock(&checked_mu);
+	return path ? path : info.dli_fname;
 }
 
 char *rj_vendor_program_log(rj_vendor_program prog, int (*size)(rj_vendor_program, size_t *),

@@ -41,9 +41,28 @@ void rj_vendor_load_fail(struct rj_vendor_load *l, int code, const char *fmt, ..
 /*
  * dlopen()s (RTLD_NOW | RTLD_LOCAL) the first of names (NULL-terminated) that loads: from
  * the folder given by the first dirlen bytes of dir, or where the loader searches when dir
- * is NULL.  NULL when none loads.
+ * is NULL.  A file named by a path is loaded only when it passes the trust rule (checked
+ * on a descriptor, then loaded by its own path so that $ORIGIN is its folder, then
+ * compared with what was checked).  NULL when none loads.
  */
 void *rj_vendor_open(const char *dir, size_t dirlen, const char *const *names);
+
+/*
+ * The first of names (sonames, NULL-terminated) that this process has loaded already,
+ * whoever loaded it (the application, linked or by dlopen), or NULL; loads nothing.  The
+ * loader matches a library named by a path by its file, not its soname: a second copy
+ * of a runtime the application uses (another ROCm version's file) would load beside it,
+ * and know none of its state.  So a platform asks this before it searches.
+ */
+void *rj_vendor_loaded(const char *const *names);
+
+/* For tests only (NULL otherwise): called with the path a checked library is about to be
+ * loaded by, between its check and its load, to stand for whoever could change the file
+ * there meanwhile. */
+extern void (*rj_vendor_before_load)(const char *path);
+
+/* Unloads a library rj_vendor_open gave that the caller does not keep (NULL ok). */
+void rj_vendor_close(void *handle);
 
 /* handle's symbol name, or NULL when handle is NULL or lacks it. */
 void *rj_vendor_sym(void *handle, const char *name);

@@ -24,6 +24,7 @@
 
 #include "base/error.h"
 #include "compile/inputs.h"
+#include "compile/platform.h"
 #include "worker/process.h"
 #include "worker/wire.h"
 
@@ -178,22 +179,29 @@ static int make_tmp(struct rj_wproc *w, char *dir, size_t size)
 /*
  * The worker's environment: this process's, less the variables that change what the
  * compilers read (compile/inputs.h: they are not in the key), with TMPDIR set to its
- * private folder.  One malloc'ed block (the array, then the TMPDIR entry); NULL: no memory.
+ * private folder, and the compiler libraries this process has loaded named for it to load
+ * first (compile/platform.h, RJ_WORKER_LIBRARIES; one inherited is dropped).  One
+ * malloc'ed block (the array, then the entries made here); NULL: no memory.
  */
 static char **worker_environ(const char *tmpdir)
 {
 	size_t n = 0, k = 0;
-	char **env, *entry;
+	char **env, *entry, *libraries = rj_worker_libraries_env();
+	size_t extra = strlen(tmpdir) + 8 + (libraries ? strlen(libraries) + 1 : 0);
 
 	while (environ[n])
 		n++;
-	env = malloc((n + 2) * sizeof *env + strlen(tmpdir) + 8);
-	if (!env)
+	env = malloc((n + 3) * sizeof *env + extra);
+	if (!env) {
+		free(libraries);
 		return NULL;
-	entry = (char *)(env + n + 2);
+	}
+	entry = (char *)(env + n + 3);
 	sprintf(entry, "TMPDIR=%s", tmpdir);
 	for (size_t i = 0; i < n; i++) {
-		if (strncmp(environ[i], "TMPDIR=", 7) == 0)
+		if (strncmp(environ[i], "TMPDIR=", 7) == 0 ||
+		    strncmp(environ[i], RJ_WORKER_LIBRARIES "=",
+			    strlen(RJ_WORKER_LIBRARIES) + 1) == 0)
 			continue;
 		if (rj_inputs_env_changes_code(environ[i])) {
 			rj_warn_once(environ[i], "%.*s is set: rocjit's compile workers run "
@@ -206,6 +214,10 @@ static char **worker_environ(const char *tmpdir)
 		env[k++] = environ[i];
 	}
 	env[k++] = entry;
+	if (libraries) {
+		env[k++] = strcpy(entry + strlen(entry) + 1, libraries);
+		free(libraries);
+	}
 	env[k] = NULL;
 	return env;
 }

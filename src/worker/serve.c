@@ -26,6 +26,7 @@
 
 #include "base/env.h"
 #include "base/error.h"
+#include "compile/platform.h"
 #include "compile/vendor_lib.h"
 #include "worker/pool.h"
 #include "worker/process.h"
@@ -91,6 +92,7 @@ int rj_worker_serve(int argc, char **argv)
 	int rc;
 
 	rj_config_warnings_said();
+	rj_worker_libraries_load(); /* before the compiler loads: its parent's files */
 	if (argc == 3 && strcmp(argv[1], "--platform") == 0) {
 		/* The compiler loads before the greeting: a request's time limit then counts
 		   the compile alone, not the loading (seconds on a loaded machine).  A failure
