@@ -58,6 +58,23 @@ pub const ROCJIT_LOG_DEBUG: c_int = 4;
 pub type rocjit_log_fn =
     Option<unsafe extern "C" fn(user: *mut c_void, level: c_int, message: *const c_char)>;
 
+// ---- Settings --------------------------------------------------------------------------
+
+pub const ROCJIT_CONFIG_USER: c_int = 0;
+pub const ROCJIT_CONFIG_SYSTEM: c_int = 1;
+
+/// One setting of the library's table (rocjit_setting_at): immutable, valid for the
+/// process's lifetime.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct rocjit_setting {
+    pub name: *const c_char,
+    pub env: *const c_char,
+    pub kind: *const c_char,
+    pub default_value: *const c_char,
+    pub description: *const c_char,
+}
+
 // ---- Platforms -------------------------------------------------------------------------
 
 pub const ROCJIT_PLATFORM_AUTO: c_int = 0;
@@ -523,6 +540,13 @@ extern "C" {
     // Values rocjit reads from people
     pub fn rocjit_env_flag(name: *const c_char) -> c_int;
     pub fn rocjit_parse_size(bytes: *mut u64, text: *const c_char) -> c_int;
+    pub fn rocjit_setting_at(index: usize) -> *const rocjit_setting;
+    pub fn rocjit_setting_find(name: *const c_char) -> *const rocjit_setting;
+    /// The effective value (environment, user file, system file), or NULL: the default.
+    pub fn rocjit_config_get(name: *const c_char, source: *mut *const c_char) -> *const c_char;
+    pub fn rocjit_config_check(name: *const c_char, value: *const c_char) -> c_int;
+    pub fn rocjit_config_file(out: *mut c_char, size: usize, which: c_int) -> c_int;
+    pub fn rocjit_config_write(name: *const c_char, value: *const c_char) -> c_int;
 
     // Platforms and targets
     pub fn rocjit_platform_name(platform: c_int) -> *const c_char;
@@ -746,6 +770,14 @@ extern "C" {
     /// Deprecated: rocjit_counters_get.
     pub fn rocjit_cache_counters(ctx: *mut rocjit_ctx, out: *mut rocjit_counters) -> c_int;
     pub fn rocjit_cache_zero(ctx: *mut rocjit_ctx) -> c_int;
+    /// Stores the size limit every process using the cache enforces ("5G"; "0": none).
+    pub fn rocjit_cache_maxsize_set(ctx: *mut rocjit_ctx, size: *const c_char) -> c_int;
+    pub fn rocjit_cache_maxsize_get(
+        bytes: *mut u64,
+        source: *mut *const c_char,
+        stored: *mut *const c_char,
+        ctx: *mut rocjit_ctx,
+    ) -> c_int;
 
     // Bundles
     pub fn rocjit_bundle_export(
