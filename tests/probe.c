@@ -19,11 +19,13 @@
  */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rocjit.h"
 
@@ -154,11 +156,35 @@ static void wait_until(long long epoch_ms)
 	}
 }
 
+/* How many of this process's descriptors are open on a cache database (the read index
+ * serves a hit without opening one: issue 31's fallback must not open it either). */
+static int databases_open(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char link[300], to[4096];
+	int n = 0;
+	ssize_t len;
+
+	while (d && (e = readdir(d)) != NULL) {
+		snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+		if ((len = readlink(link, to, sizeof to - 1)) > 0) {
+			to[len] = 0;
+			n += strstr(to, "rocjit-cache.sqlite") != NULL &&
+			     !strstr(to, "sqlite-"); /* not its -wal or -shm */
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
+	int dbs;
 	const char *options[32], *registered = NULL, *file = NULL, *target = NULL;
 	const char *exprs[32], *programs = NULL;
 	const rocjit_code *code = NULL;
@@ -257,16 +283,17 @@ int main(int argc, char **argv)
 		free(text);
 		return 1;
 	}
+	dbs = databases_open(); /* before rocjit_stats_get, which reads the database */
 	rocjit_stats_get(&st, ctx);
 	printf("compiles=%llu disk_hits=%llu memory_hits=%llu misses=%llu from_cache=%d "
 	       "key=%s target=%s size=%zu ms=%.3f worker_compiles=%llu workers_started=%llu "
-	       "index_hits=%llu remote_hits=%llu cache=%s\n",
+	       "index_hits=%llu remote_hits=%llu databases_open=%d cache=%s\n",
 	       (unsigned long long)st.compiles, (unsigned long long)st.disk_hits,
 	       (unsigned long long)st.memory_hits, (unsigned long long)st.misses,
 	       code->from_cache, code->key, code->target, code->size, ms,
 	       (unsigned long long)st.worker_compiles, (unsigned long long)st.workers_started,
 	       (unsigned long long)st.index_hits, (unsigned long long)st.remote_hits,
-	       st.cache_open ? st.cache_path : "-");
+	       dbs, st.cache_open ? st.cache_path : "-");
 	rocjit_close(ctx);
 	free(text);
 	return 0;
