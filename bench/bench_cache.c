@@ -5,8 +5,14 @@
  *   rocjit cold      (empty cache: key, target check, compile, code-object check, store)
  *   rocjit disk hit  (a new process: rocjit_compile on a warm cache, open excluded)
  *   rocjit memory hit (the same context again)
+ *   rocjit miss      (a new process: a key the cache lacks, compiling forbidden - the
+ *                    lookups a miss makes before it would compile)
  *
- *   bench_cache [--reps N] [--procs N] [--target T] FILE.hip...
+ *   bench_cache [--reps N] [--procs N] [--target T] [--served-by S] FILE.hip...
+ *
+ * --served-by S: the entries are compiled for target S and the hits ask for T, a more
+ * specific id of the same processor that S's code runs on (issue 31: a cache prewarmed
+ * for gfx90a serves gfx90a:sramecc+:xnack- after a miss on each more specific id).
  *
  * Prints medians and ratios.  No GPU needed.
  */
@@ -105,11 +111,12 @@ static double raw_hiprtc_ms(const char *src, const char *name, const char *targe
 	return now_ms() - t0;
 }
 
-static rocjit_ctx *open_ctx(const char *dir)
+static rocjit_ctx *open_ctx_flags(const char *dir, unsigned flags)
 {
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
 	rocjit_ctx *ctx;
 	o.cache_dir = dir;
+	o.flags = flags;
 	if (rocjit_open(&ctx, &o) != 0) {
 		fprintf(stderr, "rocjit_open: %s\n", rocjit_last_error());
 		exit(1);
@@ -117,18 +124,31 @@ static rocjit_ctx *open_ctx(const char *dir)
 	return ctx;
 }
 
-/* variant 0: the program as is; variant 1: the same with one more -D (another key). */
-static const rocjit_code *get_variant(rocjit_ctx *ctx, const char *src, const char *name,
-				      const char *target, int variant)
+static rocjit_ctx *open_ctx(const char *dir)
 {
-	static const char *const opts[] = { "-DROCJIT_BENCH_VARIANT=1" };
+	return open_ctx_flags(dir, 0);
+}
+
+/* variant 0: the program as is; variant 1: the same with one more -D (another key);
+ * variant 2: with two (a key never stored: the child's miss). */
+static int try_variant(const rocjit_code **c, rocjit_ctx *ctx, const char *src,
+		       const char *name, const char *target, int variant)
+{
+	static const char *const opts[] = { "-DROCJIT_BENCH_VARIANT=1",
+					    "-DROCJIT_BENCH_MISS=1" };
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
-	const rocjit_code *c;
 	p.source = src;
 	p.name = name;
 	p.options = opts;
 	p.num_options = (size_t)variant;
-	if (rocjit_compile(&c, ctx, target, &p) != 0) {
+	return rocjit_compile(c, ctx, target, &p);
+}
+
+static const rocjit_code *get_variant(rocjit_ctx *ctx, const char *src, const char *name,
+				      const char *target, int variant)
+{
+	const rocjit_code *c;
+	if (try_variant(&c, ctx, src, name, target, variant) != 0) {
 		fprintf(stderr, "rocjit_compile %s: %s\n", name, rocjit_last_error());
 		exit(1);
 	}
@@ -145,14 +165,19 @@ static const rocjit_code *get(rocjit_ctx *ctx, const char *src, const char *name
  * Child mode: a fresh process.  rocjit_open, then its first request, which also learns the
  * compiler's identity (part of the key: from the cache's memo, or by loading the vendor
  * libraries); the second, for another cached program, is rocjit's own disk hit: key,
- * SQLite read, checksum.  Prints own, first and whether both hit, then the open's time.
+ * SQLite read, checksum.  The third, for a program the cache lacks, is a miss: compiling
+ * is forbidden (ROCJIT_OPEN_NO_COMPILE), so it times the lookups alone (the on-disk cache
+ * and the bundles, for each compatible target) up to ROCJIT_ENOTCACHED.  Prints own,
+ * first and whether both hit, the open's time, then the miss's.
  */
 static int child(const char *file, const char *target, const char *dir)
 {
 	char *src = read_file(file);
-	double t0 = now_ms(), opened, first, own;
-	rocjit_ctx *ctx = open_ctx(dir);
-	const rocjit_code *a, *b;
+	double t0 = now_ms(), opened, first, own, miss;
+	rocjit_ctx *ctx = open_ctx_flags(dir, ROCJIT_OPEN_NO_COMPILE);
+	const rocjit_code *a, *b, *m;
+	rocjit_stats st;
+	int rc;
 	opened = now_ms() - t0;
 	t0 = now_ms();
 	a = get_variant(ctx, src, file, target, 0);
@@ -160,13 +185,22 @@ static int child(const char *file, const char *target, const char *dir)
 	t0 = now_ms();
 	b = get_variant(ctx, src, file, target, 1);
 	own = now_ms() - t0;
-	printf("%.6f %.6f %d %.6f\n", own, first, a->from_cache && b->from_cache, opened);
+	t0 = now_ms();
+	rc = try_variant(&m, ctx, src, file, target, 2);
+	miss = now_ms() - t0;
+	if (rc != ROCJIT_ENOTCACHED)
+		miss = -1; /* not the miss it was to time */
+	if (rocjit_stats_init(&st, ROCJIT_STATS_VERSION) != 0 || rocjit_stats_get(&st, ctx) != 0)
+		st.index_hits = 99;
+	printf("%.6f %.6f %d %.6f %.6f %d\n", own, first, a->from_cache && b->from_cache, opened,
+	       miss, (int)st.index_hits);
 	rocjit_close(ctx);
 	return 0;
 }
 
 static double run_child(const char *self, const char *file, const char *target,
-			const char *dir, double *first, double *opened)
+			const char *dir, double *first, double *opened, double *miss,
+			int *index_hits)
 {
 	char cmd[8192], line[256];
 	FILE *p;
@@ -176,11 +210,11 @@ static double run_child(const char *self, const char *file, const char *target,
 	snprintf(cmd, sizeof cmd, "'%s' --child '%s' '%s' '%s'", self, file, target, dir);
 	p = popen(cmd, "r");
 	if (p && fgets(line, sizeof line, p))
-		sscanf(line, "%lf %lf %d %lf", &ms, first, &hit, opened);
+		sscanf(line, "%lf %lf %d %lf %lf %d", &ms, first, &hit, opened, miss, index_hits);
 	if (p)
 		pclose(p);
-	if (ms < 0 || !hit) {
-		fprintf(stderr, "child run did not hit the cache\n");
+	if (ms < 0 || !hit || *miss < 0) {
+		fprintf(stderr, "child run did not hit the cache, or its miss was not one\n");
 		exit(1);
 	}
 	return ms;
@@ -188,7 +222,7 @@ static double run_child(const char *self, const char *file, const char *target,
 
 int main(int argc, char **argv)
 {
-	const char *target = "gfx90a";
+	const char *target = "gfx90a", *served_by = NULL, *built;
 	int reps = 5, procs = 20, arg = 1;
 	char base[] = "/tmp/rocjit-bench-XXXXXX";
 
@@ -201,23 +235,29 @@ int main(int argc, char **argv)
 			procs = atoi(argv[++arg]);
 		else if (!strcmp(argv[arg], "--target") && arg + 1 < argc)
 			target = argv[++arg];
+		else if (!strcmp(argv[arg], "--served-by") && arg + 1 < argc)
+			served_by = argv[++arg];
 		else
 			break;
 		arg++;
 	}
 	if (arg >= argc || reps < 1 || procs < 1) {
-		fprintf(stderr, "usage: bench_cache [--reps N] [--procs N] [--target T] FILE...\n");
+		fprintf(stderr, "usage: bench_cache [--reps N] [--procs N] [--target T] "
+			"[--served-by S] FILE...\n");
 		return 2;
 	}
+	/* What the entries are compiled for; the hits ask for target. */
+	built = served_by ? served_by : target;
 	if (!mkdtemp(base)) {
 		perror("mkdtemp");
 		return 1;
 	}
 	setenv("ROCJIT_LOG", "off", 1);
-	printf("target %s, %d cold reps, %d hit processes, medians\n\n", target, reps, procs);
-	printf("%-20s %9s %9s %8s %8s %8s %11s %9s %10s %9s %9s %8s\n", "file", "hipRTC ms",
-	       "cold ms", "cold/raw", "own ms", "own/raw", "disk hit ms", "raw/disk",
-	       "mem hit us", "raw/mem", "1st req ms", "open ms");
+	printf("target %s (entries compiled for %s), %d cold reps, %d hit processes, "
+	       "medians\n\n", target, built, reps, procs);
+	printf("%-20s %9s %9s %8s %8s %8s %11s %9s %10s %9s %9s %8s %8s\n", "file",
+	       "hipRTC ms", "cold ms", "cold/raw", "own ms", "own/raw", "disk hit ms",
+	       "raw/disk", "mem hit us", "raw/mem", "1st req ms", "open ms", "miss ms");
 	for (int f = arg; f < argc; f++) {
 		char *src = read_file(argv[f]);
 		const char *name = strrchr(argv[f], '/') ? strrchr(argv[f], '/') + 1 : argv[f];
@@ -227,21 +267,23 @@ int main(int argc, char **argv)
 		double *disk = calloc((size_t)procs, sizeof *disk);
 		double *first = calloc((size_t)procs, sizeof *first);
 		double *opened = calloc((size_t)procs, sizeof *opened);
+		double *miss = calloc((size_t)procs, sizeof *miss);
+		int index_hits = 0, fewest = 2;
 		char dir[512];
 		double raw_m, cold_m, disk_m, mem_us;
 		rocjit_ctx *ctx;
 		int iters = 1000000;
 
 		/* Warm the vendor libraries once, outside the timings. */
-		raw_hiprtc_ms(src, name, target);
+		raw_hiprtc_ms(src, name, built);
 		for (int r = 0; r < reps; r++) {
 			/* Alternate so drift on the noisy box hits both alike. */
-			raw[r] = raw_hiprtc_ms(src, name, target);
+			raw[r] = raw_hiprtc_ms(src, name, built);
 			snprintf(dir, sizeof dir, "%s/cold-%d-%d", base, f, r);
 			ctx = open_ctx(dir);
 			{
 				double t0 = now_ms();
-				const rocjit_code *c = get(ctx, src, argv[f], target);
+				const rocjit_code *c = get(ctx, src, argv[f], built);
 				cold[r] = now_ms() - t0;
 				/* compile_ms times the hipRTC calls alone: the rest is rocjit's. */
 				own[r] = cold[r] - c->compile_ms;
@@ -249,10 +291,13 @@ int main(int argc, char **argv)
 			rocjit_close(ctx);
 		}
 		ctx = open_ctx(dir);
-		get_variant(ctx, src, argv[f], target, 1); /* the child's second program */
+		get_variant(ctx, src, argv[f], built, 1); /* the child's second program */
 		rocjit_close(ctx);
-		for (int p = 0; p < procs; p++)
-			disk[p] = run_child(argv[0], argv[f], target, dir, &first[p], &opened[p]);
+		for (int p = 0; p < procs; p++) {
+			disk[p] = run_child(argv[0], argv[f], target, dir, &first[p], &opened[p],
+					    &miss[p], &index_hits);
+			fewest = index_hits < fewest ? index_hits : fewest;
+		}
 		ctx = open_ctx(dir);
 		get(ctx, src, argv[f], target);
 		{
@@ -266,10 +311,14 @@ int main(int argc, char **argv)
 		cold_m = median(cold, reps);
 		disk_m = median(disk, procs);
 		printf("%-20s %9.1f %9.1f %8.3f %8.2f %7.4f%% %11.4f %9.0f %10.3f %9.0f %9.3f "
-		       "%8.3f\n",
+		       "%8.3f %8.4f\n",
 		       name, raw_m, cold_m, cold_m / raw_m, median(own, reps),
 		       100 * median(own, reps) / raw_m, disk_m, raw_m / disk_m, mem_us,
-		       raw_m * 1e3 / mem_us, median(first, procs), median(opened, procs));
+		       raw_m * 1e3 / mem_us, median(first, procs), median(opened, procs),
+		       median(miss, procs));
+		printf("%-20s of each process's two hits, %d at least came from the read index\n",
+		       "", fewest);
+		free(miss);
 		free(opened);
 		free(own);
 		free(first);
@@ -286,7 +335,9 @@ int main(int argc, char **argv)
 	       "checksum);\n1st req: the first request of a new process (rocjit_open excluded), "
 	       "which also learns the\ncompiler's identity (the cache's memo, or loading "
 	       "libamdhip64 and comgr);\nopen: rocjit_open in that process, the cache's "
-	       "database opened (bench/RESULTS.md, issue 14).\n");
+	       "database opened (bench/RESULTS.md, issue 14);\nmiss: that process's request for a "
+	       "program the cache lacks, compiling forbidden: the\nlookups alone (cache and "
+	       "bundles, for each compatible target), up to ROCJIT_ENOTCACHED.\n");
 	{
 		char cmd[600];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);

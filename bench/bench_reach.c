@@ -2,7 +2,7 @@
  * bench_reach.c - the hit path of a source with registered headers (issue 31: the key
  * covers only the headers the source reaches through its includes).
  *
- *   bench_reach [--reps N] [--headers N] [--target T]
+ *   bench_reach [--reps N] [--headers N] [--target T] [--continued]
  *
  * A kernel folder of its own: k.hip includes h0.h, which includes h1.h; h2.h .. h<N-1>.h
  * are headers of the folder it does not include (each ~4 KB, as a kernel library's are).
@@ -13,6 +13,11 @@
  *               embedded kernels (rocjit_add_kernels)
  * and prints the median of N timed hits (ns per call) and the first request's time.  No
  * GPU needed.
+ *
+ * --continued: every header ends with a macro continued by a backslash onto a second
+ * line.  The include scanner scans a plain text in place; a text holding a backslash (or a
+ * trigraph, digraph, raw string, digit separator, CR or BOM) is read through its lexing
+ * copy (phases 1-2) first, the slower path this times.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -32,8 +37,9 @@ static const char source[] = "#include <hip/hip_runtime.h>\n"
 			     "    if (i < n) y[i] = h0_f(y[i]);\n"
 			     "}\n";
 
-/* Header i: a few device functions (~4 KB of text); h0.h includes h1.h. */
-static char *header_text(int i)
+/* Header i: a few device functions (~4 KB of text); h0.h includes h1.h.  continued: it
+ * ends with a line continued by a backslash (the scanner's lexing path). */
+static char *header_text(int i, int continued)
 {
 	size_t cap = 8192, n = 0;
 	char *t = bench_calloc(1, cap);
@@ -43,8 +49,10 @@ static char *header_text(int i)
 	for (int f = 0; f < 40; f++)
 		n += (size_t)snprintf(t + n, cap - n, "__device__ static inline float h%d_g%d("
 				      "float v) { return v * %d.0f + %d.0f; }\n", i, f, f + 1, i);
-	snprintf(t + n, cap - n, "__device__ static inline float h%d_f(float v) { return %s; }\n",
-		 i, i == 0 ? "h1_f(v) + 1.0f" : "v");
+	n += (size_t)snprintf(t + n, cap - n, "__device__ static inline float h%d_f(float v) "
+			      "{ return %s; }\n", i, i == 0 ? "h1_f(v) + 1.0f" : "v");
+	if (continued)
+		snprintf(t + n, cap - n, "#define H%d_CONTINUED \\\n\t%d\n", i, i);
 	return t;
 }
 
@@ -87,7 +95,7 @@ static int registered_hit(void *arg)
 
 int main(int argc, char **argv)
 {
-	int reps = 20000, nh = 20;
+	int reps = 20000, nh = 20, continued = 0;
 	const char *target = "gfx90a";
 	rocjit_options o = ROCJIT_OPTIONS_INIT;
 	rocjit_program p = ROCJIT_PROGRAM_INIT;
@@ -106,8 +114,11 @@ int main(int argc, char **argv)
 			nh = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--target") && i + 1 < argc)
 			target = argv[++i];
+		else if (!strcmp(argv[i], "--continued"))
+			continued = 1;
 		else
-			bench_die("usage: bench_reach [--reps N] [--headers N>=2] [--target T]");
+			bench_die("usage: bench_reach [--reps N] [--headers N>=2] [--target T] "
+				  "[--continued]");
 	}
 	if (nh < 2 || reps < 1)
 		bench_die("--headers takes 2 or more, --reps 1 or more");
@@ -117,7 +128,7 @@ int main(int argc, char **argv)
 		char name[32];
 		snprintf(name, sizeof name, "h%d.h", i);
 		h[i].name = bench_strdup(name);
-		h[i].source = header_text(i);
+		h[i].source = header_text(i, continued);
 		files[i].name = h[i].name;
 		files[i].text = h[i].source;
 		files[i].length = strlen(h[i].source);
@@ -145,8 +156,9 @@ int main(int argc, char **argv)
 	if (rocjit_compile_registered(&code, c.ctx, target, "k.hip", NULL, 0) != 0)
 		bench_die("compile registered: %s", rocjit_last_error());
 	first_r = bench_ms_since(t0);
-	printf("bench_reach: %d headers (%zu bytes each), target %s, %d hits each, in-process\n",
-	       nh, strlen(h[nh - 1].source), target, reps);
+	printf("bench_reach: %d headers (%zu bytes each%s), target %s, %d hits each, "
+	       "in-process\n", nh, strlen(h[nh - 1].source),
+	       continued ? ", each with a backslash-continued line" : "", target, reps);
 	printf("  first request: program %.1f ms (compile), registered %.3f ms (%s)\n", first_p,
 	       first_r, strcmp(code->key, key) == 0 ? "the same key: a hit" : "another key");
 	printf("  program hit     %8.0f ns\n", time_hits(reps, program_hit, &c));
