@@ -358,11 +358,15 @@ TEST(memo_listing_more_files_than_the_bound_is_refused)
  * memo's files say: the memo of a process without it does not serve it, nor the reverse. */
 TEST(memo_is_refused_where_a_compiler_library_was_loaded_before_rocjit)
 {
+	char *memo;
+
 	set_up();
 	ASSERT_INT(remembered_when(0), 0);
 	ASSERT_INT(remembered_when(0), 1);
 	ASSERT_INT(remembered_when(1), 0);
-	ASSERT_CONTAINS(memo_now(), "loaded=" ROCJIT_TEST_FAKE_HIPRTC);
+	memo = memo_now();
+	ASSERT_CONTAINS(memo, "loaded=" ROCJIT_TEST_FAKE_HIPRTC);
+	free(memo);
 	ASSERT_INT(remembered_when(1), 1);
 	ASSERT_INT(remembered_when(0), 0);
 }
