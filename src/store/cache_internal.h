@@ -84,7 +84,10 @@ struct rj_cache {
 	int fs_cow;     /* on a copy-on-write file system (trust.h) */
 	int filefd;     /* a cache given as a file: the checked file SQLite reads, or -1 */
 	int bad_file;   /* open failed because the file is no usable rocjit cache: move it aside */
-	uint64_t max_bytes; /* code bytes kept at most (cache_settings.c); 0 no limit */
+	/* Code bytes kept at most (cache_settings.c); 0 no limit.  Written under lock when the
+	   stored limit is read again (before each eviction), read without it where a store
+	   checks a size first: atomic. */
+	_Atomic uint64_t max_bytes;
 	int max_from;       /* where max_bytes came from: RJ_FROM_* (base/config.h) or
 			       RJ_FROM_CACHE */
 	uint64_t max_fallback; /* the limit without a stored one: environment, files, default */
