@@ -324,7 +324,7 @@ TEST(cuda_arch_scan_survives_malformed_texts)
 	ASSERT_INT(rj_opts_normalize(&opts, NULL, 0), 0);
 	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
 		struct rj_compile_req req = { texts[i], "bad.cu", &opts, NULL, 0, ROCJIT_LANG_CUDA,
-					      NULL, 0 };
+					      NULL, 0, NULL };
 		free(rj_cuda_arch_notes(&req));
 	}
 	/* 70 levels of #if 1, then a gate: deeper than the scan judges, so it stops. */
@@ -333,7 +333,7 @@ TEST(cuda_arch_scan_survives_malformed_texts)
 	snprintf(deep + n, sizeof deep - n, "#if __CUDA_ARCH__ >= 900\n__global__ void g(int);\n");
 	{
 		struct rj_compile_req req = { deep, "deep.cu", &opts, NULL, 0, ROCJIT_LANG_CUDA, NULL,
-					      0 };
+					      0, NULL };
 		free(rj_cuda_arch_notes(&req));
 	}
 	/* Readable again: the gate and its kernel. */
@@ -341,7 +341,8 @@ TEST(cuda_arch_scan_survives_malformed_texts)
 		static const char ok[] = "#if __CUDA_ARCH__ >= 900 // sm_90\n"
 					 "template <int N> __global__ void __launch_bounds__(128, 2) "
 					 "hopper(float *x) {}\n#endif\n";
-		struct rj_compile_req req = { ok, "ok.cu", &opts, NULL, 0, ROCJIT_LANG_CUDA, NULL, 0 };
+		struct rj_compile_req req = { ok, "ok.cu", &opts, NULL, 0, ROCJIT_LANG_CUDA, NULL, 0,
+					      NULL };
 		notes = rj_cuda_arch_notes(&req);
 		ASSERT(notes != NULL);
 		ASSERT_CONTAINS(notes, "ok.cu:1: `#if __CUDA_ARCH__ >= 900` leaves out kernel hopper");

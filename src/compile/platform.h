@@ -30,6 +30,7 @@ struct rj_compile_req {
 	                                   source is written in; part of the key */
 	const char *const *name_expressions; /* to instantiate and lower ("k<float, 4>") */
 	size_t num_name_expressions;
+	const char *pch_dir; /* where precompiled headers are kept (compile/pch.h); NULL: none */
 };
 
 /* What a compile produced. The platform mallocs code, log and lowered; the caller frees

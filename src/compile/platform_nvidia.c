@@ -13,6 +13,7 @@
  * own.  It needs the CUDA headers (cuda_fp16.h), found at run time: $CUDA_PATH,
  * $CUDA_HOME, beside the NVRTC library, /usr/local/cuda.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,13 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "base/env.h"
 #include "base/error.h"
 #include "compile/devlib.h"
 #include "compile/inputs.h"
+#include "compile/lean.h"
 #include "compile/nvidia.h"
+#include "compile/pch.h"
 #include "compile/platform.h"
 #include "compile/vendor_lib.h"
 
@@ -55,6 +59,10 @@ static struct {
 	const char *(*nvrtcGetErrorString)(nvrtcResult);
 	nvrtcResult (*nvrtcAddNameExpression)(nvrtcProgram, const char *);
 	nvrtcResult (*nvrtcGetLoweredName)(nvrtcProgram, const char *, const char **);
+	/* CUDA 12.8+: precompiled headers (compile/pch.c); NULL before. */
+	nvrtcResult (*nvrtcGetPCHHeapSize)(size_t *);
+	nvrtcResult (*nvrtcGetPCHCreateStatus)(nvrtcProgram);
+	int version;          /* major * 100 + minor */
 	char found_by[4300];  /* which rule found NVRTC (rocjit targets) */
 } nv = { .compiler = RJ_VENDOR_LOAD_INIT };
 
@@ -155,6 +163,8 @@ static void load_compiler(void)
 	LOAD(nv.nvrtc, nvrtcGetErrorString);
 	LOAD(nv.nvrtc, nvrtcAddNameExpression);
 	LOAD(nv.nvrtc, nvrtcGetLoweredName);
+	LOAD(nv.nvrtc, nvrtcGetPCHHeapSize);
+	LOAD(nv.nvrtc, nvrtcGetPCHCreateStatus);
 	if (!nv.nvrtcVersion || !nv.nvrtcCreateProgram || !nv.nvrtcCompileProgram ||
 	    !nv.nvrtcGetProgramLogSize || !nv.nvrtcGetProgramLog || !nv.nvrtcGetCUBINSize ||
 	    !nv.nvrtcGetCUBIN || !nv.nvrtcDestroyProgram || !nv.nvrtcGetNumSupportedArchs ||
@@ -165,6 +175,7 @@ static void load_compiler(void)
 		return;
 	}
 	nv.nvrtcVersion(&major, &minor);
+	nv.version = major * 100 + minor;
 	{
 		/* NVRTC reports major.minor only: the library's size tells its patch releases
 		   apart.  rocjit's own headers (the pre-included hip/hip_runtime.h among them)
@@ -316,9 +327,81 @@ static const char *translate_option(const char *opt, char *buf, size_t size)
 	return opt;
 }
 
+/*
+ * Threads one compile gives NVRTC's optimizer and ptxas (--split-compile, NVRTC 12.4+):
+ * ROCJIT_COMPILE_THREADS, else the CPUs this process may use, at most 16.  The code is the
+ * same for any count above 1 (the count is recorded in the CUBIN's option string); the
+ * whole-file op-set compiles take 1.6x less time with 2 threads on the CPU box
+ * (bench/RESULTS.md, issue 32).
+ */
+static long compile_threads(void)
+{
+	cpu_set_t set;
+	long cpus = 0;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		cpus = CPU_COUNT(&set);
+	if (cpus <= 0)
+		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus > 16)
+		cpus = 16;
+	return rj_env_long("ROCJIT_COMPILE_THREADS", cpus > 0 ? cpus : 1, 1, 256);
+}
+
+/* Options that make NVRTC read headers from disk, which a PCH's key does not cover. */
+static int reads_disk_headers(const struct rj_opts *opts)
+{
+	static const char *const prefixes[] = { "-I", "--include-path", "-include",
+						"--pre-include", "-isystem" };
+
+	for (const char *o = rj_opts_next(opts, NULL); o; o = rj_opts_next(opts, o))
+		for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++)
+			if (strncmp(o, prefixes[k], strlen(prefixes[k])) == 0)
+				return 1;
+	return 0;
+}
+
+/*
+ * The PCH for this compile (compile/pch.c), in a worker whose NVRTC heap has the fixed
+ * address: argv[0..argc) are the options so far, which with the compiler and target make
+ * the file's identity.  Adds the PCH options to argv.
+ */
+static void pch_start(struct rj_pch *p, const struct rj_compile_req *req, const char *target,
+		      const struct rj_header_arrays *h, const char **argv, size_t *argc)
+{
+	char identity[8192];
+	size_t len = 0, heap = 0;
+	struct stat st;
+
+	p->dirfd = -1;
+	if (!req->pch_dir || !*req->pch_dir || !rj_pch_heap_arm || !nv.nvrtcGetPCHHeapSize ||
+	    !nv.nvrtcGetPCHCreateStatus || reads_disk_headers(req->options) ||
+	    nv.nvrtcGetPCHHeapSize(&heap) != NVRTC_SUCCESS || !rj_pch_heap_arm(heap))
+		return;
+	/* The toolkit's headers: NVRTC's identity, and cuda_fp16.h's size and time. */
+	if (stat(nv.fp16_header, &st) != 0)
+		return;
+	len = (size_t)snprintf(identity, sizeof identity, "%s%c%s%c%lld.%lld%c%s%c%zu", nv.id, 0,
+			       target, 0, (long long)st.st_size, (long long)st.st_mtime, 0,
+			       nv.include_opt, 0, heap) + 1;
+	for (size_t i = 0; i < *argc && len < sizeof identity; i++) {
+		size_t n = strlen(argv[i]) + 1;
+		if (len + n > sizeof identity)
+			return;
+		memcpy(identity + len, argv[i], n);
+		len += n;
+	}
+	if (rj_pch_begin(p, req->pch_dir, identity, len, h, req->source)) {
+		argv[(*argc)++] = p->option;
+		argv[(*argc)++] = "--pch-messages=false";
+	}
+}
+
 static int nv_compile(const char *target, const struct rj_compile_req *req,
 		      struct rj_compile_out *out)
 {
+	struct rj_pch pch = { .dirfd = -1 };
+	char threads[48];
 	struct rj_header_arrays h;
 	const char **argv;
 	char arch[64], olevel[32];
@@ -334,7 +417,7 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	RJ_FORWARD(rj_inputs_env_check(ROCJIT_PLATFORM_NVIDIA));
 	RJ_FORWARD(rj_inputs_check(req, rj_devlib_served(ROCJIT_PLATFORM_NVIDIA),
 				   ROCJIT_PLATFORM_NVIDIA));
-	argv = calloc(req->options->count + 8, sizeof *argv);
+	argv = calloc(req->options->count + 13, sizeof *argv);
 	RJ_CHECK(!argv, ROCJIT_ENOMEM, "out of memory compiling %s", req->name);
 	/* The caller's headers, then rocjit's: hip/hip_runtime.h (pre-included below, like
 	   hipRTC's own), the other HIP headers and the device library (devlib/). */
@@ -365,21 +448,45 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	   unannotated definition, called or not ("not allowed in JIT mode").  hipRTC gets
 	   the same from devlib/amd/rocjit_amd.h. */
 	argv[argc++] = "-default-device";
+	if (rj_lean_prelude_fits(req))
+		argv[argc++] = "-D__ROCJIT_LEAN_PRELUDE__=1";
+	if (nv.version >= 1204 && compile_threads() > 1) {
+		snprintf(threads, sizeof threads, "--split-compile=%ld", compile_threads());
+		argv[argc++] = threads;
+	}
+	pch_start(&pch, req, target, &h, argv, &argc);
+again:
 	r = nv.nvrtcCreateProgram(&prog, req->source, req->name, (int)h.n, h.src, h.names);
 	if (r != NVRTC_SUCCESS) {
 		rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
 				  "nvrtcCreateProgram failed (%d)", r);
+		rj_pch_end(&pch, 0);
 		goto out;
 	}
 	rc = rj_vendor_add_names(prog, nv.nvrtcGetLoweredName ? nv.nvrtcAddNameExpression : NULL,
 				 req->name_expressions, req->num_name_expressions, req->name);
 	if (rc != 0) {
 		nv.nvrtcDestroyProgram(&prog);
+		rj_pch_end(&pch, 0);
 		goto out;
 	}
 	/* NVRTC is thread-safe: compiles of different programs run in parallel. */
 	r = nv.nvrtcCompileProgram(prog, (int)argc, argv);
 	raw = rj_vendor_program_log(prog, nv.nvrtcGetProgramLogSize, nv.nvrtcGetProgramLog);
+	if (pch.dirfd >= 0 && !pch.creating && raw && strstr(raw, "precompiled header")) {
+		/* A file NVRTC refused (damaged on disk, or made by another build of it):
+		   removed, and the compile made again without it, so that neither the
+		   code nor the log depends on it. */
+		RJ_LOG(RJ_LOG_DEBUG, "pch: %s refused by NVRTC: removed", pch.name);
+		rj_pch_discard(&pch);
+		free(raw);
+		nv.nvrtcDestroyProgram(&prog);
+		argc -= 2;
+		goto again;
+	}
+	if (pch.dirfd >= 0)
+		rj_pch_end(&pch, pch.creating && r == NVRTC_SUCCESS &&
+				       nv.nvrtcGetPCHCreateStatus(prog) == NVRTC_SUCCESS);
 	out->log = raw ? rj_log_map_nvrtc(raw) : NULL;
 	free(raw);
 	if (r == NVRTC_SUCCESS) {

@@ -106,6 +106,19 @@ out:
 	return remote;
 }
 
+/* The folder for NVRTC's precompiled headers (compile/pch.c): pch-<uid> in the cache
+   folder, this user's alone even in a cache shared by a group; NULL without a writable
+   cache folder. */
+static const char *pch_dir(rocjit_ctx *ctx, char *buf, size_t size)
+{
+	const char *dir = ctx->cache ? rj_cache_dir_of(ctx->cache) : NULL;
+
+	if (!dir || rj_cache_dirfd(ctx->cache) < 0 || rj_cache_readonly(ctx->cache))
+		return NULL;
+	snprintf(buf, size, "%s/pch-%u", dir, (unsigned)geteuid());
+	return buf;
+}
+
 /* Compiles r for s and stores the result; *put: the remote tier has it now. */
 static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *s,
 		   const char *compiler, int *put)
@@ -113,7 +126,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	struct rj_compile_req req;
 	struct rj_compile_out out;
 	struct rj_worker_run run;
-	char *source, *kernels = NULL, hex[33], first[512];
+	char *source, *kernels = NULL, hex[33], first[512], pch[4200];
 	double t0;
 	int rc, bad;
 
@@ -136,6 +149,7 @@ static int compile(rocjit_ctx *ctx, const struct rj_request *r, struct rj_slot *
 	req.language = r->language;
 	req.name_expressions = r->name_expressions;
 	req.num_name_expressions = r->num_name_expressions;
+	req.pch_dir = pch_dir(ctx, pch, sizeof pch);
 	t0 = rj_now_ms();
 	rc = rj_worker_compile(s->platform, s->target, compiler, &req, &out,
 			       (ctx->flags & ROCJIT_OPEN_COMPILE_INPROCESS) != 0, &run);

@@ -248,6 +248,7 @@ void rj_wire_request(struct rj_wbuf *b, int platform, const char *target,
 	rj_wbuf_u32(b, (uint32_t)req->num_name_expressions);
 	for (size_t i = 0; i < req->num_name_expressions; i++)
 		rj_wbuf_cstr(b, req->name_expressions[i]);
+	rj_wbuf_cstr(b, req->pch_dir ? req->pch_dir : "");
 }
 
 /* The packed options as received: count NUL-terminated strings filling len bytes. */
@@ -306,6 +307,7 @@ int rj_wire_request_read(struct rj_wire_req *w, struct rj_wread *r)
 		w->exprs[i] = rj_wread_str(r, NULL);
 	w->req.name_expressions = ne ? w->exprs : NULL;
 	w->req.num_name_expressions = ne;
+	w->req.pch_dir = rj_wread_str(r, NULL);
 	return r->bad || r->off != r->len ? -1 : 0;
 }
 

@@ -8,8 +8,13 @@
  */
 #pragma once
 
+/* HIP's __half and __hip_bfloat16 (and, in rocjit_hip_nvidia_ext.h, its fp8 types): left
+   out when rocjit defines __ROCJIT_LEAN_PRELUDE__, for a compile none of whose texts can
+   name them (src/compile/lean.c), which parses in a third of the time without them. */
+#ifndef __ROCJIT_LEAN_PRELUDE__
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#endif
 
 #define __HIP_PLATFORM_NVIDIA__ 1
 #define __HIP_PLATFORM_NVCC__ 1
@@ -46,6 +51,7 @@
 #define __all(pred) __all_sync(0xffffffffu, (pred))
 
 /* Types. */
+#ifndef __ROCJIT_LEAN_PRELUDE__
 typedef __nv_bfloat16 __hip_bfloat16;
 /* clang's (hipRTC's) native half type, which HIP kernels name directly; NVRTC has none
  * (it would define __FLT16_MAX__ with one): CUDA's __half, with its conversions and
@@ -54,6 +60,7 @@ typedef __nv_bfloat16 __hip_bfloat16;
 typedef __half _Float16;
 #endif
 typedef __nv_bfloat162 __hip_bfloat162;
+#endif
 
 /* What hipRTC declares for every source, with no include at all (probed one name per
    compile on hipRTC 5.2; HIP 5.7's runtime header has the same lines), so HIP kernels

@@ -23,7 +23,9 @@
 
 /* The preamble first, whatever order the pre-includes come in (it is #pragma once). */
 #include <hip/hip_runtime.h>
+#ifndef __ROCJIT_LEAN_PRELUDE__
 #include <cuda_fp8.h>
+#endif
 
 typedef cudaTextureObject_t hipTextureObject_t;
 typedef cudaSurfaceObject_t hipSurfaceObject_t;
