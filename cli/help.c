@@ -111,7 +111,7 @@ static const struct cli_help_entry commands[] = {
 	  "Removes entries in one transaction, then compacts the database so that the file\n"
 	  "really shrinks.\n"
 	  "\n"
-	  "  --all              every entry\n"
+	  "  --all              every entry, and your NVRTC precompiled headers (pch-<uid>/)\n"
 	  "  --older-than AGE   entries not used for AGE (30d, 12h, 90m, 45s, 2w; a bare\n"
 	  "                     number is days)\n"
 	  "  -a, --arch T,...   entries for these targets (gfx90a matches every gfx90a\n"

@@ -9,11 +9,16 @@
  * Owns the snapshot of one run.  Uses the files below the commands (entries.c: the rows
  * and the filters list shares), never another command's file or main.c.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "../src/base/fsutil.h"
 
 enum { OPT_FILTER = 1, OPT_ALL = 10, OPT_MAX_SIZE, OPT_DRY_RUN, OPT_VERBOSE, OPT_JSON };
 
@@ -111,6 +116,44 @@ static size_t choose(const struct purge *pg, struct cli_row *rows, size_t n,
 	return k;
 }
 
+/*
+ * --all also removes this user's precompiled headers (src/compile/pch.c: pch-<uid> in the
+ * cache folder, files only, through the folder's descriptor); *n and *bytes: what went.
+ */
+static void purge_pch(size_t *n, uint64_t *bytes)
+{
+	char dir[4200], sub[64];
+	struct dirent *e;
+	int fd, at;
+	DIR *d;
+
+	*n = 0;
+	*bytes = 0;
+	cli_cache_dir(dir, sizeof dir);
+	snprintf(sub, sizeof sub, "pch-%u", (unsigned)geteuid());
+	if ((at = rj_fs_open_dir(AT_FDCWD, dir, 0)) < 0)
+		return;
+	fd = rj_fs_open_dir(at, sub, 1);
+	close(at);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		struct stat st;
+
+		if (len > 4 && !strcmp(e->d_name + len - 4, ".pch") &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && unlinkat(dirfd(d), e->d_name, 0) == 0) {
+			(*n)++;
+			*bytes += (uint64_t)st.st_size;
+		}
+	}
+	closedir(d);
+}
+
 static void print_row(const char *what, const struct cli_row *r, int64_t now)
 {
 	char size[32], ago[32];
@@ -122,9 +165,9 @@ static void print_row(const char *what, const struct cli_row *r, int64_t now)
 }
 
 static void report(const struct purge *pg, struct cli_row **gone, size_t k, uint64_t bytes,
-		   uint64_t before, uint64_t after, size_t total)
+		   uint64_t before, uint64_t after, size_t total, size_t pch, uint64_t pch_bytes)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32];
 	int64_t now = cli_now_s();
 
 	if (pg->json) {
@@ -137,6 +180,8 @@ static void report(const struct purge *pg, struct cli_row **gone, size_t k, uint
 		cli_json_uint(&j, "removed_bytes", bytes);
 		cli_json_uint(&j, "file_bytes_before", before);
 		cli_json_uint(&j, "file_bytes_after", after);
+		cli_json_uint(&j, "precompiled_headers_removed", pch);
+		cli_json_uint(&j, "precompiled_header_bytes_removed", pch_bytes);
 		cli_json_array(&j, "entries");
 		for (size_t i = 0; i < k; i++)
 			cli_row_json(&j, gone[i]);
@@ -154,9 +199,15 @@ static void report(const struct purge *pg, struct cli_row **gone, size_t k, uint
 		printf("purge --dry-run: %zu of %zu entries (%s of code) would be removed; "
 		       "nothing was changed\n", k, total, cli_fmt_size(a, sizeof a, bytes));
 	else
-		printf("purge: removed %zu of %zu entries (%s of code); cache file %s -> %s\n", k,
-		       total, cli_fmt_size(a, sizeof a, bytes), cli_fmt_size(b, sizeof b, before),
-		       cli_fmt_size(c, sizeof c, after));
+	{
+		char more[96] = "";
+		if (pch)
+			snprintf(more, sizeof more, "; and %zu precompiled headers (%s)", pch,
+				 cli_fmt_size(d, sizeof d, pch_bytes));
+		printf("purge: removed %zu of %zu entries (%s of code); cache file %s -> %s%s\n",
+		       k, total, cli_fmt_size(a, sizeof a, bytes), cli_fmt_size(b, sizeof b, before),
+		       cli_fmt_size(c, sizeof c, after), more);
+	}
 }
 
 int cli_purge(int argc, char **argv)
@@ -165,8 +216,8 @@ int cli_purge(int argc, char **argv)
 	rocjit_stats st = { .version = ROCJIT_STATS_VERSION };
 	struct cli_row *rows = NULL, *sel = NULL, **gone = NULL;
 	unsigned char *selected = NULL;
-	size_t n = 0, nsel = 0, k = 0;
-	uint64_t bytes = 0, before = 0, after = 0;
+	size_t n = 0, nsel = 0, k = 0, npch = 0;
+	uint64_t bytes = 0, before = 0, after = 0, pch_bytes = 0;
 	rocjit_ctx *ctx = NULL;
 	int rc;
 
@@ -180,7 +231,7 @@ int cli_purge(int argc, char **argv)
 		rc = cli_open(&ctx, pg.dry_run ? ROCJIT_OPEN_READONLY : 0, CLI_EXISTING);
 	if (rc == CLI_MISSING) {
 		cli_no_cache_note();
-		report(&pg, NULL, 0, 0, 0, 0, 0); /* nothing to remove */
+		report(&pg, NULL, 0, 0, 0, 0, 0, 0, 0); /* nothing to remove */
 		rc = CLI_OK;
 		goto out;
 	}
@@ -221,8 +272,10 @@ int cli_purge(int argc, char **argv)
 				 rocjit_last_error());
 		after = cli_cache_file_bytes(st.cache_path);
 	}
+	if (rc == CLI_OK && pg.all && !pg.dry_run)
+		purge_pch(&npch, &pch_bytes);
 	if (rc == CLI_OK)
-		report(&pg, gone, k, bytes, before, after, n);
+		report(&pg, gone, k, bytes, before, after, n, npch, pch_bytes);
 out:
 	free(gone);
 	free(selected);

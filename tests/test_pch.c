@@ -348,3 +348,16 @@ TEST(folder_is_kept_within_the_limit_least_recently_used_first)
 	ASSERT(stat(path, &st) != 0);
 	rocjit_close(ctx);
 }
+
+TEST(purge_all_removes_the_precompiled_headers_too)
+{
+	char path[4600], *out = NULL;
+	const char *argv[] = { ROCJIT_TEST_CLI, "--cache", rj_test_cache_dir, "purge", "--all",
+			       NULL };
+
+	first_file_by_the_tool(path, sizeof path);
+	ASSERT_INT(rj_test_run(argv, NULL, &out), 0);
+	ASSERT_CONTAINS(out, "1 precompiled headers");
+	ASSERT_INT(pch_files(NULL, 0), 0);
+	free(out);
+}
