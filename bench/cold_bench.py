@@ -1,0 +1,501 @@
+#!/usr/bin/env python3
+"""cold_bench.py - a cold compile through rocjit against CuPy RawModule's, per file (issue 32).
+
+    python3 bench/cold_bench.py [--build DIR] [--manifest FILE] [--procs N] [--budget-s S]
+                                [--files A,B] [--cases A,B] [--no-gpu] [--target T]
+                                [--cuda-include DIR] [--json FILE]
+
+Files (--files takes these labels, or a group: ops, heavy, pair):
+  ops    kernels-src/ops/{unary,binary,cast,reductions,rows,sort,indexing}.hip, each with ALL
+         its name expressions: the expr= lines of the build's manifest (--manifest, default
+         BUILD/ops/rocjit_ops.rocjit-manifest, generated from ops/ops_exprs.c).
+  heavy  bench/kernels/heavy/{half_math,cg_reduce,block_prims}.cu, plain CUDA (cuda_fp16 and
+         cuda_bf16, cooperative groups, CUB's block primitives); every extern "C" kernel.
+  pair   kernels-src/axpy.hip and bench/kernels/templated.hip; every extern "C" kernel.
+
+Cases (--cases), each timed in a FRESH child process, from the request to every kernel
+loaded (get_function of each name), with the import and the CUDA context made first and
+not timed (as bench/cupy_baseline.py's child_setup):
+  cupy_cold           an empty CUPY_CACHE_DIR: cupy.RawModule(code=, options=,
+                      name_expressions=) plus get_function of every name.
+  rocjit_first        an empty rocjit cache folder: rocjit.Context(cache_dir=) (its open is
+                      timed, and reported apart as open_ms) and rocjit.RawModule(...,
+                      context=) - the binding's CuPy-shaped module, so the request is the
+                      same call shape as CuPy's - plus get_function of every name.
+  rocjit_warm_prefix  the same, in a folder where another process first compiled (untimed)
+                      the source with "// variant <pid>" appended: another key, the same
+                      include prefix, so whatever rocjit keeps per prefix (precompiled
+                      headers, under the cache folder) is there.  A fill per timed process.
+rocjit's Python package is used, not the CLI: it makes the same request through the C
+library (rocjit_kernel_get), keeps the device and the cache in one process as CuPy does,
+and its Context.stats() gives compile_ms and worker_overhead_ms, from which the compiler's
+own time (compile_ms - worker_overhead_ms) and rocjit's own share, (request - compiler) /
+compiler, are reported.  Every rocjit case also checks that exactly one compile ran.
+
+What each compiler is given:
+  rocjit  the file as it is, named by its base name (.hip: HIP, rocjit pre-includes its
+          HIP-on-CUDA header; .cu: CUDA), ops with -I<repo>/kernels-src/ops; rocjit serves
+          the CUDA headers the heavy files include itself.
+  CuPy    the file without its "#include <hip/hip_runtime.h>" line, nothing prepended
+          (cupy_baseline.py's cuda_source()).  The op set cannot compile that way: its
+          rj_ops.h includes <hip/hip_runtime.h> itself, and CuPy has no such header.  The
+          smallest honest fix, used here: CuPy gets -I<repo>/bench/cupy_hip, a folder
+          holding a 3-line hip/hip_runtime.h written for this benchmark (#include
+          <cuda_fp16.h>, #define __HIP_PLATFORM_NVIDIA__ 1), plus -I<repo>/kernels-src/ops
+          and -I<cuda include>; the files compile unchanged.  The heavy files get
+          -I<cuda include> -I<cuda include>/cccl (CUDA 13 keeps CUB and libcu++ there).
+          axpy and templated get no option (as in cupy_baseline.py).
+
+Every child runs with CUDA_CACHE_DISABLE=1: the driver's compute cache serves NVRTC's
+CUBIN compiles (bench/RESULTS.md, NOTES.md) and would make "cold" a partial hit.
+
+Rounds: each round runs every selected (file, case) once, files in order, cases in order;
+up to --procs rounds (default 5), but a new round starts only while the time so far plus
+the last round's time stays within --budget-s (default 420): at least one round always
+runs, and the figures are the medians of the rounds that ran (n says how many).  Rounds,
+not one case after the other, so that drifting noise falls on all cases alike.
+
+Output: one JSON object per line on stdout per (file, case) - median_ms, min_ms, max_ms,
+n, and for rocjit compiler_ms (median), own_pct (median of per-process shares), open_ms -
+then a table: file, cupy_cold, rocjit_first, rocjit_warm_prefix, cupy/first, cupy/warm
+(ratios above 1: rocjit faster), own% of first and warm.  --json FILE writes the JSON lines
+there too.  Progress goes to stderr.
+
+--no-gpu: a dry run on a machine without a GPU (or CuPy): the CuPy case is left out (it
+needs CuPy and a device) and the rocjit cases compile for --target (default sm_90) with
+Context.compile (rocjit_compile), which loads nothing; the name expressions are checked
+to be lowered instead of loaded.  Without --no-gpu, a missing CuPy or GPU stops the run
+with a message saying so.
+
+Environment: ROCJIT_LIBRARY / ROCJIT_WORKER / LD_LIBRARY_PATH as bench/run_cold_bench.sh
+sets them; bindings/python is put on the children's path when rocjit is not importable.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HIP_INCLUDE = "#include <hip/hip_runtime.h>"
+KERNEL_RE = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\(')
+OPS = ("unary", "binary", "cast", "reductions", "rows", "sort", "indexing")
+HEAVY = ("half_math", "cg_reduce", "block_prims")
+PAIR = ("axpy", "templated")
+GROUPS = {"ops": OPS, "heavy": HEAVY, "pair": PAIR}
+CASES = ("cupy_cold", "rocjit_first", "rocjit_warm_prefix")
+ROCJIT_CASES = CASES[1:]
+
+
+def note(msg):
+    print(f"cold_bench: {msg}", file=sys.stderr, flush=True)
+
+
+def die(msg):
+    sys.exit(f"cold_bench: {msg}")
+
+
+# ---- What each file is and what each compiler gets -------------------------------------
+
+
+def cuda_source(text):
+    """The text for CuPy: the HIP include line removed, nothing else changed."""
+    return "".join(line for line in text.splitlines(keepends=True)
+                   if line.strip() != HIP_INCLUDE)
+
+
+def manifest_exprs(path):
+    """{file name: [expression, ...]} from the manifest's expr=<file>\\t<expr> lines."""
+    exprs = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("expr="):
+                    name, _, expr = line[5:].rstrip("\n").partition("\t")
+                    if not expr:
+                        die(f"{path}: an expr= line without a tab: {line.rstrip()!r}")
+                    exprs.setdefault(name, []).append(expr)
+    except OSError as e:
+        die(f"cannot read the manifest {path} ({e.strerror}): build the op set "
+            "(cmake --build BUILD --target rocjit_ops) or give --manifest")
+    return exprs
+
+
+def file_spec(label, manifest, cuda_inc):
+    """A dict the children take: path, rocjit's name and options, CuPy's options, and the
+    names to get (name expressions for the op set, extern "C" kernels otherwise)."""
+    if label in OPS:
+        ops_dir = os.path.join(REPO, "kernels-src", "ops")
+        path = os.path.join(ops_dir, label + ".hip")
+        exprs = manifest.get(label + ".hip")
+        if not exprs:
+            die(f"the manifest lists no expression for {label}.hip")
+        return dict(label=label, path=path, names=exprs, name_expressions=exprs,
+                    rocjit_options=["-I" + ops_dir],
+                    cupy_options=["-I" + ops_dir, "-I" + os.path.join(REPO, "bench", "cupy_hip"),
+                                  "-I" + cuda_inc])
+    if label in HEAVY:
+        path = os.path.join(REPO, "bench", "kernels", "heavy", label + ".cu")
+        cupy_options = ["-I" + cuda_inc, "-I" + os.path.join(cuda_inc, "cccl")]
+    elif label == "axpy":
+        path, cupy_options = os.path.join(REPO, "kernels-src", "axpy.hip"), []
+    elif label == "templated":
+        path, cupy_options = os.path.join(REPO, "bench", "kernels", "templated.hip"), []
+    else:
+        die(f"unknown file {label!r}: give one of {', '.join(OPS + HEAVY + PAIR)} or a "
+            f"group ({', '.join(GROUPS)})")
+    with open(path, encoding="utf-8") as f:
+        names = KERNEL_RE.findall(f.read())
+    if not names:
+        die(f"{path} has no extern \"C\" __global__ kernel")
+    return dict(label=label, path=path, names=names, name_expressions=[],
+                rocjit_options=[], cupy_options=cupy_options)
+
+
+# ---- Children: one fresh process each; one JSON object on stdout -----------------------
+
+
+def gpu_setup():
+    """Imports CuPy and creates the primary context, untimed; (import_ms, ctx_ms)."""
+    t0 = time.perf_counter()
+    import cupy
+
+    t1 = time.perf_counter()
+    cupy.cuda.Device(0).use()
+    cupy.cuda.runtime.free(0)  # cudaFree(0): the primary context comes into existence
+    cupy.cuda.runtime.deviceSynchronize()
+    return (t1 - t0) * 1e3, (time.perf_counter() - t1) * 1e3
+
+
+def cache_files(folder):
+    return sum(len(files) for _r, _d, files in os.walk(folder))
+
+
+def child_cupy(spec):
+    import_ms, ctx_ms = gpu_setup()
+    import cupy
+
+    with open(spec["path"], encoding="utf-8") as f:
+        src = cuda_source(f.read())
+    folder = os.environ["CUPY_CACHE_DIR"]
+    before = cache_files(folder)
+    kw = {"name_expressions": spec["name_expressions"]} if spec["name_expressions"] else {}
+    t0 = time.perf_counter()
+    mod = cupy.RawModule(code=src, options=tuple(spec["cupy_options"]), **kw)
+    for n in spec["names"]:
+        mod.get_function(n)
+    ms = (time.perf_counter() - t0) * 1e3
+    after = cache_files(folder)
+    if before != 0 or after == 0:  # a cold request writes its CUBIN, into an empty folder
+        die(f"the CuPy child found {folder} not cold ({before} files before, {after} after)")
+    print(json.dumps({"ms": ms, "import_ms": import_ms, "ctx_ms": ctx_ms}))
+
+
+def import_rocjit():
+    t0 = time.perf_counter()
+    try:
+        import rocjit
+    except ImportError:
+        sys.path.insert(0, os.path.join(REPO, "bindings", "python"))
+        import rocjit
+    rocjit.version()  # loads librocjit: part of the import, untimed
+    return rocjit, (time.perf_counter() - t0) * 1e3
+
+
+def child_rocjit(spec, variant, no_gpu, target):
+    """A rocjit request in the folder $COLD_BENCH_ROCJIT_DIR.  variant: the fill of the
+    warm-prefix case (the source plus a last comment line, another key)."""
+    if no_gpu:
+        ctx_ms = 0.0
+        rocjit, import_ms = import_rocjit()
+        import_ms_cupy = 0.0
+    else:
+        import_ms_cupy, ctx_ms = gpu_setup()
+        rocjit, import_ms = import_rocjit()
+        t = time.perf_counter()
+        rocjit.device_target("nvidia", 0)  # rocjit's own libcuda load and cuInit: untimed,
+        ctx_ms += (time.perf_counter() - t) * 1e3  # as CuPy's context is
+    with open(spec["path"], encoding="utf-8") as f:
+        src = f.read()
+    if variant:
+        src += f"\n// variant {os.getpid()}\n"
+    name = os.path.basename(spec["path"])
+    opts = tuple(spec["rocjit_options"])
+    exprs = tuple(spec["name_expressions"])
+    folder = os.environ["COLD_BENCH_ROCJIT_DIR"]
+
+    t0 = time.perf_counter()
+    ctx = rocjit.Context(cache_dir=folder, target=target if no_gpu else None, remote="")
+    t1 = time.perf_counter()
+    if no_gpu:
+        code = ctx.compile(src, name=name, options=opts, name_expressions=exprs,
+                           target=target)
+    else:
+        mod = rocjit.RawModule(code=src, options=opts, name_expressions=exprs or None,
+                               name=name, context=ctx)
+        for n in spec["names"]:
+            mod.get_function(n)
+    t2 = time.perf_counter()
+
+    st = ctx.stats()
+    if no_gpu:  # nothing is loaded: check what a load would need instead
+        missing = [e for e in exprs if not code.lowered_names.get(e)]
+        kernels = set(code.kernels)
+        missing += [n for n in spec["names"] if not exprs and n not in kernels]
+        if missing:
+            die(f"{name}: {len(missing)} names not in the code object, e.g. {missing[0]!r}")
+    if st.compiles != 1 or st.disk_hits != 0:
+        die(f"{name}: expected one compile and no disk hit, got {st.compiles} compiles, "
+            f"{st.disk_hits} disk hits, {st.memory_hits} memory hits")
+    compiler_ms = st.compile_ms - st.worker_overhead_ms
+    ms = (t2 - t0) * 1e3
+    print(json.dumps({"ms": ms, "open_ms": (t1 - t0) * 1e3, "compile_ms": st.compile_ms,
+                      "worker_overhead_ms": st.worker_overhead_ms, "compiler_ms": compiler_ms,
+                      "own_pct": (ms - compiler_ms) / compiler_ms * 100 if compiler_ms > 0
+                      else None, "worker_compiles": st.worker_compiles,
+                      "import_ms": import_ms + import_ms_cupy, "ctx_ms": ctx_ms}))
+    ctx.close()
+
+
+def child_meta(no_gpu):
+    out = {"case": "meta", "python": sys.version.split()[0], "cpus": os.cpu_count()}
+    try:
+        rocjit, _ = import_rocjit()
+        out.update(rocjit=rocjit.version(), rocjit_library=rocjit.library_path())
+        try:
+            out["nvrtc_identity"] = rocjit.compiler_identity("nvidia")
+        except Exception as e:  # noqa: BLE001 - reported, not fatal
+            out["nvrtc_identity"] = f"unknown ({e})"
+    except Exception as e:  # noqa: BLE001
+        out["rocjit_error"] = f"{type(e).__name__}: {e}"
+    if not no_gpu:
+        try:
+            import cupy
+
+            cupy.cuda.Device(0).use()
+            props = cupy.cuda.runtime.getDeviceProperties(0)
+            dev = props["name"]
+            out.update(cupy=cupy.__version__,
+                       device=dev.decode() if isinstance(dev, bytes) else dev,
+                       cc=f"{props['major']}{props['minor']}",
+                       nvrtc=".".join(str(v) for v in cupy.cuda.nvrtc.getVersion()))
+        except Exception as e:  # noqa: BLE001
+            out["cupy_error"] = f"{type(e).__name__}: {e}"
+    print(json.dumps(out))
+
+
+# ---- The parent -------------------------------------------------------------------------
+
+
+def child_env(cupy_dir=None, rocjit_dir=None):
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    env["CUDA_CACHE_DISABLE"] = "1"  # the driver's compute cache off, for both
+    for var in ("CUPY_CACHE_IN_MEMORY", "CUPY_CACHE_SAVE_CUDA_SOURCE", "ROCJIT_CACHE_DIR",
+                "ROCJIT_REMOTE", "ROCJIT_BUNDLES", "ROCJIT_ARCH", "CUDA_CACHE_PATH"):
+        env.pop(var, None)
+    if cupy_dir:
+        env["CUPY_CACHE_DIR"] = cupy_dir
+    if rocjit_dir:
+        env["COLD_BENCH_ROCJIT_DIR"] = rocjit_dir
+    return env
+
+
+def run_child(args, env, what):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child"] + args
+    r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
+    lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
+    if r.returncode != 0 or not lines:
+        die(f"the child for {what} failed (exit status {r.returncode}; its error is above)"
+            f"{'' if lines else ': no result'}")
+    return json.loads(lines[-1])
+
+
+def pick(arg, allowed, groups, what):
+    out = []
+    for item in (s.strip() for s in arg.split(",") if s.strip()):
+        for x in groups.get(item, (item,)):
+            if x not in allowed:
+                die(f"unknown {what} {x!r}: give some of {', '.join(allowed)}"
+                    + (f" or a group ({', '.join(groups)})" if groups else ""))
+            if x not in out:
+                out.append(x)
+    if not out:
+        die(f"no {what} selected")
+    return out
+
+
+def med(rows, key):
+    vals = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v, unit=""):
+    if v is None:
+        return "-"
+    return f"{v:.0f}{unit}" if abs(v) >= 100 else f"{v:.1f}{unit}"
+
+
+def table(results, files):
+    """The summary: one line per file; ratios CuPy / rocjit (above 1: rocjit faster)."""
+    head = ("file", "cupy_cold", "rocjit_first", "rocjit_warm_prefix", "cupy/first",
+            "cupy/warm", "own%first", "own%warm")
+    rows = [head]
+    for f in files:
+        c, r1, r2 = (results.get((f, k)) for k in CASES)
+        cm, m1, m2 = ((x or {}).get("median_ms") for x in (c, r1, r2))
+        rows.append((f, fmt(cm), fmt(m1), fmt(m2),
+                     f"{cm / m1:.2f}" if cm and m1 else "-",
+                     f"{cm / m2:.2f}" if cm and m2 else "-",
+                     fmt((r1 or {}).get("own_pct"), "%"), fmt((r2 or {}).get("own_pct"), "%")))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(s.ljust(w) if i == 0 else s.rjust(w)
+                       for i, (s, w) in enumerate(zip(r, widths))) for r in rows]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(REPO, "build"),
+                    help="rocjit's build folder (for the manifest's default path)")
+    ap.add_argument("--manifest", help="the op set's manifest (default "
+                    "BUILD/ops/rocjit_ops.rocjit-manifest)")
+    ap.add_argument("--procs", type=int, default=5,
+                    help="at most this many rounds: fresh processes per (file, case)")
+    ap.add_argument("--budget-s", type=float, default=420,
+                    help="start no round that would end past this many seconds (by the "
+                         "last round's time); at least one round runs")
+    ap.add_argument("--files", default="ops,heavy,pair")
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--no-gpu", action="store_true",
+                    help="dry run without a GPU: rocjit only, compiled for --target")
+    ap.add_argument("--target", default="sm_90", help="the target under --no-gpu")
+    ap.add_argument("--cuda-include",
+                    default=os.path.join(os.environ.get("CUDA_PATH", "/usr/local/cuda"),
+                                         "include"),
+                    help="CUDA's include folder, for CuPy's -I options")
+    ap.add_argument("--json", help="also write the JSON lines to this file")
+    ap.add_argument("--child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+
+    if a.child is not None:
+        mode = a.child[0]
+        if mode == "meta":
+            child_meta(a.child[1] == "1")
+        elif mode == "cupy":
+            child_cupy(json.loads(a.child[1]))
+        elif mode in ("rocjit", "rocjit_fill"):
+            child_rocjit(json.loads(a.child[1]), mode == "rocjit_fill", a.child[2] == "1",
+                         a.child[3])
+        else:
+            die(f"unknown child mode {mode}")
+        return
+
+    if a.procs < 1:
+        die("--procs must be positive")
+    files = pick(a.files, OPS + HEAVY + PAIR, GROUPS, "file")
+    cases = pick(a.cases, CASES, {}, "case")
+    if a.no_gpu and "cupy_cold" in cases:
+        note("--no-gpu: the CuPy case needs CuPy and a GPU; left out")
+        cases.remove("cupy_cold")
+        if not cases:
+            die("--no-gpu leaves no case to run: select a rocjit case")
+    manifest = a.manifest or os.path.join(a.build, "ops", "rocjit_ops.rocjit-manifest")
+    exprs = manifest_exprs(manifest) if any(f in OPS for f in files) else {}
+    specs = {f: file_spec(f, exprs, a.cuda_include) for f in files}
+    if "cupy_cold" in cases and not os.path.isfile(os.path.join(a.cuda_include, "cuda_fp16.h")):
+        die(f"no cuda_fp16.h in {a.cuda_include}: give --cuda-include")
+
+    out_json = open(a.json, "w", encoding="utf-8") if a.json else None
+
+    def emit(obj):
+        line = json.dumps(obj)
+        print(line, flush=True)
+        if out_json:
+            out_json.write(line + "\n")
+            out_json.flush()
+
+    base = tempfile.mkdtemp(prefix="cold-bench-")
+    try:
+        meta = run_child(["meta", "1" if a.no_gpu else "0"], child_env(), "meta")
+        meta.update(no_gpu=a.no_gpu, target=a.target if a.no_gpu else None, files=files,
+                    cases=cases, procs=a.procs, budget_s=a.budget_s, manifest=manifest)
+        emit(meta)
+        if "rocjit_error" in meta:
+            die(f"rocjit cannot be loaded: {meta['rocjit_error']} (set ROCJIT_LIBRARY, or "
+                "run bench/run_cold_bench.sh BUILD_DIR)")
+        if not a.no_gpu and "cupy_error" in meta:
+            die(f"CuPy or the GPU is not usable here: {meta['cupy_error']}; this benchmark "
+                "needs both (on a machine without them: --no-gpu, rocjit only)")
+        for f in files:
+            s = specs[f]
+            note(f"{f}: {os.path.relpath(s['path'], REPO)}, {len(s['names'])} "
+                 f"{'name expressions' if s['name_expressions'] else 'kernels'}")
+
+        samples = {(f, c): [] for f in files for c in cases}
+        t_start, last_round, rounds = time.perf_counter(), 0.0, 0
+        mode_args = ["1" if a.no_gpu else "0", a.target]
+        for rnd in range(a.procs):
+            elapsed = time.perf_counter() - t_start
+            if rnd > 0 and elapsed + last_round > a.budget_s:
+                note(f"round {rnd + 1} would end past --budget-s {a.budget_s:.0f} s "
+                     f"({elapsed:.0f} s so far, the last round took {last_round:.0f} s): "
+                     f"stopping at {rnd} rounds")
+                break
+            t_round = time.perf_counter()
+            for f in files:
+                spec = json.dumps(specs[f])
+                for c in cases:
+                    folder = os.path.join(base, f"{f}-{c}-{rnd}")
+                    os.mkdir(folder)
+                    if c == "cupy_cold":
+                        r = run_child(["cupy", spec], child_env(cupy_dir=folder), f"{f} {c}")
+                    else:
+                        env = child_env(rocjit_dir=folder)
+                        if c == "rocjit_warm_prefix":
+                            run_child(["rocjit_fill", spec] + mode_args, env, f"{f} fill")
+                        r = run_child(["rocjit", spec] + mode_args, env, f"{f} {c}")
+                    samples[(f, c)].append(r)
+                    shutil.rmtree(folder, ignore_errors=True)
+                    extra = (f" (compiler {r['compiler_ms']:.0f} ms, own "
+                             f"{fmt(r['own_pct'], '%')})" if "compiler_ms" in r else "")
+                    note(f"round {rnd + 1}: {f} {c}: {r['ms']:.0f} ms{extra}")
+            last_round = time.perf_counter() - t_round
+            rounds += 1
+
+        results = {}
+        for (f, c), rows in samples.items():
+            ms = [r["ms"] for r in rows]
+            obj = {"file": f, "case": c, "median_ms": statistics.median(ms), "min_ms": min(ms),
+                   "max_ms": max(ms), "n": len(ms), "names": len(specs[f]["names"]),
+                   "import_ms": med(rows, "import_ms"), "ctx_ms": med(rows, "ctx_ms")}
+            if c != "cupy_cold":
+                obj.update(compiler_ms=med(rows, "compiler_ms"), own_pct=med(rows, "own_pct"),
+                           open_ms=med(rows, "open_ms"),
+                           worker_overhead_ms=med(rows, "worker_overhead_ms"),
+                           target=a.target if a.no_gpu else "device")
+            results[(f, c)] = obj
+            emit(obj)
+        total = time.perf_counter() - t_start
+        emit({"case": "total", "rounds": rounds, "seconds": total})
+        print()
+        print(f"cold compile, median of {rounds} fresh process(es) per case, ms "
+              f"({'--no-gpu, rocjit for ' + a.target if a.no_gpu else meta.get('device', '?')}; "
+              f"CUDA_CACHE_DISABLE=1; {total:.0f} s)")
+        print(table(results, files))
+        print("cupy/first, cupy/warm: CuPy's time over rocjit's (above 1: rocjit faster); "
+              "own%: rocjit's request time beyond the compiler's, as % of the compiler's")
+    finally:
+        if out_json:
+            out_json.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
