@@ -50,10 +50,16 @@ Every child runs with CUDA_CACHE_DISABLE=1: the driver's compute cache serves NV
 CUBIN compiles (bench/RESULTS.md, NOTES.md) and would make "cold" a partial hit.
 
 Rounds: each round runs every selected (file, case) once, files in order, cases in order;
-up to --procs rounds (default 5), but a new round starts only while the time so far plus
-the last round's time stays within --budget-s (default 420): at least one round always
-runs, and the figures are the medians of the rounds that ran (n says how many).  Rounds,
-not one case after the other, so that drifting noise falls on all cases alike.
+up to --procs rounds (default 5).  Within the time budget: a file takes part in a round
+only while the time so far plus its own last round's time stays within --budget-s
+(default 400), so the cheap files get every round and the op set's (up to 15 s per
+NVRTC compile there, four compiles per round with the warm-prefix fill) as many as fit.
+Every file gets at least one round; the figures are the medians of the rounds it had (n
+says how many).  Rounds, not one case after the other, so that drifting noise falls on
+all cases alike.
+
+Exit status: 0; 1 when a child failed (its (file, case) gets an "error" JSON line and is
+not tried again; the rest of the run goes on) or the run could not start.
 
 Output: one JSON object per line on stdout per (file, case) - median_ms, min_ms, max_ms,
 n, and for rocjit compiler_ms (median), own_pct (median of per-process shares), open_ms -
@@ -90,7 +96,7 @@ HEAVY = ("half_math", "cg_reduce", "block_prims")
 PAIR = ("axpy", "templated")
 GROUPS = {"ops": OPS, "heavy": HEAVY, "pair": PAIR}
 CASES = ("cupy_cold", "rocjit_first", "rocjit_warm_prefix")
-ROCJIT_CASES = CASES[1:]
+EXTRA_CASES = ("nvrtc_direct",)
 
 
 def note(msg):
@@ -231,7 +237,10 @@ def child_rocjit(spec, variant, no_gpu, target):
     folder = os.environ["COLD_BENCH_ROCJIT_DIR"]
 
     t0 = time.perf_counter()
-    ctx = rocjit.Context(cache_dir=folder, target=target if no_gpu else None, remote="")
+    # platform="nvidia": the GPU box also has a HIP 5.7 library (NOTES.md), and the
+    # comparison is with CuPy on the NVIDIA device.
+    ctx = rocjit.Context(cache_dir=folder, target=target if no_gpu else None, remote="",
+                         platform="nvidia")
     t1 = time.perf_counter()
     if no_gpu:
         code = ctx.compile(src, name=name, options=opts, name_expressions=exprs,
@@ -261,6 +270,56 @@ def child_rocjit(spec, variant, no_gpu, target):
                       else None, "worker_compiles": st.worker_compiles,
                       "import_ms": import_ms + import_ms_cupy, "ctx_ms": ctx_ms}))
     ctx.close()
+
+
+def load_nvrtc(cuda_inc):
+    import ctypes
+
+    lib64 = os.path.join(os.path.dirname(cuda_inc), "lib64")
+    tried = []
+    for cand in (os.path.join(lib64, "libnvrtc.so"), "libnvrtc.so.13", "libnvrtc.so.12",
+                 "libnvrtc.so"):
+        try:
+            return ctypes, ctypes.CDLL(cand)
+        except OSError as e:
+            tried.append(f"{cand} ({e})")
+    die("NVRTC cannot be loaded: tried " + "; ".join(tried))
+
+
+def child_nvrtc(spec, cuda_inc, target):
+    """nvrtc_direct: NVRTC alone (ctypes, no CuPy, no GPU) on exactly the source, options
+    and name expressions CuPy gets, for sm_XX: checks CuPy's inputs compile on a machine
+    without CuPy, and gives NVRTC's own floor (load, compile, lowered names)."""
+    t0 = time.perf_counter()
+    ct, nv = load_nvrtc(cuda_inc)
+    load_ms = (time.perf_counter() - t0) * 1e3
+    with open(spec["path"], encoding="utf-8") as f:
+        src = cuda_source(f.read()).encode()
+    opts = [o.encode() for o in spec["cupy_options"] + [f"-arch={target}"]]
+    t0 = time.perf_counter()
+    prog = ct.c_void_p()
+    rc = nv.nvrtcCreateProgram(ct.byref(prog), src, b"kern.cu", 0, None, None)
+    for e in spec["name_expressions"]:
+        rc = rc or nv.nvrtcAddNameExpression(prog, e.encode())
+    arr = (ct.c_char_p * len(opts))(*opts)
+    rc = rc or nv.nvrtcCompileProgram(prog, len(opts), arr)
+    size = ct.c_size_t()
+    if rc == 0:
+        rc = nv.nvrtcGetCUBINSize(prog, ct.byref(size))
+    for e in spec["name_expressions"] if rc == 0 else ():
+        lowered = ct.c_char_p()
+        if nv.nvrtcGetLoweredName(prog, e.encode(), ct.byref(lowered)) != 0:
+            die(f"NVRTC lowered no name for {e!r}")
+    ms = (time.perf_counter() - t0) * 1e3
+    if rc != 0:
+        n = ct.c_size_t()
+        nv.nvrtcGetProgramLogSize(prog, ct.byref(n))
+        log = ct.create_string_buffer(n.value + 1)
+        nv.nvrtcGetProgramLog(prog, log)
+        die(f"NVRTC failed on CuPy's input for {os.path.basename(spec['path'])} "
+            f"(nvrtcResult {rc}):\n{log.value.decode(errors='replace')[:4000]}")
+    nv.nvrtcDestroyProgram(ct.byref(prog))
+    print(json.dumps({"ms": ms, "load_ms": load_ms, "cubin_bytes": size.value}))
 
 
 def child_meta(no_gpu):
@@ -307,13 +366,19 @@ def child_env(cupy_dir=None, rocjit_dir=None):
     return env
 
 
-def run_child(args, env, what):
+def run_child(args, env, what, fatal=True):
+    """The child's JSON result; on a failure (its error went to stderr) die, or return
+    None when not fatal."""
     cmd = [sys.executable, os.path.abspath(__file__), "--child"] + args
     r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
     lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
     if r.returncode != 0 or not lines:
-        die(f"the child for {what} failed (exit status {r.returncode}; its error is above)"
-            f"{'' if lines else ': no result'}")
+        msg = (f"the child for {what} failed (exit status {r.returncode}; its error is "
+               f"above){'' if lines else ': no result'}")
+        if fatal:
+            die(msg)
+        note(msg)
+        return None
     return json.loads(lines[-1])
 
 
@@ -346,6 +411,9 @@ def table(results, files):
     """The summary: one line per file; ratios CuPy / rocjit (above 1: rocjit faster)."""
     head = ("file", "cupy_cold", "rocjit_first", "rocjit_warm_prefix", "cupy/first",
             "cupy/warm", "own%first", "own%warm")
+    extra = any(k[1] == "nvrtc_direct" for k in results)
+    if extra:
+        head += ("nvrtc_direct",)
     rows = [head]
     for f in files:
         c, r1, r2 = (results.get((f, k)) for k in CASES)
@@ -353,7 +421,9 @@ def table(results, files):
         rows.append((f, fmt(cm), fmt(m1), fmt(m2),
                      f"{cm / m1:.2f}" if cm and m1 else "-",
                      f"{cm / m2:.2f}" if cm and m2 else "-",
-                     fmt((r1 or {}).get("own_pct"), "%"), fmt((r2 or {}).get("own_pct"), "%")))
+                     fmt((r1 or {}).get("own_pct"), "%"), fmt((r2 or {}).get("own_pct"), "%"))
+                    + ((fmt((results.get((f, "nvrtc_direct")) or {}).get("median_ms")),)
+                       if extra else ()))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(s.ljust(w) if i == 0 else s.rjust(w)
                        for i, (s, w) in enumerate(zip(r, widths))) for r in rows]
@@ -368,7 +438,7 @@ def main():
                     "BUILD/ops/rocjit_ops.rocjit-manifest)")
     ap.add_argument("--procs", type=int, default=5,
                     help="at most this many rounds: fresh processes per (file, case)")
-    ap.add_argument("--budget-s", type=float, default=420,
+    ap.add_argument("--budget-s", type=float, default=400,
                     help="start no round that would end past this many seconds (by the "
                          "last round's time); at least one round runs")
     ap.add_argument("--files", default="ops,heavy,pair")
@@ -390,6 +460,8 @@ def main():
             child_meta(a.child[1] == "1")
         elif mode == "cupy":
             child_cupy(json.loads(a.child[1]))
+        elif mode == "nvrtc":
+            child_nvrtc(json.loads(a.child[1]), a.child[2], a.child[3])
         elif mode in ("rocjit", "rocjit_fill"):
             child_rocjit(json.loads(a.child[1]), mode == "rocjit_fill", a.child[2] == "1",
                          a.child[3])
@@ -400,7 +472,7 @@ def main():
     if a.procs < 1:
         die("--procs must be positive")
     files = pick(a.files, OPS + HEAVY + PAIR, GROUPS, "file")
-    cases = pick(a.cases, CASES, {}, "case")
+    cases = pick(a.cases, CASES + EXTRA_CASES, {}, "case")
     if a.no_gpu and "cupy_cold" in cases:
         note("--no-gpu: the CuPy case needs CuPy and a GPU; left out")
         cases.remove("cupy_cold")
@@ -409,7 +481,8 @@ def main():
     manifest = a.manifest or os.path.join(a.build, "ops", "rocjit_ops.rocjit-manifest")
     exprs = manifest_exprs(manifest) if any(f in OPS for f in files) else {}
     specs = {f: file_spec(f, exprs, a.cuda_include) for f in files}
-    if "cupy_cold" in cases and not os.path.isfile(os.path.join(a.cuda_include, "cuda_fp16.h")):
+    needs_cuda = "cupy_cold" in cases or "nvrtc_direct" in cases
+    if needs_cuda and not os.path.isfile(os.path.join(a.cuda_include, "cuda_fp16.h")):
         die(f"no cuda_fp16.h in {a.cuda_include}: give --cuda-include")
 
     out_json = open(a.json, "w", encoding="utf-8") if a.json else None
@@ -439,43 +512,69 @@ def main():
                  f"{'name expressions' if s['name_expressions'] else 'kernels'}")
 
         samples = {(f, c): [] for f in files for c in cases}
-        t_start, last_round, rounds = time.perf_counter(), 0.0, 0
+        failed = {}  # (file, case) -> why: a child failed (its error is on stderr)
+        t_start, rounds = time.perf_counter(), 0
+        last = {}  # file -> seconds its last round took
         mode_args = ["1" if a.no_gpu else "0", a.target]
+        nvrtc_arch = a.target if a.no_gpu else "sm_" + meta.get("cc", "90")
         for rnd in range(a.procs):
-            elapsed = time.perf_counter() - t_start
-            if rnd > 0 and elapsed + last_round > a.budget_s:
-                note(f"round {rnd + 1} would end past --budget-s {a.budget_s:.0f} s "
-                     f"({elapsed:.0f} s so far, the last round took {last_round:.0f} s): "
-                     f"stopping at {rnd} rounds")
-                break
-            t_round = time.perf_counter()
+            ran = False
             for f in files:
+                if f not in last and rnd > 0:
+                    continue  # left out of an earlier round: stays out
+                elapsed = time.perf_counter() - t_start
+                if rnd > 0 and elapsed + last[f] > a.budget_s:
+                    note(f"{f}: round {rnd + 1} would end past --budget-s {a.budget_s:.0f} "
+                         f"({elapsed:.0f} s so far, its last round took {last[f]:.0f} s): "
+                         f"{rnd} round(s)")
+                    del last[f]
+                    continue
+                t_file = time.perf_counter()
                 spec = json.dumps(specs[f])
                 for c in cases:
+                    if (f, c) in failed:
+                        continue
                     folder = os.path.join(base, f"{f}-{c}-{rnd}")
                     os.mkdir(folder)
-                    if c == "cupy_cold":
-                        r = run_child(["cupy", spec], child_env(cupy_dir=folder), f"{f} {c}")
+                    what = f"{f} {c} (round {rnd + 1})"
+                    if c == "nvrtc_direct":
+                        r = run_child(["nvrtc", spec, a.cuda_include, nvrtc_arch],
+                                      child_env(), what, False)
+                    elif c == "cupy_cold":
+                        r = run_child(["cupy", spec], child_env(cupy_dir=folder), what, False)
                     else:
                         env = child_env(rocjit_dir=folder)
-                        if c == "rocjit_warm_prefix":
-                            run_child(["rocjit_fill", spec] + mode_args, env, f"{f} fill")
-                        r = run_child(["rocjit", spec] + mode_args, env, f"{f} {c}")
-                    samples[(f, c)].append(r)
+                        r = None
+                        if (c != "rocjit_warm_prefix" or
+                                run_child(["rocjit_fill", spec] + mode_args, env,
+                                          f"{f} fill (round {rnd + 1})", False)):
+                            r = run_child(["rocjit", spec] + mode_args, env, what, False)
                     shutil.rmtree(folder, ignore_errors=True)
+                    if r is None:  # reported as a JSON line; not tried again
+                        failed[(f, c)] = f"failed in round {rnd + 1}: see stderr"
+                        continue
+                    samples[(f, c)].append(r)
                     extra = (f" (compiler {r['compiler_ms']:.0f} ms, own "
                              f"{fmt(r['own_pct'], '%')})" if "compiler_ms" in r else "")
                     note(f"round {rnd + 1}: {f} {c}: {r['ms']:.0f} ms{extra}")
-            last_round = time.perf_counter() - t_round
+                last[f] = time.perf_counter() - t_file
+                ran = True
+            if not ran:
+                break
             rounds += 1
 
         results = {}
         for (f, c), rows in samples.items():
+            if not rows:
+                emit({"file": f, "case": c, "error": failed.get((f, c), "no result")})
+                continue
             ms = [r["ms"] for r in rows]
             obj = {"file": f, "case": c, "median_ms": statistics.median(ms), "min_ms": min(ms),
-                   "max_ms": max(ms), "n": len(ms), "names": len(specs[f]["names"]),
-                   "import_ms": med(rows, "import_ms"), "ctx_ms": med(rows, "ctx_ms")}
-            if c != "cupy_cold":
+                   "max_ms": max(ms), "n": len(ms), "names": len(specs[f]["names"])}
+            for k in ("import_ms", "ctx_ms", "load_ms", "cubin_bytes"):  # untimed parts
+                if med(rows, k) is not None:
+                    obj[k] = med(rows, k)
+            if c.startswith("rocjit"):
                 obj.update(compiler_ms=med(rows, "compiler_ms"), own_pct=med(rows, "own_pct"),
                            open_ms=med(rows, "open_ms"),
                            worker_overhead_ms=med(rows, "worker_overhead_ms"),
@@ -485,10 +584,14 @@ def main():
         total = time.perf_counter() - t_start
         emit({"case": "total", "rounds": rounds, "seconds": total})
         print()
-        print(f"cold compile, median of {rounds} fresh process(es) per case, ms "
+        print(f"cold compile, median of up to {rounds} fresh processes per case (n in the "
+              f"JSON lines), ms "
               f"({'--no-gpu, rocjit for ' + a.target if a.no_gpu else meta.get('device', '?')}; "
               f"CUDA_CACHE_DISABLE=1; {total:.0f} s)")
         print(table(results, files))
+        if failed:
+            print("failed (see stderr): " + ", ".join(f"{f} {c}" for f, c in failed))
+        return 1 if failed else 0
         print("cupy/first, cupy/warm: CuPy's time over rocjit's (above 1: rocjit faster); "
               "own%: rocjit's request time beyond the compiler's, as % of the compiler's")
     finally:
@@ -498,4 +601,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
