@@ -2,7 +2,8 @@
 """cold_bench.py - a cold compile through rocjit against CuPy RawModule's, per file (issue 32).
 
     python3 bench/cold_bench.py [--build DIR] [--manifest FILE] [--procs N] [--budget-s S]
-                                [--files A,B] [--cases A,B] [--no-gpu] [--target T]
+                                [--jobs J] [--files A,B] [--cases A,B] [--no-gpu]
+                                [--target T]
                                 [--cuda-include DIR] [--json FILE]
 
 Files (--files takes these labels, or a group: ops, heavy, pair):
@@ -29,8 +30,11 @@ not timed (as bench/cupy_baseline.py's child_setup):
 rocjit's Python package is used, not the CLI: it makes the same request through the C
 library (rocjit_kernel_get), keeps the device and the cache in one process as CuPy does,
 and its Context.stats() gives compile_ms and worker_overhead_ms, from which the compiler's
-own time (compile_ms - worker_overhead_ms) and rocjit's own share, (request - compiler) /
-compiler, are reported.  Every rocjit case also checks that exactly one compile ran.
+time (compile_ms - worker_overhead_ms: what the compile worker measured around its work -
+in a fresh worker that includes loading NVRTC - src/worker/serve.c) and rocjit's own
+share, (request - compiler) / compiler, are reported: the context's open, the key, the
+worker's start and round trip, the store, the module load, the get_function calls.
+Every rocjit case also checks that exactly one compile ran and no disk hit.
 
 What each compiler is given:
   rocjit  the file as it is, named by its base name (.hip: HIP, rocjit pre-includes its
@@ -49,14 +53,19 @@ What each compiler is given:
 Every child runs with CUDA_CACHE_DISABLE=1: the driver's compute cache serves NVRTC's
 CUBIN compiles (bench/RESULTS.md, NOTES.md) and would make "cold" a partial hit.
 
-Rounds: each round runs every selected (file, case) once, files in order, cases in order;
-up to --procs rounds (default 5).  Within the time budget: a file takes part in a round
-only while the time so far plus its own last round's time stays within --budget-s
-(default 400), so the cheap files get every round and the op set's (up to 15 s per
-NVRTC compile there, four compiles per round with the warm-prefix fill) as many as fit.
+Rounds: a round of a file runs each selected case once, in order, in fresh processes;
+up to --procs rounds per file (default 5).  The next unit of work is always a file with
+the fewest rounds so far, the cheapest first (by its last round's time), so every file
+gets round 2 before any gets round 3.  Within the time budget: a file's next round starts
+only while the time so far plus its last round's time stays within --budget-s (default
+400), else that file stops; so the cheap files get more rounds than the op set (up to 15 s
+per NVRTC compile on the GPU box, four compiles a round with the warm-prefix fill).
 Every file gets at least one round; the figures are the medians of the rounds it had (n
-says how many).  Rounds, not one case after the other, so that drifting noise falls on
-all cases alike.
+says how many).  Interleaved rounds, not one case after the other, so that drifting noise
+falls on all cases alike.  --jobs J (default 1) runs up to J files' rounds at once (each
+file's cases still one after the other): more rounds in the budget on a many-core box,
+at the price of J compiles sharing the machine - for CuPy and rocjit alike, but the
+absolute times then include that contention; say so when quoting them.
 
 Exit status: 0; 1 when a child failed (its (file, case) gets an "error" JSON line and is
 not tried again; the rest of the run goes on) or the run could not start.
@@ -78,6 +87,7 @@ sets them; bindings/python is put on the children's path when rocjit is not impo
 """
 
 import argparse
+import heapq
 import json
 import os
 import re
@@ -86,6 +96,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -174,7 +185,10 @@ def gpu_setup():
 
     t1 = time.perf_counter()
     cupy.cuda.Device(0).use()
-    cupy.cuda.runtime.free(0)  # cudaFree(0): the primary context comes into existence
+    try:
+        cupy.cuda.runtime.free(0)  # cudaFree(0): the primary context comes into existence
+    except AttributeError:
+        cupy.empty(1, dtype=cupy.uint8)  # a tiny allocation does the same
     cupy.cuda.runtime.deviceSynchronize()
     return (t1 - t0) * 1e3, (time.perf_counter() - t1) * 1e3
 
@@ -264,11 +278,14 @@ def child_rocjit(spec, variant, no_gpu, target):
             f"{st.disk_hits} disk hits, {st.memory_hits} memory hits")
     compiler_ms = st.compile_ms - st.worker_overhead_ms
     ms = (t2 - t0) * 1e3
+    # Whatever the library reports about precompiled headers or prefixes (fields that
+    # later versions of rocjit_stats may add): kept with the result as they are.
+    extra = {k: v for k, v in vars(st).items() if "pch" in k or "prefix" in k}
     print(json.dumps({"ms": ms, "open_ms": (t1 - t0) * 1e3, "compile_ms": st.compile_ms,
                       "worker_overhead_ms": st.worker_overhead_ms, "compiler_ms": compiler_ms,
                       "own_pct": (ms - compiler_ms) / compiler_ms * 100 if compiler_ms > 0
                       else None, "worker_compiles": st.worker_compiles,
-                      "import_ms": import_ms + import_ms_cupy, "ctx_ms": ctx_ms}))
+                      "import_ms": import_ms + import_ms_cupy, "ctx_ms": ctx_ms, **extra}))
     ctx.close()
 
 
@@ -441,6 +458,9 @@ def main():
     ap.add_argument("--budget-s", type=float, default=400,
                     help="start no round that would end past this many seconds (by the "
                          "last round's time); at least one round runs")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="files run at once (each its cases in turn); default 1: one "
+                         "child at a time")
     ap.add_argument("--files", default="ops,heavy,pair")
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--no-gpu", action="store_true",
@@ -469,8 +489,8 @@ def main():
             die(f"unknown child mode {mode}")
         return
 
-    if a.procs < 1:
-        die("--procs must be positive")
+    if a.procs < 1 or a.jobs < 1:
+        die("--procs and --jobs must be positive")
     files = pick(a.files, OPS + HEAVY + PAIR, GROUPS, "file")
     cases = pick(a.cases, CASES + EXTRA_CASES, {}, "case")
     if a.no_gpu and "cupy_cold" in cases:
@@ -513,55 +533,87 @@ def main():
 
         samples = {(f, c): [] for f in files for c in cases}
         failed = {}  # (file, case) -> why: a child failed (its error is on stderr)
-        t_start, rounds = time.perf_counter(), 0
-        last = {}  # file -> seconds its last round took
         mode_args = ["1" if a.no_gpu else "0", a.target]
         nvrtc_arch = a.target if a.no_gpu else "sm_" + meta.get("cc", "90")
-        for rnd in range(a.procs):
-            ran = False
-            for f in files:
-                if f not in last and rnd > 0:
-                    continue  # left out of an earlier round: stays out
-                elapsed = time.perf_counter() - t_start
-                if rnd > 0 and elapsed + last[f] > a.budget_s:
-                    note(f"{f}: round {rnd + 1} would end past --budget-s {a.budget_s:.0f} "
-                         f"({elapsed:.0f} s so far, its last round took {last[f]:.0f} s): "
-                         f"{rnd} round(s)")
-                    del last[f]
-                    continue
-                t_file = time.perf_counter()
-                spec = json.dumps(specs[f])
-                for c in cases:
+        lock = threading.Lock()
+
+        def run_unit(f, rnd):
+            """Round rnd of file f: each case once, in order, in fresh processes."""
+            spec = json.dumps(specs[f])
+            for c in cases:
+                with lock:
                     if (f, c) in failed:
                         continue
-                    folder = os.path.join(base, f"{f}-{c}-{rnd}")
-                    os.mkdir(folder)
-                    what = f"{f} {c} (round {rnd + 1})"
-                    if c == "nvrtc_direct":
-                        r = run_child(["nvrtc", spec, a.cuda_include, nvrtc_arch],
-                                      child_env(), what, False)
-                    elif c == "cupy_cold":
-                        r = run_child(["cupy", spec], child_env(cupy_dir=folder), what, False)
-                    else:
-                        env = child_env(rocjit_dir=folder)
-                        r = None
-                        if (c != "rocjit_warm_prefix" or
-                                run_child(["rocjit_fill", spec] + mode_args, env,
-                                          f"{f} fill (round {rnd + 1})", False)):
-                            r = run_child(["rocjit", spec] + mode_args, env, what, False)
-                    shutil.rmtree(folder, ignore_errors=True)
+                folder = os.path.join(base, f"{f}-{c}-{rnd}")
+                os.mkdir(folder)
+                what = f"{f} {c} (round {rnd + 1})"
+                if c == "nvrtc_direct":
+                    r = run_child(["nvrtc", spec, a.cuda_include, nvrtc_arch], child_env(),
+                                  what, False)
+                elif c == "cupy_cold":
+                    r = run_child(["cupy", spec], child_env(cupy_dir=folder), what, False)
+                else:
+                    env = child_env(rocjit_dir=folder)
+                    r = None
+                    if (c != "rocjit_warm_prefix" or
+                            run_child(["rocjit_fill", spec] + mode_args, env,
+                                      f"{f} fill (round {rnd + 1})", False)):
+                        r = run_child(["rocjit", spec] + mode_args, env, what, False)
+                shutil.rmtree(folder, ignore_errors=True)
+                with lock:
                     if r is None:  # reported as a JSON line; not tried again
                         failed[(f, c)] = f"failed in round {rnd + 1}: see stderr"
                         continue
                     samples[(f, c)].append(r)
-                    extra = (f" (compiler {r['compiler_ms']:.0f} ms, own "
-                             f"{fmt(r['own_pct'], '%')})" if "compiler_ms" in r else "")
-                    note(f"round {rnd + 1}: {f} {c}: {r['ms']:.0f} ms{extra}")
-                last[f] = time.perf_counter() - t_file
-                ran = True
-            if not ran:
-                break
-            rounds += 1
+                extra = (f" (compiler {r['compiler_ms']:.0f} ms, own "
+                         f"{fmt(r['own_pct'], '%')})" if "compiler_ms" in r else "")
+                note(f"round {rnd + 1}: {f} {c}: {r['ms']:.0f} ms{extra}")
+
+        # Units (file, round) in a queue: the lowest round first, then (from round 2 on)
+        # the file whose last round was cheapest; a file's next round is queued when its
+        # last one ends.  A unit that would end past the budget (by its file's last
+        # round) is dropped, and its file has no more rounds.
+        queue = [(0, 0.0, i, f) for i, f in enumerate(files)]
+        heapq.heapify(queue)
+        t_start = time.perf_counter()
+        rounds_of = {f: 0 for f in files}
+        running = [0]
+        cond = threading.Condition(lock)
+
+        def worker():
+            while True:
+                with cond:
+                    while not queue and running[0]:
+                        cond.wait()
+                    if not queue:
+                        cond.notify_all()
+                        return
+                    rnd, cost, i, f = heapq.heappop(queue)
+                    elapsed = time.perf_counter() - t_start
+                    if rnd > 0 and elapsed + cost > a.budget_s:
+                        note(f"{f}: round {rnd + 1} would end past --budget-s "
+                             f"{a.budget_s:.0f} ({elapsed:.0f} s so far, its last round "
+                             f"took {cost:.0f} s): {rnd} round(s)")
+                        cond.notify_all()
+                        continue
+                    running[0] += 1
+                t0 = time.perf_counter()
+                try:
+                    run_unit(f, rnd)
+                finally:
+                    with cond:
+                        running[0] -= 1
+                        rounds_of[f] = rnd + 1
+                        if rnd + 1 < a.procs:
+                            heapq.heappush(queue, (rnd + 1, time.perf_counter() - t0, i, f))
+                        cond.notify_all()
+
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(a.jobs)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        rounds = max(rounds_of.values())
 
         results = {}
         for (f, c), rows in samples.items():
@@ -582,7 +634,8 @@ def main():
             results[(f, c)] = obj
             emit(obj)
         total = time.perf_counter() - t_start
-        emit({"case": "total", "rounds": rounds, "seconds": total})
+        emit({"case": "total", "rounds": rounds, "rounds_of": rounds_of, "jobs": a.jobs,
+              "seconds": total})
         print()
         print(f"cold compile, median of up to {rounds} fresh processes per case (n in the "
               f"JSON lines), ms "

@@ -10,8 +10,9 @@
 # Environment: OUT (default /tmp) receives cold-bench.json (the JSON lines), cold-bench.txt
 # (the JSON lines and the table) and cold-bench.err (progress, errors).  PROCS (5: at most
 # that many rounds, each a fresh process per file and case), BUDGET_S (400: no round
-# starts that would end past it), FILES, CASES are passed on as --procs, --budget-s,
-# --files, --cases; NO_GPU=1 adds --no-gpu (rocjit only, for sm_90: the dry run of a
+# starts that would end past it), JOBS (1: files run at once; more gives the op set more
+# rounds in the budget, with compiles sharing the machine), FILES, CASES are passed on as
+# --procs, --budget-s, --jobs, --files, --cases; NO_GPU=1 adds --no-gpu (rocjit only, for sm_90: the dry run of a
 # machine without a GPU).  LIBS: a folder of libraries the machine lacks (libsodium,
 # libhiredis: NOTES.md), put on LD_LIBRARY_PATH after the build folder; BUILD_DIR/libs is
 # used when it exists.  Under 8 minutes with the defaults (the budget plus the last round).
@@ -51,7 +52,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 fi
 echo "== CUDA_CACHE_DISABLE=$CUDA_CACHE_DISABLE; ROCJIT_LIBRARY=$ROCJIT_LIBRARY"
 
-args=(--build "$build" --procs "${PROCS:-5}" --budget-s "${BUDGET_S:-400}"
+args=(--build "$build" --procs "${PROCS:-5}" --budget-s "${BUDGET_S:-400}" --jobs "${JOBS:-1}"
       --json "$out/cold-bench.json")
 [[ -n ${FILES:-} ]] && args+=(--files "$FILES")
 [[ -n ${CASES:-} ]] && args+=(--cases "$CASES")
