@@ -257,6 +257,34 @@ TEST(cplus_include_path_is_not_read_by_workers_and_refused_in_process)
 	include_variable("CPLUS_INCLUDE_PATH");
 }
 
+/* hipRTC's clang loads ./hiprtc_runtime.h.pch (or .gch) from the working folder as its
+ * runtime header's precompiled form: refused in workers and in process, naming the file;
+ * nothing is compiled with it. */
+TEST(a_precompiled_runtime_header_in_the_working_folder_is_refused_on_amd)
+{
+	static const char *const names[] = { "hiprtc_runtime.h.pch", "hiprtc_runtime.h.gch" };
+	static const char plain[] = "extern \"C\" __global__ void k(int *p) { *p = 1; }\n";
+	rocjit_ctx *ctx = rj_test_open();
+
+	rj_test_skip_without(ROCJIT_PLATFORM_AMD, "hipRTC");
+	ASSERT_INT(chdir(rj_test_dir), 0);
+	for (int i = 0; i < 2; i++) {
+		write_text(names[i], "not a precompiled header\n");
+		for (int inproc = 0; inproc < 2; inproc++) {
+			if (inproc)
+				setenv("ROCJIT_COMPILE_INPROCESS", "1", 1);
+			ASSERT_INT(compile_with(ctx, "gfx90a", "k.hip", plain, NULL, 0, NULL, 0,
+						NULL), ROCJIT_EINVAL);
+			ASSERT_CONTAINS(rocjit_last_error(), names[i]);
+			unsetenv("ROCJIT_COMPILE_INPROCESS");
+		}
+		ASSERT_INT(unlink(names[i]), 0);
+	}
+	/* Gone: it compiles. */
+	ASSERT_INT(compile_with(ctx, "gfx90a", "k.hip", plain, NULL, 0, NULL, 0, NULL), 0);
+	rocjit_close(ctx);
+}
+
 TEST(an_edit_in_an_include_folder_changes_the_key)
 {
 	rocjit_ctx *ctx = rj_test_open();

@@ -62,6 +62,18 @@ int rj_inputs_env_changes_code(const char *entry)
 
 int rj_inputs_env_check(int platform)
 {
+	/* hipRTC pre-includes its runtime header with -include hiprtc_runtime.h, and clang's
+	   driver then loads hiprtc_runtime.h.pch or .gch from the current folder when one is
+	   there (found in issue 32): a precompiled header the key does not cover, which can
+	   change the code or fail every compile. */
+	static const char *const pch[] = { "hiprtc_runtime.h.pch", "hiprtc_runtime.h.gch" };
+	struct stat st;
+
+	for (size_t i = 0; platform == ROCJIT_PLATFORM_AMD && i < 2; i++)
+		RJ_CHECK(lstat(pch[i], &st) == 0, ROCJIT_EINVAL,
+			 "./%s is in the folder this process runs in: hipRTC would load it as its "
+			 "runtime header's precompiled form, and it is not part of the cache key.  "
+			 "Remove it, or run from another folder", pch[i]);
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i].name);
 
