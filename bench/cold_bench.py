@@ -23,10 +23,14 @@ not timed (as bench/cupy_baseline.py's child_setup):
                       timed, and reported apart as open_ms) and rocjit.RawModule(...,
                       context=) - the binding's CuPy-shaped module, so the request is the
                       same call shape as CuPy's - plus get_function of every name.
-  rocjit_warm_prefix  the same, in a folder where another process first compiled (untimed)
-                      the source with "// variant <pid>" appended: another key, the same
-                      include prefix, so whatever rocjit keeps per prefix (precompiled
-                      headers, under the cache folder) is there.  A fill per timed process.
+  rocjit_warm_prefix  the same, in a folder where two other processes first compiled
+                      (untimed) the source with "// variant <pid>" appended: other keys,
+                      the same include prefix, so whatever rocjit keeps per prefix
+                      (precompiled headers, under the cache folder: made by the second
+                      compile of a leading part) is there.  Two fills per timed process.
+  rocjit_pch_create   (with --cases) one fill first: the timed request is the second
+                      compile of its leading part, the one that makes the precompiled
+                      header.
 rocjit's Python package is used, not the CLI: it makes the same request through the C
 library (rocjit_kernel_get), keeps the device and the cache in one process as CuPy does,
 and its Context.stats() gives compile_ms and worker_overhead_ms, from which the compiler's
@@ -107,7 +111,9 @@ HEAVY = ("half_math", "cg_reduce", "block_prims")
 PAIR = ("axpy", "templated")
 GROUPS = {"ops": OPS, "heavy": HEAVY, "pair": PAIR}
 CASES = ("cupy_cold", "rocjit_first", "rocjit_warm_prefix")
-EXTRA_CASES = ("nvrtc_direct",)
+EXTRA_CASES = ("nvrtc_direct", "rocjit_pch_create")
+# Untimed compiles of another variant before the timed one, per case.
+FILLS = {"rocjit_warm_prefix": 2, "rocjit_pch_create": 1}
 
 
 def note(msg):
@@ -428,9 +434,8 @@ def table(results, files):
     """The summary: one line per file; ratios CuPy / rocjit (above 1: rocjit faster)."""
     head = ("file", "cupy_cold", "rocjit_first", "rocjit_warm_prefix", "cupy/first",
             "cupy/warm", "own%first", "own%warm")
-    extra = any(k[1] == "nvrtc_direct" for k in results)
-    if extra:
-        head += ("nvrtc_direct",)
+    extra = [e for e in EXTRA_CASES if any(k[1] == e for k in results)]
+    head += tuple(extra)
     rows = [head]
     for f in files:
         c, r1, r2 = (results.get((f, k)) for k in CASES)
@@ -439,8 +444,7 @@ def table(results, files):
                      f"{cm / m1:.2f}" if cm and m1 else "-",
                      f"{cm / m2:.2f}" if cm and m2 else "-",
                      fmt((r1 or {}).get("own_pct"), "%"), fmt((r2 or {}).get("own_pct"), "%"))
-                    + ((fmt((results.get((f, "nvrtc_direct")) or {}).get("median_ms")),)
-                       if extra else ()))
+                    + tuple(fmt((results.get((f, e)) or {}).get("median_ms")) for e in extra))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(s.ljust(w) if i == 0 else s.rjust(w)
                        for i, (s, w) in enumerate(zip(r, widths))) for r in rows]
@@ -555,9 +559,9 @@ def main():
                 else:
                     env = child_env(rocjit_dir=folder)
                     r = None
-                    if (c != "rocjit_warm_prefix" or
-                            run_child(["rocjit_fill", spec] + mode_args, env,
-                                      f"{f} fill (round {rnd + 1})", False)):
+                    if all(run_child(["rocjit_fill", spec] + mode_args, env,
+                                     f"{f} fill {k + 1} (round {rnd + 1})", False)
+                           for k in range(FILLS.get(c, 0))):
                         r = run_child(["rocjit", spec] + mode_args, env, what, False)
                 shutil.rmtree(folder, ignore_errors=True)
                 with lock:

@@ -144,6 +144,10 @@ static void purge_pch(size_t *n, uint64_t *bytes)
 		size_t len = strlen(e->d_name);
 		struct stat st;
 
+		if (len > 5 && !strcmp(e->d_name + len - 5, ".seen")) {
+			unlinkat(dirfd(d), e->d_name, 0); /* a mark, not counted */
+			continue;
+		}
 		if (len > 4 && !strcmp(e->d_name + len - 4, ".pch") &&
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(st.st_mode) && unlinkat(dirfd(d), e->d_name, 0) == 0) {

@@ -2,9 +2,9 @@
  * test_pch.c - NVRTC's precompiled headers in the cache folder (compile/pch.c, the worker's
  * fixed-address heap in worker/pch_heap.c):
  *   - where a source's header prefix ends (rj_pch_prefix), on texts;
- *   - with real NVRTC compiles in real workers: a file made by one compile is used by the
- *     next with the same prefix, in another worker process, and the code is the same
- *     bytes as without it; options and prefixes that differ make files of their own;
+ *   - with real NVRTC compiles in real workers: a leading part compiled once leaves only a
+ *     mark; the second compile makes the file, which the next with the same prefix uses,
+ *     in another worker process, and the code is the same bytes as without it; options and prefixes that differ make files of their own;
  *     a damaged file is removed and the compile is still right; a folder that is not
  *     this user's alone, -I options, in-process compiles and ROCJIT_PCH_MAX_MB=0 use
  *     none; the folder is kept within ROCJIT_PCH_MAX_MB.
@@ -129,6 +129,30 @@ static const rocjit_code *compile(rocjit_ctx *ctx, int variant, const char *cons
 	return code;
 }
 
+/* The .seen marks in the folder. */
+static int marks(void)
+{
+	char dir[4400];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	pch_folder(dir, sizeof dir);
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d)))
+		n += strlen(e->d_name) > 5 && !strcmp(e->d_name + strlen(e->d_name) - 5, ".seen");
+	closedir(d);
+	return n;
+}
+
+/* A file for variant's leading part and options: two compiles, the second makes it. */
+static void make_file(rocjit_ctx *ctx, int variant, const char *const *opts, size_t nopts)
+{
+	compile(ctx, variant, opts, nopts);
+	compile(ctx, variant + 1000, opts, nopts);
+}
+
 /* Makes the first file and returns its path in path[]; skips where NVRTC makes none. */
 static rocjit_ctx *first_file(char *path, size_t size)
 {
@@ -136,7 +160,7 @@ static rocjit_ctx *first_file(char *path, size_t size)
 
 	skip_without_pch();
 	ctx = rj_test_open();
-	compile(ctx, 1, NULL, 0);
+	make_file(ctx, 1, NULL, 0);
 	if (pch_files(path, size) == 0) {
 		char dir[4400];
 		struct stat st;
@@ -162,6 +186,28 @@ static int aged(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && st.st_mtime < time(NULL) - 1800;
+}
+
+TEST(leading_part_compiled_once_leaves_a_mark_and_no_file)
+{
+	rocjit_ctx *ctx;
+	char dir[4400];
+	struct stat st;
+
+	skip_without_pch();
+	ctx = rj_test_open();
+	compile(ctx, 1, NULL, 0);
+	pch_folder(dir, sizeof dir);
+	if (stat(dir, &st) != 0)
+		rj_test_skip("no PCH folder was made: this NVRTC is older than 12.8, or the "
+			     "worker could not place its PCH heap");
+	ASSERT_INT(pch_files(NULL, 0), 0);
+	ASSERT_INT(marks(), 1);
+	/* The second makes the file and takes the mark. */
+	compile(ctx, 2, NULL, 0);
+	ASSERT_INT(pch_files(NULL, 0), 1);
+	ASSERT_INT(marks(), 0);
+	rocjit_close(ctx);
 }
 
 TEST(made_by_one_compile_is_used_by_the_next_and_changes_no_byte)
@@ -208,18 +254,19 @@ TEST(other_options_and_prefixes_make_files_of_their_own)
 	char *src;
 	char log[4096];
 
-	compile(ctx, 3, def, 1);
+	make_file(ctx, 3, def, 1);
 	ASSERT_INT(pch_files(NULL, 0), 2);
 	/* Another leading include: another prefix. */
-	src = source(4);
-	{
-		char *s = malloc(strlen(src) + 64);
+	for (int v = 4; v < 6; v++) {
+		char *s;
+		src = source(v);
+		s = malloc(strlen(src) + 64);
 		sprintf(s, "#include <cuda_fp16.h>\n#define EXTRA 1\n%s", src);
 		ASSERT_INT(rj_test_compile(&code, ctx, "sm_90", "k.cu", s, NULL, 0, NULL, 0, log,
 					   sizeof log), 0);
 		free(s);
+		free(src);
 	}
-	free(src);
 	ASSERT_INT(pch_files(NULL, 0), 3);
 	rocjit_close(ctx);
 }
@@ -238,7 +285,7 @@ TEST(damaged_file_is_removed_and_the_compile_is_right)
 	compile(ctx, 5, NULL, 0);
 	ASSERT_INT(pch_files(NULL, 0), 0);
 	/* Garbage of the full size: removed the same way. */
-	compile(ctx, 6, NULL, 0);
+	make_file(ctx, 6, NULL, 0);
 	ASSERT_INT(pch_files(path, sizeof path), 1);
 	{
 		char junk[65536];
@@ -261,14 +308,14 @@ TEST(folder_not_this_users_alone_is_not_used)
 	pch_folder(dir, sizeof dir);
 	age(path);
 	ASSERT_INT(chmod(dir, 0770), 0);
-	compile(ctx, 8, NULL, 0);
+	make_file(ctx, 8, NULL, 0);
 	ASSERT(aged(path));           /* not used */
 	ASSERT_INT(pch_files(NULL, 0), 1); /* nor a file made */
 	if (geteuid() == 0) {
 		/* Owned by someone else. */
 		ASSERT_INT(chmod(dir, 0700), 0);
 		ASSERT_INT(chown(dir, 65534, 65534), 0);
-		compile(ctx, 9, NULL, 0);
+		make_file(ctx, 9, NULL, 0);
 		ASSERT(aged(path));
 		ASSERT_INT(chown(dir, 0, 0), 0);
 	}
@@ -290,6 +337,11 @@ static off_t first_file_by_the_tool(char *path, size_t size)
 	rj_test_write_file(file, src, strlen(src));
 	free(src);
 	ASSERT_INT(rj_test_run(argv, NULL, NULL), 0);
+	/* The second compile of the leading part makes the file. */
+	src = source(1001);
+	rj_test_write_file(file, src, strlen(src));
+	free(src);
+	ASSERT_INT(rj_test_run(argv, NULL, NULL), 0);
 	if (pch_files(path, size) == 0)
 		rj_test_skip("no precompiled header was made: this NVRTC is older than 12.8, "
 			     "or the worker could not place its PCH heap");
@@ -307,7 +359,7 @@ TEST(zero_limit_turns_it_off)
 	/* ROCJIT_PCH_MAX_MB=0: none made or used. */
 	setenv("ROCJIT_PCH_MAX_MB", "0", 1);
 	ctx = rj_test_open();
-	compile(ctx, 10, NULL, 0);
+	make_file(ctx, 10, NULL, 0);
 	ASSERT(aged(path));
 	ASSERT_INT(pch_files(NULL, 0), 1);
 	rocjit_close(ctx);
@@ -322,7 +374,7 @@ TEST(include_path_options_turn_it_off)
 	/* Headers from disk are not in the key: no PCH is made or used. */
 	age(path);
 	snprintf(opt, sizeof opt, "-I%s", rj_test_dir);
-	compile(ctx, 11, inc, 1);
+	make_file(ctx, 11, inc, 1);
 	ASSERT(aged(path));
 	ASSERT_INT(pch_files(NULL, 0), 1);
 	rocjit_close(ctx);
@@ -341,9 +393,9 @@ TEST(folder_is_kept_within_the_limit_least_recently_used_first)
 	setenv("ROCJIT_PCH_MAX_MB", mb, 1);
 	age(path); /* the least recently used */
 	ctx = rj_test_open();
-	compile(ctx, 12, d1, 1);
+	make_file(ctx, 12, d1, 1);
 	ASSERT_INT(pch_files(NULL, 0), 2);
-	compile(ctx, 13, d2, 1);
+	make_file(ctx, 13, d2, 1);
 	ASSERT_INT(pch_files(NULL, 0), 2);
 	ASSERT(stat(path, &st) != 0);
 	rocjit_close(ctx);

@@ -329,15 +329,27 @@ static const char *translate_option(const char *opt, char *buf, size_t size)
 
 /*
  * Threads one compile gives NVRTC's optimizer and ptxas (--split-compile, NVRTC 12.4+):
- * ROCJIT_COMPILE_THREADS, else the CPUs this process may use, at most 16.  The code is the
- * same for any count above 1 (the count is recorded in the CUBIN's option string); the
- * whole-file op-set compiles take 1.6x less time with 2 threads on the CPU box
- * (bench/RESULTS.md, issue 32).
+ * ROCJIT_COMPILE_THREADS, else the CPUs this process may use, at most 16; 1 for a program
+ * of fewer than SPLIT_MIN_KERNELS kernels (__global__ in its source, plus its name
+ * expressions), which the threads' start costs more than they give (axpy on the H200:
+ * 90 ms with one, 130 with 16).  The code is the same for any count above 1 (the count
+ * is recorded in the CUBIN's option string); it differs from a compile with one, which
+ * the program's texts alone decide.  The op set's files take 3x less time with 16 threads
+ * on the H200 (bench/RESULTS.md, issue 32).
  */
-static long compile_threads(void)
+#define SPLIT_MIN_KERNELS 8
+
+static long compile_threads(const struct rj_compile_req *req)
 {
+	size_t kernels = req->num_name_expressions;
 	cpu_set_t set;
 	long cpus = 0;
+
+	for (const char *s = req->source; kernels < SPLIT_MIN_KERNELS &&
+					  (s = strstr(s, "__global__")); s += 10)
+		kernels++;
+	if (kernels < SPLIT_MIN_KERNELS)
+		return 1;
 
 	if (sched_getaffinity(0, sizeof set, &set) == 0)
 		cpus = CPU_COUNT(&set);
@@ -450,8 +462,8 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	argv[argc++] = "-default-device";
 	if (rj_lean_prelude_fits(req))
 		argv[argc++] = "-D__ROCJIT_LEAN_PRELUDE__=1";
-	if (nv.version >= 1204 && compile_threads() > 1) {
-		snprintf(threads, sizeof threads, "--split-compile=%ld", compile_threads());
+	if (nv.version >= 1204 && compile_threads(req) > 1) {
+		snprintf(threads, sizeof threads, "--split-compile=%ld", compile_threads(req));
 		argv[argc++] = threads;
 	}
 	pch_start(&pch, req, target, &h, argv, &argc);
