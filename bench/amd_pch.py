@@ -19,7 +19,7 @@ Why it works (measured with hipRTC 5.2.3 / comgr 2.4, Debian 12):
     -std, or -O0 (the __OPTIMIZE__ macro) is an error, not silent. An extra -D is fine.
     So one PCH per (compiler, target id, -std, optimised or not).
 
-Use: bench/amd_pch.py /tmp/pch --arch gfx90a, then run compiles with /tmp/pch as the
+Use: bench/amd_pch.py /tmp/pch --arch gfx90a [--option=-std=c++17], then run compiles with /tmp/pch as the
 current directory, e.g. `CWD=/tmp/pch bench/amd_cold.sh` (compare with CO_DIR and cmp).
 Exit status 0 when the PCH was written, 1 otherwise.
 """
@@ -37,7 +37,7 @@ def main():
     ap.add_argument("dir", help="where to write hiprtc_runtime.h.pch")
     ap.add_argument("--arch", default="gfx90a", help="the target id (default gfx90a)")
     ap.add_argument("--option", action="append", default=[],
-                    help="a compiler option the later compiles use too (e.g. -std=c++17)")
+                    help="a compiler option the later compiles use too (write --option=-std=c++17)")
     ap.add_argument("--lib", default="libamdhip64.so.5",
                     help="the library holding hipRTC (libhiprtc.so from ROCm 5.3 on)")
     a = ap.parse_args()
