@@ -30,7 +30,8 @@ TEST(small_float_names_match_in_every_spelling)
 		"CUDART_INF_FP16", "HIPRT_ONE_BF16", "__nv_fp8_e4m3", "__hip_fp8_e5m2",
 		"__nv_fp4_e2m1", "__low2float", "__lowhigh2highlow", "__high2half",
 		"#include <hip/hip_fp16.h>", "#include <cuda_bf16.h>", "x = (Half)y;",
-		"k<__half, 4>", "-DT=__nv_bfloat16",
+		"k<__half, 4>", "-DT=__nv_bfloat16", "#ifdef IF_DEVICE_OR_CUDACC",
+		"#define CAT(a, b) a##b",
 	};
 	static const char *const no[] = {
 		"axpy", "threadIdx.x", "float", "double", "atomicAdd(p, 1.0f)", "hash", "height",

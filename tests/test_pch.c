@@ -53,6 +53,13 @@ TEST(prefix_of_texts_without_directives_or_with_odd_ends)
 	ASSERT_INT((int)prefix_of("#define A 1\nint x = 1; #define B\n"), 12);
 	/* A comment inside a directive spans lines. */
 	ASSERT_INT((int)prefix_of("#include <a.h> /* x\ny */\nint z;\n"), 25);
+	/* CR LF line ends, and a continuation written with one. */
+	ASSERT_INT((int)prefix_of("#define N \\\r\n  4\r\n#define M 2\r\nint k;\r\n"), 31);
+	/* A / * in a directive's string or after its // comment starts no comment. */
+	ASSERT_INT((int)prefix_of("#define G \"dir/*\"\n#define H 1\nint k;\n"), 30);
+	ASSERT_INT((int)prefix_of("#include <a.h> // see b/*.h\n#define H 1\nint k;\n"), 40);
+	/* The digraph %: is a #. */
+	ASSERT_INT((int)prefix_of("%:include <a.h>\nint k;\n"), 16);
 }
 
 /* ---- Real compiles ---- */
@@ -64,20 +71,20 @@ static void skip_without_pch(void)
 	/* NVRTC 12.8 added PCH: the first compile tells (no folder appears before it). */
 }
 
-static const char *const fp16_src =
-	"#include <cuda_fp16.h>\n"
-	"#include <cuda_bf16.h>\n"
-	"extern \"C\" __global__ void k(int n, const __half *x, __nv_bfloat16 *y)\n"
-	"{\n"
-	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-	"\tif (i < n) y[i] = __float2bfloat16(__half2float(x[i]) * %d.0f);\n"
-	"}\n";
+#define FP16_SRC                                                                      \
+	"#include <cuda_fp16.h>\n"                                                  \
+	"#include <cuda_bf16.h>\n"                                                  \
+	"extern \"C\" __global__ void k(int n, const __half *x, __nv_bfloat16 *y)\n"  \
+	"{\n"                                                                       \
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"                        \
+	"\tif (i < n) y[i] = __float2bfloat16(__half2float(x[i]) * %d.0f);\n"      \
+	"}\n"
 
 static char *source(int variant)
 {
 	char *s = malloc(1024);
 
-	snprintf(s, 1024, fp16_src, variant);
+	snprintf(s, 1024, FP16_SRC, variant);
 	return s;
 }
 
@@ -330,18 +337,20 @@ static off_t first_file_by_the_tool(char *path, size_t size)
 	char *src = source(1);
 	const char *argv[] = { ROCJIT_TEST_CLI, "--cache", rj_test_cache_dir, "compile", file,
 			       "--arch", "sm_90", NULL };
+	/* Whatever this process's limit is (it may be set before its own workers start). */
+	const char *env[] = { "ROCJIT_PCH_MAX_MB=2048", NULL };
 	struct stat st;
 
 	skip_without_pch();
 	snprintf(file, sizeof file, "%s/k.cu", rj_test_dir);
 	rj_test_write_file(file, src, strlen(src));
 	free(src);
-	ASSERT_INT(rj_test_run(argv, NULL, NULL), 0);
+	ASSERT_INT(rj_test_run(argv, env, NULL), 0);
 	/* The second compile of the leading part makes the file. */
 	src = source(1001);
 	rj_test_write_file(file, src, strlen(src));
 	free(src);
-	ASSERT_INT(rj_test_run(argv, NULL, NULL), 0);
+	ASSERT_INT(rj_test_run(argv, env, NULL), 0);
 	if (pch_files(path, size) == 0)
 		rj_test_skip("no precompiled header was made: this NVRTC is older than 12.8, "
 			     "or the worker could not place its PCH heap");
@@ -412,4 +421,74 @@ TEST(purge_all_removes_the_precompiled_headers_too)
 	ASSERT_CONTAINS(out, "1 precompiled headers");
 	ASSERT_INT(pch_files(NULL, 0), 0);
 	free(out);
+}
+
+TEST(a_link_in_place_of_the_folder_is_not_followed)
+{
+	char dir[4400], elsewhere[4400];
+	rocjit_ctx *ctx;
+	struct stat st;
+
+	skip_without_pch();
+	/* Another member of a group-shared cache could put it there, to a folder of ours. */
+	snprintf(elsewhere, sizeof elsewhere, "%s/private", rj_test_dir);
+	ASSERT_INT(mkdir(elsewhere, 0700), 0);
+	ASSERT_INT(mkdir(rj_test_cache_dir, 0700), 0);
+	pch_folder(dir, sizeof dir);
+	ASSERT_INT(symlink(elsewhere, dir), 0);
+	ctx = rj_test_open();
+	make_file(ctx, 1, NULL, 0);
+	compile(ctx, 2, NULL, 0);
+	rocjit_close(ctx);
+	/* Nothing was written through it; it is still the link. */
+	{
+		DIR *d = opendir(elsewhere);
+		struct dirent *e;
+		int n = 0;
+		ASSERT(d != NULL);
+		while ((e = readdir(d)))
+			n += e->d_name[0] != '.';
+		closedir(d);
+		ASSERT_INT(n, 0);
+	}
+	ASSERT_INT(lstat(dir, &st), 0);
+	ASSERT(S_ISLNK(st.st_mode));
+}
+
+TEST(a_file_over_the_limit_is_not_made_again_and_a_failed_compile_tries_again)
+{
+	char path[4600], dir[4400], mark[4600];
+	rocjit_ctx *ctx;
+	struct stat st;
+	static const char bad[] = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+				  "extern \"C\" __global__ void k(int n) { undeclared(n); }\n";
+	const rocjit_code *code;
+	char log[4096];
+
+	/* This process's workers keep no file larger than 1 MiB. */
+	setenv("ROCJIT_PCH_MAX_MB", "1", 1);
+	first_file_by_the_tool(path, sizeof path);
+	ASSERT_INT(unlink(path), 0);
+	pch_folder(dir, sizeof dir);
+	/* A compile error where the file would be made: no file, and the next compile of the
+	   leading part tries again (its mark is back). */
+	ctx = rj_test_open();
+	compile(ctx, 20, NULL, 0); /* leaves the mark */
+	ASSERT(rj_test_compile(&code, ctx, "sm_90", "k.cu", bad, NULL, 0, NULL, 0, log,
+			       sizeof log) != 0);
+	ASSERT_INT(pch_files(NULL, 0), 0);
+	ASSERT_INT(marks(), 1);
+	rocjit_close(ctx);
+	/* One file larger than the limit: made, evicted, and marked not to be made again. */
+	ctx = rj_test_open();
+	compile(ctx, 21, NULL, 0);
+	ASSERT_INT(pch_files(NULL, 0), 0);
+	snprintf(mark, sizeof mark, "%s", path);
+	strcpy(mark + strlen(mark) - 4, ".skip");
+	ASSERT_INT(stat(mark, &st), 0);
+	compile(ctx, 22, NULL, 0);
+	compile(ctx, 23, NULL, 0);
+	ASSERT_INT(pch_files(NULL, 0), 0);
+	ASSERT_INT(marks(), 0);
+	rocjit_close(ctx);
 }

@@ -11,8 +11,9 @@
  * which every name those headers declare holds (__half, half2, __nv_bfloat16, __hadd,
  * hsqrt, __float2half_rn, CUDART_INF_FP16, __nv_fp8_e4m3 ...).  An overload they add to a
  * built-in (atomicAdd, __shfl_sync, __ldg) takes one of their types, which has such a name.
- * A word in a comment or a string counts too: the rule errs towards the full prelude,
- * which is only slower.  The served headers that use the types include them themselves
+ * A word in a comment or a string counts too, and so does any ## (a name pasted
+ * together could be theirs): the rule errs towards the full prelude, which is only
+ * slower.  The served headers that use the types include them themselves
  * (hip/hip_fp16.h, hip/hip_bf16.h, hip/hip_fp8.h), and their names hold the words.
  *
  * The decision is a function of what the key covers, and the prelude's text is in the
@@ -27,7 +28,9 @@
 static const char *const words[] = { "half", "bf16", "bfloat", "fp16", "float16", "fp8",
 				     "fp6", "fp4", "e4m3", "e5m2", "e2m1", "e2m3", "e3m2",
 				     "e8m0", "__nv_", "cudart_", "__low2", "__high2",
-				     "__lowhigh2", "__internal_" };
+				     "__lowhigh2", "__internal_",
+				     /* a macro cuda_fp16.hpp leaves defined */
+				     "if_device_or_cudacc" };
 /* hsqrt, h2exp10 ...: cuda_fp16.h's math functions, "h" or "h2" then the name. */
 static const char *const math[] = { "sqrt", "rsqrt", "rcp", "log", "log2", "log10", "exp",
 				    "exp2", "exp10", "cos", "sin", "tanh", "tanh_approx",
@@ -60,6 +63,11 @@ static int matches(const char *id, size_t n)
 int rj_lean_names_small_floats(const char *text, size_t len)
 {
 	size_t i = 0;
+
+	/* A name pasted together with ## could be any of theirs. */
+	for (const char *p = text; (p = memchr(p, '#', (size_t)(text + len - p))); p++)
+		if (p + 1 < text + len && p[1] == '#')
+			return 1;
 
 	while (i < len) {
 		size_t start;

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,9 +51,32 @@
 #define TMP_STALE_S 3600 /* a tmp file this old was left by a worker that died */
 #define SEEN_STALE_S (7 * 86400) /* a leading part not compiled again for a week */
 
-/* The same skipping rules the compiler's preprocessor has, enough to find the first
-   token that is not part of a directive: comments, blank space, directive lines with
-   their backslash-newline continuations. */
+/* A backslash-newline (CR LF too) at s[i]: its length, else 0. */
+static size_t continuation(const char *s, size_t i)
+{
+	if (s[i] != '\\')
+		return 0;
+	return s[i + 1] == '\n' ? 2 : s[i + 1] == '\r' && s[i + 2] == '\n' ? 3 : 0;
+}
+
+/* Past the quoted literal starting at s[i] (its opening quote); at a newline or the end
+   when it is not closed on its line. */
+static size_t past_literal(const char *s, size_t i)
+{
+	char q = s[i++];
+
+	while (s[i] && s[i] != q && s[i] != '\n')
+		i += s[i] == '\\' && s[i + 1] ? (continuation(s, i) ? continuation(s, i) : 2) : 1;
+	return s[i] == q ? i + 1 : i;
+}
+
+/*
+ * The preprocessor's own rules, enough to find the first token that is not part of a
+ * directive: comments, blank space, directive lines (# or %: first on the line) with their
+ * continuations (backslash LF or CR LF), a directive's literals (a "/ *" inside one starts
+ * nothing), and a // comment ending it.  Stops early - which only shortens what the key
+ * covers and NVRTC checks against its file - rather than late.
+ */
 size_t rj_pch_prefix(const char *s)
 {
 	size_t i = 0, stop = 0;
@@ -66,24 +90,30 @@ size_t rj_pch_prefix(const char *s)
 
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
 			i++;
+		} else if (continuation(s, i)) {
+			i += continuation(s, i);
 		} else if (c == '\n') {
 			i++;
 			line_start = 1;
 			stop = i;
 		} else if (c == '/' && s[i + 1] == '/') {
 			while (s[i] && s[i] != '\n')
-				i += s[i] == '\\' && s[i + 1] == '\n' ? 2 : 1;
+				i += continuation(s, i) ? continuation(s, i) : 1;
 		} else if (c == '/' && s[i + 1] == '*') {
 			const char *end = strstr(s + i + 2, "*/");
 			if (!end)
 				return stop;
 			i = (size_t)(end - s) + 2;
-		} else if (c == '#' && line_start) {
-			/* The directive to its end, continuations included; a comment inside
-			   it may span lines. */
+		} else if (line_start && (c == '#' || (c == '%' && s[i + 1] == ':'))) {
+			/* The directive to its end. */
 			while (s[i] && s[i] != '\n') {
-				if (s[i] == '\\' && s[i + 1] == '\n') {
-					i += 2;
+				if (continuation(s, i)) {
+					i += continuation(s, i);
+				} else if (s[i] == '"' || s[i] == '\'') {
+					i = past_literal(s, i);
+				} else if (s[i] == '/' && s[i + 1] == '/') {
+					while (s[i] && s[i] != '\n')
+						i += continuation(s, i) ? continuation(s, i) : 1;
 				} else if (s[i] == '/' && s[i + 1] == '*') {
 					const char *end = strstr(s + i + 2, "*/");
 					if (!end)
@@ -107,13 +137,25 @@ static uint64_t max_bytes(void)
 	return (uint64_t)mb << 20;
 }
 
-/* The folder, this user's alone: opened (created 0700 when missing) and checked. */
+/* The folder, this user's alone: opened (created 0700 when missing) and checked.  The
+   cache folder above it is the user's choice and is followed; pch-<uid> itself never is
+   (in a cache shared by a group, another member could have put a link there to a folder
+   of this user's). */
 static int open_folder(const char *dir)
 {
+	const char *slash = strrchr(dir, '/');
+	char parent[4200];
 	struct stat st;
-	int fd, created = 0;
+	int fd, at, created = 0;
 
-	fd = rj_fs_make_dirs(dir, 0700, &created);
+	if (!slash || slash == dir || (size_t)(slash - dir) >= sizeof parent)
+		return -1;
+	memcpy(parent, dir, (size_t)(slash - dir));
+	parent[slash - dir] = 0;
+	if ((at = rj_fs_open_dir(AT_FDCWD, parent, 0)) < 0)
+		return -1;
+	fd = rj_fs_make_dir_at(at, slash + 1, 0700, &created);
+	close(at);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
@@ -169,6 +211,20 @@ int rj_pch_begin(struct rj_pch *p, const char *dir, const char *identity,
 			 p->name);
 		return 1;
 	}
+	/* A leading part whose file could not be made or kept (NVRTC's heap too small for it,
+	   or one file larger than ROCJIT_PCH_MAX_MB) is not tried again for a week. */
+	{
+		char skip[48];
+		snprintf(skip, sizeof skip, "%.32s.skip", p->name);
+		if (fstatat(fd, skip, &fst, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (time(NULL) - fst.st_mtime < SEEN_STALE_S) {
+				close(fd);
+				p->dirfd = -1;
+				return 0;
+			}
+			unlinkat(fd, skip, 0);
+		}
+	}
 	/* Made by the second compile of a leading part, not the first: making one costs the
 	   compile that makes it 2-10% for a small header set and 30-50% for CUB's or
 	   cooperative groups' (NVRTC's parse is slower while it records), which a leading
@@ -188,8 +244,22 @@ int rj_pch_begin(struct rj_pch *p, const char *dir, const char *identity,
 		}
 		unlinkat(fd, seen, 0);
 	}
-	snprintf(p->tmp, sizeof p->tmp, "tmp-%ld.pch", (long)getpid());
-	unlinkat(fd, p->tmp, 0);
+	/* A name no other process uses (workers of containers sharing the cache may have the
+	   same pid), claimed with O_EXCL; NVRTC writes over it. */
+	{
+		uint64_t r = 0;
+		int t;
+		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+			r = (uint64_t)rj_now_ms() ^ ((uint64_t)getpid() << 32);
+		snprintf(p->tmp, sizeof p->tmp, "tmp-%016llx.pch", (unsigned long long)r);
+		t = openat(fd, p->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (t < 0) {
+			close(fd);
+			p->dirfd = -1;
+			return 0;
+		}
+		close(t);
+	}
 	snprintf(p->option, sizeof p->option, "--create-pch=/proc/self/fd/%d/%s", fd, p->tmp);
 	p->creating = 1;
 	return 1;
@@ -210,7 +280,7 @@ static int by_age(const void *a, const void *b)
 	return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
 }
 
-/* Removes the least recently used files past the limit, and stale tmp files. */
+/* Removes the least recently used files past the limit, stale tmp files and marks. */
 static void evict(int dirfd)
 {
 	uint64_t limit = max_bytes(), total = 0;
@@ -230,7 +300,8 @@ static void evict(int dirfd)
 		struct stat st;
 		size_t len = strlen(e->d_name);
 
-		if (len > 5 && !strcmp(e->d_name + len - 5, ".seen") &&
+		if (len > 5 && (!strcmp(e->d_name + len - 5, ".seen") ||
+				!strcmp(e->d_name + len - 5, ".skip")) &&
 		    fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    now - st.st_mtime > SEEN_STALE_S) {
 			unlinkat(dirfd, e->d_name, 0);
@@ -276,17 +347,33 @@ void rj_pch_discard(struct rj_pch *p)
 	p->dirfd = -1;
 }
 
-void rj_pch_end(struct rj_pch *p, int created)
+void rj_pch_end(struct rj_pch *p, int compiled, int created)
 {
 	if (p->dirfd < 0)
 		return;
 	if (p->creating) {
+		char skip[48];
+		struct stat st;
+		int m = -1;
+
+		snprintf(skip, sizeof skip, "%.32s.skip", p->name);
 		if (created && renameat(p->dirfd, p->tmp, p->dirfd, p->name) == 0) {
 			RJ_LOG(RJ_LOG_DEBUG, "pch: created %s", p->name);
 			evict(p->dirfd);
+			/* Evicted at once: larger than the limit by itself. */
+			if (fstatat(p->dirfd, p->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				m = openat(p->dirfd, skip, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+					   0600);
 		} else {
 			unlinkat(p->dirfd, p->tmp, 0);
+			/* The compile failed (an error in the kernel, likely being edited): the
+			   next one tries again.  It succeeded without a file: not again. */
+			if (!compiled)
+				snprintf(skip, sizeof skip, "%.32s.seen", p->name);
+			m = openat(p->dirfd, skip, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		}
+		if (m >= 0)
+			close(m);
 	}
 	close(p->dirfd);
 	p->dirfd = -1;

@@ -328,36 +328,28 @@ static const char *translate_option(const char *opt, char *buf, size_t size)
 }
 
 /*
- * Threads one compile gives NVRTC's optimizer and ptxas (--split-compile, NVRTC 12.4+):
- * ROCJIT_COMPILE_THREADS, else the CPUs this process may use, at most 16; 1 for a program
- * of fewer than SPLIT_MIN_KERNELS kernels (__global__ in its source, plus its name
- * expressions), which the threads' start costs more than they give (axpy on the H200:
- * 90 ms with one, 130 with 16).  The code is the same for any count above 1 (the count
- * is recorded in the CUBIN's option string); it differs from a compile with one, which
- * the program's texts alone decide.  The op set's files take 3x less time with 16 threads
- * on the H200 (bench/RESULTS.md, issue 32).
+ * Threads one compile gives NVRTC's optimizer and ptxas (--split-compile, NVRTC 12.4+), for
+ * a program of SPLIT_MIN_KERNELS kernels or more (__global__ in its source, plus its name
+ * expressions); a smaller one compiles on one thread, which is faster for it (axpy on the
+ * H200: 90 ms with one, 130 with 16).  16, or ROCJIT_COMPILE_THREADS (2 to 256): never a
+ * count taken from the machine, and never 1, since the code is the same for any count
+ * above 1 (only the option string recorded in the CUBIN names it) but not for 1, so that
+ * a key's code never depends on the machine that compiled it (the count is outside the
+ * key).  The op set's files compile 3.6x faster with 16 threads on the H200
+ * (bench/RESULTS.md, issue 32).
  */
 #define SPLIT_MIN_KERNELS 8
 
 static long compile_threads(const struct rj_compile_req *req)
 {
 	size_t kernels = req->num_name_expressions;
-	cpu_set_t set;
-	long cpus = 0;
 
 	for (const char *s = req->source; kernels < SPLIT_MIN_KERNELS &&
 					  (s = strstr(s, "__global__")); s += 10)
 		kernels++;
 	if (kernels < SPLIT_MIN_KERNELS)
 		return 1;
-
-	if (sched_getaffinity(0, sizeof set, &set) == 0)
-		cpus = CPU_COUNT(&set);
-	if (cpus <= 0)
-		cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (cpus > 16)
-		cpus = 16;
-	return rj_env_long("ROCJIT_COMPILE_THREADS", cpus > 0 ? cpus : 1, 1, 256);
+	return rj_env_long("ROCJIT_COMPILE_THREADS", 16, 2, 256);
 }
 
 /* Options that make NVRTC read headers from disk, which a PCH's key does not cover. */
@@ -381,27 +373,37 @@ static int reads_disk_headers(const struct rj_opts *opts)
 static void pch_start(struct rj_pch *p, const struct rj_compile_req *req, const char *target,
 		      const struct rj_header_arrays *h, const char **argv, size_t *argc)
 {
-	char identity[8192];
+	char identity[16384], cccl[4400];
 	size_t len = 0, heap = 0;
-	struct stat st;
+	struct stat st, cv = { 0 };
+	int n;
 
 	p->dirfd = -1;
 	if (!req->pch_dir || !*req->pch_dir || !rj_pch_heap_arm || !nv.nvrtcGetPCHHeapSize ||
 	    !nv.nvrtcGetPCHCreateStatus || reads_disk_headers(req->options) ||
 	    nv.nvrtcGetPCHHeapSize(&heap) != NVRTC_SUCCESS || !rj_pch_heap_arm(heap))
 		return;
-	/* The toolkit's headers: NVRTC's identity, and cuda_fp16.h's size and time. */
+	/* The toolkit's headers: NVRTC's identity, cuda_fp16.h's size and time, and CCCL's
+	   version header's (CCCL, which CUB and cooperative groups use, can be upgraded on
+	   its own). */
 	if (stat(nv.fp16_header, &st) != 0)
 		return;
-	len = (size_t)snprintf(identity, sizeof identity, "%s%c%s%c%lld.%lld%c%s%c%zu", nv.id, 0,
-			       target, 0, (long long)st.st_size, (long long)st.st_mtime, 0,
-			       nv.include_opt, 0, heap) + 1;
-	for (size_t i = 0; i < *argc && len < sizeof identity; i++) {
-		size_t n = strlen(argv[i]) + 1;
-		if (len + n > sizeof identity)
-			return;
-		memcpy(identity + len, argv[i], n);
-		len += n;
+	if (nv.cccl_opt[0]) {
+		snprintf(cccl, sizeof cccl, "%.4300s/cuda/version", nv.cccl_opt + 2);
+		stat(cccl, &cv);
+	}
+	n = snprintf(identity, sizeof identity, "%s%c%s%c%lld.%lld%c%lld.%lld%c%s%c%zu", nv.id, 0,
+		     target, 0, (long long)st.st_size, (long long)st.st_mtime, 0,
+		     (long long)cv.st_size, (long long)cv.st_mtime, 0, nv.include_opt, 0, heap);
+	if (n < 0 || (size_t)n >= sizeof identity)
+		return;
+	len = (size_t)n + 1;
+	for (size_t i = 0; i < *argc; i++) {
+		size_t k = strlen(argv[i]) + 1;
+		if (len + k > sizeof identity)
+			return; /* every option or none: no file for this compile */
+		memcpy(identity + len, argv[i], k);
+		len += k;
 	}
 	if (rj_pch_begin(p, req->pch_dir, identity, len, h, req->source)) {
 		argv[(*argc)++] = p->option;
@@ -409,11 +411,21 @@ static void pch_start(struct rj_pch *p, const struct rj_compile_req *req, const 
 	}
 }
 
+/* Whether NVRTC's log says it refused the PCH file named name: its messages about one
+   name the file (#626 invalid, #629 options, #20282 heap address), except the
+   catastrophic "invalid precompiled header file". */
+static int refused_pch(const char *log, const char *name)
+{
+	return strstr(log, "invalid precompiled header file") ||
+	       (strstr(log, "precompiled header") && strstr(log, name));
+}
+
 static int nv_compile(const char *target, const struct rj_compile_req *req,
 		      struct rj_compile_out *out)
 {
 	struct rj_pch pch = { .dirfd = -1 };
 	char threads[48];
+	long nthreads;
 	struct rj_header_arrays h;
 	const char **argv;
 	char arch[64], olevel[32];
@@ -425,6 +437,14 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 
 	memset(out, 0, sizeof *out);
 	RJ_FORWARD(compiler_ready());
+	{
+		/* In a worker, before any compile of this process can map NVRTC's PCH heap,
+		   whether this one uses a PCH or not (compile/pch.h). */
+		size_t heap = 0;
+		if (rj_pch_heap_arm && nv.nvrtcGetPCHHeapSize &&
+		    nv.nvrtcGetPCHHeapSize(&heap) == NVRTC_SUCCESS)
+			rj_pch_heap_arm(heap);
+	}
 	/* Nothing read from outside the key (compile/inputs.h). */
 	RJ_FORWARD(rj_inputs_env_check(ROCJIT_PLATFORM_NVIDIA));
 	RJ_FORWARD(rj_inputs_check(req, rj_devlib_served(ROCJIT_PLATFORM_NVIDIA),
@@ -462,8 +482,8 @@ static int nv_compile(const char *target, const struct rj_compile_req *req,
 	argv[argc++] = "-default-device";
 	if (rj_lean_prelude_fits(req))
 		argv[argc++] = "-D__ROCJIT_LEAN_PRELUDE__=1";
-	if (nv.version >= 1204 && compile_threads(req) > 1) {
-		snprintf(threads, sizeof threads, "--split-compile=%ld", compile_threads(req));
+	if (nv.version >= 1204 && (nthreads = compile_threads(req)) > 1) {
+		snprintf(threads, sizeof threads, "--split-compile=%ld", nthreads);
 		argv[argc++] = threads;
 	}
 	pch_start(&pch, req, target, &h, argv, &argc);
@@ -472,20 +492,20 @@ again:
 	if (r != NVRTC_SUCCESS) {
 		rc = rj_error_set(ROCJIT_ECOMPILE, __FILE__, __LINE__,
 				  "nvrtcCreateProgram failed (%d)", r);
-		rj_pch_end(&pch, 0);
+		rj_pch_end(&pch, 0, 0);
 		goto out;
 	}
 	rc = rj_vendor_add_names(prog, nv.nvrtcGetLoweredName ? nv.nvrtcAddNameExpression : NULL,
 				 req->name_expressions, req->num_name_expressions, req->name);
 	if (rc != 0) {
 		nv.nvrtcDestroyProgram(&prog);
-		rj_pch_end(&pch, 0);
+		rj_pch_end(&pch, 0, 0);
 		goto out;
 	}
 	/* NVRTC is thread-safe: compiles of different programs run in parallel. */
 	r = nv.nvrtcCompileProgram(prog, (int)argc, argv);
 	raw = rj_vendor_program_log(prog, nv.nvrtcGetProgramLogSize, nv.nvrtcGetProgramLog);
-	if (pch.dirfd >= 0 && !pch.creating && raw && strstr(raw, "precompiled header")) {
+	if (pch.dirfd >= 0 && !pch.creating && raw && refused_pch(raw, pch.name)) {
 		/* A file NVRTC refused (damaged on disk, or made by another build of it):
 		   removed, and the compile made again without it, so that neither the
 		   code nor the log depends on it. */
@@ -497,8 +517,10 @@ again:
 		goto again;
 	}
 	if (pch.dirfd >= 0)
-		rj_pch_end(&pch, pch.creating && r == NVRTC_SUCCESS &&
-				       nv.nvrtcGetPCHCreateStatus(prog) == NVRTC_SUCCESS);
+		rj_pch_end(&pch, r == NVRTC_SUCCESS,
+			   pch.creating && r == NVRTC_SUCCESS &&
+				   nv.nvrtcGetPCHCreateStatus(prog) == NVRTC_SUCCESS &&
+				   rj_pch_heap_placed && rj_pch_heap_placed());
 	out->log = raw ? rj_log_map_nvrtc(raw) : NULL;
 	free(raw);
 	if (r == NVRTC_SUCCESS) {

@@ -115,7 +115,8 @@ static const char *pch_dir(rocjit_ctx *ctx, char *buf, size_t size)
 
 	if (!dir || rj_cache_dirfd(ctx->cache) < 0 || rj_cache_readonly(ctx->cache))
 		return NULL;
-	snprintf(buf, size, "%s/pch-%u", dir, (unsigned)geteuid());
+	if ((size_t)snprintf(buf, size, "%s/pch-%u", dir, (unsigned)geteuid()) >= size)
+		return NULL;
 	return buf;
 }
 

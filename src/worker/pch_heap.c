@@ -39,7 +39,8 @@
 #define RJ_PCH_HEAP_ADDR ((void *)0x7e0000000000ull)
 
 static atomic_size_t armed;  /* the heap's size, 0 until a compile arms it */
-static atomic_int misplaced; /* 1 when a heap was mapped elsewhere: PCH is off */
+static atomic_int placed;    /* 1 once the heap is mapped at RJ_PCH_HEAP_ADDR */
+static atomic_int misplaced; /* 1 when the heap was mapped elsewhere: PCH is off */
 
 static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
@@ -50,18 +51,34 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	size_t want = atomic_load_explicit(&armed, memory_order_relaxed);
 
+	/* Only the first such mapping: once the heap is placed, a later one of the same size
+	   (NVRTC's own remap at the address, or anything else) maps as asked. */
 	if (want && !addr && len == want && (flags & MAP_ANONYMOUS) &&
-	    (flags & MAP_PRIVATE) && !(flags & MAP_FIXED)) {
+	    (flags & MAP_PRIVATE) && !(flags & MAP_FIXED) && !atomic_load(&placed) &&
+	    !atomic_load(&misplaced)) {
 		void *p = sys_mmap(RJ_PCH_HEAP_ADDR, len, prot, flags | MAP_FIXED_NOREPLACE, fd,
 				   off);
-		if (p == RJ_PCH_HEAP_ADDR)
+		if (p == RJ_PCH_HEAP_ADDR) {
+			atomic_store(&placed, 1);
 			return p;
+		}
 		/* Taken (or a kernel before 4.17, which took the flag as a hint). */
 		if (p != MAP_FAILED)
 			syscall(SYS_munmap, p, len);
 		atomic_store(&misplaced, 1);
 	}
 	return sys_mmap(addr, len, prot, flags, fd, off);
+}
+
+/* glibc's other name for it, should a library call that one. */
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
+}
+
+int rj_pch_heap_placed(void)
+{
+	return atomic_load(&placed);
 }
 
 int rj_pch_heap_arm(size_t len)
