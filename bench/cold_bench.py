@@ -104,8 +104,9 @@ import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HIP_INCLUDE = "#include <hip/hip_runtime.h>"
-KERNEL_RE = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\(')
+# The baseline's own rules: the HIP include CuPy does without, the extern "C" kernels, and
+# the untimed import and context of a child.
+from cupy_baseline import HIP_INCLUDE, KERNEL_RE, child_setup as gpu_setup  # noqa: E402
 OPS = ("unary", "binary", "cast", "reductions", "rows", "sort", "indexing")
 HEAVY = ("half_math", "cg_reduce", "block_prims")
 PAIR = ("axpy", "templated")
@@ -182,21 +183,6 @@ def file_spec(label, manifest, cuda_inc):
 
 
 # ---- Children: one fresh process each; one JSON object on stdout -----------------------
-
-
-def gpu_setup():
-    """Imports CuPy and creates the primary context, untimed; (import_ms, ctx_ms)."""
-    t0 = time.perf_counter()
-    import cupy
-
-    t1 = time.perf_counter()
-    cupy.cuda.Device(0).use()
-    try:
-        cupy.cuda.runtime.free(0)  # cudaFree(0): the primary context comes into existence
-    except AttributeError:
-        cupy.empty(1, dtype=cupy.uint8)  # a tiny allocation does the same
-    cupy.cuda.runtime.deviceSynchronize()
-    return (t1 - t0) * 1e3, (time.perf_counter() - t1) * 1e3
 
 
 def cache_files(folder):
